@@ -1,0 +1,71 @@
+// swift-tools-version: 6.1
+// Vigil: security and certificate inspection for file-sync cloud clients (Linux).
+// Module layout and dependency direction: docs/architecture.md.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "vigil",
+    products: [
+        .library(name: "VigilCertificates", targets: ["VigilCertificates"]),
+        .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
+        .executable(name: "vigil", targets: ["vigil"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System OpenSSL; used by VigilCertificates only.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // System libcurl (OpenSSL backend) plus a shim for its variadic calls; used by VigilHTTP only.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "VigilCertificates",
+            dependencies: ["COpenSSL"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "VigilHTTP",
+            dependencies: ["VigilCertificates", "CCurl"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "vigil",
+            dependencies: [
+                "VigilCertificates",
+                "VigilHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilCertificatesTests",
+            dependencies: ["VigilCertificates"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilHTTPTests",
+            dependencies: ["VigilHTTP", "VigilCertificates"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilCLITests",
+            dependencies: [],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,339 @@
+internal import COpenSSL
+public import Foundation
+
+/// Where a certificate sits in a chain; some findings depend on it.
+public enum CertificateRole: String, Codable, Sendable, Hashable {
+    case leaf, intermediate, root
+}
+
+extension Certificate {
+    /// Subject DN in RFC 4514 order (OpenSSL's `XN_FLAG_RFC2253`, UTF-8 kept).
+    public var subject: String { Self.distinguishedName(X509_get_subject_name(storage.x509)) }
+    /// Issuer DN in RFC 4514 order.
+    public var issuer: String { Self.distinguishedName(X509_get_issuer_name(storage.x509)) }
+    public var notBefore: Date? { OpenSSLSupport.date(X509_get0_notBefore(storage.x509)) }
+    public var notAfter: Date? { OpenSSLSupport.date(X509_get0_notAfter(storage.x509)) }
+
+    /// Subject equals issuer and the certificate's own key verifies its signature.
+    public var isSelfSigned: Bool { X509_self_signed(storage.x509, 1) == 1 }
+
+    /// True when the basic constraints extension says cA.
+    public var isCA: Bool { X509_check_ca(storage.x509) == 1 && (X509_get_extension_flags(storage.x509) & UInt32(EXFLAG_CA)) != 0 }
+
+    /// True when `issuer` has the subject name this certificate names as its issuer.
+    public func isIssued(byNameOf issuer: Certificate) -> Bool {
+        X509_NAME_cmp(X509_get_issuer_name(storage.x509), X509_get_subject_name(issuer.storage.x509)) == 0
+    }
+
+    /// True when `issuer` signed this certificate (names, key ids and signature checked).
+    public func isSigned(by issuer: Certificate) -> Bool {
+        X509_check_issued(issuer.storage.x509, storage.x509) == X509_V_OK
+    }
+
+    /// SHA-256 of the DER, colon-separated upper-case hex.
+    public var sha256Fingerprint: String { digest(EVP_sha256()) }
+
+    /// The summary as of `time`, for a certificate in `role`, checked against `peerName`.
+    public func summary(at time: Date = Date(), role: CertificateRole = .leaf, peerName: PeerName? = nil) -> CertificateSummary {
+        let x = storage.x509
+        let notBefore = self.notBefore ?? .distantPast
+        let notAfter = self.notAfter ?? .distantPast
+        var summary = CertificateSummary(
+            subject: subject,
+            issuer: issuer,
+            version: Int(X509_get_version(x)) + 1,
+            serialNumber: serialHex,
+            validity: .init(
+                notBefore: Self.iso8601(notBefore),
+                notAfter: Self.iso8601(notAfter),
+                daysLeft: Int((notAfter.timeIntervalSince(time) / 86_400).rounded(.down)),
+                lifetimeDays: Int((notAfter.timeIntervalSince(notBefore) / 86_400).rounded(.down))
+            ),
+            signatureAlgorithm: signatureAlgorithm,
+            publicKey: publicKeyInfo,
+            subjectAlternativeNames: subjectAlternativeNames,
+            basicConstraints: basicConstraints,
+            keyUsage: keyUsage,
+            extendedKeyUsage: extendedKeyUsage,
+            subjectKeyIdentifier: X509_get0_subject_key_id(x).map { OpenSSLSupport.hex(OpenSSLSupport.bytes(of: $0), separator: ":") },
+            authorityKeyIdentifier: X509_get0_authority_key_id(x).map { OpenSSLSupport.hex(OpenSSLSupport.bytes(of: $0), separator: ":") },
+            authorityInformationAccess: authorityInformationAccess,
+            crlDistributionPoints: crlDistributionPoints,
+            policies: policies,
+            embeddedSCTCount: embeddedSCTCount,
+            extensions: extensions,
+            fingerprints: .init(sha256: sha256Fingerprint, sha1: digest(EVP_sha1()), spkiSHA256: spkiPin),
+            isSelfSigned: isSelfSigned,
+            findings: []
+        )
+        summary.findings = findings(for: summary, at: time, notBefore: notBefore, notAfter: notAfter, role: role, peerName: peerName)
+        return summary
+    }
+
+    // MARK: - Fields
+
+    static func distinguishedName(_ name: OpaquePointer?) -> String {
+        guard let name else { return "" }
+        let flags = vigil_dn_print_flags()
+        return OpenSSLSupport.printed { X509_NAME_print_ex($0, name, 0, flags) } ?? ""
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon).timeZone(separator: .omitted))
+    }
+
+    var serialHex: String {
+        guard let serial = X509_get0_serialNumber(storage.x509) else { return "" }
+        // DER content octets: i2d gives tag, length, content; keep the content as encoded.
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_ASN1_INTEGER(serial, &der)
+        defer { vigil_OPENSSL_free(der) }
+        guard length > 2, let der else { return "" }
+        let bytes = Array(UnsafeBufferPointer(start: der, count: Int(length)))
+        var offset = 2
+        if bytes[1] & 0x80 != 0 { offset = 2 + Int(bytes[1] & 0x7f) }
+        return OpenSSLSupport.hex(bytes[min(offset, bytes.count)...])
+    }
+
+    var signatureAlgorithm: String {
+        let nid = X509_get_signature_nid(storage.x509)
+        if nid != NID_undef, let name = OBJ_nid2ln(nid) { return String(cString: name) }
+        var algorithm: UnsafePointer<X509_ALGOR>?
+        X509_get0_signature(nil, &algorithm, storage.x509)
+        var object: OpaquePointer?
+        if let algorithm { X509_ALGOR_get0(&object, nil, nil, algorithm) }
+        return OpenSSLSupport.dotted(object)
+    }
+
+    var publicKeyInfo: CertificateSummary.PublicKeyInfo {
+        guard let key = X509_get0_pubkey(storage.x509) else {
+            return .init(algorithm: "unknown", bits: 0, rsaExponent: nil, curve: nil)
+        }
+        let id = EVP_PKEY_get_base_id(key)
+        var info = CertificateSummary.PublicKeyInfo(algorithm: "", bits: Int(EVP_PKEY_get_bits(key)), rsaExponent: nil, curve: nil)
+        switch id {
+        case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS:
+            info.algorithm = id == EVP_PKEY_RSA ? "RSA" : "RSA-PSS"
+            var exponent: OpaquePointer?
+            if EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_RSA_E, &exponent) == 1, let exponent {
+                if let decimal = BN_bn2dec(exponent) {
+                    info.rsaExponent = String(cString: decimal)
+                    vigil_OPENSSL_free(decimal)
+                }
+                BN_free(exponent)
+            }
+        case EVP_PKEY_EC:
+            info.algorithm = "EC"
+            var buffer = [CChar](repeating: 0, count: 80)
+            var length = 0
+            if EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, &buffer, buffer.count, &length) == 1 {
+                info.curve = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        case EVP_PKEY_ED25519:
+            info.algorithm = "Ed25519"; info.bits = 256
+        case EVP_PKEY_ED448:
+            info.algorithm = "Ed448"; info.bits = 456
+        case EVP_PKEY_DSA:
+            info.algorithm = "DSA"
+        default:
+            info.algorithm = EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "unknown"
+        }
+        return info
+    }
+
+    var subjectAlternativeNames: CertificateSummary.SubjectAlternativeNames {
+        var names = CertificateSummary.SubjectAlternativeNames()
+        guard let stack = X509_get_ext_d2i(storage.x509, NID_subject_alt_name, nil, nil) else { return names }
+        defer { vigil_GENERAL_NAMES_free(stack) }
+        for index in 0..<vigil_sk_num(stack) {
+            guard let item = vigil_sk_value(stack, index) else { continue }
+            var data: UnsafePointer<UInt8>?
+            var length: Int32 = 0
+            let kind = vigil_general_name_get(item, &data, &length)
+            let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: Int(length))) } ?? []
+            switch kind {
+            case GEN_DNS: names.dns.append(String(decoding: bytes, as: UTF8.self))
+            case GEN_EMAIL: names.email.append(String(decoding: bytes, as: UTF8.self))
+            case GEN_URI: names.uri.append(String(decoding: bytes, as: UTF8.self))
+            case GEN_IPADD: names.ip.append(Self.ipString(bytes))
+            default:
+                names.other.append(OpenSSLSupport.printed { vigil_general_name_print($0, item) } ?? "unprintable name")
+            }
+        }
+        return names
+    }
+
+    static func ipString(_ bytes: [UInt8]) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        switch bytes.count {
+        case 4, 16:
+            let family = bytes.count == 4 ? AF_INET : AF_INET6
+            let ok = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) != nil }
+            if ok { return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        default: break
+        }
+        return "invalid(" + OpenSSLSupport.hex(bytes) + ")"
+    }
+
+    var basicConstraints: CertificateSummary.BasicConstraints? {
+        guard let value = X509_get_ext_d2i(storage.x509, NID_basic_constraints, nil, nil) else { return nil }
+        defer { vigil_BASIC_CONSTRAINTS_free(value) }
+        var pathLength = -1
+        let isCA = vigil_basic_constraints(value, &pathLength) == 1
+        return .init(isCA: isCA, pathLength: pathLength >= 0 ? pathLength : nil)
+    }
+
+    var keyUsage: [String]? {
+        guard X509_get_ext_by_NID(storage.x509, NID_key_usage, -1) >= 0 else { return nil }
+        let bits = X509_get_key_usage(storage.x509)
+        let names: [(UInt32, String)] = [
+            (UInt32(KU_DIGITAL_SIGNATURE), "digitalSignature"), (UInt32(KU_NON_REPUDIATION), "contentCommitment"),
+            (UInt32(KU_KEY_ENCIPHERMENT), "keyEncipherment"), (UInt32(KU_DATA_ENCIPHERMENT), "dataEncipherment"),
+            (UInt32(KU_KEY_AGREEMENT), "keyAgreement"), (UInt32(KU_KEY_CERT_SIGN), "keyCertSign"),
+            (UInt32(KU_CRL_SIGN), "cRLSign"), (UInt32(KU_ENCIPHER_ONLY), "encipherOnly"), (UInt32(KU_DECIPHER_ONLY), "decipherOnly"),
+        ]
+        return names.filter { bits & $0.0 != 0 }.map(\.1)
+    }
+
+    var extendedKeyUsage: [String]? {
+        guard let stack = X509_get_ext_d2i(storage.x509, NID_ext_key_usage, nil, nil) else { return nil }
+        defer { vigil_EXTENDED_KEY_USAGE_free(stack) }
+        return (0..<vigil_sk_num(stack)).map { index in
+            let object = OpaquePointer(vigil_sk_value(stack, index))
+            let nid = OBJ_obj2nid(object)
+            if nid != NID_undef, let short = OBJ_nid2sn(nid) { return String(cString: short) }
+            return OpenSSLSupport.dotted(object)
+        }
+    }
+
+    var authorityInformationAccess: CertificateSummary.AuthorityInformationAccess {
+        var access = CertificateSummary.AuthorityInformationAccess()
+        guard let stack = X509_get_ext_d2i(storage.x509, NID_info_access, nil, nil) else { return access }
+        defer { vigil_AUTHORITY_INFO_ACCESS_free(stack) }
+        for index in 0..<vigil_sk_num(stack) {
+            guard let item = vigil_sk_value(stack, index) else { continue }
+            let method = OBJ_obj2nid(vigil_access_description_method(item))
+            let location = Self.generalNameText(vigil_access_description_location(item))
+            if method == NID_ad_OCSP { access.ocsp.append(location) } else if method == NID_ad_ca_issuers { access.caIssuers.append(location) }
+        }
+        return access
+    }
+
+    var crlDistributionPoints: [String] {
+        guard let stack = X509_get_ext_d2i(storage.x509, NID_crl_distribution_points, nil, nil) else { return [] }
+        defer { vigil_CRL_DIST_POINTS_free(stack) }
+        var points: [String] = []
+        for index in 0..<vigil_sk_num(stack) {
+            guard let point = vigil_sk_value(stack, index), let names = vigil_dist_point_full_names(point) else { continue }
+            for nameIndex in 0..<vigil_sk_num(names) {
+                points.append(Self.generalNameText(vigil_sk_value(names, nameIndex)))
+            }
+        }
+        return points
+    }
+
+    var policies: [String] {
+        guard let stack = X509_get_ext_d2i(storage.x509, NID_certificate_policies, nil, nil) else { return [] }
+        defer { vigil_CERTIFICATEPOLICIES_free(stack) }
+        return (0..<vigil_sk_num(stack)).map { index in
+            let object = vigil_sk_value(stack, index).flatMap { vigil_policy_info_oid($0) }
+            return OBJ_obj2nid(object) == NID_any_policy ? "anyPolicy" : OpenSSLSupport.dotted(object)
+        }
+    }
+
+    var embeddedSCTCount: Int {
+        guard let stack = X509_get_ext_d2i(storage.x509, NID_ct_precert_scts, nil, nil) else { return 0 }
+        defer { vigil_SCT_LIST_free(stack) }
+        return Int(vigil_sk_num(stack))
+    }
+
+    static let summarizedExtensions: Set<Int32> = [
+        NID_subject_alt_name, NID_basic_constraints, NID_key_usage, NID_ext_key_usage, NID_subject_key_identifier,
+        NID_authority_key_identifier, NID_info_access, NID_crl_distribution_points, NID_certificate_policies, NID_ct_precert_scts,
+    ]
+
+    var extensions: [CertificateSummary.ExtensionInfo] {
+        let x = storage.x509
+        return (0..<max(0, X509_get_ext_count(x))).compactMap { index in
+            guard let ext = X509_get_ext(x, index) else { return nil }
+            let object = X509_EXTENSION_get_object(ext)
+            let nid = OBJ_obj2nid(object)
+            var text = OpenSSLSupport.printed { X509V3_EXT_print($0, ext, 0, 0) }
+            if text == nil {
+                OpenSSLSupport.drainErrors()
+                text = OpenSSLSupport.hex(OpenSSLSupport.bytes(of: X509_EXTENSION_get_data(ext)), separator: ":")
+            }
+            return .init(
+                oid: OpenSSLSupport.dotted(object),
+                name: OpenSSLSupport.name(of: object),
+                critical: X509_EXTENSION_get_critical(ext) == 1,
+                text: (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+                summarized: Self.summarizedExtensions.contains(nid)
+            )
+        }
+    }
+
+    func digest(_ type: OpaquePointer?) -> String {
+        var buffer = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard X509_digest(storage.x509, type, &buffer, &length) == 1 else { return "" }
+        return OpenSSLSupport.hex(buffer.prefix(Int(length)), separator: ":").uppercased()
+    }
+
+    /// RFC 7469 pin: base64(SHA-256(SubjectPublicKeyInfo DER)).
+    public var spkiPin: String {
+        guard let spki = X509_get_X509_PUBKEY(storage.x509) else { return "" }
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509_PUBKEY(spki, &der)
+        defer { vigil_OPENSSL_free(der) }
+        guard length > 0, let der else { return "" }
+        var hash = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var hashLength: UInt32 = 0
+        guard EVP_Digest(der, Int(length), &hash, &hashLength, EVP_sha256(), nil) == 1 else { return "" }
+        return Data(hash.prefix(Int(hashLength))).base64EncodedString()
+    }
+
+    static func generalNameText(_ item: UnsafeMutableRawPointer?) -> String {
+        guard let item else { return "" }
+        var data: UnsafePointer<UInt8>?
+        var length: Int32 = 0
+        let kind = vigil_general_name_get(item, &data, &length)
+        let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: Int(length))) } ?? []
+        switch kind {
+        case GEN_DNS, GEN_EMAIL, GEN_URI: return String(decoding: bytes, as: UTF8.self)
+        case GEN_IPADD: return ipString(bytes)
+        default: return OpenSSLSupport.printed { vigil_general_name_print($0, item) } ?? ""
+        }
+    }
+
+    // MARK: - Names
+
+    /// True when the SANs match `name` (no CN fallback, no partial wildcards).
+    public func matches(_ name: PeerName) -> Bool { matches(name, flags: UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT)) }
+
+    func matches(_ name: PeerName, flags: UInt32) -> Bool {
+        let x = storage.x509
+        let allFlags = flags | UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
+        switch name.kind {
+        case .dns: return X509_check_host(x, name.value, name.value.utf8.count, allFlags, nil) == 1
+        case .ip: return X509_check_ip_asc(x, name.value, allFlags) == 1
+        case .email: return X509_check_email(x, name.value, name.value.utf8.count, allFlags) == 1
+        }
+    }
+
+    /// True when only the subject CN, not a SAN, names `name` (the legacy fallback Vigil refuses).
+    func matchesOnlyThroughCommonName(_ name: PeerName) -> Bool {
+        if matches(name) { return false }
+        if name.kind == .dns, matches(name, flags: UInt32(X509_CHECK_FLAG_ALWAYS_CHECK_SUBJECT)) { return true }
+        // OpenSSL never checks a CN for IPs: compare the CN text itself.
+        var position: Int32 = -1
+        guard let subject = X509_get_subject_name(storage.x509) else { return false }
+        while true {
+            position = X509_NAME_get_index_by_NID(subject, NID_commonName, position)
+            if position < 0 { return false }
+            let entry = X509_NAME_get_entry(subject, position)
+            let value = String(decoding: OpenSSLSupport.bytes(of: X509_NAME_ENTRY_get_data(entry)), as: UTF8.self)
+            if value.caseInsensitiveCompare(name.value) == .orderedSame { return true }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+internal import COpenSSL
+import Foundation
+
+/// An immutable X.509 certificate, parsed by system OpenSSL.
+///
+/// Two certificates are equal when their DER encodings are equal.
+public struct Certificate: Sendable, Hashable {
+    let storage: Storage
+
+    /// The DER encoding, exactly as received.
+    public var derEncoded: [UInt8] { storage.der }
+
+    /// Parses one DER-encoded certificate. Trailing bytes after the certificate are an error.
+    public init(derEncoded bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { throw CertificateError(.emptyInput, "The input is empty.") }
+        var consumed = 0
+        let x509: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            let parsed = d2i_X509(nil, &cursor, buffer.count)
+            if let cursor, let base = buffer.baseAddress { consumed = cursor - base }
+            return parsed
+        }
+        guard let x509 else {
+            let detail = OpenSSLSupport.drainErrors().map { " (\($0))" } ?? ""
+            throw CertificateError(.malformedDER, "The data is not a valid DER certificate: truncated or malformed\(detail).")
+        }
+        guard consumed == bytes.count else {
+            X509_free(x509)
+            throw CertificateError(.malformedDER, "The DER certificate is followed by \(bytes.count - consumed) unexpected bytes.")
+        }
+        self.storage = Storage(owning: x509, der: bytes)
+    }
+
+    /// Takes a reference to an OpenSSL certificate (the caller keeps its own).
+    init(retaining x509: OpaquePointer) {
+        X509_up_ref(x509)
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509(x509, &der)
+        let bytes = (length > 0 && der != nil) ? Array(UnsafeBufferPointer(start: der, count: Int(length))) : []
+        vigil_OPENSSL_free(der)
+        self.storage = Storage(owning: x509, der: bytes)
+    }
+
+    /// Parses every certificate in PEM text (`-----BEGIN CERTIFICATE-----` blocks, in order).
+    ///
+    /// Other PEM blocks (keys, CRLs) are skipped. Throws when no certificate is found or a
+    /// certificate block does not decode.
+    public static func parsePEM(_ text: String) throws -> [Certificate] {
+        let begin = "-----BEGIN CERTIFICATE-----"
+        let end = "-----END CERTIFICATE-----"
+        var certificates: [Certificate] = []
+        var rest = Substring(text)
+        var index = 0
+        while let start = rest.range(of: begin) {
+            index += 1
+            guard let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex) else {
+                throw CertificateError(.malformedPEM, "PEM certificate \(index) has no END line (the file is truncated).")
+            }
+            let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+            guard let der = Data(base64Encoded: String(body)), !der.isEmpty else {
+                throw CertificateError(.malformedPEM, "PEM certificate \(index) is not valid base64.")
+            }
+            do {
+                certificates.append(try Certificate(derEncoded: [UInt8](der)))
+            } catch let error as CertificateError {
+                throw CertificateError(.malformedPEM, "PEM certificate \(index): \(error.reason)")
+            }
+            rest = rest[stop.upperBound...]
+        }
+        guard !certificates.isEmpty else {
+            throw CertificateError(.noCertificates, "No PEM certificate found (expected a -----BEGIN CERTIFICATE----- block).")
+        }
+        return certificates
+    }
+
+    /// Parses PEM (one or many certificates) or a single DER certificate, by content.
+    public static func parse(_ bytes: [UInt8]) throws -> [Certificate] {
+        guard !bytes.isEmpty else { throw CertificateError(.emptyInput, "The input is empty.") }
+        if bytes.first == 0x30 {
+            return [try Certificate(derEncoded: bytes)]
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CertificateError(.malformedDER, "The data is neither PEM text nor a DER certificate.")
+        }
+        return try parsePEM(text)
+    }
+
+    /// Loads certificates from a PEM or DER file.
+    public static func load(path: String) throws -> [Certificate] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CertificateError(.unreadableFile, "\(path): no such file.")
+        }
+        guard !isDirectory.boolValue else {
+            throw CertificateError(.unreadableFile, "\(path): is a directory, not a certificate file.")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CertificateError(.unreadableFile, "\(path): cannot be read (permission denied?).")
+        }
+        do {
+            return try parse([UInt8](data))
+        } catch let error as CertificateError {
+            throw CertificateError(error.code, "\(path): \(error.reason)")
+        }
+    }
+
+    /// PEM text for this certificate.
+    public var pemEncoded: String {
+        let base64 = Data(derEncoded).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
+    }
+
+    public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.storage.der == rhs.storage.der }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.der) }
+
+    /// Owns one OpenSSL `X509`.
+    // @unchecked Sendable: the X509 is never mutated after parsing; OpenSSL guards its lazily
+    // computed extension cache with its own lock, so concurrent reads are safe.
+    final class Storage: @unchecked Sendable {
+        let x509: OpaquePointer
+        let der: [UInt8]
+        init(owning x509: OpaquePointer, der: [UInt8]) {
+            self.x509 = x509
+            self.der = der
+        }
+        deinit { X509_free(x509) }
+    }
+}

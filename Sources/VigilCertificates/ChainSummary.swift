@@ -1,0 +1,24 @@
+/// The chain as the server sent it and as verification built it.
+public struct ChainSummary: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var subject: String
+        public var issuer: String
+        public var sha256: String
+        public var role: CertificateRole
+        public var isSelfSigned: Bool
+        /// For the verified chain: this certificate is the trust anchor.
+        public var isAnchor: Bool
+    }
+    /// Certificates in the order received (leaf first).
+    public var sent: [Entry]
+    /// Certificates in verification order, leaf to anchor (or as far as it got).
+    public var verified: [Entry]
+    /// The server sent the root (self-signed) certificate itself.
+    public var rootSent: Bool
+    /// Each sent certificate is followed by its issuer.
+    public var sentInOrder: Bool
+    /// Issuer names that could be found neither in what was sent nor in the trust store.
+    public var missingIssuers: [String]
+    /// Indices of sent certificates the verified chain does not use.
+    public var unusedSent: [Int]
+}

@@ -1,0 +1,106 @@
+public import Foundation
+
+/// An x509-limbo harness (contract: shared/conformance/x509-limbo/README.md) over the same
+/// ``TrustEvaluator`` the product uses.
+public enum LimboHarness {
+    public static let name = "vigil-openssl-0.1"
+
+    struct Suite: Decodable {
+        var version: Int
+        var testcases: [Testcase]
+    }
+
+    struct Testcase: Decodable {
+        struct Name: Decodable { var kind: String; var value: String }
+        var id: String
+        var features: [String]?
+        var validation_kind: String
+        var trusted_certs: [String]
+        var untrusted_intermediates: [String]
+        var peer_certificate: String
+        var validation_time: String?
+        var signature_algorithms: [String]?
+        var key_usage: [String]?
+        var extended_key_usage: [String]?
+        var expected_peer_name: Name?
+        var expected_peer_names: [Name]?
+        var max_chain_depth: Int?
+        var crls: [String]?
+    }
+
+    /// One testcase's outcome.
+    public struct Result: Codable, Sendable {
+        public var id: String
+        public var actual_result: String
+        public var context: String?
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(actual_result, forKey: .actual_result)
+            try container.encode(context, forKey: .context)  // present even when null
+        }
+    }
+
+    struct Output: Encodable {
+        var version = 1
+        var harness = LimboHarness.name
+        var results: [Result]
+    }
+
+    /// Reads the suite JSON and returns the results JSON.
+    public static func run(suite data: Data) throws -> Data {
+        let suite = try JSONDecoder().decode(Suite.self, from: data)
+        let results = suite.testcases.map(evaluate)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(Output(results: results))
+    }
+
+    static func evaluate(_ testcase: Testcase) -> Result {
+        func result(_ actual: String, _ context: String?) -> Result { Result(id: testcase.id, actual_result: actual, context: context) }
+        if let usages = testcase.key_usage, !usages.isEmpty {
+            return result("SKIPPED", "caller-specified key usage is not supported")
+        }
+        if let usages = testcase.extended_key_usage, !usages.isEmpty, usages != ["serverAuth"], usages != ["clientAuth"] {
+            return result("SKIPPED", "caller-specified extended key usage other than serverAuth/clientAuth is not supported")
+        }
+        if let names = testcase.expected_peer_names, !names.isEmpty {
+            return result("SKIPPED", "matching several peer names is not supported")
+        }
+        do {
+            let anchors = try testcase.trusted_certs.flatMap { try Certificate.parsePEM($0) }
+            let intermediates = try testcase.untrusted_intermediates.flatMap { try Certificate.parsePEM($0) }
+            let peer = try Certificate.parsePEM(testcase.peer_certificate)
+            var configuration = TrustEvaluator.Configuration.anchors(anchors)
+            configuration.purpose = testcase.validation_kind == "CLIENT" ? .clientAuth : .serverAuth
+            if testcase.extended_key_usage == ["clientAuth"] { configuration.purpose = .clientAuth }
+            configuration.maximumIntermediates = testcase.max_chain_depth
+            configuration.crlsPEM = testcase.crls ?? []
+            if let time = testcase.validation_time {
+                guard let date = ISO8601DateFormatter().date(from: time) else {
+                    return result("SKIPPED", "unparseable validation_time \(time)")
+                }
+                configuration.time = date
+            }
+            var peerName: PeerName?
+            if let name = testcase.expected_peer_name {
+                switch name.kind {
+                case "DNS": peerName = PeerName(kind: .dns, value: name.value)
+                case "IP": peerName = PeerName(kind: .ip, value: name.value)
+                case "RFC822": peerName = PeerName(kind: .email, value: name.value)
+                default: return result("SKIPPED", "peer name kind \(name.kind) is not supported")
+                }
+            }
+            let evaluator = try TrustEvaluator(configuration: configuration)
+            let evaluation = evaluator.evaluate(peer + intermediates, for: peerName)
+            switch evaluation.verdict {
+            case .trusted(let basis): return result("SUCCESS", "anchor: \(basis.anchorSubject)")
+            case .untrusted(let reasons): return result("FAILURE", reasons.map(\.description).joined(separator: "; "))
+            }
+        } catch {
+            // A certificate OpenSSL cannot even parse is rejected, as the product would.
+            return result("FAILURE", "parse: \(error)")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// The name a certificate must be valid for: a DNS name, an IP address or an email address.
+public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, Codable { case dns = "DNS", ip = "IP", email = "RFC822" }
+    public var kind: Kind
+    public var value: String
+
+    public init(kind: Kind, value: String) {
+        self.kind = kind
+        self.value = value
+    }
+
+    /// An IP literal (v4, v6, with or without brackets) becomes `.ip`, anything else `.dns`.
+    public init(host: String) {
+        var host = host
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        self.init(kind: PeerName.isIPAddress(host) ? .ip : .dns, value: host)
+    }
+
+    public var description: String { value }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+}

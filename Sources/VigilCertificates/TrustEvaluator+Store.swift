@@ -1,0 +1,134 @@
+internal import COpenSSL
+import Foundation
+
+extension TrustEvaluator {
+    /// Owns an OpenSSL `X509_STORE` holding the anchors and CRLs.
+    // @unchecked Sendable: the store is filled once in init and only read afterwards;
+    // X509_STORE's lookups are guarded by OpenSSL's own lock.
+    final class Store: @unchecked Sendable {
+        let store: OpaquePointer
+        /// Problems with the configured CRLs; each makes every verdict untrusted.
+        let crlProblems: [TrustReason]
+
+        init(configuration: Configuration, fileAnchors: [Certificate]) throws {
+            guard let store = X509_STORE_new() else {
+                throw CertificateError(.storeFailure, "OpenSSL could not create a trust store.")
+            }
+            self.store = store
+            var crlProblems: [TrustReason] = []
+            if configuration.useSystemStore && X509_STORE_set_default_paths(store) != 1 {
+                OpenSSLSupport.drainErrors()
+                throw CertificateError(.storeFailure, "The system trust store could not be loaded.")
+            }
+            for anchor in fileAnchors + configuration.anchors {
+                // A duplicate is not an error; anything else is.
+                _ = X509_STORE_add_cert(store, anchor.storage.x509)
+            }
+            for (index, pem) in configuration.crlsPEM.enumerated() {
+                guard let bio = BIO_new_mem_buf(pem, Int32(pem.utf8.count)) else { continue }
+                defer { BIO_free(bio) }
+                guard let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) else {
+                    OpenSSLSupport.drainErrors()
+                    throw CertificateError(.malformedCRL, "CRL \(index + 1) is not a valid PEM CRL.")
+                }
+                if vigil_crl_has_number(crl) != 1 {
+                    crlProblems.append(TrustReason(code: "profile-crl-without-number", message: "CRL \(index + 1) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
+                }
+                _ = X509_STORE_add_crl(store, crl)
+                X509_CRL_free(crl)
+            }
+            OpenSSLSupport.drainErrors()
+            self.crlProblems = crlProblems
+        }
+
+        deinit { X509_STORE_free(store) }
+
+        struct Run {
+            var accepted: Bool
+            var reasons: [TrustReason]
+            var chain: [Certificate]
+        }
+
+        /// Collects every error the verify callback sees.
+        final class Collector {
+            var reasons: [TrustReason] = []
+            var seen: Set<String> = []
+        }
+
+        func verify(leaf: Certificate, untrusted: [Certificate], configuration: Configuration, time: Date, peerName: PeerName?) -> Run {
+            guard let context = X509_STORE_CTX_new() else {
+                return Run(accepted: false, reasons: [TrustReason(code: "internal", message: "OpenSSL could not allocate a verification context.")], chain: [])
+            }
+            defer { X509_STORE_CTX_free(context) }
+            let stack = vigil_sk_X509_new()
+            defer { vigil_sk_X509_free(stack) }
+            for certificate in untrusted { _ = vigil_sk_X509_push(stack, certificate.storage.x509) }
+
+            guard X509_STORE_CTX_init(context, store, leaf.storage.x509, OpaquePointer(stack)) == 1 else {
+                OpenSSLSupport.drainErrors()
+                return Run(accepted: false, reasons: [TrustReason(code: "internal", message: "OpenSSL could not start verification.")], chain: [])
+            }
+            let parameters = X509_STORE_CTX_get0_param(context)
+            // No PARTIAL_CHAIN: an anchor must be a root. Approved certificates are matched by
+            // their own store, not by turning a leaf into an anchor here.
+            var flags = UInt(X509_V_FLAG_X509_STRICT)
+            if !configuration.crlsPEM.isEmpty { flags |= UInt(X509_V_FLAG_CRL_CHECK) }
+            X509_VERIFY_PARAM_set_flags(parameters, flags)
+            X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970.rounded(.down)))
+            X509_VERIFY_PARAM_set_auth_level(parameters, Int32(configuration.securityLevel))
+            if let depth = configuration.maximumIntermediates { X509_VERIFY_PARAM_set_depth(parameters, Int32(depth)) }
+            _ = X509_STORE_CTX_set_purpose(context, configuration.purpose == .serverAuth ? X509_PURPOSE_SSL_SERVER : X509_PURPOSE_SSL_CLIENT)
+            var nameError: TrustReason?
+            if let peerName {
+                X509_VERIFY_PARAM_set_hostflags(parameters, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT))
+                let ok: Int32
+                switch peerName.kind {
+                case .dns: ok = X509_VERIFY_PARAM_set1_host(parameters, peerName.value, peerName.value.utf8.count)
+                case .ip: ok = X509_VERIFY_PARAM_set1_ip_asc(parameters, peerName.value)
+                case .email: ok = X509_VERIFY_PARAM_set1_email(parameters, peerName.value, peerName.value.utf8.count)
+                }
+                if ok != 1 {
+                    OpenSSLSupport.drainErrors()
+                    nameError = TrustReason(code: "invalid-name", message: "\"\(peerName.value)\" is not a valid \(peerName.kind.rawValue) name to check against.")
+                }
+            }
+
+            let collector = Collector()
+            let unmanaged = Unmanaged.passRetained(collector)
+            defer { unmanaged.release() }
+            _ = vigil_X509_STORE_CTX_set_app_data(context, unmanaged.toOpaque())
+            X509_STORE_CTX_set_verify_cb(context) { ok, context in
+                guard ok == 0, let context, let raw = vigil_X509_STORE_CTX_get_app_data(context) else { return ok }
+                let collector = Unmanaged<Collector>.fromOpaque(raw).takeUnretainedValue()
+                let code = X509_STORE_CTX_get_error(context)
+                let depth = Int(X509_STORE_CTX_get_error_depth(context))
+                let certificate = X509_STORE_CTX_get_current_cert(context).map { Certificate(retaining: $0) }
+                let reason = ReasonText.reason(opensslCode: code, depth: depth, certificate: certificate)
+                let key = "\(code)/\(depth)"
+                if !collector.seen.contains(key) {
+                    collector.seen.insert(key)
+                    collector.reasons.append(reason)
+                }
+                return 1  // keep going: report every reason, decide afterwards
+            }
+
+            let result = X509_verify_cert(context)
+            OpenSSLSupport.drainErrors()
+            var chain: [Certificate] = []
+            if let built = X509_STORE_CTX_get1_chain(context) {
+                let raw = UnsafeMutableRawPointer(built)
+                for index in 0..<vigil_sk_num(raw) {
+                    if let x = vigil_sk_value(raw, index) { chain.append(Certificate(retaining: OpaquePointer(x))) }
+                }
+                vigil_sk_X509_pop_free(raw)
+            }
+            var reasons = crlProblems + collector.reasons
+            if let nameError { reasons.insert(nameError, at: 0) }
+            if result != 1 && reasons.isEmpty {
+                let code = X509_STORE_CTX_get_error(context)
+                reasons.append(ReasonText.reason(opensslCode: code, depth: nil, certificate: nil))
+            }
+            return Run(accepted: result == 1 && reasons.isEmpty, reasons: reasons, chain: chain)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+internal import COpenSSL
+public import Foundation
+
+/// Evaluates a certificate chain against a trust store with system OpenSSL, then Vigil's own
+/// checks (``StrictProfile``). The same evaluator serves `vigil inspect`, the HTTP client and
+/// the x509-limbo harness.
+///
+/// - Warning: A `.trusted` verdict says the chain is valid for the name given; with no name,
+///   no name was checked.
+public struct TrustEvaluator: Sendable {
+    /// How to evaluate.
+    public struct Configuration: Sendable {
+        /// Use the system trust store (OpenSSL's default paths; `SSL_CERT_FILE` / `SSL_CERT_DIR` honoured).
+        public var useSystemStore: Bool
+        /// PEM files of additional trust anchors.
+        public var caFiles: [String]
+        /// Additional trust anchors given in code.
+        public var anchors: [Certificate]
+        /// The time to evaluate at; nil means now.
+        public var time: Date?
+        /// What the leaf is for.
+        public var purpose: Purpose
+        /// Maximum number of intermediates between leaf and anchor; nil for OpenSSL's default (100).
+        public var maximumIntermediates: Int?
+        /// CRLs (PEM) to check the leaf against; when non-empty the leaf must be covered.
+        public var crlsPEM: [String]
+        /// OpenSSL security level for keys and signatures; 2 rejects RSA < 2048 and SHA-1.
+        public var securityLevel: Int
+
+        /// The system trust store, TLS server purpose, security level 2.
+        public static var system: Configuration {
+            Configuration(useSystemStore: true, caFiles: [], anchors: [], time: nil, purpose: .serverAuth, maximumIntermediates: nil, crlsPEM: [], securityLevel: 2)
+        }
+
+        /// Only the given CA files.
+        public static func caFiles(_ paths: [String]) -> Configuration {
+            var configuration = Configuration.system
+            configuration.useSystemStore = false
+            configuration.caFiles = paths
+            return configuration
+        }
+
+        /// Only the given anchors.
+        public static func anchors(_ anchors: [Certificate]) -> Configuration {
+            var configuration = Configuration.system
+            configuration.useSystemStore = false
+            configuration.anchors = anchors
+            return configuration
+        }
+    }
+
+    /// The use a leaf certificate must be fit for.
+    public enum Purpose: String, Sendable, Codable { case serverAuth, clientAuth }
+
+    public let configuration: Configuration
+    let store: Store
+    let fileAnchors: [(path: String, certificates: [Certificate])]
+
+    /// Loads the trust store. Throws only for unreadable or malformed CA files and CRLs.
+    public init(configuration: Configuration = .system) throws {
+        self.configuration = configuration
+        var fileAnchors: [(String, [Certificate])] = []
+        for path in configuration.caFiles {
+            fileAnchors.append((path, try Certificate.load(path: path)))
+        }
+        self.fileAnchors = fileAnchors
+        self.store = try Store(configuration: configuration, fileAnchors: fileAnchors.flatMap(\.1))
+    }
+
+    /// Evaluates `chain` (leaf first, the rest in any order) for `peerName`.
+    public func evaluate(_ chain: [Certificate], for peerName: PeerName?) -> TrustEvaluation {
+        let time = configuration.time ?? Date()
+        guard let leaf = chain.first else {
+            let reason = TrustReason(code: "no-certificate", message: "No certificate was presented.")
+            return TrustEvaluation(verdict: .untrusted([reason]), chain: ChainSummary(sent: [], verified: [], rootSent: false, sentInOrder: true, missingIssuers: [], unusedSent: []), verifiedChain: [], time: time, peerName: peerName)
+        }
+        let run = store.verify(leaf: leaf, untrusted: Array(chain.dropFirst()), configuration: configuration, time: time, peerName: peerName)
+        var reasons = run.reasons
+        if run.accepted || !reasons.isEmpty {
+            reasons += StrictProfile.check(chain: run.chain, peerName: peerName, purpose: configuration.purpose, alreadyFound: reasons)
+        }
+        let verdict: TrustVerdict
+        if run.accepted && reasons.isEmpty, let anchor = run.chain.last {
+            verdict = .trusted(basis(for: anchor))
+        } else {
+            if reasons.isEmpty {
+                reasons.append(TrustReason(code: "not-verified", message: "OpenSSL did not verify the chain and gave no reason."))
+            }
+            verdict = .untrusted(reasons)
+        }
+        let summary = Self.chainSummary(sent: chain, verified: run.chain, trusted: verdict.isTrusted, reasons: reasons)
+        return TrustEvaluation(verdict: verdict, chain: summary, verifiedChain: run.chain, time: time, peerName: peerName)
+    }
+
+    func basis(for anchor: Certificate) -> TrustBasis {
+        let subject = anchor.subject
+        let fingerprint = anchor.sha256Fingerprint
+        if let file = fileAnchors.first(where: { $0.certificates.contains(anchor) }) {
+            return TrustBasis(source: .caFile, path: file.path, anchorSubject: subject, anchorSHA256: fingerprint)
+        }
+        if configuration.anchors.contains(anchor) {
+            return TrustBasis(source: .certificate, path: nil, anchorSubject: subject, anchorSHA256: fingerprint)
+        }
+        return TrustBasis(source: .systemStore, path: nil, anchorSubject: subject, anchorSHA256: fingerprint)
+    }
+
+    static func chainSummary(sent: [Certificate], verified: [Certificate], trusted: Bool, reasons: [TrustReason]) -> ChainSummary {
+        func entry(_ certificate: Certificate, index: Int, count: Int, anchor: Bool) -> ChainSummary.Entry {
+            let selfSigned = certificate.isSelfSigned
+            let role: CertificateRole = index == 0 ? .leaf : (selfSigned || anchor ? .root : .intermediate)
+            return .init(subject: certificate.subject, issuer: certificate.issuer, sha256: certificate.sha256Fingerprint, role: role, isSelfSigned: selfSigned, isAnchor: anchor)
+        }
+        let sentEntries = sent.enumerated().map { entry($1, index: $0, count: sent.count, anchor: false) }
+        let verifiedEntries = verified.enumerated().map { index, certificate in
+            entry(certificate, index: index, count: verified.count, anchor: trusted && index == verified.count - 1)
+        }
+        let inOrder = sent.count < 2 || zip(sent, sent.dropFirst()).allSatisfy { $0.isIssued(byNameOf: $1) }
+        let rootSent = sent.dropFirst().contains { $0.isSelfSigned } || (sent.count == 1 && sent[0].isSelfSigned)
+        var missing: [String] = []
+        let missingCodes: Set<String> = ["unknown-issuer"]
+        if reasons.contains(where: { missingCodes.contains($0.code) }), let last = verified.last ?? sent.first, !last.isSelfSigned {
+            missing.append(last.issuer)
+        }
+        let unused = sent.indices.filter { !verified.contains(sent[$0]) }
+        return ChainSummary(sent: sentEntries, verified: verifiedEntries, rootSent: rootSent, sentInOrder: inOrder, missingIssuers: missing, unusedSent: verified.isEmpty ? [] : unused)
+    }
+}
+
+/// A verdict with what was evaluated and how the chain was built.
+public struct TrustEvaluation: Sendable {
+    public var verdict: TrustVerdict
+    public var chain: ChainSummary
+    /// Leaf to anchor, as verification built it (possibly partial when untrusted).
+    public var verifiedChain: [Certificate]
+    /// The time the chain was evaluated at.
+    public var time: Date
+    public var peerName: PeerName?
+
+    /// Summaries of the sent certificates, with findings, leaf first.
+    public func summaries(of sent: [Certificate]) -> [CertificateSummary] {
+        sent.enumerated().map { index, certificate in
+            let role: CertificateRole = index == 0 ? .leaf : (certificate.isSelfSigned ? .root : .intermediate)
+            return certificate.summary(at: time, role: role, peerName: index == 0 ? peerName : nil)
+        }
+    }
+}

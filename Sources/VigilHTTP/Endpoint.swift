@@ -1,0 +1,39 @@
+import Foundation
+public import VigilCertificates
+
+/// An `https://host[:port]` endpoint. Only https is accepted.
+public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int = 443) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `https://HOST[:PORT][/...]`; IPv6 literals go in brackets.
+    public init(url text: String) throws {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
+            throw HTTPError(.invalidURL, "\"\(text)\" is not a URL; expected https://HOST[:PORT].")
+        }
+        guard scheme == "https" else {
+            throw HTTPError(.invalidURL, "\"\(text)\" is not an https URL; only https://HOST[:PORT] can be inspected.")
+        }
+        guard var host = components.host, !host.isEmpty else {
+            throw HTTPError(.invalidURL, "\"\(text)\" has no host.")
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = components.port ?? 443
+        guard (1...65535).contains(port) else { throw HTTPError(.invalidURL, "Port \(port) is out of range.") }
+        self.init(host: host, port: port)
+    }
+
+    /// The name the certificate must match.
+    public var peerName: PeerName { PeerName(host: host) }
+
+    /// The URL form, with IPv6 literals bracketed.
+    public var description: String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return port == 443 ? "https://\(shown)" : "https://\(shown):\(port)"
+    }
+}

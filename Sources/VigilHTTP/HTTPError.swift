@@ -1,0 +1,47 @@
+/// An error reaching a server: resolution, connection, timeout, TLS handshake. Never contains a
+/// credential or a request body.
+public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case invalidURL = "invalid-url"
+            case unresolvedHost = "unresolved-host"
+            case connectionRefused = "connection-refused"
+            case timeout
+            case notTLS = "not-tls"
+            case handshakeFailed = "handshake-failed"
+            case proxy
+            case transport
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+        public static let invalidURL = Code(.invalidURL)
+        public static let unresolvedHost = Code(.unresolvedHost)
+        public static let connectionRefused = Code(.connectionRefused)
+        public static let timeout = Code(.timeout)
+        /// The peer answered, but not with TLS (a plain-HTTP port, for example).
+        public static let notTLS = Code(.notTLS)
+        public static let handshakeFailed = Code(.handshakeFailed)
+        public static let proxy = Code(.proxy)
+        public static let transport = Code(.transport)
+        public var description: String { base.rawValue }
+    }
+
+    public let code: Code
+    public let reason: String
+    /// libcurl's error code, when libcurl reported the error.
+    public let curlCode: Int?
+    public let file: String
+    public let line: Int
+
+    public init(_ code: Code, _ reason: String, curlCode: Int? = nil, file: String = #fileID, line: Int = #line) {
+        self.code = code
+        self.reason = reason
+        self.curlCode = curlCode
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { reason }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}

@@ -1,0 +1,114 @@
+internal import CCurl
+import Foundation
+public import VigilCertificates
+
+/// Performs a TLS handshake through libcurl (OpenSSL backend), the same client path the HTTP
+/// client uses, and returns the chain the server sent. It sends no HTTP request.
+///
+/// libcurl verification is off on purpose: the probe only collects; every trust decision is
+/// made by ``VigilCertificates/TrustEvaluator``. Nothing but a ClientHello leaves the machine.
+/// Proxy environment variables (`https_proxy`, `all_proxy`, `no_proxy`) are honoured by libcurl.
+public struct TLSProbe: Sendable {
+    /// What the handshake gave.
+    public struct Handshake: Sendable {
+        /// Certificates in the order the server sent them (leaf first).
+        public var chain: [Certificate]
+        /// Negotiated protocol, for example `TLSv1.3`.
+        public var protocolVersion: String
+        public var cipher: String
+        /// The address connected to.
+        public var remoteAddress: String
+    }
+
+    /// Connect plus handshake timeout.
+    public var timeout: Duration
+
+    public init(timeout: Duration = .seconds(10)) {
+        self.timeout = timeout
+    }
+
+    /// Runs the handshake on a thread of its own (libcurl blocks).
+    public func handshake(with endpoint: Endpoint) async throws -> Handshake {
+        let timeout = self.timeout
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try Self.blockingHandshake(endpoint, timeout: timeout) })
+            }
+            thread.name = "vigil-tls-probe"
+            thread.start()
+        }
+    }
+
+    static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    static func blockingHandshake(_ endpoint: Endpoint, timeout: Duration) throws -> Handshake {
+        guard globalInit, let handle = curl_easy_init() else {
+            throw HTTPError(.transport, "libcurl could not be initialised.")
+        }
+        defer { curl_easy_cleanup(handle) }
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            _ = vigil_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress)
+            _ = vigil_curl_setopt_string(handle, CURLOPT_URL, endpoint.description + "/")
+            _ = vigil_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https")
+            _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
+            // Collect only: the chain is judged by TrustEvaluator, never by libcurl.
+            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+            // Let weak servers complete the handshake so they can be inspected and judged.
+            _ = vigil_curl_setopt_string(handle, CURLOPT_SSL_CIPHER_LIST, "DEFAULT:@SECLEVEL=0")
+            return curl_easy_perform(handle)
+        }
+        guard code == CURLE_OK else {
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw error(for: code, detail: detail, endpoint: endpoint)
+        }
+        let count = vigil_curl_peer_chain_count(handle)
+        guard count > 0 else {
+            throw HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake completed without a server certificate.")
+        }
+        var chain: [Certificate] = []
+        for index in 0..<count {
+            var der: UnsafeMutablePointer<UInt8>?
+            let length = vigil_curl_peer_chain_der(handle, index, &der)
+            guard length > 0, let der else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: der, count: Int(length)))
+            vigil_curl_free_der(der)
+            chain.append(try Certificate(derEncoded: bytes))
+        }
+        var address: UnsafeMutablePointer<CChar>?
+        _ = vigil_curl_getinfo_string(handle, CURLINFO_PRIMARY_IP, &address)
+        return Handshake(
+            chain: chain,
+            protocolVersion: vigil_curl_tls_version(handle).map { String(cString: $0) } ?? "unknown",
+            cipher: vigil_curl_tls_cipher(handle).map { String(cString: $0) } ?? "unknown",
+            remoteAddress: address.map { String(cString: $0) } ?? endpoint.host
+        )
+    }
+
+    static func error(for code: CURLcode, detail: String, endpoint: Endpoint) -> HTTPError {
+        let curl = Int(code.rawValue)
+        let suffix = detail.isEmpty ? "" : " (\(detail))"
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return HTTPError(.unresolvedHost, "\(endpoint): the host name could not be resolved\(suffix).", curlCode: curl)
+        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY:
+            return HTTPError(.proxy, "\(endpoint): the proxy failed\(suffix).", curlCode: curl)
+        case CURLE_COULDNT_CONNECT:
+            return HTTPError(.connectionRefused, "\(endpoint): could not connect\(suffix).", curlCode: curl)
+        case CURLE_OPERATION_TIMEDOUT:
+            return HTTPError(.timeout, "\(endpoint): no answer within the timeout\(suffix).", curlCode: curl)
+        case CURLE_SSL_CONNECT_ERROR where detail.contains("wrong version number") || detail.contains("packet length too long") || detail.contains("record layer failure"):
+            return HTTPError(.notTLS, "\(endpoint): the server did not answer with TLS (a plain-HTTP port?)\(suffix).", curlCode: curl)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
+            return HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake failed\(suffix).", curlCode: curl)
+        default:
+            let text = curl_easy_strerror(code).map { String(cString: $0) } ?? "error \(curl)"
+            return HTTPError(.transport, "\(endpoint): \(text)\(suffix).", curlCode: curl)
+        }
+    }
+}

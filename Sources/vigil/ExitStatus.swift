@@ -1,0 +1,11 @@
+/// Exit codes, documented in docs/cli.md. The same for files and live hosts.
+enum ExitStatus {
+    /// The chain is trusted.
+    static let trusted: Int32 = 0
+    /// The chain was evaluated and is not trusted.
+    static let untrusted: Int32 = 1
+    /// Nothing could be evaluated: bad input, unreadable file, unreachable host, not TLS.
+    static let error: Int32 = 2
+    /// A wrong flag or argument (swift-argument-parser's usage error).
+    static let usage: Int32 = 64
+}
