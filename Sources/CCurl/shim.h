@@ -15,33 +15,52 @@ static inline CURLcode vigil_curl_setopt_pointer(CURL *h, CURLoption o, void *v)
 static inline CURLcode vigil_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode vigil_curl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 
-static inline SSL *vigil_curl_openssl(CURL *h) {
-    struct curl_tlssessioninfo *info = NULL;
-    if (curl_easy_getinfo(h, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info) return NULL;
-    if (info->backend != CURLSSLBACKEND_OPENSSL || !info->internals) return NULL;
-    return (SSL *)info->internals;
-}
+/// What the handshake showed: the chain as sent (leaf first), protocol and cipher. Filled by
+/// OpenSSL's certificate-verify hook during the handshake, while curl's SSL* still exists.
+typedef struct vigil_tls_capture {
+    STACK_OF(X509) *chain;
+    const char *version;   /* static strings owned by OpenSSL */
+    const char *cipher;
+} vigil_tls_capture;
 
-/// Number of certificates the peer sent (leaf first), or -1 without a TLS session.
-static inline int vigil_curl_peer_chain_count(CURL *h) {
-    SSL *ssl = vigil_curl_openssl(h);
-    if (!ssl) return -1;
-    STACK_OF(X509) *chain = SSL_get_peer_cert_chain(ssl);
-    return chain ? sk_X509_num(chain) : 0;
+/* Collect only: it accepts, and the caller's TrustEvaluator decides afterwards. */
+static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
+    vigil_tls_capture *capture = (vigil_tls_capture *)arg;
+    STACK_OF(X509) *sent = X509_STORE_CTX_get0_untrusted(ctx);
+    if (capture->chain) { sk_X509_pop_free(capture->chain, X509_free); capture->chain = NULL; }
+    if (sent) capture->chain = X509_chain_up_ref(sent);
+    SSL *ssl = (SSL *)X509_STORE_CTX_get_ex_data(ctx, SSL_get_ex_data_X509_STORE_CTX_idx());
+    if (ssl) {
+        capture->version = SSL_get_version(ssl);
+        const SSL_CIPHER *cipher = SSL_get_pending_cipher(ssl);
+        if (!cipher) cipher = SSL_get_current_cipher(ssl);
+        capture->cipher = cipher ? SSL_CIPHER_get_name(cipher) : NULL;
+    }
+    return 1;
 }
-/// DER of the i-th certificate the peer sent, in a buffer the caller frees with vigil_curl_free_der.
-static inline int vigil_curl_peer_chain_der(CURL *h, int i, unsigned char **der) {
+static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) {
+    (void)curl;
+    SSL_CTX_set_cert_verify_callback((SSL_CTX *)ssl_ctx, vigil_capture_verify, capture);
+    return CURLE_OK;
+}
+/// Makes the next transfer on `h` record its TLS handshake into `capture`.
+static inline CURLcode vigil_curl_capture_tls(CURL *h, vigil_tls_capture *capture) {
+    CURLcode rc = curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, vigil_capture_ssl_ctx);
+    if (rc != CURLE_OK) return rc;
+    return curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, (void *)capture);
+}
+static inline int vigil_tls_capture_count(const vigil_tls_capture *capture) {
+    return capture->chain ? sk_X509_num(capture->chain) : 0;
+}
+/// DER of the i-th certificate sent; free with vigil_tls_free_der.
+static inline int vigil_tls_capture_der(const vigil_tls_capture *capture, int i, unsigned char **der) {
     *der = NULL;
-    SSL *ssl = vigil_curl_openssl(h);
-    if (!ssl) return -1;
-    STACK_OF(X509) *chain = SSL_get_peer_cert_chain(ssl);
-    if (!chain || i < 0 || i >= sk_X509_num(chain)) return -1;
-    return i2d_X509(sk_X509_value(chain, i), der);
+    if (!capture->chain || i < 0 || i >= sk_X509_num(capture->chain)) return -1;
+    return i2d_X509(sk_X509_value(capture->chain, i), der);
 }
-static inline void vigil_curl_free_der(unsigned char *der) { OPENSSL_free(der); }
-static inline const char *vigil_curl_tls_version(CURL *h) { SSL *s = vigil_curl_openssl(h); return s ? SSL_get_version(s) : NULL; }
-static inline const char *vigil_curl_tls_cipher(CURL *h) {
-    SSL *s = vigil_curl_openssl(h);
-    return s ? SSL_CIPHER_get_name(SSL_get_current_cipher(s)) : NULL;
+static inline void vigil_tls_free_der(unsigned char *der) { OPENSSL_free(der); }
+static inline void vigil_tls_capture_release(vigil_tls_capture *capture) {
+    if (capture->chain) sk_X509_pop_free(capture->chain, X509_free);
+    capture->chain = NULL;
 }
 #endif

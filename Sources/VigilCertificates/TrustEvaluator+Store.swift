@@ -104,7 +104,7 @@ extension TrustEvaluator {
                 let depth = Int(X509_STORE_CTX_get_error_depth(context))
                 let certificate = X509_STORE_CTX_get_current_cert(context).map { Certificate(retaining: $0) }
                 let reason = ReasonText.reason(opensslCode: code, depth: depth, certificate: certificate)
-                let key = "\(code)/\(depth)"
+                let key = "\(reason.code)/\(depth)"
                 if !collector.seen.contains(key) {
                     collector.seen.insert(key)
                     collector.reasons.append(reason)

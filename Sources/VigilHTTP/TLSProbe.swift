@@ -46,6 +46,15 @@ public struct TLSProbe: Sendable {
             throw HTTPError(.transport, "libcurl could not be initialised.")
         }
         defer { curl_easy_cleanup(handle) }
+        let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
+        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil))
+        defer {
+            vigil_tls_capture_release(capture)
+            capture.deallocate()
+        }
+        guard vigil_curl_capture_tls(handle, capture) == CURLE_OK else {
+            throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
+        }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
@@ -54,6 +63,8 @@ public struct TLSProbe: Sendable {
             _ = vigil_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https")
             _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
             _ = vigil_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+            // A resumed session has no Certificate message: always do a full handshake.
+            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)
             _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
             _ = vigil_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
             // Collect only: the chain is judged by TrustEvaluator, never by libcurl.
@@ -67,25 +78,25 @@ public struct TLSProbe: Sendable {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw error(for: code, detail: detail, endpoint: endpoint)
         }
-        let count = vigil_curl_peer_chain_count(handle)
+        let count = vigil_tls_capture_count(capture)
         guard count > 0 else {
             throw HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake completed without a server certificate.")
         }
         var chain: [Certificate] = []
         for index in 0..<count {
             var der: UnsafeMutablePointer<UInt8>?
-            let length = vigil_curl_peer_chain_der(handle, index, &der)
+            let length = vigil_tls_capture_der(capture, index, &der)
             guard length > 0, let der else { continue }
             let bytes = Array(UnsafeBufferPointer(start: der, count: Int(length)))
-            vigil_curl_free_der(der)
+            vigil_tls_free_der(der)
             chain.append(try Certificate(derEncoded: bytes))
         }
         var address: UnsafeMutablePointer<CChar>?
         _ = vigil_curl_getinfo_string(handle, CURLINFO_PRIMARY_IP, &address)
         return Handshake(
             chain: chain,
-            protocolVersion: vigil_curl_tls_version(handle).map { String(cString: $0) } ?? "unknown",
-            cipher: vigil_curl_tls_cipher(handle).map { String(cString: $0) } ?? "unknown",
+            protocolVersion: capture.pointee.version.map { String(cString: $0) } ?? "unknown",
+            cipher: capture.pointee.cipher.map { String(cString: $0) } ?? "unknown",
             remoteAddress: address.map { String(cString: $0) } ?? endpoint.host
         )
     }

@@ -1,10 +1,108 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilHTTP
 
 extension Vigil {
     struct Inspect: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Inspect a certificate chain.")
-        func run() async throws {}
+        static let configuration = CommandConfiguration(
+            abstract: "Inspect a certificate chain: summary, findings and trust verdict.",
+            discussion: """
+                Live: vigil inspect https://HOST[:PORT] performs a TLS handshake (no HTTP request is sent).
+                Files: vigil inspect --file LEAF.pem [MORE.pem ...] (PEM with one or many certificates, or DER).
+                Exit codes: 0 trusted, 1 untrusted, 2 error (bad input, unreachable host), 64 usage error.
+                """
+        )
+
+        @Argument(help: "The server to inspect, https://HOST[:PORT]. IPv6 in brackets.")
+        var url: String?
+
+        @Option(name: .customLong("file"), parsing: .upToNextOption, help: "Certificate files: the leaf first, then any intermediates.")
+        var files: [String] = []
+
+        @Option(help: "The host name or IP address the certificate must be valid for (files only; a URL gives its own).")
+        var host: String?
+
+        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).")
+        var caFiles: [String] = []
+
+        @Option(help: "Evaluate at this time (ISO 8601, for example 2030-01-01T00:00:00Z) instead of now.")
+        var at: String?
+
+        @Option(help: "Seconds to wait for the connection and handshake.")
+        var timeout: Double = 10
+
+        @Flag(help: "Print the report as JSON (schema in docs/cli.md).")
+        var json = false
+
+        func validate() throws {
+            if url == nil && files.isEmpty {
+                throw ValidationError("Give a URL (https://HOST[:PORT]) or --file PATH.")
+            }
+            if url != nil && !files.isEmpty {
+                throw ValidationError("Give either a URL or --file, not both.")
+            }
+            if url != nil && host != nil {
+                throw ValidationError("--host is for --file; a URL is checked against its own host.")
+            }
+            if let at, Self.parseTime(at) == nil {
+                throw ValidationError("--at \(at) is not an ISO 8601 time such as 2030-01-01T00:00:00Z.")
+            }
+            if !(timeout > 0 && timeout <= 600) {
+                throw ValidationError("--timeout must be between 0 and 600 seconds.")
+            }
+        }
+
+        static func parseTime(_ text: String) -> Date? {
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withFullDate]
+            return formatter.date(from: text)
+        }
+
+        func run() async throws {
+            do {
+                let code = try await inspect()
+                throw ExitCode(code)
+            } catch let error as CertificateError {
+                fail(error.reason)
+            } catch let error as HTTPError {
+                fail(error.reason)
+            }
+        }
+
+        func fail(_ message: String) -> Never {
+            FileHandle.standardError.write(Data("vigil: error: \(message)\n".utf8))
+            Foundation.exit(ExitStatus.error)
+        }
+
+        func inspect() async throws -> Int32 {
+            var configuration = caFiles.isEmpty ? TrustEvaluator.Configuration.system : .caFiles(caFiles)
+            configuration.time = at.flatMap(Self.parseTime)
+            let evaluator = try TrustEvaluator(configuration: configuration)
+
+            let chain: [Certificate]
+            let target: InspectReport.Target
+            var connection: InspectReport.Connection?
+            if let url {
+                let endpoint = try Endpoint(url: url)
+                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)))
+                let handshake = try await probe.handshake(with: endpoint)
+                chain = handshake.chain
+                connection = .init(protocolVersion: handshake.protocolVersion, cipher: handshake.cipher, address: handshake.remoteAddress)
+                target = .init(kind: "host", url: endpoint.description, files: nil, peerName: endpoint.peerName)
+            } else {
+                chain = try files.flatMap { try Certificate.load(path: $0) }
+                target = .init(kind: "files", url: nil, files: files, peerName: host.map { PeerName(host: $0) })
+            }
+            let evaluation = evaluator.evaluate(chain, for: target.peerName)
+            let report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
+            if json {
+                print(try report.json())
+            } else {
+                print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
+            }
+            return evaluation.verdict.isTrusted ? ExitStatus.trusted : ExitStatus.untrusted
+        }
     }
 }

@@ -1,0 +1,50 @@
+import Foundation
+import VigilCertificates
+
+/// The `vigil inspect --json` document. Schema: docs/cli.md ("inspect JSON, schema 1").
+/// Fields are only ever added within a schema version.
+struct InspectReport: Encodable {
+    struct Target: Encodable {
+        /// `host` or `files`.
+        var kind: String
+        var url: String?
+        var files: [String]?
+        var peerName: PeerName?
+    }
+    struct Verdict: Encodable {
+        var trusted: Bool
+        var basis: TrustBasis?
+        var reasons: [TrustReason]
+    }
+    struct Connection: Encodable {
+        var protocolVersion: String
+        var cipher: String
+        var address: String
+    }
+
+    var schemaVersion = 1
+    var target: Target
+    var evaluatedAt: String
+    var verdict: Verdict
+    var connection: Connection?
+    var chain: ChainSummary
+    var certificates: [CertificateSummary]
+
+    init(target: Target, evaluation: TrustEvaluation, sent: [Certificate], connection: Connection?) {
+        self.target = target
+        self.evaluatedAt = evaluation.time.formatted(.iso8601)
+        switch evaluation.verdict {
+        case .trusted(let basis): self.verdict = Verdict(trusted: true, basis: basis, reasons: [])
+        case .untrusted(let reasons): self.verdict = Verdict(trusted: false, basis: nil, reasons: reasons)
+        }
+        self.connection = connection
+        self.chain = evaluation.chain
+        self.certificates = evaluation.summaries(of: sent)
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}

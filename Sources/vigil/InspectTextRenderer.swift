@@ -1,0 +1,108 @@
+import Foundation
+import VigilCertificates
+
+/// Renders an ``InspectReport`` for a person: verdict first, then the chain, then each certificate.
+struct InspectTextRenderer {
+    let terminal: Terminal
+
+    func render(_ report: InspectReport) -> String {
+        var lines: [String] = []
+        let what = report.target.url ?? report.target.files?.joined(separator: " ") ?? ""
+        let name = report.target.peerName.map { "\($0.kind.rawValue) \($0.value)" } ?? "no name checked"
+        if report.verdict.trusted, let basis = report.verdict.basis {
+            lines.append(terminal.green("TRUSTED") + "  \(what)")
+            let source = basis.source == .caFile ? "CA file \(basis.path ?? "")" : basis.source.description
+            lines.append("  for \(name), at \(report.evaluatedAt)")
+            lines.append("  anchor: \(basis.anchorSubject) (\(source))")
+        } else {
+            lines.append(terminal.red("UNTRUSTED") + "  \(what)")
+            lines.append("  for \(name), at \(report.evaluatedAt)")
+            for reason in report.verdict.reasons {
+                var line = "  - \(reason.message)"
+                if let code = reason.opensslCode { line += terminal.dim(" [OpenSSL \(code): \(reason.opensslMessage ?? "")]") }
+                lines.append(line)
+            }
+        }
+        if let connection = report.connection {
+            lines.append("  connection: \(connection.protocolVersion), \(connection.cipher), \(connection.address)")
+        }
+        lines.append("")
+        lines += chain(report.chain)
+        for (index, summary) in report.certificates.enumerated() {
+            lines.append("")
+            let role = report.chain.sent.indices.contains(index) ? report.chain.sent[index].role.rawValue : ""
+            lines.append(terminal.bold("Certificate \(index) (\(role))"))
+            lines += certificate(summary)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func chain(_ chain: ChainSummary) -> [String] {
+        var lines = ["Chain as sent (\(chain.sent.count)):"]
+        for (index, entry) in chain.sent.enumerated() {
+            lines.append("  \(index) \(entry.role.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.subject)")
+        }
+        lines.append("Chain as verified (\(chain.verified.count)):")
+        for (index, entry) in chain.verified.enumerated() {
+            let role = entry.isAnchor ? "root/anchor" : entry.role.rawValue
+            lines.append("  \(index) \(role.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.subject)")
+        }
+        lines.append("  root sent: \(chain.rootSent ? "yes" : "no"); sent in order: \(chain.sentInOrder ? "yes" : "no")")
+        if !chain.missingIssuers.isEmpty {
+            lines.append("  " + terminal.yellow("missing issuer: ") + chain.missingIssuers.joined(separator: "; "))
+        }
+        if !chain.unusedSent.isEmpty {
+            lines.append("  sent but unused: certificates \(chain.unusedSent.map(String.init).joined(separator: ", "))")
+        }
+        return lines
+    }
+
+    func certificate(_ s: CertificateSummary) -> [String] {
+        func critical(_ oid: String) -> String {
+            s.extensions.first { $0.oid == oid }?.critical == true ? " (critical)" : ""
+        }
+        func row(_ label: String, _ value: String) -> String {
+            "  " + (label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + value
+        }
+        var lines = [
+            row("Subject", s.subject),
+            row("Issuer", s.issuer),
+            row("Version", "\(s.version)"),
+            row("Serial", s.serialNumber),
+            row("Valid", "\(s.validity.notBefore) to \(s.validity.notAfter) (\(s.validity.daysLeft) days left)"),
+            row("Signature", s.signatureAlgorithm),
+        ]
+        var key = "\(s.publicKey.algorithm) \(s.publicKey.bits) bits"
+        if let exponent = s.publicKey.rsaExponent { key += ", exponent \(exponent)" }
+        if let curve = s.publicKey.curve { key += ", curve \(curve)" }
+        lines.append(row("Public key", key))
+        let san = s.subjectAlternativeNames
+        let names = san.dns.map { "DNS \($0)" } + san.ip.map { "IP \($0)" } + san.email.map { "email \($0)" } + san.uri.map { "URI \($0)" } + san.other
+        lines.append(row("SANs", names.isEmpty ? "none" : names.joined(separator: ", ") + critical("2.5.29.17")))
+        if let bc = s.basicConstraints {
+            lines.append(row("Basic constraints", "CA:\(bc.isCA ? "TRUE" : "FALSE")" + (bc.pathLength.map { ", pathlen \($0)" } ?? "") + critical("2.5.29.19")))
+        }
+        if let usage = s.keyUsage { lines.append(row("Key usage", usage.joined(separator: ", ") + critical("2.5.29.15"))) }
+        if let usage = s.extendedKeyUsage { lines.append(row("Extended key usage", usage.joined(separator: ", ") + critical("2.5.29.37"))) }
+        if let id = s.subjectKeyIdentifier { lines.append(row("Subject key id", id)) }
+        if let id = s.authorityKeyIdentifier { lines.append(row("Authority key id", id)) }
+        if !s.authorityInformationAccess.ocsp.isEmpty { lines.append(row("OCSP", s.authorityInformationAccess.ocsp.joined(separator: ", "))) }
+        if !s.authorityInformationAccess.caIssuers.isEmpty { lines.append(row("CA issuers", s.authorityInformationAccess.caIssuers.joined(separator: ", "))) }
+        if !s.crlDistributionPoints.isEmpty { lines.append(row("CRL", s.crlDistributionPoints.joined(separator: ", "))) }
+        if !s.policies.isEmpty { lines.append(row("Policies", s.policies.joined(separator: ", "))) }
+        lines.append(row("Embedded SCTs", "\(s.embeddedSCTCount)"))
+        for ext in s.extensions where !ext.summarized {
+            let text = ext.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+            lines.append(row(ext.name + (ext.critical ? " (critical)" : ""), text))
+        }
+        lines.append(row("SHA-256", s.fingerprints.sha256))
+        lines.append(row("SHA-1", s.fingerprints.sha1))
+        lines.append(row("SPKI pin (SHA-256)", s.fingerprints.spkiSHA256))
+        for finding in s.findings {
+            let label = "[\(finding.severity.rawValue)]"
+            let painted = finding.severity == .critical ? terminal.red(label) : finding.severity == .warning ? terminal.yellow(label) : label
+            lines.append("  \(painted) \(finding.message)")
+        }
+        return lines
+    }
+}
