@@ -51,19 +51,25 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Helpers for tests only: paths, a real openssl s_server on loopback, running the CLI.
+        .target(
+            name: "VigilTestSupport",
+            path: "Tests/VigilTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "VigilCertificatesTests",
-            dependencies: ["VigilCertificates"],
+            dependencies: ["VigilCertificates", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "VigilHTTPTests",
-            dependencies: ["VigilHTTP", "VigilCertificates"],
+            dependencies: ["VigilHTTP", "VigilCertificates", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "VigilCLITests",
-            dependencies: [],
+            dependencies: ["VigilTestSupport"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,0 +1,54 @@
+public import Foundation
+
+/// Runs a program to completion and captures what it printed.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+}
+
+public enum CommandRunner {
+    /// Runs `executable` with `arguments`; `environment` entries are added to (or, with nil, removed from) ours.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let inputPipe = Pipe()
+        process.standardInput = inputPipe
+        try process.run()
+        // Drain both pipes concurrently so a chatty child cannot block on a full pipe.
+        let errorData = LockedData()
+        let reader = Thread { errorData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        if let input { inputPipe.fileHandleForWriting.write(input) }
+        try? inputPipe.fileHandleForWriting.close()
+        let outputData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errorData.isSet { usleep(1000) }
+        return CommandResult(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData.value, as: UTF8.self)
+        )
+    }
+
+    /// Runs the built `vigil`.
+    public static func vigil(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {
+        try run(TestPaths.vigilBinary, arguments, environment: environment, input: input)
+    }
+}
+
+final class LockedData: @unchecked Sendable {  // guarded by lock
+    private let lock = NSLock()
+    private var data = Data()
+    private var done = false
+    func set(_ value: Data) { lock.lock(); data = value; done = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return done }
+    var value: Data { lock.lock(); defer { lock.unlock() }; return data }
+}

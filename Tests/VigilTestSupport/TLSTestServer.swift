@@ -1,0 +1,119 @@
+public import Foundation
+
+/// A real TLS server on loopback: `openssl s_server` serving one testcerts case.
+/// Not Vigil's code, so it checks Vigil's client independently. Stopped by `stop()` or deinit.
+public final class TLSTestServer: @unchecked Sendable {  // immutable after init; Process is thread-safe to terminate
+    public let host: String
+    public let port: Int
+    private let process: Process
+
+    /// Serves `testcerts/<name>.pem` with the rest of `<name>-chain.pem` as its chain, on `bind`.
+    public convenience init(case name: String, bind: String = "127.0.0.1") throws {
+        let leaf = TestPaths.testcert("\(name).pem")
+        let key = TestPaths.testcert("\(name).key")
+        let chainFile = TestPaths.testcert("\(name)-chain.pem")
+        let directory = try TestPaths.temporaryDirectory()
+        let extra = directory.appendingPathComponent("extra.pem")
+        let chain = try String(contentsOfFile: chainFile, encoding: .utf8)
+        let marker = "-----END CERTIFICATE-----"
+        let rest = chain.components(separatedBy: marker).dropFirst().joined(separator: marker)
+        var arguments = ["s_server", "-accept", bind.contains(":") ? "[\(bind)]:0" : "\(bind):0", "-www",
+                         "-cipher", "DEFAULT:@SECLEVEL=0", "-cert", leaf, "-key", key]
+        if rest.contains("BEGIN CERTIFICATE") {
+            try rest.trimmingCharacters(in: .whitespacesAndNewlines).appending("\n").write(to: extra, atomically: true, encoding: .utf8)
+            arguments += ["-cert_chain", extra.path]
+        }
+        try self.init(arguments: arguments, host: bind)
+    }
+
+    private init(arguments: [String], host: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        process.standardInput = Pipe()
+        try process.run()
+        // s_server prints "ACCEPT host:port" once it listens.
+        var buffer = ""
+        var port: Int?
+        let handle = out.fileHandleForReading
+        while port == nil {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            buffer += String(decoding: chunk, as: UTF8.self)
+            if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT") }),
+               let last = line.split(separator: ":").last, let value = Int(last.trimmingCharacters(in: .whitespaces)) {
+                port = value
+            }
+        }
+        guard let port else {
+            process.terminate()
+            throw TestServerError(message: "openssl s_server did not start: \(buffer)")
+        }
+        self.process = process
+        self.port = port
+        self.host = host
+    }
+
+    /// `https://host:port` (IPv6 bracketed).
+    public var url: String { host.contains(":") ? "https://[\(host)]:\(port)" : "https://\(host):\(port)" }
+
+    public func stop() {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+    }
+
+    deinit { stop() }
+}
+
+public struct TestServerError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// A TCP socket bound to 127.0.0.1 on a free port.
+func boundLoopbackSocket() -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
+/// A port on 127.0.0.1 where nothing listens.
+public func closedLoopbackPort() -> Int {
+    let (fd, port) = boundLoopbackSocket()
+    close(fd)
+    return port
+}
+
+/// A socket on 127.0.0.1 that accepts TCP connections. Silent, it never speaks (connections wait
+/// in the kernel backlog); with `reply`, it answers every connection with those bytes (plain
+/// HTTP, say) and closes it.
+public final class SilentListener: @unchecked Sendable {  // fd is immutable, closed once
+    public let port: Int
+    private let fd: Int32
+    public init(reply: Data? = nil) {
+        (fd, port) = boundLoopbackSocket()
+        _ = listen(fd, 8)
+        if let reply {
+            let fd = self.fd
+            let thread = Thread {
+                while true {
+                    let client = accept(fd, nil, nil)
+                    if client < 0 { return }
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    _ = read(client, &buffer, buffer.count)
+                    _ = reply.withUnsafeBytes { write(client, $0.baseAddress, reply.count) }
+                    close(client)
+                }
+            }
+            thread.start()
+        }
+    }
+    deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+}

@@ -1,0 +1,40 @@
+public import Foundation
+
+/// Where the package, its test PKI and the built `vigil` binary are.
+public enum TestPaths {
+    /// The package root (found from this file's path).
+    public static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    /// A file in testcerts/.
+    public static func testcert(_ name: String) -> String {
+        root.appendingPathComponent("testcerts").appendingPathComponent(name).path
+    }
+
+    /// The CA bundle that trusts the test root.
+    public static var caBundle: String { testcert("ca-bundle.pem") }
+
+    /// The `vigil` binary built next to the test bundle (or `VIGIL_BINARY`).
+    public static var vigilBinary: String {
+        if let path = ProcessInfo.processInfo.environment["VIGIL_BINARY"] { return path }
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("vigil").path,
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("vigil").path,
+            root.appendingPathComponent(".build/debug/vigil").path,
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[2]
+    }
+
+    /// A new empty directory under the system temporary directory.
+    public static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Vigil builds and tests with, when they are missing.
+# Says what it does; does nothing when everything is there.
+set -euo pipefail
+packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-dev gnome-keyring dbus openssl publicsuffix python3 pkg-config)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "bootstrap: all Debian packages present (${packages[*]})"
+else
+  echo "bootstrap: installing missing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  echo "bootstrap: installed ${missing[*]}"
+fi
+command -v swift >/dev/null || { echo "bootstrap: swift is not on PATH (Swift 6.1 or later is required; see README)" >&2; exit 1; }
