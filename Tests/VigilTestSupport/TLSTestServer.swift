@@ -61,7 +61,11 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
     public var url: String { host.contains(":") ? "https://[\(host)]:\(port)" : "https://\(host):\(port)" }
 
     public func stop() {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        // SIGKILL: children inherit the test runner's blocked signal mask, SIGTERM included.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     deinit { stop() }

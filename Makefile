@@ -1,0 +1,36 @@
+# Vigil: the README's two commands are the contract.
+#   make demo   installs missing Debian packages, builds, runs the main job on loopback
+#   make test   installs missing Debian packages, builds, runs x509-limbo and the Swift tests
+SWIFT ?= swift
+VIGIL := .build/debug/vigil
+
+.PHONY: all bootstrap build demo test limbo bench testcerts clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+build: bootstrap
+	$(SWIFT) build --product vigil
+
+demo: build
+	@scripts/demo.sh $(VIGIL)
+
+# limbo runs before the Swift tests so that swift test's summary is the last line.
+test: bootstrap
+	$(SWIFT) build --build-tests
+	@scripts/limbo.sh $(VIGIL)
+	$(SWIFT) test
+
+limbo: build
+	@scripts/limbo.sh $(VIGIL)
+
+bench: bootstrap
+	@scripts/bench-certificates.sh
+
+testcerts:
+	testcerts/generate.sh
+
+clean:
+	rm -rf .build results Benchmarks/.build

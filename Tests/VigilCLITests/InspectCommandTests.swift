@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import VigilTestSupport
+
+/// Runs the built `vigil` binary and checks output and exit codes (docs/cli.md).
+@Suite("vigil inspect", .serialized)
+struct InspectCommandTests {
+    enum Exit { static let trusted: Int32 = 0, untrusted: Int32 = 1, error: Int32 = 2, usage: Int32 = 64 }
+
+    func inspectFile(_ name: String, host: String = "127.0.0.1", extra: [String] = []) throws -> CommandResult {
+        try CommandRunner.vigil(["inspect", "--file", TestPaths.testcert("\(name)-chain.pem"), "--host", host, "--ca-file", TestPaths.caBundle] + extra)
+    }
+
+    @Test func trustedFileExitsZeroAndSaysSoFirst() throws {
+        let result = try inspectFile("valid-127.0.0.1")
+        #expect(result.status == Exit.trusted)
+        #expect(result.standardOutput.hasPrefix("TRUSTED"))
+        #expect(result.standardOutput.contains("SPKI pin (SHA-256):"))
+        #expect(!result.standardOutput.contains("\u{1B}["), "no colours when stdout is not a TTY")
+    }
+
+    @Test(arguments: ["expired", "not-yet-valid", "wrong-host", "self-signed", "untrusted-root", "incomplete-chain", "rsa-1024", "sha1-intermediate", "mitm-forged", "cn-only"])
+    func untrustedFilesExitOne(name: String) throws {
+        let result = try inspectFile(name)
+        #expect(result.status == Exit.untrusted)
+        #expect(result.standardOutput.hasPrefix("UNTRUSTED"))
+        #expect(result.standardOutput.contains("[OpenSSL "))
+    }
+
+    @Test func jsonFollowsSchemaOne() throws {
+        let result = try inspectFile("valid-127.0.0.1", extra: ["--json"])
+        #expect(result.status == Exit.trusted)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(json["schemaVersion"] as? Int == 1)
+        let verdict = try #require(json["verdict"] as? [String: Any])
+        #expect(verdict["trusted"] as? Bool == true)
+        #expect((verdict["basis"] as? [String: Any])?["source"] as? String == "ca-file")
+        let certificates = try #require(json["certificates"] as? [[String: Any]])
+        #expect(certificates.count == 2)
+        let fingerprints = try #require(certificates[0]["fingerprints"] as? [String: Any])
+        #expect(fingerprints.keys.sorted() == ["sha1", "sha256", "spkiSHA256"])
+        let chain = try #require(json["chain"] as? [String: Any])
+        #expect((chain["verified"] as? [Any])?.count == 3)
+        let target = try #require(json["target"] as? [String: Any])
+        #expect(target["kind"] as? String == "files")
+    }
+
+    @Test func atMovesTheEvaluationTime() throws {
+        let result = try inspectFile("valid-127.0.0.1", extra: ["--at", "2130-01-01T00:00:00Z"])
+        #expect(result.status == Exit.untrusted)
+        #expect(result.standardOutput.contains("expired"))
+    }
+
+    @Test func sslCertFileIsHonouredForTheSystemStore() throws {
+        let chain = TestPaths.testcert("valid-127.0.0.1-chain.pem")
+        let trusted = try CommandRunner.vigil(["inspect", "--file", chain, "--host", "127.0.0.1"], environment: ["SSL_CERT_FILE": TestPaths.caBundle, "SSL_CERT_DIR": "/nonexistent"])
+        #expect(trusted.status == Exit.trusted)
+        #expect(trusted.standardOutput.contains("system-store"))
+        let untrusted = try CommandRunner.vigil(["inspect", "--file", chain, "--host", "127.0.0.1"], environment: ["SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"])
+        #expect(untrusted.status == Exit.untrusted)
+    }
+
+    @Test func derFileWorks() throws {
+        let result = try CommandRunner.vigil(["inspect", "--file", TestPaths.testcert("valid-127.0.0.1.der"), TestPaths.testcert("intermediate-ca.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle])
+        #expect(result.status == Exit.trusted)
+    }
+
+    @Test func badFilesGiveOneLineAndExitTwo() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let der = try Data(contentsOf: URL(fileURLWithPath: TestPaths.testcert("valid-127.0.0.1.der")))
+        let files: [(String, Data)] = [
+            ("empty.pem", Data()),
+            ("garbage.pem", Data("this is not a certificate\n".utf8)),
+            ("truncated.der", der.prefix(200)),
+            ("truncated.pem", Data("-----BEGIN CERTIFICATE-----\nMIIB".utf8)),
+            ("binary.bin", Data([0xff, 0xfe, 0x00, 0x01])),
+        ]
+        var paths = [directory.path, "/nonexistent/cert.pem"]
+        for (name, data) in files {
+            let url = directory.appendingPathComponent(name)
+            try data.write(to: url)
+            paths.append(url.path)
+        }
+        for path in paths {
+            let result = try CommandRunner.vigil(["inspect", "--file", path])
+            #expect(result.status == Exit.error, "\(path)")
+            #expect(result.standardOutput.isEmpty)
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1, "\(path): \(result.standardError)")
+            #expect(result.standardError.hasPrefix("vigil: error: "))
+        }
+    }
+
+    @Test(arguments: [["inspect"], ["inspect", "--bogus"], ["inspect", "https://x", "--file", "a.pem"], ["inspect", "--file", "a.pem", "--at", "yesterday"], ["inspect", "https://127.0.0.1", "--host", "x"]])
+    func usageErrorsExitSixtyFour(arguments: [String]) throws {
+        #expect(try CommandRunner.vigil(arguments).status == Exit.usage)
+    }
+
+    @Test func liveHostTrustedUntrustedAndJSON() throws {
+        let server = try TLSTestServer(case: "valid-127.0.0.1")
+        defer { server.stop() }
+        let trusted = try CommandRunner.vigil(["inspect", server.url, "--ca-file", TestPaths.caBundle])
+        #expect(trusted.status == Exit.trusted)
+        #expect(trusted.standardOutput.contains("connection: TLSv1"))
+        let system = try CommandRunner.vigil(["inspect", server.url], environment: ["SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"])
+        #expect(system.status == Exit.untrusted)
+        let json = try CommandRunner.vigil(["inspect", server.url, "--ca-file", TestPaths.caBundle, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect((object["target"] as? [String: Any])?["kind"] as? String == "host")
+        #expect((object["connection"] as? [String: Any])?["protocolVersion"] as? String != nil)
+    }
+
+    @Test(arguments: ["expired", "self-signed", "untrusted-root", "incomplete-chain", "mitm-forged"])
+    func liveUntrustedHostsExitOne(name: String) throws {
+        let server = try TLSTestServer(case: name)
+        defer { server.stop() }
+        let result = try CommandRunner.vigil(["inspect", server.url, "--ca-file", TestPaths.caBundle])
+        #expect(result.status == Exit.untrusted, "\(name): \(result.standardOutput)")
+    }
+
+    @Test func unreachableAndNonTLSHostsExitTwo() throws {
+        let refused = try CommandRunner.vigil(["inspect", "https://127.0.0.1:\(closedLoopbackPort())"])
+        #expect(refused.status == Exit.error)
+        #expect(refused.standardError.contains("could not connect"))
+        let plain = SilentListener(reply: Data("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8))
+        let notTLS = try CommandRunner.vigil(["inspect", "https://127.0.0.1:\(plain.port)"])
+        #expect(notTLS.status == Exit.error)
+        #expect(notTLS.standardError.contains("did not answer with TLS"))
+        let silent = SilentListener()
+        let timeout = try CommandRunner.vigil(["inspect", "https://127.0.0.1:\(silent.port)", "--timeout", "0.5"])
+        #expect(timeout.status == Exit.error)
+        #expect(timeout.standardError.contains("timeout"))
+        let http = try CommandRunner.vigil(["inspect", "http://127.0.0.1"])
+        #expect(http.status == Exit.error)
+    }
+}
