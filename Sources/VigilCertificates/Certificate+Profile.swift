@@ -47,10 +47,8 @@ extension Certificate {
             guard let stack else { return [] }
             return (0..<vigil_sk_num(stack)).compactMap { index in
                 guard let subtree = vigil_sk_value(stack, index), let base = vigil_general_subtree_base(subtree) else { return nil }
-                var data: UnsafePointer<UInt8>?
-                var length: Int32 = 0
-                guard vigil_general_name_get(base, &data, &length) == GEN_DNS, let data else { return nil }
-                return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+                let name = Self.generalName(base)
+                return name.kind == GEN_DNS ? name.text : nil
             }
         }
         let permitted = vigil_name_constraints_permitted(nc)

@@ -14,8 +14,10 @@ extension Certificate {
     public var notBefore: Date? { OpenSSLSupport.date(X509_get0_notBefore(storage.x509)) }
     public var notAfter: Date? { OpenSSLSupport.date(X509_get0_notAfter(storage.x509)) }
 
-    /// Subject equals issuer and the certificate's own key verifies its signature.
-    public var isSelfSigned: Bool { X509_self_signed(storage.x509, 1) == 1 }
+    /// Subject equals issuer and the key identifiers agree (OpenSSL's `X509_self_signed`
+    /// without the signature check, which costs half of a summary for P-384 roots). The trust
+    /// verdict verifies every signature it relies on.
+    public var isSelfSigned: Bool { X509_self_signed(storage.x509, 0) == 1 }
 
     /// True when the basic constraints extension says cA.
     public var isCA: Bool { X509_check_ca(storage.x509) == 1 && (X509_get_extension_flags(storage.x509) & UInt32(EXFLAG_CA)) != 0 }
@@ -78,8 +80,16 @@ extension Certificate {
         return OpenSSLSupport.printed { X509_NAME_print_ex($0, name, 0, flags) } ?? ""
     }
 
+    /// `YYYY-MM-DDTHH:MM:SSZ` in UTC (gmtime_r: Foundation's formatters cost more than the rest
+    /// of a summary).
     static func iso8601(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon).timeZone(separator: .omitted))
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "invalid-time" }
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let year = Int(parts.tm_year) + 1900
+        let yearText = year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
+        return "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     var serialHex: String {
@@ -147,17 +157,13 @@ extension Certificate {
         defer { vigil_GENERAL_NAMES_free(stack) }
         for index in 0..<vigil_sk_num(stack) {
             guard let item = vigil_sk_value(stack, index) else { continue }
-            var data: UnsafePointer<UInt8>?
-            var length: Int32 = 0
-            let kind = vigil_general_name_get(item, &data, &length)
-            let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: Int(length))) } ?? []
-            switch kind {
-            case GEN_DNS: names.dns.append(String(decoding: bytes, as: UTF8.self))
-            case GEN_EMAIL: names.email.append(String(decoding: bytes, as: UTF8.self))
-            case GEN_URI: names.uri.append(String(decoding: bytes, as: UTF8.self))
-            case GEN_IPADD: names.ip.append(Self.ipString(bytes))
-            default:
-                names.other.append(OpenSSLSupport.printed { vigil_general_name_print($0, item) } ?? "unprintable name")
+            let name = Self.generalName(item)
+            switch name.kind {
+            case GEN_DNS: names.dns.append(name.text)
+            case GEN_EMAIL: names.email.append(name.text)
+            case GEN_URI: names.uri.append(name.text)
+            case GEN_IPADD: names.ip.append(name.text)
+            default: names.other.append(name.text.isEmpty ? "unprintable name" : name.text)
             }
         }
         return names
@@ -277,7 +283,7 @@ extension Certificate {
         var buffer = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         guard X509_digest(storage.x509, type, &buffer, &length) == 1 else { return "" }
-        return OpenSSLSupport.hex(buffer.prefix(Int(length)), separator: ":").uppercased()
+        return OpenSSLSupport.hex(buffer.prefix(Int(length)), separator: ":", uppercase: true)
     }
 
     /// RFC 7469 pin: base64(SHA-256(SubjectPublicKeyInfo DER)).
@@ -294,15 +300,20 @@ extension Certificate {
     }
 
     static func generalNameText(_ item: UnsafeMutableRawPointer?) -> String {
-        guard let item else { return "" }
+        item.map { generalName($0).text } ?? ""
+    }
+
+    /// A GENERAL_NAME's kind (`GEN_*`) and text: DNS, email and URI as stored, IPs in their
+    /// canonical text form, other kinds as OpenSSL prints them.
+    static func generalName(_ item: UnsafeMutableRawPointer) -> (kind: Int32, text: String) {
         var data: UnsafePointer<UInt8>?
         var length: Int32 = 0
         let kind = vigil_general_name_get(item, &data, &length)
         let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: Int(length))) } ?? []
         switch kind {
-        case GEN_DNS, GEN_EMAIL, GEN_URI: return String(decoding: bytes, as: UTF8.self)
-        case GEN_IPADD: return ipString(bytes)
-        default: return OpenSSLSupport.printed { vigil_general_name_print($0, item) } ?? ""
+        case GEN_DNS, GEN_EMAIL, GEN_URI: return (kind, String(decoding: bytes, as: UTF8.self))
+        case GEN_IPADD: return (kind, ipString(bytes))
+        default: return (kind, OpenSSLSupport.printed { vigil_general_name_print($0, item) } ?? "")
         }
     }
 

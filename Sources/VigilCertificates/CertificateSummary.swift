@@ -36,7 +36,8 @@ public struct CertificateSummary: Codable, Sendable, Hashable {
     /// Every extension in the certificate, in order, with OpenSSL's own text for it.
     public var extensions: [ExtensionInfo]
     public var fingerprints: Fingerprints
-    /// Subject equals issuer and the signature verifies with the certificate's own key.
+    /// Subject equals issuer and the key identifiers agree (the signature itself is checked by
+    /// trust evaluation, not here).
     public var isSelfSigned: Bool
     /// What deserves attention, most severe first.
     public var findings: [Finding]

@@ -49,8 +49,21 @@ enum OpenSSLSupport {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
-        bytes.map { String(format: "%02x", $0) }.joined(separator: separator)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Hex of `bytes`, two digits a byte, with an optional one-byte separator (":").
+    static func hex(_ bytes: some Sequence<UInt8>, separator: String = "", uppercase: Bool = false) -> String {
+        let digits = uppercase ? upperHexDigits : hexDigits
+        let separatorByte = separator.utf8.first
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.underestimatedCount * 3)
+        for byte in bytes {
+            if let separatorByte, !output.isEmpty { output.append(separatorByte) }
+            output.append(digits[Int(byte >> 4)])
+            output.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
