@@ -118,6 +118,24 @@ struct InspectCommandTests {
         #expect(result.status == Exit.untrusted, "\(name): \(result.standardOutput)")
     }
 
+    @Test func httpsProxyFromTheEnvironmentIsUsed() throws {
+        let server = try TLSTestServer(case: "valid-127.0.0.1")
+        defer { server.stop() }
+        let proxy = ConnectProxy()
+        let environment: [String: String?] = [
+            "https_proxy": "http://127.0.0.1:\(proxy.port)", "HTTPS_PROXY": nil,
+            "no_proxy": nil, "NO_PROXY": nil, "all_proxy": nil, "ALL_PROXY": nil,
+        ]
+        let result = try CommandRunner.vigil(["inspect", server.url, "--ca-file", TestPaths.caBundle], environment: environment)
+        #expect(result.status == Exit.trusted, "\(result.standardError)")
+        #expect(proxy.tunnels == ["127.0.0.1:\(server.port)"])
+        // no_proxy is honoured too.
+        let direct = try CommandRunner.vigil(["inspect", server.url, "--ca-file", TestPaths.caBundle],
+                                             environment: environment.merging(["no_proxy": "127.0.0.1"]) { $1 })
+        #expect(direct.status == Exit.trusted)
+        #expect(proxy.tunnels.count == 1)
+    }
+
     @Test func unreachableAndNonTLSHostsExitTwo() throws {
         let refused = try CommandRunner.vigil(["inspect", "https://127.0.0.1:\(closedLoopbackPort())"])
         #expect(refused.status == Exit.error)

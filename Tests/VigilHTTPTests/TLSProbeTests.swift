@@ -21,7 +21,9 @@ struct TLSProbeTests {
         ("incomplete-chain", "127.0.0.1", false),
         ("rsa-1024", "127.0.0.1", false),
         ("sha1-intermediate", "127.0.0.1", false),
+        ("renewed-a1", "127.0.0.1", true),
         ("renewed-a2", "127.0.0.1", true),
+        ("cn-only", "127.0.0.1", false),
         ("rekeyed-b1", "127.0.0.1", true),
         ("mitm-forged", "127.0.0.1", false),
     ]
