@@ -14,10 +14,12 @@ let package = Package(
     products: [
         .library(name: "VigilCertificates", targets: ["VigilCertificates"]),
         .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
+        .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .executable(name: "vigil", targets: ["vigil"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     ],
     targets: [
         // System OpenSSL; used by VigilCertificates only.
@@ -37,6 +39,12 @@ let package = Package(
             dependencies: ["COpenSSL"],
             swiftSettings: strictSettings
         ),
+        // Settings from environment, user file, managed file and defaults; no Vigil dependency.
+        .target(
+            name: "VigilSettings",
+            dependencies: [.product(name: "Configuration", package: "swift-configuration")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "VigilHTTP",
             dependencies: ["VigilCertificates", "CCurl"],
@@ -47,6 +55,7 @@ let package = Package(
             dependencies: [
                 "VigilCertificates",
                 "VigilHTTP",
+                "VigilSettings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -60,6 +69,11 @@ let package = Package(
         .testTarget(
             name: "VigilCertificatesTests",
             dependencies: ["VigilCertificates", "VigilTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilSettingsTests",
+            dependencies: ["VigilSettings", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -8,4 +8,6 @@ enum ExitStatus {
     static let error: Int32 = 2
     /// A wrong flag or argument (swift-argument-parser's usage error).
     static let usage: Int32 = 64
+    /// The configuration is broken (a managed file Vigil cannot use, invalid settings): EX_CONFIG.
+    static let configuration: Int32 = 78
 }

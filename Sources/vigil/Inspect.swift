@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VigilCertificates
 import VigilHTTP
+import VigilSettings
 
 extension Vigil {
     struct Inspect: AsyncParsableCommand {
@@ -61,6 +62,7 @@ extension Vigil {
         }
 
         func run() async throws {
+            _ = SettingsContext.load()
             do {
                 let code = try await inspect()
                 throw ExitCode(code)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Vigil: AsyncParsableCommand {
@@ -6,6 +7,13 @@ struct Vigil: AsyncParsableCommand {
         commandName: "vigil",
         abstract: "Security and certificate inspection for file-sync cloud clients.",
         version: "0.1.0",
-        subcommands: [Inspect.self, Conformance.self]
+        subcommands: [Inspect.self, Config.self, Conformance.self]
     )
+
+    static func main() async {
+        // A peer that closes a socket (libcurl runs with CURLOPT_NOSIGNAL) or a reader that
+        // closes our stdout must give an error, not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+        await main(nil)
+    }
 }

@@ -10,6 +10,7 @@ public struct CommandResult: Sendable {
 public enum CommandRunner {
     /// Runs `executable` with `arguments`; `environment` entries are added to (or, with nil, removed from) ours.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {
+        TestPaths.ignoreBrokenPipes()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -38,10 +39,17 @@ public enum CommandRunner {
         )
     }
 
-    /// Runs the built `vigil`.
+    /// Runs the built `vigil`, hermetically: no user settings file and no managed file unless
+    /// `environment` names them, and none of the caller's `VIGIL_` settings.
     public static func vigil(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {
-        try run(TestPaths.vigilBinary, arguments, environment: environment, input: input)
+        var hermetic: [String: String?] = ["XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json"]
+        for key in ProcessInfo.processInfo.environment.keys where key.hasPrefix("VIGIL_") && key != "VIGIL_BINARY" && key != "VIGIL_MANAGED_CONFIG" {
+            hermetic[key] = .some(nil)
+        }
+        return try run(TestPaths.vigilBinary, arguments, environment: hermetic.merging(environment) { $1 }, input: input)
     }
+
+    static let emptyConfigHome: String = (try? TestPaths.temporaryDirectory().path) ?? "/nonexistent-vigil-config"
 }
 
 final class LockedData: @unchecked Sendable {  // guarded by lock

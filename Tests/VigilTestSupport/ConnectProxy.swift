@@ -12,6 +12,7 @@ public final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; 
     public var tunnels: [String] { lock.lock(); defer { lock.unlock() }; return targets }
 
     public init() {
+        TestPaths.ignoreBrokenPipes()
         (fd, port) = boundLoopbackSocket()
         _ = listen(fd, 8)
         let listener = fd
@@ -43,12 +44,12 @@ public final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; 
         if host.hasPrefix("[") { host = String(host.dropFirst().dropLast()) }
         let upstream = Self.connectTCP(host: host, port: port)
         guard upstream >= 0 else {
-            _ = "HTTP/1.1 502 Bad Gateway\r\n\r\n".withCString { write(client, $0, strlen($0)) }
+            _ = "HTTP/1.1 502 Bad Gateway\r\n\r\n".withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
             close(client)
             return
         }
         lock.lock(); targets.append(String(parts[1])); lock.unlock()
-        _ = "HTTP/1.1 200 Connection established\r\n\r\n".withCString { write(client, $0, strlen($0)) }
+        _ = "HTTP/1.1 200 Connection established\r\n\r\n".withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         Self.relay(from: client, to: upstream)
         Self.relay(from: upstream, to: client)
     }
@@ -58,7 +59,7 @@ public final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; 
             var buffer = [UInt8](repeating: 0, count: 16_384)
             while true {
                 let count = read(source, &buffer, buffer.count)
-                if count <= 0 || write(destination, buffer, count) != count { break }
+                if count <= 0 || send(destination, buffer, count, Int32(MSG_NOSIGNAL)) != count { break }
             }
             shutdown(destination, Int32(SHUT_WR))
         }.start()

@@ -102,6 +102,7 @@ public final class SilentListener: @unchecked Sendable {  // fd is immutable, cl
     public let port: Int
     private let fd: Int32
     public init(reply: Data? = nil) {
+        TestPaths.ignoreBrokenPipes()
         (fd, port) = boundLoopbackSocket()
         _ = listen(fd, 8)
         if let reply {
@@ -112,7 +113,7 @@ public final class SilentListener: @unchecked Sendable {  // fd is immutable, cl
                     if client < 0 { return }
                     var buffer = [UInt8](repeating: 0, count: 4096)
                     _ = read(client, &buffer, buffer.count)
-                    _ = reply.withUnsafeBytes { write(client, $0.baseAddress, reply.count) }
+                    _ = reply.withUnsafeBytes { send(client, $0.baseAddress, reply.count, Int32(MSG_NOSIGNAL)) }
                     close(client)
                 }
             }

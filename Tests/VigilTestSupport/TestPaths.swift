@@ -31,6 +31,11 @@ public enum TestPaths {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[2]
     }
 
+    /// Writing to a socket or pipe whose reader has gone must be an error, not a signal that
+    /// ends the test process.
+    public static func ignoreBrokenPipes() { _ = ignoredSIGPIPE }
+    private static let ignoredSIGPIPE: Bool = { signal(SIGPIPE, SIG_IGN); return true }()
+
     /// A new empty directory under the system temporary directory.
     public static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-test-\(UUID().uuidString)")

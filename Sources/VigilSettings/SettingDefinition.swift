@@ -1,0 +1,44 @@
+/// One setting: its key, type, default and meaning. The catalogue of these
+/// (``SettingsCatalog``) is the single source for the code, `vigil config` and docs/settings.md.
+public struct SettingDefinition: Sendable, Hashable {
+    /// Who may set a key.
+    public enum Scope: String, Sendable, Hashable {
+        /// Environment, user file and managed file.
+        case any
+        /// Only the managed file (the lock lists themselves).
+        case managedOnly = "managed only"
+    }
+
+    /// The flat key, for example `connection.plain-http-policy`.
+    public let key: String
+    public let kind: SettingKind
+    /// nil when the setting has no default (unset unless a source sets it).
+    public let defaultValue: SettingValue?
+    /// What it does, in a sentence or two.
+    public let summary: String
+    public let scope: Scope
+    /// Secret values are never printed (`vigil config list` shows «set»).
+    public let isSecret: Bool
+
+    public init(_ key: String, _ kind: SettingKind, default defaultValue: SettingValue?, _ summary: String, scope: Scope = .any, secret: Bool = false) {
+        self.key = key
+        self.kind = kind
+        self.defaultValue = defaultValue
+        self.summary = summary
+        self.scope = scope
+        self.isSecret = secret
+    }
+
+    /// The environment variable for this key: `VIGIL_` plus the key upper-cased, dots and dashes
+    /// as underscores (swift-configuration's environment key encoding under the `vigil` prefix).
+    public var environmentVariable: String {
+        "VIGIL_" + key.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined()
+    }
+
+    /// How to show a value of this setting to a person.
+    public func display(_ value: SettingValue?) -> String {
+        guard let value else { return "(unset)" }
+        if isSecret { return "«set»" }
+        return value.description
+    }
+}

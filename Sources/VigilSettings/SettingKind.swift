@@ -1,0 +1,137 @@
+import Foundation
+
+/// The type of a setting, with its validation. A struct over a private enum so kinds can be added.
+public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
+    private enum Base: Sendable, Hashable {
+        case bool
+        case integer(ClosedRange<Int>)
+        case string
+        case choice([String])
+        case stringList
+        case choiceList([String])
+        case url
+        case template([String])
+    }
+    private let base: Base
+
+    public static let bool = SettingKind(base: .bool)
+    public static let string = SettingKind(base: .string)
+    public static let stringList = SettingKind(base: .stringList)
+    /// An http or https URL.
+    public static let url = SettingKind(base: .url)
+    public static func integer(_ range: ClosedRange<Int>) -> SettingKind { SettingKind(base: .integer(range)) }
+    public static func choice(_ values: [String]) -> SettingKind { SettingKind(base: .choice(values)) }
+    public static func choiceList(_ values: [String]) -> SettingKind { SettingKind(base: .choiceList(values)) }
+    /// A string with `{{placeholder}}`s, only the given ones allowed.
+    public static func template(placeholders: [String]) -> SettingKind { SettingKind(base: .template(placeholders)) }
+
+    /// The values a choice or choice list allows.
+    public var allowedValues: [String]? {
+        switch base {
+        case .choice(let values), .choiceList(let values): return values
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch base {
+        case .bool: return "boolean (true or false)"
+        case .integer(let range): return "integer from \(range.lowerBound) to \(range.upperBound)"
+        case .string: return "string"
+        case .choice(let values): return "one of: " + values.joined(separator: ", ")
+        case .stringList: return "list of strings"
+        case .choiceList(let values): return "list of: " + values.joined(separator: ", ")
+        case .url: return "http(s) URL"
+        case .template(let placeholders): return "string with placeholders " + placeholders.map { "{{\($0)}}" }.joined(separator: ", ")
+        }
+    }
+
+    /// Validates a value read from a JSON file.
+    public func parse(json: JSONValue) -> Result<SettingValue, SettingsProblem> {
+        switch (base, json) {
+        case (.bool, .bool(let value)): return .success(.bool(value))
+        case (.integer, .number(let number)):
+            guard number == number.rounded(), abs(number) < 1e15 else { return .failure(.init("\(number) is not a whole number; expected \(self)")) }
+            return check(.integer(Int(number)))
+        case (.string, .string), (.choice, .string), (.url, .string), (.template, .string):
+            guard case .string(let text) = json else { break }
+            return check(.string(text))
+        case (.stringList, .array(let items)), (.choiceList, .array(let items)):
+            var strings: [String] = []
+            for item in items {
+                guard case .string(let text) = item else { return .failure(.init("the list holds \(item.kindName); expected \(self)")) }
+                strings.append(text)
+            }
+            return check(.strings(strings))
+        case (.stringList, .string(let text)), (.choiceList, .string(let text)):
+            return parse(text: text)
+        default:
+            break
+        }
+        return .failure(.init("got \(json.kindName); expected \(self)"))
+    }
+
+    /// Validates a value given as text (environment variables, `vigil config set`).
+    public func parse(text: String) -> Result<SettingValue, SettingsProblem> {
+        switch base {
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": return .success(.bool(true))
+            case "false", "no", "off", "0": return .success(.bool(false))
+            default: return .failure(.init("\"\(text)\" is not a boolean; expected true or false"))
+            }
+        case .integer:
+            guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                return .failure(.init("\"\(text)\" is not an integer; expected \(self)"))
+            }
+            return check(.integer(value))
+        case .stringList, .choiceList:
+            if text.hasPrefix("["), let data = text.data(using: .utf8), let json = try? JSONDecoder().decode(JSONValue.self, from: data) {
+                return parse(json: json)
+            }
+            let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            return check(.strings(items))
+        case .string, .choice, .url, .template:
+            return check(.string(text))
+        }
+    }
+
+    private func check(_ value: SettingValue) -> Result<SettingValue, SettingsProblem> {
+        switch (base, value) {
+        case (.integer(let range), .integer(let number)) where !range.contains(number):
+            return .failure(.init("\(number) is out of range; expected \(self)"))
+        case (.choice(let allowed), .string(let text)) where !allowed.contains(text):
+            return .failure(.init("\"\(text)\" is not allowed; expected one of: \(allowed.joined(separator: ", "))"))
+        case (.choiceList(let allowed), .strings(let items)):
+            if let bad = items.first(where: { !allowed.contains($0) }) {
+                return .failure(.init("\"\(bad)\" is not allowed; the list may hold: \(allowed.joined(separator: ", "))"))
+            }
+            if Set(items).count != items.count { return .failure(.init("the list names a value twice")) }
+        case (.url, .string(let text)):
+            guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false else {
+                return .failure(.init("\"\(text)\" is not an http(s) URL with a host"))
+            }
+        case (.template(let allowed), .string(let text)):
+            var rest = Substring(text)
+            while let open = rest.range(of: "{{") {
+                guard let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex) else {
+                    return .failure(.init("an unclosed {{ in \"\(text)\""))
+                }
+                let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+                if !allowed.contains(name) {
+                    return .failure(.init("unknown placeholder {{\(name)}}; allowed: " + allowed.map { "{{\($0)}}" }.joined(separator: ", ")))
+                }
+                rest = rest[close.upperBound...]
+            }
+        default: break
+        }
+        return .success(value)
+    }
+}
+
+/// Why a value was refused, in words.
+public struct SettingsProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,77 @@
+/// Every setting Vigil knows. Names follow the ownCloud MDM tables (shared/seeds) where one exists.
+public enum SettingsCatalog {
+    public static let authenticationMethods = ["com.owncloud.basicauth", "com.owncloud.oauth2", "com.owncloud.openid-connect"]
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    public static let userAgentPlaceholders = ["app.name", "app.version", "os.name", "os.version", "host.name"]
+
+    /// The ownCloud app's rule, kept as text until the rule-language issue gives it a parser.
+    public static let seedsRenewedCertificateRule =
+        "(bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData) OR ((check.parentCertificatesHaveIdenticalPublicKeys == true) AND (serverCertificate.passedValidationOrIsUserAccepted == true))"
+
+    public static let all: [SettingDefinition] = [
+        // Connection
+        .init("connection.allowed-authentication-methods", .choiceList(authenticationMethods), default: nil,
+              "Authentication methods that may be used, by identifier. Unset: every method the server offers."),
+        .init("connection.preferred-authentication-methods", .choiceList(authenticationMethods),
+              default: .strings(["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.owncloud.basicauth"]),
+              "Authentication methods in order of preference, most preferred first."),
+        .init("connection.plain-http-policy", .choice(["warn", "forbidden"]), default: .string("warn"),
+              "Plain (unencrypted) http URLs: `warn` raises an issue the user must accept; `forbidden` refuses them."),
+        .init("connection.minimum-tls-version", .choice(["1.2", "1.3"]), default: .string("1.2"),
+              "The oldest TLS version Vigil accepts for connections that carry credentials."),
+        .init("connection.certificate-extended-validation-rule", .string, default: nil,
+              "A rule every server certificate must also pass (rule language of the certificate store). Unset: no extra rule."),
+        .init("connection.renewed-certificate-acceptance-rule", .string, default: .string(seedsRenewedCertificateRule),
+              "When a changed certificate of an approved server is accepted without asking (the ownCloud app's default rule)."),
+        .init("connection.endpoint-status", .string, default: .string("status.php"), "Path of the status endpoint that identifies a server."),
+        .init("connection.endpoint-webdav", .string, default: .string("remote.php/dav/files"), "Path of the WebDAV endpoint."),
+        .init("connection.endpoint-capabilities", .string, default: .string("ocs/v2.php/cloud/capabilities"), "Path of the capabilities endpoint."),
+        .init("connection.endpoint-user", .string, default: .string("ocs/v2.php/cloud/user"), "Path of the endpoint describing the logged-in user."),
+        .init("connection.well-known", .string, default: .string(".well-known"), "Path of the .well-known directory (WebFinger, OpenID Connect discovery)."),
+        // Bookmarks
+        .init("bookmark.default-url", .url, default: nil, "The server URL proposed when adding an account."),
+        .init("bookmark.url-editable", .bool, default: .bool(true), "Whether the user may change the proposed server URL."),
+        // OAuth2
+        .init("authentication-oauth2.oa2-authorization-endpoint", .string, default: .string("index.php/apps/oauth2/authorize"), "OAuth2 authorization endpoint, relative to the server URL."),
+        .init("authentication-oauth2.oa2-token-endpoint", .string, default: .string("index.php/apps/oauth2/api/v1/token"), "OAuth2 token endpoint, relative to the server URL."),
+        .init("authentication-oauth2.oa2-client-id", .string, default: nil, "OAuth2 client id registered for Vigil on the server."),
+        .init("authentication-oauth2.oa2-client-secret", .string, default: nil, "OAuth2 client secret, if the client is confidential.", secret: true),
+        .init("authentication-oauth2.oa2-redirect-port", .integer(0...65_535), default: .integer(0),
+              "Port of the loopback redirect URI (RFC 8252); 0 picks a free port for each login."),
+        .init("authentication-oauth2.oa2-expiration-override-seconds", .integer(1...31_536_000), default: nil,
+              "Treat access tokens as expiring after this many seconds (for testing refresh)."),
+        // OpenID Connect
+        .init("authentication-oidc.scope", .string, default: .string("openid offline_access email profile"), "Scopes requested from the OpenID Connect provider."),
+        .init("authentication-oidc.prompt", .string, default: .string("select_account consent"), "The prompt parameter sent with the authorization request."),
+        .init("authentication-oidc.register-client", .bool, default: .bool(true), "Register a client dynamically (RFC 7591) when the provider supports it."),
+        // HTTP
+        .init("http.user-agent", .template(placeholders: userAgentPlaceholders), default: .string("Vigil/{{app.version}} ({{os.name}} {{os.version}})"),
+              "The User-Agent header; placeholders are filled in at run time."),
+        // Logging
+        .init("log.level", .choice(logLevels), default: .string("info"), "The lowest level that is logged."),
+        .init("log.privacy-mask", .bool, default: .bool(true), "Mask private values before a line is written. On by default, unlike the ownCloud app."),
+        .init("log.format", .choice(["text", "json", "json-composed"]), default: .string("text"), "The format of log lines."),
+        .init("log.http-requests", .bool, default: .bool(false), "Log HTTP requests and responses (secrets are always redacted)."),
+        .init("log.only-tags", .stringList, default: nil, "If set, only messages tagged with one of these tags are logged."),
+        .init("log.omit-tags", .stringList, default: nil, "If set, messages tagged with any of these tags are omitted."),
+        .init("log.only-matching", .stringList, default: nil, "If set, only messages containing one of these terms are logged."),
+        .init("log.omit-matching", .stringList, default: nil, "If set, messages containing any of these terms are omitted."),
+        .init("log.maximum-message-size", .integer(0...10_000_000), default: .integer(0), "Messages longer than this many bytes are truncated; 0 means no limit."),
+        .init("log.single-lined", .bool, default: .bool(true), "Write multi-line messages as one line each, with the full lead-in."),
+        // Host simulator
+        .init("host-simulator.bind", .string, default: .string("127.0.0.1"), "Address the simulator binds; only 127.0.0.0/8 and ::1 are accepted."),
+        .init("host-simulator.port", .integer(0...65_535), default: .integer(0), "Port of the simulator; 0 picks a free port."),
+        .init("host-simulator.fixtures", .string, default: .string("mitm-fixtures"), "Directory of scenario fixtures."),
+        .init("host-simulator.scenario", .string, default: .string("valid"), "The scenario played when none is named."),
+        // Locks (managed file only)
+        .init("user-settings.allow", .stringList, default: nil,
+              "Managed only. If set, the user file may set only these keys.", scope: .managedOnly),
+        .init("user-settings.disallow", .stringList, default: nil,
+              "Managed only. The user file may not set these keys.", scope: .managedOnly),
+    ]
+
+    private static let byKey: [String: SettingDefinition] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
+
+    /// The definition for `key`, or nil for an unknown key.
+    public static func definition(for key: String) -> SettingDefinition? { byKey[key] }
+}

@@ -1,0 +1,140 @@
+internal import Configuration
+public import Foundation
+
+/// Reads the four sources and resolves every key: environment, then the user file, then the
+/// managed file, then the defaults.
+///
+/// swift-configuration's `EnvironmentVariablesProvider` reads the environment (its key encoding
+/// under the `vigil` prefix gives `VIGIL_CONNECTION_PLAIN_HTTP_POLICY`). The JSON files are
+/// read here, because Vigil must list every key a file names (to warn about unknown ones) and
+/// say, per key, what each source holds and why a value was refused.
+public struct SettingsLoader: Sendable {
+    public var environment: [String: String]
+    public var locations: SettingsLocations
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, locations: SettingsLocations? = nil) {
+        self.environment = environment
+        self.locations = locations ?? SettingsLocations(environment: environment)
+    }
+
+    /// Loads and resolves. Throws only for a broken managed file: the tool does not start then.
+    /// Problems in the user file or the environment are in ``Settings/issues``.
+    public func load() throws -> Settings {
+        var issues: [SettingsIssue] = []
+
+        // Managed: every problem is fatal.
+        let managedPath = locations.managedFile
+        var managed: [String: Settings.Layer] = [:]
+        if let document = try SettingsFileReader.read(managedPath, source: .managed) {
+            var problems: [String] = []
+            for (key, json) in document.sorted(by: { $0.key < $1.key }) {
+                guard let definition = SettingsCatalog.definition(for: key) else {
+                    issues.append(.init(severity: .warning, source: .managed, location: managedPath, key: key, message: "unknown key, ignored"))
+                    continue
+                }
+                switch definition.kind.parse(json: json) {
+                case .success(let value):
+                    managed[key] = .init(source: .managed, location: managedPath, raw: Self.raw(json), value: value, ignoredBecause: nil)
+                case .failure(let problem):
+                    problems.append("\(key): \(problem.message)")
+                }
+            }
+            if !problems.isEmpty {
+                throw SettingsError(.brokenManagedFile, "The managed configuration \(managedPath) is invalid, so Vigil does not start: " + problems.joined(separator: "; "))
+            }
+        }
+        let locks = Locks(allow: managed["user-settings.allow"]?.value?.stringsValue, disallow: managed["user-settings.disallow"]?.value?.stringsValue, path: managedPath)
+
+        // User file: problems are reported; a broken file contributes nothing.
+        let userPath = locations.userFile
+        var user: [String: Settings.Layer] = [:]
+        do {
+            if let document = try SettingsFileReader.read(userPath, source: .user) {
+                for (key, json) in document.sorted(by: { $0.key < $1.key }) {
+                    guard let definition = SettingsCatalog.definition(for: key) else {
+                        issues.append(.init(severity: .warning, source: .user, location: userPath, key: key, message: "unknown key, ignored"))
+                        continue
+                    }
+                    var layer = Settings.Layer(source: .user, location: userPath, raw: Self.raw(json), value: nil, ignoredBecause: nil)
+                    switch definition.kind.parse(json: json) {
+                    case .success(let value): layer.value = value
+                    case .failure(let problem):
+                        layer.ignoredBecause = "invalid: \(problem.message)"
+                        issues.append(.init(severity: .error, source: .user, location: userPath, key: key, message: problem.message))
+                    }
+                    if layer.value != nil, let reason = locks.reason(for: definition) {
+                        layer.value = nil
+                        layer.ignoredBecause = reason
+                        issues.append(.init(severity: .warning, source: .user, location: userPath, key: key, message: "ignored: \(reason)"))
+                    }
+                    user[key] = layer
+                }
+            }
+        } catch let error as SettingsError {
+            issues.append(.init(severity: .error, source: .user, location: userPath, key: nil, message: error.reason))
+        }
+
+        // Environment, through swift-configuration.
+        var env: [String: Settings.Layer] = [:]
+        let provider = EnvironmentVariablesProvider(environmentVariables: environment)
+        var knownVariables = SettingsLocations.controlVariables
+        for definition in SettingsCatalog.all {
+            let key = AbsoluteConfigKey(["vigil"] + definition.key.split(separator: ".").map(String.init))
+            guard let result = try? provider.value(forKey: key, type: .string) else { continue }
+            knownVariables.insert(result.encodedKey)
+            guard case .string(let text)? = result.value?.content else { continue }
+            var layer = Settings.Layer(source: .environment, location: result.encodedKey, raw: text, value: nil, ignoredBecause: nil)
+            if definition.scope == .managedOnly {
+                layer.ignoredBecause = "only the managed file may set it"
+                issues.append(.init(severity: .warning, source: .environment, location: result.encodedKey, key: definition.key, message: "ignored: only the managed file may set it"))
+            } else {
+                switch definition.kind.parse(text: text) {
+                case .success(let value): layer.value = value
+                case .failure(let problem):
+                    layer.ignoredBecause = "invalid: \(problem.message)"
+                    issues.append(.init(severity: .error, source: .environment, location: result.encodedKey, key: definition.key, message: problem.message))
+                }
+            }
+            env[definition.key] = layer
+        }
+        for name in environment.keys.sorted() where name.hasPrefix("VIGIL_") && !knownVariables.contains(name) {
+            issues.append(.init(severity: .warning, source: .environment, location: name, key: nil, message: "not a Vigil setting, ignored"))
+        }
+
+        // Resolve: the first usable value, highest precedence first.
+        var entries: [String: Settings.Entry] = [:]
+        for definition in SettingsCatalog.all {
+            var layers = [env[definition.key], user[definition.key], managed[definition.key]].compactMap { $0 }
+            if let defaultValue = definition.defaultValue {
+                layers.append(.init(source: .default, location: "built in", raw: defaultValue.description, value: defaultValue, ignoredBecause: nil))
+            }
+            let winner = layers.first { $0.value != nil }
+            entries[definition.key] = Settings.Entry(
+                definition: definition, value: winner?.value, source: winner?.source ?? .default,
+                layers: layers, lockedBecause: locks.reason(for: definition)
+            )
+        }
+        return Settings(entries: entries, issues: issues, locations: locations)
+    }
+
+    static func raw(_ json: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(json)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+    }
+}
+
+/// The managed file's `user-settings.allow` / `user-settings.disallow`.
+struct Locks: Sendable {
+    var allow: [String]?
+    var disallow: [String]?
+    var path: String
+
+    /// Why the user file may not set `definition`, or nil when it may.
+    func reason(for definition: SettingDefinition) -> String? {
+        if definition.scope == .managedOnly { return "only the managed file may set it" }
+        if let disallow, disallow.contains(definition.key) { return "locked by user-settings.disallow in \(path)" }
+        if let allow, !allow.contains(definition.key) { return "locked: not in user-settings.allow in \(path)" }
+        return nil
+    }
+}

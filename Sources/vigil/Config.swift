@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import VigilSettings
+
+extension Vigil {
+    struct Config: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show and change settings (environment > user file > managed file > defaults).",
+            subcommands: [List.self, Get.self, Explain.self, Set.self, Unset.self, Docs.self]
+        )
+    }
+}
+
+/// A key argument that must name a setting.
+struct SettingKeyArgument: ParsableArguments {
+    @Argument(help: "The setting key, for example connection.plain-http-policy.")
+    var key: String
+
+    func validate() throws {
+        guard SettingsCatalog.definition(for: key) != nil else {
+            let close = SettingsCatalog.all.map(\.key).filter { $0.contains(key) || key.contains($0.split(separator: ".").last.map(String.init) ?? "~") }
+            throw ValidationError("\(key) is not a Vigil setting." + (close.isEmpty ? " See vigil config list." : " Did you mean: \(close.prefix(3).joined(separator: ", "))?"))
+        }
+    }
+}
+
+extension Vigil.Config {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every setting, its value and the source it came from.")
+        @Flag(help: "Print JSON: an array of {key, value, source, type, locked}.")
+        var json = false
+
+        func run() throws {
+            let settings = SettingsContext.loadReporting()
+            if json {
+                let items: [JSONValue] = settings.orderedEntries.map { entry in
+                    var object: [String: JSONValue] = [
+                        "key": .string(entry.definition.key),
+                        "source": .string(entry.source.rawValue),
+                        "type": .string(entry.definition.kind.description),
+                        "locked": .bool(entry.isLocked),
+                    ]
+                    if entry.definition.isSecret { object["value"] = entry.value == nil ? .null : .string("«set»") }
+                    else { object["value"] = entry.value?.json ?? .null }
+                    return .object(object)
+                }
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(JSONValue.array(items)), as: UTF8.self))
+                return
+            }
+            let width = SettingsCatalog.all.map(\.key.count).max() ?? 40
+            for entry in settings.orderedEntries {
+                let key = entry.definition.key.padding(toLength: width, withPad: " ", startingAt: 0)
+                let value = entry.definition.display(entry.value)
+                let lock = entry.isLocked && entry.definition.scope == .any ? " (locked)" : ""
+                print("\(key)  \(value)  [\(entry.source.rawValue)]\(lock)")
+            }
+        }
+    }
+
+    struct Get: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset).")
+        @OptionGroup var argument: SettingKeyArgument
+
+        func run() throws {
+            let settings = SettingsContext.loadReporting()
+            guard let entry = settings[argument.key] else { return }
+            if let value = entry.value { print(value.description) }
+        }
+    }
+
+    struct Explain: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "What a setting does, its type and default, which source won and what each source says.")
+        @OptionGroup var argument: SettingKeyArgument
+
+        func run() throws {
+            let settings = SettingsContext.loadReporting()
+            guard let entry = settings[argument.key] else { return }
+            let definition = entry.definition
+            print(definition.key)
+            print("  \(definition.summary)")
+            print("  type:      \(definition.kind.description)")
+            print("  default:   \(definition.defaultValue.map { definition.display($0) } ?? "(unset)")")
+            print("  value:     \(definition.display(entry.value))  (from \(entry.source.rawValue))")
+            if definition.scope == .any { print("  variable:  \(definition.environmentVariable)") }
+            print("  locked:    \(entry.lockedBecause.map { "yes, \($0)" } ?? "no")")
+            print("  sources, highest precedence first:")
+            let winner = entry.layers.first { $0.value != nil }
+            for source in SettingsSource.allCases {
+                let layer = entry.layers.first { $0.source == source }
+                let name = source.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+                guard let layer else {
+                    let location: String
+                    switch source {
+                    case .environment: location = definition.scope == .any ? definition.environmentVariable : "(not read)"
+                    case .user: location = settings.locations.userFile
+                    case .managed: location = settings.locations.managedFile
+                    case .default: location = "built in"
+                    }
+                    print("    \(name) \(location): not set")
+                    continue
+                }
+                let shown = definition.isSecret ? "«set»" : layer.raw
+                var line = "    \(name) \(layer.location): \(shown)"
+                if let reason = layer.ignoredBecause { line += "  (ignored: \(reason))" }
+                if let winner, winner.source == layer.source { line += "  <- in force" }
+                print(line)
+            }
+        }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set a key in the user settings file (written atomically; locked keys are refused).")
+        @OptionGroup var argument: SettingKeyArgument
+        @Argument(help: "The value: true/false, a number, text, or a comma-separated or JSON list.")
+        var value: String
+
+        func run() throws {
+            let settings = SettingsContext.loadReporting()
+            do {
+                let written = try SettingsEditor(settings: settings).set(argument.key, to: value)
+                let definition = SettingsCatalog.definition(for: argument.key)
+                print("\(argument.key) = \(definition?.display(written) ?? written.description)  (in \(settings.locations.userFile))")
+                if let entry = settings[argument.key], entry.source == .environment {
+                    FileHandle.standardError.write(Data("vigil: warning: \(entry.definition.environmentVariable) is set and overrides the user file.\n".utf8))
+                }
+            } catch let error as SettingsError {
+                SettingsContext.fail(error.reason, status: ExitStatus.error)
+            }
+        }
+    }
+
+    struct Unset: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a key from the user settings file.")
+        @OptionGroup var argument: SettingKeyArgument
+
+        func run() throws {
+            let settings = SettingsContext.loadReporting()
+            do {
+                let removed = try SettingsEditor(settings: settings).unset(argument.key)
+                print(removed ? "\(argument.key) removed from \(settings.locations.userFile)" : "\(argument.key) was not set in \(settings.locations.userFile)")
+            } catch let error as SettingsError {
+                SettingsContext.fail(error.reason, status: ExitStatus.error)
+            }
+        }
+    }
+
+    struct Docs: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print docs/settings.md, generated from the key definitions.")
+        func run() throws {
+            print(SettingsDocumentation.markdown(), terminator: "")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import VigilSettings
+
+/// Loads settings for a command and reports what is wrong with them on standard error.
+enum SettingsContext {
+    /// For every command but `vigil config`: a broken managed file or invalid values stop it (78).
+    static func load() -> Settings {
+        let settings = loadReporting()
+        if !settings.errors.isEmpty {
+            fail("the settings are invalid; fix them with `vigil config` (see `vigil config list`).", status: ExitStatus.configuration)
+        }
+        return settings
+    }
+
+    /// For `vigil config`: only a broken managed file stops it; other problems are shown.
+    static func loadReporting() -> Settings {
+        do {
+            let settings = try SettingsLoader().load()
+            for issue in settings.issues {
+                FileHandle.standardError.write(Data("vigil: \(issue)\n".utf8))
+            }
+            return settings
+        } catch let error as SettingsError {
+            fail(error.reason, status: ExitStatus.configuration)
+        } catch {
+            fail("cannot load the settings: \(error)", status: ExitStatus.configuration)
+        }
+    }
+
+    static func fail(_ message: String, status: Int32) -> Never {
+        FileHandle.standardError.write(Data("vigil: error: \(message)\n".utf8))
+        Foundation.exit(status)
+    }
+}

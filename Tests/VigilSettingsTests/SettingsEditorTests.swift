@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@_spi(Testing) import VigilSettings
+
+@Suite("Writing the user file", .serialized)
+struct SettingsEditorTests {
+    @Test func setWritesAValidatedValueAndKeepsOtherKeys() throws {
+        let bed = try SettingsTestbed()
+        try bed.writeUser(#"{"log": {"level": "debug"}, "someone.elses-key": [1, 2]}"#)
+        try SettingsEditor(settings: try bed.load()).set("connection.plain-http-policy", to: "forbidden")
+        let settings = try bed.load()
+        #expect(settings.string("connection.plain-http-policy") == "forbidden")
+        #expect(settings.string("log.level") == "debug")
+        #expect(try bed.userFileText().contains("someone.elses-key"), "unknown keys are never lost")
+        let attributes = try FileManager.default.attributesOfItem(atPath: bed.userPath)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    }
+
+    @Test func setCreatesTheFileAndItsDirectory() throws {
+        let bed = try SettingsTestbed()
+        try SettingsEditor(settings: try bed.load()).set("log.only-tags", to: "http, tls")
+        #expect(try bed.load().strings("log.only-tags") == ["http", "tls"])
+    }
+
+    @Test func invalidValuesAndUnknownKeysAreRefused() throws {
+        let bed = try SettingsTestbed()
+        let editor = SettingsEditor(settings: try bed.load())
+        #expect(throws: SettingsError(.invalidValue, "")) { try editor.set("log.level", to: "loud") }
+        #expect(throws: SettingsError(.unknownKey, "")) { try editor.set("log.levl", to: "debug") }
+        #expect(!FileManager.default.fileExists(atPath: bed.userPath))
+    }
+
+    @Test func unsetRemovesOnlyThatKey() throws {
+        let bed = try SettingsTestbed()
+        try bed.writeUser(#"{"log.level": "debug", "log.format": "json"}"#)
+        #expect(try SettingsEditor(settings: try bed.load()).unset("log.level"))
+        #expect(try !SettingsEditor(settings: try bed.load()).unset("log.level"))
+        let settings = try bed.load()
+        #expect(settings["log.level"]?.source == .default)
+        #expect(settings.string("log.format") == "json")
+    }
+
+    @Test func aBrokenUserFileIsNeverOverwritten() throws {
+        let bed = try SettingsTestbed()
+        try bed.writeUser("{ \"log.level\": \"debug\", oops")
+        let editor = SettingsEditor(settings: try bed.load())
+        #expect(throws: SettingsError(.brokenUserFile, "")) { try editor.set("log.format", to: "json") }
+        #expect(try bed.userFileText() == "{ \"log.level\": \"debug\", oops")
+    }
+
+    @Test func aCrashBeforeTheRenameLeavesTheOldFileIntact() throws {
+        struct Crash: Error {}
+        let bed = try SettingsTestbed()
+        try bed.writeUser(#"{"log.level": "debug"}"#)
+        let before = try bed.userFileText()
+        let userPath = bed.userPath
+        let observed = LockedBox()
+        AtomicFile.beforeRename = { temporary in
+            // At this point the new content is complete on disk, the old file untouched.
+            observed.set(((try? String(contentsOfFile: temporary, encoding: .utf8)) ?? "", (try? String(contentsOfFile: userPath, encoding: .utf8)) ?? ""))
+            throw Crash()
+        }
+        defer { AtomicFile.beforeRename = nil }
+        #expect(throws: Crash.self) { try SettingsEditor(settings: try bed.load()).set("log.level", to: "error") }
+        #expect(try bed.userFileText() == before)
+        #expect(observed.value.0.contains("\"error\""))
+        #expect(observed.value.1 == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: (bed.userPath as NSString).deletingLastPathComponent)
+        #expect(leftovers == ["settings.json"], "no temporary file is left behind")
+    }
+}
+
+final class LockedBox: @unchecked Sendable {  // guarded by lock
+    private let lock = NSLock()
+    private var stored: (String, String) = ("", "")
+    func set(_ value: (String, String)) { lock.lock(); stored = value; lock.unlock() }
+    var value: (String, String) { lock.lock(); defer { lock.unlock() }; return stored }
+}

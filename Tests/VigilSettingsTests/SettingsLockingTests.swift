@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import VigilSettings
+
+@Suite("Settings locking")
+struct SettingsLockingTests {
+    @Test func disallowedKeyInUserFileIsIgnoredWithAWarningNamingIt() throws {
+        let bed = try SettingsTestbed()
+        try bed.writeManaged(#"{"user-settings.disallow": ["connection.plain-http-policy"], "connection.plain-http-policy": "forbidden"}"#)
+        try bed.writeUser(#"{"connection.plain-http-policy": "warn", "log.level": "debug"}"#)
+        let settings = try bed.load()
+        #expect(settings.string("connection.plain-http-policy") == "forbidden")
+        #expect(settings["connection.plain-http-policy"]?.source == .managed)
+        #expect(settings["connection.plain-http-policy"]?.isLocked == true)
+        #expect(settings.string("log.level") == "debug")
+        let warning = try #require(settings.issues.first { $0.key == "connection.plain-http-policy" })
+        #expect(warning.severity == .warning)
+        #expect(warning.source == .user)
+        #expect(warning.description.contains("connection.plain-http-policy"))
+        #expect(warning.description.contains("user-settings.disallow"))
+    }
+
+    @Test func allowListLocksEverythingElse() throws {
+        let bed = try SettingsTestbed()
+        try bed.writeManaged(#"{"user-settings.allow": ["log.level"]}"#)
+        try bed.writeUser(#"{"log.level": "debug", "log.format": "json"}"#)
+        let settings = try bed.load()
+        #expect(settings.string("log.level") == "debug")
+        #expect(settings.string("log.format") == "text")
+        #expect(settings["log.format"]?.isLocked == true)
+        #expect(settings["log.level"]?.isLocked == false)
+        #expect(settings.issues.map(\.key) == ["log.format"])
+    }
+
+    @Test func setRefusesALockedKeyAndLeavesTheFileAlone() throws {
+        let bed = try SettingsTestbed()
+        try bed.writeManaged(#"{"user-settings.disallow": ["log.privacy-mask"]}"#)
+        try bed.writeUser(#"{"log.level": "debug"}"#)
+        let before = try bed.userFileText()
+        let editor = SettingsEditor(settings: try bed.load())
+        #expect(throws: SettingsError(.lockedKey, "")) { try editor.set("log.privacy-mask", to: "false") }
+        #expect(try bed.userFileText() == before)
+    }
+
+    @Test func lockListsAreManagedOnly() throws {
+        var bed = try SettingsTestbed()
+        try bed.writeUser(#"{"user-settings.allow": ["log.level"]}"#)
+        bed.environment = ["VIGIL_USER_SETTINGS_DISALLOW": "log.level"]
+        let settings = try bed.load()
+        #expect(settings.strings("user-settings.allow") == nil)
+        #expect(settings.strings("user-settings.disallow") == nil)
+        #expect(settings.issues.filter { $0.severity == .warning }.count == 2)
+        let editor = SettingsEditor(settings: settings)
+        #expect(throws: SettingsError(.managedOnlyKey, "")) { try editor.set("user-settings.allow", to: "log.level") }
+    }
+
+    @Test func environmentIsNotLocked() throws {
+        var bed = try SettingsTestbed()
+        try bed.writeManaged(#"{"user-settings.disallow": ["log.level"], "log.level": "error"}"#)
+        bed.environment = ["VIGIL_LOG_LEVEL": "trace"]
+        #expect(try bed.load().string("log.level") == "trace")
+    }
+}
