@@ -15,11 +15,14 @@ let package = Package(
         .library(name: "VigilCertificates", targets: ["VigilCertificates"]),
         .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
+        .library(name: "VigilLogging", targets: ["VigilLogging"]),
         .executable(name: "vigil", targets: ["vigil"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System OpenSSL; used by VigilCertificates only.
@@ -45,9 +48,21 @@ let package = Package(
             dependencies: [.product(name: "Configuration", package: "swift-configuration")],
             swiftSettings: strictSettings
         ),
+        // Privacy-masking swift-log handler, writers, HTTP redaction.
+        .target(
+            name: "VigilLogging",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "VigilHTTP",
-            dependencies: ["VigilCertificates", "CCurl"],
+            dependencies: [
+                "VigilCertificates", "VigilLogging", "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -56,6 +71,8 @@ let package = Package(
                 "VigilCertificates",
                 "VigilHTTP",
                 "VigilSettings",
+                "VigilLogging",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -74,6 +91,15 @@ let package = Package(
         .testTarget(
             name: "VigilSettingsTests",
             dependencies: ["VigilSettings", "VigilTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilLoggingTests",
+            dependencies: [
+                "VigilLogging", "VigilTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,5 +1,7 @@
 internal import CCurl
 import Foundation
+public import Logging
+import VigilLogging
 public import VigilCertificates
 
 /// Performs a TLS handshake through libcurl (OpenSSL backend), the same client path the HTTP
@@ -22,21 +24,26 @@ public struct TLSProbe: Sendable {
 
     /// Connect plus handshake timeout.
     public var timeout: Duration
+    public var logger: Logger
 
-    public init(timeout: Duration = .seconds(10)) {
+    public init(timeout: Duration = .seconds(10), logger: Logger = Logger(label: "vigil.http")) {
         self.timeout = timeout
+        self.logger = logger
     }
 
     /// Runs the handshake on a thread of its own (libcurl blocks).
     public func handshake(with endpoint: Endpoint) async throws -> Handshake {
         let timeout = self.timeout
-        return try await withCheckedThrowingContinuation { continuation in
+        logger.privacy.debug("TLS handshake with \(endpoint.description)", metadata: ["tags": "tls"])
+        let handshake: Handshake = try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result { try Self.blockingHandshake(endpoint, timeout: timeout) })
             }
             thread.name = "vigil-tls-probe"
             thread.start()
         }
+        logger.privacy.debug("TLS handshake with \(endpoint.description) done: \(public: handshake.protocolVersion), \(public: handshake.cipher), \(public: handshake.chain.count) certificates", metadata: ["tags": "tls"])
+        return handshake
     }
 
     static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK

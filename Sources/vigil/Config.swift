@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilSettings
+import VigilLogging
 
 extension Vigil {
     struct Config: ParsableCommand {
@@ -27,11 +28,12 @@ struct SettingKeyArgument: ParsableArguments {
 extension Vigil.Config {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every setting, its value and the source it came from.")
+        @OptionGroup var logOptions: LogOptions
         @Flag(help: "Print JSON: an array of {key, value, source, type, locked}.")
         var json = false
 
         func run() throws {
-            let settings = SettingsContext.loadReporting()
+            let (settings, _) = CommandContext.start(logOptions, reporting: true)
             if json {
                 let items: [JSONValue] = settings.orderedEntries.map { entry in
                     var object: [String: JSONValue] = [
@@ -61,10 +63,11 @@ extension Vigil.Config {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset).")
+        @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
-            let settings = SettingsContext.loadReporting()
+            let (settings, _) = CommandContext.start(logOptions, reporting: true)
             guard let entry = settings[argument.key] else { return }
             if let value = entry.value { print(value.description) }
         }
@@ -72,10 +75,11 @@ extension Vigil.Config {
 
     struct Explain: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "What a setting does, its type and default, which source won and what each source says.")
+        @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
-            let settings = SettingsContext.loadReporting()
+            let (settings, _) = CommandContext.start(logOptions, reporting: true)
             guard let entry = settings[argument.key] else { return }
             let definition = entry.definition
             print(definition.key)
@@ -112,12 +116,13 @@ extension Vigil.Config {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Set a key in the user settings file (written atomically; locked keys are refused).")
+        @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
         @Argument(help: "The value: true/false, a number, text, or a comma-separated or JSON list.")
         var value: String
 
         func run() throws {
-            let settings = SettingsContext.loadReporting()
+            let (settings, _) = CommandContext.start(logOptions, reporting: true)
             do {
                 let written = try SettingsEditor(settings: settings).set(argument.key, to: value)
                 let definition = SettingsCatalog.definition(for: argument.key)
@@ -133,10 +138,11 @@ extension Vigil.Config {
 
     struct Unset: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a key from the user settings file.")
+        @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
-            let settings = SettingsContext.loadReporting()
+            let (settings, _) = CommandContext.start(logOptions, reporting: true)
             do {
                 let removed = try SettingsEditor(settings: settings).unset(argument.key)
                 print(removed ? "\(argument.key) removed from \(settings.locations.userFile)" : "\(argument.key) was not set in \(settings.locations.userFile)")
@@ -148,6 +154,7 @@ extension Vigil.Config {
 
     struct Docs: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print docs/settings.md, generated from the key definitions.")
+        @OptionGroup var logOptions: LogOptions
         func run() throws {
             print(SettingsDocumentation.markdown(), terminator: "")
         }

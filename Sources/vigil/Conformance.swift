@@ -17,7 +17,10 @@ extension Vigil.Conformance {
             abstract: "x509-limbo harness: reads the suite JSON on stdin, writes results JSON on stdout."
         )
 
+        @OptionGroup var logOptions: LogOptions
+
         func run() throws {
+            _ = CommandContext.start(logOptions)
             let input = FileHandle.standardInput.readDataToEndOfFile()
             do {
                 let output = try LimboHarness.run(suite: input)

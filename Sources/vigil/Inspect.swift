@@ -3,6 +3,8 @@ import Foundation
 import VigilCertificates
 import VigilHTTP
 import VigilSettings
+import VigilLogging
+import Logging
 
 extension Vigil {
     struct Inspect: AsyncParsableCommand {
@@ -36,6 +38,8 @@ extension Vigil {
         @Flag(help: "Print the report as JSON (schema in docs/cli.md).")
         var json = false
 
+        @OptionGroup var logOptions: LogOptions
+
         func validate() throws {
             if url == nil && files.isEmpty {
                 throw ValidationError("Give a URL (https://HOST[:PORT]) or --file PATH.")
@@ -62,9 +66,9 @@ extension Vigil {
         }
 
         func run() async throws {
-            _ = SettingsContext.load()
+            let (_, logger) = CommandContext.start(logOptions)
             do {
-                let code = try await inspect()
+                let code = try await inspect(logger: logger)
                 throw ExitCode(code)
             } catch let error as CertificateError {
                 fail(error.reason)
@@ -78,7 +82,7 @@ extension Vigil {
             Foundation.exit(ExitStatus.error)
         }
 
-        func inspect() async throws -> Int32 {
+        func inspect(logger: Logger) async throws -> Int32 {
             var configuration = caFiles.isEmpty ? TrustEvaluator.Configuration.system : .caFiles(caFiles)
             configuration.time = at.flatMap(Self.parseTime)
             let evaluator = try TrustEvaluator(configuration: configuration)
@@ -88,7 +92,8 @@ extension Vigil {
             var connection: InspectReport.Connection?
             if let url {
                 let endpoint = try Endpoint(url: url)
-                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)))
+                logger.privacy.info("Inspecting \(endpoint.description)", metadata: ["tags": "tls"])
+                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger)
                 let handshake = try await probe.handshake(with: endpoint)
                 chain = handshake.chain
                 connection = .init(protocolVersion: handshake.protocolVersion, cipher: handshake.cipher, address: handshake.remoteAddress)
@@ -98,6 +103,11 @@ extension Vigil {
                 target = .init(kind: "files", url: nil, files: files, peerName: host.map { PeerName(host: $0) })
             }
             let evaluation = evaluator.evaluate(chain, for: target.peerName)
+            logger.privacy.notice("Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")", metadata: [
+                "tags": "tls",
+                "leaf": .privateHashed(chain.first?.sha256Fingerprint ?? ""),
+                "reasons": .public(evaluation.verdict.reasons.map(\.code).joined(separator: ",")),
+            ])
             let report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
             if json {
                 print(try report.json())

@@ -39,10 +39,13 @@ public enum CommandRunner {
         )
     }
 
-    /// Runs the built `vigil`, hermetically: no user settings file and no managed file unless
+    /// Runs the built `vigil`, hermetically: its own state directory, no user settings file and no managed file unless
     /// `environment` names them, and none of the caller's `VIGIL_` settings.
     public static func vigil(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {
-        var hermetic: [String: String?] = ["XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json"]
+        var hermetic: [String: String?] = [
+            "XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json",
+            "XDG_STATE_HOME": emptyConfigHome + "/state",
+        ]
         for key in ProcessInfo.processInfo.environment.keys where key.hasPrefix("VIGIL_") && key != "VIGIL_BINARY" && key != "VIGIL_MANAGED_CONFIG" {
             hermetic[key] = .some(nil)
         }

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Renders HTTP requests and responses for the log with every credential removed, whatever the
+/// privacy-mask setting:
+/// - `Authorization` and `Proxy-Authorization` keep their scheme only: `Bearer [redacted]`;
+/// - `Cookie` and `Set-Cookie` keep cookie names, not values;
+/// - URL userinfo and the values of secret query parameters are redacted;
+/// - form and JSON bodies have the same secret keys redacted; other bodies are cut at a limit.
+public struct HTTPLogRedactor: Sendable {
+    /// Query, form and JSON keys whose values are secrets (compared case-insensitively).
+    public static let secretParameters: Set<String> = [
+        "code", "state", "token", "access_token", "refresh_token", "id_token", "password", "passwd",
+        "client_secret", "code_verifier", "assertion", "client_assertion", "sig", "signature",
+        "x-amz-signature", "x-goog-signature", "apikey", "api_key", "secret", "otp", "nonce",
+    ]
+    /// Headers whose whole value is a secret (besides the authorization and cookie headers).
+    public static let secretHeaders: Set<String> = ["x-auth-token", "x-api-key", "x-csrf-token", "requesttoken", "x-request-token", "ocs-apirequest-token"]
+
+    /// Bodies longer than this (in bytes) are cut.
+    public var maximumBodySize: Int
+
+    public init(maximumBodySize: Int = 4096) {
+        self.maximumBodySize = maximumBodySize
+    }
+
+    /// `GET https://host/path?code=[redacted]` plus headers and body, one item a line.
+    public func request(method: String, url: String, headers: [(String, String)], body: [UInt8]?) -> String {
+        var lines = ["\(method) \(redact(url: url))"]
+        lines += headers.map { "\($0.0): \(redact(header: $0.0, value: $0.1))" }
+        if let body, !body.isEmpty { lines.append(redact(body: body, contentType: contentType(headers))) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `HTTP 200` plus headers and body.
+    public func response(status: Int, headers: [(String, String)], body: [UInt8]?) -> String {
+        var lines = ["HTTP \(status)"]
+        lines += headers.map { "\($0.0): \(redact(header: $0.0, value: $0.1))" }
+        if let body, !body.isEmpty { lines.append(redact(body: body, contentType: contentType(headers))) }
+        return lines.joined(separator: "\n")
+    }
+
+    func contentType(_ headers: [(String, String)]) -> String {
+        headers.first { $0.0.lowercased() == "content-type" }?.1.lowercased() ?? ""
+    }
+
+    /// One header value.
+    public func redact(header name: String, value: String) -> String {
+        switch name.lowercased() {
+        case "authorization", "proxy-authorization":
+            let scheme = value.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+            return scheme.isEmpty || scheme.count == value.count ? "[redacted]" : "\(scheme) [redacted]"
+        case "cookie":
+            return value.split(separator: ";").map { pair in
+                let name = pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                return "\(name)=[redacted]"
+            }.joined(separator: "; ")
+        case "set-cookie":
+            var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+            if let first = parts.first {
+                let name = first.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                parts[0] = "\(name)=[redacted]"
+            }
+            return parts.joined(separator: ";")
+        case let lower where Self.secretHeaders.contains(lower):
+            return "[redacted]"
+        case "location", "content-location", "referer":
+            return redact(url: value)
+        default:
+            return value
+        }
+    }
+
+    /// A URL with userinfo and secret query (and fragment) values redacted. Plain string work,
+    /// no URL parser: a hostile URL cannot make it fail, and what is not secret stays as sent.
+    public func redact(url text: String) -> String {
+        var rest = Substring(text)
+        var fragment: Substring?
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = rest[rest.index(after: hash)...]
+            rest = rest[..<hash]
+        }
+        var query: Substring?
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        var base = String(rest)
+        // The authority starts after "scheme://" or, scheme-relative, after a leading "//".
+        let authorityStart = base.range(of: "://")?.upperBound ?? (base.hasPrefix("//") ? base.index(base.startIndex, offsetBy: 2) : nil)
+        if let authorityStart {
+            let authorityEnd = base[authorityStart...].firstIndex(of: "/") ?? base.endIndex
+            if let at = base[authorityStart..<authorityEnd].lastIndex(of: "@") {
+                base.replaceSubrange(authorityStart..<at, with: "[redacted]")
+            }
+        }
+        var result = base
+        if let query { result += "?" + redactForm(String(query)) }
+        if let fragment { result += "#" + (fragment.contains("=") ? redactForm(String(fragment)) : String(fragment)) }
+        return result
+    }
+
+    /// A body: forms and JSON with secret keys redacted; anything else cut at the limit.
+    public func redact(body: [UInt8], contentType: String) -> String {
+        if contentType.contains("application/x-www-form-urlencoded") {
+            return cut(redactForm(String(decoding: body, as: UTF8.self)))
+        }
+        if contentType.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "[") {
+            if let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) {
+                let redacted = redactJSON(json)
+                if let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed]) {
+                    return cut(String(decoding: data, as: UTF8.self))
+                }
+            }
+        }
+        guard let text = String(validating: body, as: UTF8.self) else { return "[\(body.count) bytes of binary data]" }
+        return cut(SecretScrubber.scrub(text))
+    }
+
+    func redactForm(_ text: String) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            let decoded = name.removingPercentEncoding ?? name
+            guard parts.count == 2 else { return name }
+            return Self.secretParameters.contains(decoded.lowercased()) ? "\(name)=[redacted]" : "\(name)=\(parts[1])"
+        }.joined(separator: "&")
+    }
+
+    func redactJSON(_ value: Any) -> Any {
+        if let object = value as? [String: Any] {
+            var result: [String: Any] = [:]
+            for (key, member) in object {
+                result[key] = Self.secretParameters.contains(key.lowercased()) ? "[redacted]" : redactJSON(member)
+            }
+            return result
+        }
+        if let array = value as? [Any] { return array.map(redactJSON) }
+        if let text = value as? String { return SecretScrubber.scrub(text) }
+        return value
+    }
+
+    func cut(_ text: String) -> String {
+        guard let kept = Truncation.prefix(of: text, bytes: maximumBodySize) else { return text }
+        return kept + " [body truncated: \(text.utf8.count) -> \(kept.utf8.count) bytes]"
+    }
+}

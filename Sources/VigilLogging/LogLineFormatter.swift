@@ -1,0 +1,171 @@
+public import Foundation
+public import Logging
+
+/// Formats one (already masked) event into lines, in the configured format.
+public struct LogLineFormatter: Sendable {
+    public var format: LogConfiguration.Format
+    public var singleLined: Bool
+
+    public init(format: LogConfiguration.Format, singleLined: Bool) {
+        self.format = format
+        self.singleLined = singleLined
+    }
+
+    public func lines(label: String, event: LogEvent, time: Date = Date()) -> String {
+        let timestamp = Self.timestamp(time)
+        let message = event.message.description
+        switch format {
+        case .text:
+            return composed(timestamp: timestamp, label: label, event: event, message: message)
+        case .json:
+            var object = "{\"level\":\"\(event.level.rawValue)\",\"time\":\"\(timestamp)\",\"label\":"
+            Self.appendJSONString(label, to: &object)
+            object += ",\"message\":"
+            Self.appendJSONString(message, to: &object)
+            object += ",\"metadata\":"
+            Self.appendJSONMetadata(event.metadata ?? [:], to: &object)
+            if let error = event.error {
+                object += ",\"error\":"
+                Self.appendJSONString(String(describing: error), to: &object)
+            }
+            object += ",\"source\":"
+            Self.appendJSONString(event.source, to: &object)
+            return object + "}\n"
+        case .jsonComposed:
+            let text = composed(timestamp: timestamp, label: label, event: event, message: message)
+            return text.split(separator: "\n").map { line in
+                var object = "{\"level\":\"\(event.level.rawValue)\",\"time\":\"\(timestamp)\",\"message\":"
+                Self.appendJSONString(String(line), to: &object)
+                return object + "}\n"
+            }.joined()
+        }
+    }
+
+    /// `TIME LEVEL LABEL: message key=value [error] (source)`, one line per message line when single-lined.
+    func composed(timestamp: String, label: String, event: LogEvent, message: String) -> String {
+        let leadIn = "\(timestamp) \(event.level.rawValue) \(label): "
+        var leadOut = ""
+        if let metadata = event.metadata, !metadata.isEmpty {
+            leadOut += " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        if let error = event.error { leadOut += " error=\(error)" }
+        leadOut += " (\(event.source))"
+        guard message.contains("\n") else { return leadIn + message + leadOut + "\n" }
+        if singleLined {
+            return message.split(separator: "\n", omittingEmptySubsequences: false).map { leadIn + $0 + leadOut + "\n" }.joined()
+        }
+        return leadIn + message + leadOut + "\n"
+    }
+
+    // MARK: - Time
+
+    private final class Clock: @unchecked Sendable {  // guarded by lock
+        let lock = NSLock()
+        var second = 0
+        var prefix = ""
+    }
+    private static let clock = Clock()
+
+    /// ISO 8601 UTC with milliseconds; the date part is formatted once a second.
+    static func timestamp(_ time: Date) -> String {
+        let interval = time.timeIntervalSince1970
+        let seconds = Int(interval.rounded(.down))
+        let millis = Int((interval - Double(seconds)) * 1000)
+        clock.lock.lock()
+        if seconds != clock.second || clock.prefix.isEmpty {
+            var raw = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&raw, &parts)
+            var buffer = [CChar](repeating: 0, count: 32)
+            strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)
+            clock.prefix = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            clock.second = seconds
+        }
+        let prefix = clock.prefix
+        clock.lock.unlock()
+        let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(prefix).\(ms)Z"
+    }
+
+    // MARK: - JSON
+
+    static func appendJSONString(_ text: String, to output: inout String) {
+        output.append("\"")
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output.append("\\\"")
+            case "\\": output.append("\\\\")
+            case "\n": output.append("\\n")
+            case "\r": output.append("\\r")
+            case "\t": output.append("\\t")
+            case let c where c.value < 0x20:
+                output.append(String(format: "\\u%04x", c.value))
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output.append("\"")
+    }
+
+    static func appendJSONMetadata(_ metadata: Logger.Metadata, to output: inout String) {
+        output.append("{")
+        var first = true
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            if !first { output.append(",") }
+            first = false
+            appendJSONString(key, to: &output)
+            output.append(":")
+            appendJSONValue(value, to: &output)
+        }
+        output.append("}")
+    }
+
+    static func appendJSONValue(_ value: Logger.MetadataValue, to output: inout String) {
+        switch value {
+        case .dictionary(let members): appendJSONMetadata(members, to: &output)
+        case .array(let items):
+            output.append("[")
+            for (index, item) in items.enumerated() {
+                if index > 0 { output.append(",") }
+                appendJSONValue(item, to: &output)
+            }
+            output.append("]")
+        case .string, .stringConvertible: appendJSONString(value.description, to: &output)
+        }
+    }
+}
+
+/// The innermost handler: formats events and hands the lines to the sinks. Put it inside a
+/// ``PrivacyMaskingLogHandler``; on its own it masks nothing.
+public struct LogWriterHandler: LogHandler {
+    public var label: String
+    public var formatter: LogLineFormatter
+    public var sinks: [any LogSink]
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .trace
+
+    public init(label: String, formatter: LogLineFormatter, sinks: [any LogSink]) {
+        self.label = label
+        self.formatter = formatter
+        self.sinks = sinks
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let wanted = sinks.filter { event.level >= $0.minimumLevel }
+        guard !wanted.isEmpty else { return }
+        let text = formatter.lines(label: label, event: event)
+        for sink in wanted { sink.write(text) }
+    }
+}
+
+extension LogConfiguration {
+    /// A masking handler over a writer, as the executable installs it.
+    public func handler(label: String, sinks: [any LogSink], hasher: LogHasher = .shared) -> PrivacyMaskingLogHandler<LogWriterHandler> {
+        let writer = LogWriterHandler(label: label, formatter: LogLineFormatter(format: format, singleLined: singleLined), sinks: sinks)
+        return PrivacyMaskingLogHandler(label: label, inner: writer, configuration: self, hasher: hasher)
+    }
+}

@@ -1,0 +1,125 @@
+public import Logging
+import Foundation
+
+/// A swift-log handler that wraps another: it filters (tags, matching), masks private values in
+/// the message, the metadata and the error, cuts long messages, scrubs credentials, and passes
+/// the rewritten ``LogEvent`` on. Nothing private reaches the inner handler while masking is on.
+public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
+    public var inner: Inner
+    public var configuration: LogConfiguration
+    public var hasher: LogHasher
+    public var label: String
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+
+    public var logLevel: Logger.Level {
+        get { configuration.level }
+        set { configuration.level = newValue }
+    }
+
+    public init(label: String, inner: Inner, configuration: LogConfiguration, hasher: LogHasher = .shared, metadataProvider: Logger.MetadataProvider? = nil) {
+        var inner = inner
+        inner.logLevel = .trace  // filtering happens here
+        self.inner = inner
+        self.configuration = configuration
+        self.hasher = hasher
+        self.label = label
+        self.metadataProvider = metadataProvider
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        guard event.level >= configuration.level else { return }
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
+        if let own = event.metadata { merged.merge(own) { $1 } }
+
+        let tags = Self.tags(in: merged, label: label)
+        if let only = configuration.onlyTags, !only.isEmpty, tags.isDisjoint(with: only) { return }
+        if let omit = configuration.omitTags, !omit.isEmpty, !tags.isDisjoint(with: omit) { return }
+
+        var text = SecretScrubber.scrub(LogMasker.mask(event.message.description, enabled: configuration.privacyMask, hasher: hasher))
+        // Matching looks at the masked text, so filters cannot reveal private values.
+        if let only = configuration.onlyMatching, !only.isEmpty, !only.contains(where: { text.contains($0) }) { return }
+        if let omit = configuration.omitMatching, !omit.isEmpty, omit.contains(where: { text.contains($0) }) { return }
+        text = Self.truncate(text, to: configuration.maximumMessageSize)
+
+        var rewritten = event
+        rewritten.message = Logger.Message(stringLiteral: text)
+        var masked = merged.mapValues { mask($0) }
+        // Tags are labels chosen by the code, used for filtering: always public.
+        if let tags = merged["tags"] { masked["tags"] = .string(SecretScrubber.scrub(tags.description)) }
+        rewritten.metadata = masked.isEmpty ? nil : masked
+        if let error = event.error {
+            rewritten.error = configuration.privacyMask ? MaskedError(error) : ScrubbedError(error)
+        }
+        inner.log(event: rewritten)
+    }
+
+    func mask(_ value: Logger.MetadataValue) -> Logger.MetadataValue {
+        switch value {
+        case .dictionary(let members): return .dictionary(members.mapValues { mask($0) })
+        case .array(let items): return .array(items.map { mask($0) })
+        case .string, .stringConvertible:
+            let text = value.description
+            guard configuration.privacyMask else { return .string(SecretScrubber.scrub(text)) }
+            switch value.attributes[LogPrivacy.self] {
+            case .public?: return .string(SecretScrubber.scrub(text))
+            case .privateHashed?: return .string("«private:\(hasher.hash(text))»")
+            case .private?, nil: return .string(LogMasker.privateText)
+            }
+        }
+    }
+
+    /// Tags: the metadata `tags` (a list or comma-separated text) and the logger label.
+    static func tags(in metadata: Logger.Metadata, label: String) -> Set<String> {
+        var tags: Set<String> = [label]
+        switch metadata["tags"] {
+        case .array(let items)?: tags.formUnion(items.map(\.description))
+        case let value?: tags.formUnion(value.description.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        case nil: break
+        }
+        return tags
+    }
+
+    /// Cuts `text` to `limit` bytes (on a character boundary) and says so.
+    static func truncate(_ text: String, to limit: Int) -> String {
+        guard let kept = Truncation.prefix(of: text, bytes: limit) else { return text }
+        return kept + " [truncated: \(text.utf8.count) -> \(kept.utf8.count) bytes]"
+    }
+}
+
+/// An error reduced to its domain and code: what masking lets through.
+public struct MaskedError: Error, CustomStringConvertible, Sendable {
+    public let domain: String
+    public let code: String
+
+    public init(_ error: any Error) {
+        if let coded = error as? any LogCodedError {
+            domain = String(describing: type(of: error))
+            code = coded.logCode
+        } else {
+            let bridged = error as NSError
+            domain = bridged.domain
+            code = String(bridged.code)
+        }
+    }
+
+    public var description: String { "\(domain) \(code)" }
+}
+
+/// An error shown in full (masking off), credentials still scrubbed.
+struct ScrubbedError: Error, CustomStringConvertible, Sendable {
+    let text: String
+    init(_ error: any Error) { text = SecretScrubber.scrub(String(describing: error)) }
+    var description: String { text }
+}
+
+/// Errors with a stable code to log instead of their description (Vigil's error structs).
+public protocol LogCodedError: Error {
+    var logCode: String { get }
+}

@@ -1,0 +1,128 @@
+/// A last line of defence on every written line: credentials that reached the text by mistake
+/// (a bearer token, a JWT, `password=...`) are replaced by `[redacted]`. It is applied whatever
+/// the privacy-mask setting: secrets are never written.
+public enum SecretScrubber {
+    static let keyWords = ["password", "passwd", "secret", "token", "code_verifier", "client_secret", "access_token", "refresh_token", "id_token", "authorization", "api_key", "apikey"]
+
+    public static func scrub(_ line: String) -> String {
+        let utf8 = line.utf8
+        // Cheap checks first: most lines contain nothing that could be a credential.
+        let mayHaveJWT = containsJWTStart(utf8)
+        let lower = line.lowercased()
+        let mayHaveKeyword = keyWords.contains { lower.contains($0) } || lower.contains("bearer ") || lower.contains("basic ")
+        guard mayHaveJWT || mayHaveKeyword else { return line }
+        var result = line
+        if mayHaveJWT { result = redactJWTs(result) }
+        if mayHaveKeyword { result = redactAssignments(result) }
+        return result
+    }
+
+    static func containsJWTStart(_ utf8: String.UTF8View) -> Bool {
+        var previous: UInt8 = 0, before: UInt8 = 0
+        for byte in utf8 {
+            if before == UInt8(ascii: "e"), previous == UInt8(ascii: "y"), byte == UInt8(ascii: "J") { return true }
+            before = previous
+            previous = byte
+        }
+        return false
+    }
+
+    static func isTokenCharacter(_ c: Character) -> Bool {
+        c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_" || c == "." || c == "=" || c == "+" || c == "/" || c == "~")
+    }
+
+    /// JWTs (`eyJ...`): three base64url parts.
+    static func redactJWTs(_ text: String) -> String {
+        var output = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index...].hasPrefix("eyJ") {
+                var end = index
+                var dots = 0
+                while end < text.endIndex, isTokenCharacter(text[end]) {
+                    if text[end] == "." { dots += 1 }
+                    end = text.index(after: end)
+                }
+                if dots >= 2 {
+                    output += "[redacted]"
+                    index = end
+                    continue
+                }
+            }
+            output.append(text[index])
+            index = text.index(after: index)
+        }
+        return output
+    }
+
+    /// `Bearer X`, `Basic X`, and `key=X` / `key: X` / `"key": "X"` for the secret key words.
+    static func redactAssignments(_ text: String) -> String {
+        var output = ""
+        let lowered = Array(text.lowercased())
+        let characters = Array(text)
+        var position = 0
+        while position < characters.count {
+            var matched = false
+            for scheme in ["bearer ", "basic "] where matchesWord(lowered, at: position, scheme) {
+                output += String(characters[position..<position + scheme.count])
+                position += scheme.count
+                let start = position
+                while position < characters.count, isTokenCharacter(characters[position]) { position += 1 }
+                if position > start { output += "[redacted]" }
+                matched = true
+                break
+            }
+            if matched { continue }
+            for word in keyWords where matchesWord(lowered, at: position, word) {
+                var cursor = position + word.count
+                // Separator: optional quote, then = or :, then optional spaces and quote.
+                if cursor < characters.count, characters[cursor] == "\"" { cursor += 1 }
+                guard cursor < characters.count, characters[cursor] == "=" || characters[cursor] == ":" else { continue }
+                cursor += 1
+                while cursor < characters.count, characters[cursor] == " " { cursor += 1 }
+                var quoted = false
+                if cursor < characters.count, characters[cursor] == "\"" { quoted = true; cursor += 1 }
+                var valueStart = cursor
+                if word == "authorization", !quoted {
+                    // "Authorization: Scheme credentials": keep the scheme, redact the credentials.
+                    var schemeEnd = cursor
+                    while schemeEnd < characters.count, characters[schemeEnd].isLetter { schemeEnd += 1 }
+                    if schemeEnd > cursor, schemeEnd < characters.count, characters[schemeEnd] == " " {
+                        valueStart = schemeEnd + 1
+                        cursor = valueStart
+                    }
+                }
+                if quoted {
+                    while cursor < characters.count, characters[cursor] != "\"" { cursor += 1 }
+                } else {
+                    while cursor < characters.count, !(characters[cursor] == "&" || characters[cursor] == "," || characters[cursor] == ";" || characters[cursor].isWhitespace) { cursor += 1 }
+                }
+                if cursor > valueStart, String(characters[valueStart..<cursor]) != "[redacted]", !String(characters[valueStart..<cursor]).hasPrefix("«") {
+                    output += String(characters[position..<valueStart]) + "[redacted]"
+                    position = cursor
+                    matched = true
+                }
+                break
+            }
+            if matched { continue }
+            output.append(characters[position])
+            position += 1
+        }
+        return output
+    }
+
+    /// `word` starts at `position` and is not the tail of a longer identifier.
+    static func matchesWord(_ lowered: [Character], at position: Int, _ word: String) -> Bool {
+        guard position + word.count <= lowered.count else { return false }
+        if position > 0 {
+            let before = lowered[position - 1]
+            if before.isLetter || before.isNumber { return false }
+        }
+        var i = position
+        for c in word {
+            if lowered[i] != c { return false }
+            i += 1
+        }
+        return true
+    }
+}
