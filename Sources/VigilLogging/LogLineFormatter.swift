@@ -43,18 +43,34 @@ public struct LogLineFormatter: Sendable {
 
     /// `TIME LEVEL LABEL: message key=value [error] (source)`, one line per message line when single-lined.
     func composed(timestamp: String, label: String, event: LogEvent, message: String) -> String {
-        let leadIn = "\(timestamp) \(event.level.rawValue) \(label): "
+        var leadIn = timestamp
+        leadIn += " "
+        leadIn += event.level.rawValue
+        leadIn += " "
+        leadIn += label
+        leadIn += ": "
         var leadOut = ""
         if let metadata = event.metadata, !metadata.isEmpty {
-            leadOut += " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let keys = metadata.count == 1 ? Array(metadata.keys) : metadata.keys.sorted()
+            for key in keys {
+                leadOut += " "
+                leadOut += key
+                leadOut += "="
+                leadOut += metadata[key]!.description
+            }
         }
-        if let error = event.error { leadOut += " error=\(error)" }
-        leadOut += " (\(event.source))"
-        guard message.contains("\n") else { return leadIn + message + leadOut + "\n" }
+        if let error = event.error {
+            leadOut += " error="
+            leadOut += String(describing: error)
+        }
+        leadOut += " ("
+        leadOut += event.source
+        leadOut += ")\n"
+        guard message.utf8.contains(0x0A) else { return leadIn + message + leadOut }
         if singleLined {
-            return message.split(separator: "\n", omittingEmptySubsequences: false).map { leadIn + $0 + leadOut + "\n" }.joined()
+            return message.split(separator: "\n", omittingEmptySubsequences: false).map { leadIn + $0 + leadOut }.joined()
         }
-        return leadIn + message + leadOut + "\n"
+        return leadIn + message + leadOut
     }
 
     // MARK: - Time

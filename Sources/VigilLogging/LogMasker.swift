@@ -5,30 +5,48 @@ public enum LogMasker {
     /// With `enabled`, private sections become `«private»` or `«private:hash»`; without, the
     /// markers are removed and the values shown.
     public static func mask(_ marked: String, enabled: Bool, hasher: LogHasher) -> String {
-        // Fast path: no marker at all.
-        guard marked.utf8.contains(0xEE) else { return marked }
-        var output = ""
-        output.reserveCapacity(marked.utf8.count)
-        var section: String.UnicodeScalarView?
-        var hashed = false
-        for scalar in marked.unicodeScalars {
-            switch scalar.value {
-            case 0xE000, 0xE001:
-                section = String.UnicodeScalarView()
-                hashed = scalar.value == 0xE001
-            case 0xE002:
-                if let value = section {
-                    let text = String(value)
-                    output += !enabled ? text : hashed ? "«private:\(hasher.hash(text))»" : privateText
+        // Markers are U+E000, U+E001 (start) and U+E002 (end): EE 80 80, EE 80 81, EE 80 82.
+        var text = marked
+        return text.withUTF8 { bytes -> String in
+            guard bytes.contains(0xEE) else { return marked }
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count)
+            var sectionStart: Int?
+            var hashed = false
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == 0xEE, index + 2 < bytes.count, bytes[index + 1] == 0x80, bytes[index + 2] <= 0x82, bytes[index + 2] >= 0x80 {
+                    let kind = bytes[index + 2]
+                    if kind == 0x82 {
+                        if let start = sectionStart {
+                            let value = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                            append(value, to: &output, enabled: enabled, hashed: hashed, hasher: hasher)
+                        }
+                        sectionStart = nil
+                    } else if sectionStart == nil {
+                        sectionStart = index + 3
+                        hashed = kind == 0x81
+                    }
+                    index += 3
+                    continue
                 }
-                section = nil
-            default:
-                if section != nil { section!.append(scalar) } else { output.unicodeScalars.append(scalar) }
+                if sectionStart == nil { output.append(bytes[index]) }
+                index += 1
             }
+            if let start = sectionStart {  // an unterminated section is still private
+                append(UnsafeBufferPointer(rebasing: bytes[start...]), to: &output, enabled: enabled, hashed: false, hasher: hasher)
+            }
+            return String(decoding: output, as: UTF8.self)
         }
-        if let value = section {  // an unterminated section is still private
-            output += enabled ? privateText : String(value)
+    }
+
+    private static func append(_ value: UnsafeBufferPointer<UInt8>, to output: inout [UInt8], enabled: Bool, hashed: Bool, hasher: LogHasher) {
+        if !enabled {
+            output.append(contentsOf: value)
+        } else if hashed {
+            output.append(contentsOf: "«private:\(hasher.hash(String(decoding: value, as: UTF8.self)))»".utf8)
+        } else {
+            output.append(contentsOf: privateText.utf8)
         }
-        return output
     }
 }

@@ -16,10 +16,16 @@ public final class StandardErrorSink: LogSink, @unchecked Sendable {  // writes 
     private let lock = NSLock()
     public init(minimumLevel: Logger.Level) { self.minimumLevel = minimumLevel }
     public func write(_ lines: String) {
+        var text = lines
         lock.lock()
         defer { lock.unlock() }
-        _ = lines.utf8CString.withUnsafeBufferPointer { buffer in
-            Glibc.write(STDERR_FILENO, buffer.baseAddress, buffer.count - 1)
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
         }
     }
 }

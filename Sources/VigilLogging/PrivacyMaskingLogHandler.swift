@@ -38,9 +38,11 @@ public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let own = event.metadata { merged.merge(own) { $1 } }
 
-        let tags = Self.tags(in: merged, label: label)
-        if let only = configuration.onlyTags, !only.isEmpty, tags.isDisjoint(with: only) { return }
-        if let omit = configuration.omitTags, !omit.isEmpty, !tags.isDisjoint(with: omit) { return }
+        if configuration.onlyTags?.isEmpty == false || configuration.omitTags?.isEmpty == false {
+            let tags = Self.tags(in: merged, label: label)
+            if let only = configuration.onlyTags, !only.isEmpty, tags.isDisjoint(with: only) { return }
+            if let omit = configuration.omitTags, !omit.isEmpty, !tags.isDisjoint(with: omit) { return }
+        }
 
         var text = SecretScrubber.scrub(LogMasker.mask(event.message.description, enabled: configuration.privacyMask, hasher: hasher))
         // Matching looks at the masked text, so filters cannot reveal private values.
@@ -64,6 +66,8 @@ public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
         switch value {
         case .dictionary(let members): return .dictionary(members.mapValues { mask($0) })
         case .array(let items): return .array(items.map { mask($0) })
+        case .string(let text) where configuration.privacyMask:
+            return .string(LogMasker.privateText)  // a plain string carries no attribute: private
         case .string, .stringConvertible:
             let text = value.description
             guard configuration.privacyMask else { return .string(SecretScrubber.scrub(text)) }

@@ -51,7 +51,8 @@ public struct PrivacyMessage: ExpressibleByStringInterpolation, Sendable, Custom
 
     /// Removes marker characters so that logged data cannot forge or end a private section.
     static func clean(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value >= 0xE000 && $0.value <= 0xE002 }) else { return text }
+        // Every marker is encoded as EE 80 80...82 in UTF-8: no 0xEE byte, no marker.
+        guard text.utf8.contains(0xEE), text.unicodeScalars.contains(where: { $0.value >= 0xE000 && $0.value <= 0xE002 }) else { return text }
         return String(String.UnicodeScalarView(text.unicodeScalars.filter { !($0.value >= 0xE000 && $0.value <= 0xE002) }))
     }
 }

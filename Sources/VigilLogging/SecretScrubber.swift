@@ -5,11 +5,11 @@ public enum SecretScrubber {
     static let keyWords = ["password", "passwd", "secret", "token", "code_verifier", "client_secret", "access_token", "refresh_token", "id_token", "authorization", "api_key", "apikey"]
 
     public static func scrub(_ line: String) -> String {
-        let utf8 = line.utf8
-        // Cheap checks first: most lines contain nothing that could be a credential.
-        let mayHaveJWT = containsJWTStart(utf8)
-        let lower = line.lowercased()
-        let mayHaveKeyword = keyWords.contains { lower.contains($0) } || lower.contains("bearer ") || lower.contains("basic ")
+        // Cheap byte-level checks first: most lines hold nothing that could be a credential.
+        var copy = line
+        let (mayHaveJWT, mayHaveKeyword) = copy.withUTF8 { bytes in
+            (containsJWTStart(bytes), triggers.contains { containsIgnoringASCIICase(bytes, $0) })
+        }
         guard mayHaveJWT || mayHaveKeyword else { return line }
         var result = line
         if mayHaveJWT { result = redactJWTs(result) }
@@ -17,7 +17,30 @@ public enum SecretScrubber {
         return result
     }
 
-    static func containsJWTStart(_ utf8: String.UTF8View) -> Bool {
+    /// Lower-case ASCII byte strings whose presence sends a line to the slow path.
+    static let triggers: [[UInt8]] = (keyWords + ["bearer ", "basic "]).map { Array($0.utf8) }
+
+    /// True when `needle` (lower-case ASCII) occurs in `bytes`, ignoring ASCII case.
+    static func containsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        let last = bytes.count - needle.count
+        var index = 0
+        while index <= last {
+            if lowercase(bytes[index]) == first {
+                var matched = 1
+                while matched < needle.count, lowercase(bytes[index + matched]) == needle[matched] { matched += 1 }
+                if matched == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    @inline(__always) static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+    }
+
+    static func containsJWTStart(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         var previous: UInt8 = 0, before: UInt8 = 0
         for byte in utf8 {
             if before == UInt8(ascii: "e"), previous == UInt8(ascii: "y"), byte == UInt8(ascii: "J") { return true }
