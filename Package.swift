@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .library(name: "VigilLogging", targets: ["VigilLogging"]),
+        .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
         .executable(name: "vigil", targets: ["vigil"]),
     ],
     dependencies: [
@@ -23,6 +24,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System OpenSSL; used by VigilCertificates only.
@@ -65,6 +70,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A real HTTPS server impersonating a cloud server. It must not import the client's trust
+        // or auth code (VigilCertificates, VigilHTTP, VigilAuth): it is an independent check on them.
+        .target(
+            name: "VigilSimulator",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "vigil",
             dependencies: [
@@ -72,6 +92,7 @@ let package = Package(
                 "VigilHTTP",
                 "VigilSettings",
                 "VigilLogging",
+                "VigilSimulator",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -100,6 +121,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilSimulatorTests",
+            dependencies: ["VigilSimulator", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

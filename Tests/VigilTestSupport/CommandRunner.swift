@@ -39,6 +39,14 @@ public enum CommandRunner {
         )
     }
 
+    /// `run` on a thread of its own, for async callers: a blocking wait on the cooperative pool
+    /// would starve servers (Hummingbird) that run their requests there.
+    public static func runDetached(_ executable: String, _ arguments: [String], environment: [String: String?] = [:]) async throws -> CommandResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(executable, arguments, environment: environment) }) }.start()
+        }
+    }
+
     /// Runs the built `vigil`, hermetically: its own state directory, no user settings file and no managed file unless
     /// `environment` names them, and none of the caller's `VIGIL_` settings.
     public static func vigil(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {

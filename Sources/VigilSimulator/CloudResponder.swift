@@ -1,0 +1,232 @@
+import Foundation
+
+/// A request as the simulator sees it, independent of the HTTP server library.
+public struct SimulatedRequest: Sendable {
+    public var method: String
+    /// Path and query, as sent.
+    public var target: String
+    /// Header names lower-cased.
+    public var headers: [String: String]
+    public var hasBody: Bool
+    /// `https` or `http`.
+    public var scheme: String
+    /// Which simulated host (1, 2, 3).
+    public var host: Int
+
+    public init(method: String, target: String, headers: [String: String], hasBody: Bool, scheme: String, host: Int) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.hasBody = hasBody
+        self.scheme = scheme
+        self.host = host
+    }
+
+    var path: String { String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "") }
+}
+
+/// The simulator's answer.
+public struct SimulatedResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    init(_ status: Int, _ headers: [(String, String)] = [], body: String = "") {
+        self.status = status
+        self.headers = headers
+        self.body = Array(body.utf8)
+    }
+}
+
+/// Impersonates an ownCloud/OpenCloud server, with the scenario's behaviour in front.
+public final class CloudResponder: @unchecked Sendable {  // mutable state behind `lock`
+    public let scenario: Scenario
+    let clock: any SimulatorClock
+    /// `{https:N}` and `{http:N}` base URLs, known once the listeners run.
+    private var bases: [String: String] = [:]
+    private let lock = NSLock()
+    private var windowStart: Date?
+    private var authorizationsSeen: [String: Int] = [:]
+    private var apmGeneration = 1
+    private var apmRequests = 0
+
+    public init(scenario: Scenario, clock: any SimulatorClock = SystemSimulatorClock()) {
+        self.scenario = scenario
+        self.clock = clock
+    }
+
+    /// Tells the responder where each listener runs: key `https:1`, value `https://127.0.0.1:8443`.
+    public func setBase(_ key: String, _ url: String) {
+        lock.lock(); bases[key] = url; lock.unlock()
+    }
+
+    func resolve(_ template: String, path: String) -> String {
+        lock.lock()
+        var text = template
+        for (key, url) in bases { text = text.replacingOccurrences(of: "{\(key)}", with: url) }
+        lock.unlock()
+        return text.replacingOccurrences(of: "{path}", with: path)
+    }
+
+    public func respond(to request: SimulatedRequest) -> SimulatedResponse {
+        if let response = behaviour(request) { return response }
+        var path = request.path
+        // Targets of same-host redirects are served as the path after their prefix.
+        for prefix in ["/moved", "/loop/done"] where path.hasPrefix(prefix + "/") { path.removeFirst(prefix.count) }
+        if let hop = path.range(of: #"^/hop/\d+"#, options: .regularExpression) { path.removeSubrange(hop) }
+        return cloud(request, path: path)
+    }
+
+    // MARK: - Scenario behaviour
+
+    func behaviour(_ request: SimulatedRequest) -> SimulatedResponse? {
+        let b = scenario.behaviour
+        switch b.kind {
+        case .normal:
+            return nil
+        case .notFound:
+            return notFound()
+        case .notFoundWindow:
+            let now = clock.now()
+            lock.lock()
+            if windowStart == nil { windowStart = now }
+            let inside = now.timeIntervalSince(windowStart!) < (b.seconds ?? 5)
+            lock.unlock()
+            return inside ? notFound() : nil
+        case .rejectDownloads:
+            return request.method == "GET" && request.path.hasPrefix("/remote.php/dav/") ? SimulatedResponse(500, [("Content-Type", "text/plain")], body: "Internal Server Error") : nil
+        case .authRace:
+            guard let authorization = request.headers["authorization"] else { return nil }
+            lock.lock()
+            let seen = authorizationsSeen[authorization, default: 0]
+            authorizationsSeen[authorization] = seen + 1
+            lock.unlock()
+            return seen < (b.count ?? 4) ? unauthorized() : nil
+        case .maintenance:
+            if request.path.hasSuffix("/status.php") || request.path == "/status.php" { return json(200, status(maintenance: true)) }
+            if request.path.hasPrefix("/remote.php/dav") {
+                return SimulatedResponse(503, [("Content-Type", "application/xml; charset=utf-8")], body: Self.davException("Sabre\\DAV\\Exception\\ServiceUnavailable", "System in maintenance mode."))
+            }
+            return nil
+        case .apm:
+            return apm(request, recovering: b.recovering ?? false)
+        case .redirect:
+            if let scheme = b.scheme, scheme != request.scheme { return nil }
+            guard request.host == 1, !request.path.hasPrefix("/moved/") else { return nil }
+            return redirect(b.status ?? 302, to: resolve(b.target ?? "/", path: request.target))
+        case .redirectChain:
+            let hops = b.hops ?? 30
+            if request.path.hasPrefix("/hop/") {
+                let parts = request.target.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: true)
+                guard parts.count >= 2, let n = Int(parts[1]) else { return notFound() }
+                let rest = parts.count > 2 ? "/" + parts[2...].joined(separator: "/") : "/"
+                return n < hops ? redirect(302, to: "/hop/\(n + 1)\(rest)") : nil
+            }
+            return redirect(302, to: "/hop/1\(request.target)")
+        case .redirectLoop:
+            if request.path.hasPrefix("/loop/a") { return redirect(302, to: "/loop/b" + request.target.dropFirst("/loop/a".count)) }
+            if request.path.hasPrefix("/loop/b") { return redirect(302, to: "/loop/a" + request.target.dropFirst("/loop/b".count)) }
+            return redirect(302, to: "/loop/a\(request.target)")
+        case .loginPage:
+            guard request.method == "PROPFIND" else { return nil }
+            return SimulatedResponse(200, [("Content-Type", "text/html; charset=utf-8")], body: Self.loginPage)
+        }
+    }
+
+    func apm(_ request: SimulatedRequest, recovering: Bool) -> SimulatedResponse? {
+        if request.path == "/apm/login" {
+            let back = request.target.components(separatedBy: "return=").dropFirst().first.flatMap { $0.removingPercentEncoding } ?? "/"
+            lock.lock(); let generation = apmGeneration; lock.unlock()
+            return SimulatedResponse(302, [("Location", back.hasPrefix("/") ? back : "/"), ("Set-Cookie", "APMSESSION=apm-\(generation); Path=/; Secure; HttpOnly")])
+        }
+        lock.lock()
+        let valid = request.headers["cookie"]?.contains("APMSESSION=apm-\(apmGeneration)") == true
+        if valid {
+            apmRequests += 1
+            // Recovering: the session is dropped once after a few requests; logging in again fixes it.
+            if recovering, apmGeneration == 1, apmRequests > 3 { apmGeneration = 2 }
+        }
+        lock.unlock()
+        if valid { return nil }
+        let back = request.target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
+        return redirect(302, to: "/apm/login?return=\(back)")
+    }
+
+    // MARK: - The cloud server
+
+    func cloud(_ request: SimulatedRequest, path: String) -> SimulatedResponse {
+        switch (request.method, path) {
+        case ("GET", "/status.php"), ("HEAD", "/status.php"):
+            return json(200, status(maintenance: false))
+        case ("GET", "/ocs/v2.php/cloud/capabilities"), ("GET", "/ocs/v1.php/cloud/capabilities"):
+            return json(200, Self.capabilities)
+        case ("GET", "/ocs/v2.php/cloud/user"):
+            guard let user = authenticatedUser(request) else { return unauthorized() }
+            return json(200, #"{"ocs":{"meta":{"status":"ok","statuscode":200},"data":{"id":"\#(user)","display-name":"\#(user.capitalized)","email":"\#(user)@example.test"}}}"#)
+        default:
+            break
+        }
+        if path.hasPrefix("/remote.php/dav/files/") || path.hasPrefix("/remote.php/webdav") {
+            guard let user = authenticatedUser(request) else { return unauthorized() }
+            let owner = path.split(separator: "/").dropFirst(3).first.map(String.init) ?? user
+            guard owner == user || path.hasPrefix("/remote.php/webdav") else { return SimulatedResponse(403, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\Forbidden", "Not your files.")) }
+            switch request.method {
+            case "PROPFIND": return SimulatedResponse(207, [("Content-Type", "application/xml; charset=utf-8"), ("DAV", "1, 3")], body: Self.multistatus(path: path))
+            case "GET": return SimulatedResponse(200, [("Content-Type", "text/plain")], body: "Contents of \(path)\n")
+            case "OPTIONS": return SimulatedResponse(200, [("DAV", "1, 3"), ("Allow", "OPTIONS, GET, PUT, PROPFIND")])
+            default: return SimulatedResponse(405)
+            }
+        }
+        return notFound()
+    }
+
+    /// The user named by valid Basic credentials, if any.
+    func authenticatedUser(_ request: SimulatedRequest) -> String? {
+        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("basic "),
+              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
+        let user = String(text[..<colon]), password = String(text[text.index(after: colon)...])
+        return scenario.effectiveUsers[user] == password ? user : nil
+    }
+
+    func status(maintenance: Bool) -> String {
+        #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.15.0.2","versionstring":"10.15.0","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#
+    }
+
+    func json(_ status: Int, _ body: String) -> SimulatedResponse {
+        SimulatedResponse(status, [("Content-Type", "application/json; charset=utf-8")], body: body)
+    }
+
+    func notFound() -> SimulatedResponse {
+        SimulatedResponse(404, [("Content-Type", "text/html; charset=utf-8")], body: "<html><body><h1>404 Not Found</h1></body></html>")
+    }
+
+    func unauthorized() -> SimulatedResponse {
+        SimulatedResponse(401, [("WWW-Authenticate", #"Basic realm="ownCloud", charset="UTF-8""#), ("WWW-Authenticate", #"Bearer realm="ownCloud""#), ("Content-Type", "application/xml; charset=utf-8")],
+                          body: Self.davException("Sabre\\DAV\\Exception\\NotAuthenticated", "No public access to this resource."))
+    }
+
+    func redirect(_ status: Int, to location: String) -> SimulatedResponse {
+        SimulatedResponse(status, [("Location", location), ("Content-Type", "text/html; charset=utf-8")], body: "<html><body>Moved to <a href=\"\(location)\">\(location)</a></body></html>")
+    }
+
+    static func davException(_ exception: String, _ message: String) -> String {
+        """
+        <?xml version="1.0" encoding="utf-8"?>
+        <d:error xmlns:d="DAV:" xmlns:s="http://sabredav.org/ns"><s:exception>\(exception)</s:exception><s:message>\(message)</s:message></d:error>
+        """
+    }
+
+    static func multistatus(path: String) -> String {
+        """
+        <?xml version="1.0"?>
+        <d:multistatus xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:response><d:href>\(path)</d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype><oc:id>00000001ocsimulator</oc:id></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>
+        """
+    }
+
+    static let capabilities = #"{"ocs":{"meta":{"status":"ok","statuscode":200},"data":{"version":{"major":10,"minor":15,"micro":0,"string":"10.15.0","edition":"Community","product":"ownCloud"},"capabilities":{"core":{"status":{"installed":true,"maintenance":false,"productname":"ownCloud"}},"dav":{"chunking":"1.0"},"files":{"bigfilechunking":true}}}}}"#
+
+    static let loginPage = """
+        <!DOCTYPE html><html><head><title>Sign in</title></head><body><form method="post" action="/apm/login"><input name="username"><input name="password" type="password"><button>Sign in</button></form></body></html>
+        """
+}

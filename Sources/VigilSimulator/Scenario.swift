@@ -1,0 +1,173 @@
+import Foundation
+
+/// One simulated situation, read from a JSON fixture in mitm-fixtures/ (format: its README).
+public struct Scenario: Sendable, Hashable, Codable {
+    /// What a correct client does when it meets this scenario.
+    public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Refuses to connect or send credentials, without asking.
+        case refuse
+        /// Stops and asks the user to approve or reject the certificate.
+        case askCertificate = "ask-certificate"
+        /// Stops and asks the user to approve the redirect.
+        case askRedirect = "ask-redirect"
+        /// Logs in (possibly after retrying).
+        case login
+        /// Reports the server's error to the user.
+        case reportError = "report-error"
+    }
+
+    /// What the scenario stands for elsewhere.
+    public struct Reference: Sendable, Hashable, Codable {
+        /// The badssl.com host that shows the same thing, if any.
+        public var badssl: String?
+        /// The ownCloud SDK's name for the simulation, if any.
+        public var seeds: String?
+        /// The attack or failure it represents.
+        public var represents: String
+    }
+
+    /// How the HTTP side behaves.
+    public struct Behaviour: Sendable, Hashable, Codable {
+        public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+            case normal
+            /// Every request answered 404.
+            case notFound = "not-found"
+            /// 404 for `seconds` from the first request, then normal.
+            case notFoundWindow = "not-found-window"
+            /// An access-policy manager: requests without its cookie are redirected to its login,
+            /// which sets the cookie. `recovering`: the cookie is dropped once, mid-session.
+            case apm
+            /// Downloads (GET on WebDAV) answered 500.
+            case rejectDownloads = "reject-downloads"
+            /// The first `count` requests with a new Authorization value get 401.
+            case authRace = "auth-race"
+            /// status.php says maintenance; WebDAV answers 503 with a Sabre exception.
+            case maintenance
+            /// Requests are redirected with `status` to `target` (templates {https:N}, {http:N}).
+            case redirect
+            /// `hops` redirects on the same host before the real answer.
+            case redirectChain = "redirect-chain"
+            /// Two paths redirect to each other.
+            case redirectLoop = "redirect-loop"
+            /// PROPFIND is answered with an HTML login page and 200.
+            case loginPage = "login-page"
+        }
+        public var kind: Kind
+        public var status: Int?
+        public var target: String?
+        public var hops: Int?
+        public var seconds: Double?
+        public var count: Int?
+        public var recovering: Bool?
+        /// Only requests on this scheme are redirected (`http` for an upgrade).
+        public var scheme: String?
+
+        public init(kind: Kind) { self.kind = kind }
+    }
+
+    public var name: String
+    public var summary: String
+    public var outcome: Outcome
+    public var reference: Reference
+    /// testcerts case served on each address (`127.0.0.1`...); missing addresses serve the valid one.
+    public var certificates: [String: String]?
+    /// Oldest and newest TLS version offered ("1.0", "1.1", "1.2", "1.3").
+    public var tlsVersions: [String]?
+    public var behaviour: Behaviour
+    /// Test users and passwords; the defaults (``Scenario/defaultUsers``) when absent.
+    public var users: [String: String]?
+
+    /// alice and bob, with public test passwords.
+    public static let defaultUsers = ["alice": "alice-test-password", "bob": "bob-test-password"]
+    public var effectiveUsers: [String: String] { users ?? Self.defaultUsers }
+}
+
+extension Scenario {
+    /// Parses and checks a fixture; errors name the file, the field and the reason.
+    public static func load(path: String) throws -> Scenario {
+        let file = (path as NSString).lastPathComponent
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SimulatorError(.malformedFixture, "\(file): cannot be read.")
+        }
+        let scenario: Scenario
+        do {
+            scenario = try JSONDecoder().decode(Scenario.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw SimulatorError(.malformedFixture, "\(file): field \(fieldPath(context.codingPath + [key])) is missing.")
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw SimulatorError(.malformedFixture, "\(file): field \(fieldPath(context.codingPath)) should be \(typeName(type)).")
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw SimulatorError(.malformedFixture, "\(file): field \(fieldPath(context.codingPath)) is null; it should be \(typeName(type)).")
+        } catch let DecodingError.dataCorrupted(context) {
+            let field = context.codingPath.isEmpty ? "the document" : "field \(fieldPath(context.codingPath))"
+            let allowed = allowedValues(for: context.codingPath.last?.stringValue)
+            throw SimulatorError(.malformedFixture, "\(file): \(field) is invalid (\(context.debugDescription))\(allowed).")
+        } catch {
+            throw SimulatorError(.malformedFixture, "\(file): \(error).")
+        }
+        try scenario.check(file: file)
+        return scenario
+    }
+
+    func check(file: String) throws {
+        func fail(_ field: String, _ reason: String) -> SimulatorError {
+            SimulatorError(.malformedFixture, "\(file): field \(field) \(reason).")
+        }
+        guard name.range(of: #"^[a-z0-9][a-z0-9-]*$"#, options: .regularExpression) != nil else {
+            throw fail("name", "must be lower-case letters, digits and dashes")
+        }
+        if let versions = tlsVersions {
+            let known = ["1.0", "1.1", "1.2", "1.3"]
+            guard versions.count == 2, versions.allSatisfy(known.contains) else { throw fail("tlsVersions", "must be [oldest, newest] from \(known)") }
+        }
+        for address in (certificates ?? [:]).keys where !SimulatorAddress.isLoopback(address) {
+            throw fail("certificates", "names \(address), which is not a loopback address")
+        }
+        switch behaviour.kind {
+        case .redirect:
+            guard let status = behaviour.status, [301, 302, 303, 307, 308].contains(status) else { throw fail("behaviour.status", "must be 301, 302, 303, 307 or 308") }
+            guard let target = behaviour.target, target.hasPrefix("{") || target.hasPrefix("/") else { throw fail("behaviour.target", "must be a path or start with {https:N} or {http:N}") }
+        case .redirectChain:
+            guard let hops = behaviour.hops, (1...100).contains(hops) else { throw fail("behaviour.hops", "must be from 1 to 100") }
+        case .notFoundWindow:
+            guard let seconds = behaviour.seconds, seconds > 0 else { throw fail("behaviour.seconds", "must be a positive number") }
+        case .authRace:
+            guard let count = behaviour.count, count > 0 else { throw fail("behaviour.count", "must be a positive integer") }
+        default:
+            break
+        }
+    }
+
+    static func fieldPath(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Double.Type: return "a number"
+        case is Bool.Type: return "true or false"
+        default: return "\(type)"
+        }
+    }
+
+    static func allowedValues(for field: String?) -> String {
+        switch field {
+        case "outcome": return "; allowed: " + Outcome.allCases.map(\.rawValue).joined(separator: ", ")
+        case "kind": return "; allowed: " + Behaviour.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+        default: return ""
+        }
+    }
+}
+
+/// Loopback checks for addresses the simulator binds or names.
+public enum SimulatorAddress {
+    /// 127.0.0.0/8 or ::1.
+    public static func isLoopback(_ address: String) -> Bool {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, address, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, address, &v6) == 1 { return address == "::1" || withUnsafeBytes(of: v6) { $0.dropLast().allSatisfy { $0 == 0 } && $0.last == 1 } }
+        return false
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import VigilSimulator
+import VigilSettings
+import VigilLogging
+import Logging
+
+extension Vigil {
+    struct Simulator: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A real HTTPS server on loopback that impersonates a cloud server and plays security scenarios.",
+            subcommands: [Serve.self, Scenarios.self]
+        )
+    }
+}
+
+/// Where the fixtures and certificates are.
+struct SimulatorPaths: ParsableArguments {
+    @Option(help: "Directory of scenario fixtures (default: host-simulator.fixtures, mitm-fixtures).")
+    var fixtures: String?
+
+    @Option(help: "Directory of the test PKI (default: testcerts beside the fixtures directory).")
+    var certificates: String?
+
+    func fixturesDirectory(_ settingsValue: String?) -> String {
+        fixtures ?? settingsValue ?? "mitm-fixtures"
+    }
+
+    func certificatesDirectory(fixtures: String) -> String {
+        certificates ?? (((fixtures as NSString).standardizingPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("testcerts")
+    }
+}
+
+extension Vigil.Simulator {
+    struct Scenarios: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the scenarios, one line each.")
+        @OptionGroup var paths: SimulatorPaths
+        @Flag(help: "Print JSON: an array of the fixtures.") var json = false
+        @OptionGroup var logOptions: LogOptions
+
+        func run() throws {
+            let (settings, _) = CommandContext.start(logOptions)
+            do {
+                let library = try ScenarioLibrary(directory: paths.fixturesDirectory(settings.string("host-simulator.fixtures")))
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    print(String(decoding: try encoder.encode(library.scenarios), as: UTF8.self))
+                } else {
+                    let width = library.scenarios.map(\.name.count).max() ?? 20
+                    for scenario in library.scenarios {
+                        print("\(scenario.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(scenario.outcome.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0))  \(scenario.summary)")
+                    }
+                }
+            } catch let error as SimulatorError {
+                SettingsContext.fail(error.reason, status: ExitStatus.error)
+            }
+        }
+    }
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.")
+        @Option(help: "The scenario to play (default: host-simulator.scenario, valid).") var scenario: String?
+        @OptionGroup var paths: SimulatorPaths
+        @Option(help: "The first loopback address; the next two follow it (default: host-simulator.bind, 127.0.0.1).") var bind: String?
+        @Option(help: "Port for every listener; 0 picks free ports (default: host-simulator.port).") var port: Int?
+        @Option(help: "Append a JSON line per request to this file (no header values, no bodies).") var journal: String?
+        @OptionGroup var logOptions: LogOptions
+
+        func run() async throws {
+            let (settings, logger) = CommandContext.start(logOptions)
+            do {
+                let fixtures = paths.fixturesDirectory(settings.string("host-simulator.fixtures"))
+                let library = try ScenarioLibrary(directory: fixtures)
+                let chosen = try library.scenario(named: scenario ?? settings.string("host-simulator.scenario") ?? "valid")
+                let first = bind ?? settings.string("host-simulator.bind") ?? "127.0.0.1"
+                guard SimulatorAddress.isLoopback(first) else {
+                    throw SimulatorError(.refusedAddress, "\(first) is not a loopback address; the simulator binds only 127.0.0.0/8 and ::1.")
+                }
+                var configuration = HostSimulator.Configuration(scenario: chosen, certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures))
+                configuration.addresses = Self.addresses(from: first)
+                configuration.port = port ?? settings.integer("host-simulator.port") ?? 0
+                guard (0...65_535).contains(configuration.port) else { throw ValidationError("--port must be from 0 to 65535.") }
+                let simulator = try HostSimulator(configuration: configuration, journal: try Journal(path: journal))
+                let caFile = (simulator.caFile as NSString).standardizingPath
+                logger.privacy.notice("Simulator playing \(public: chosen.name)", metadata: ["tags": "simulator"])
+                let serving = Task {
+                    try await simulator.run { listeners in
+                        var lines = ["scenario: \(chosen.name) (\(chosen.summary))", "expected client outcome: \(chosen.outcome.rawValue)"]
+                        for listener in listeners {
+                            lines.append("\(listener.scheme == "https" ? "host \(listener.host)" : "plain  ")  \(listener.url)" + (listener.certificate.map { "  certificate: \($0)" } ?? ""))
+                        }
+                        lines.append("trust this CA file: \(caFile)")
+                        lines.append("users: " + chosen.effectiveUsers.sorted { $0.key < $1.key }.map { "\($0.key) / \($0.value)" }.joined(separator: ", "))
+                        lines.append("journal: \(journal ?? "(memory only)")")
+                        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+                    }
+                }
+                let signals = Self.interrupts()
+                for await _ in signals { serving.cancel(); break }
+                _ = await serving.result
+            } catch let error as SimulatorError {
+                SettingsContext.fail(error.reason, status: ExitStatus.error)
+            }
+        }
+
+        /// 127.0.0.1 gives 127.0.0.1, .2, .3; ::1 gives ::1 alone.
+        static func addresses(from first: String) -> [String] {
+            let parts = first.split(separator: ".")
+            guard parts.count == 4, let last = Int(parts[3]), last <= 253 else { return [first] }
+            let prefix = parts.dropLast().joined(separator: ".")
+            return (0..<3).map { "\(prefix).\(last + $0)" }
+        }
+
+        /// SIGINT and SIGTERM as an async stream.
+        static func interrupts() -> AsyncStream<Int32> {
+            AsyncStream { continuation in
+                for number in [SIGINT, SIGTERM] {
+                    signal(number, SIG_IGN)
+                    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                    source.setEventHandler { continuation.yield(number) }
+                    source.resume()
+                    nonisolated(unsafe) let keep = source
+                    continuation.onTermination = { _ in _ = keep }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+import VigilSimulator
+import VigilTestSupport
+
+/// Every TLS scenario over real TLS, judged by curl and openssl (not Vigil's client).
+@Suite("TLS scenarios, live", .serialized)
+struct TLSScenarioTests {
+    /// Scenario and whether curl (trusting only the test CA) accepts it.
+    static let cases: [(String, Bool)] = [
+        ("valid", true), ("renewed-same-key", true), ("rekeyed", true), ("mitm-trusted-ca", true),
+        ("self-signed", false), ("untrusted-root", false), ("expired", false), ("not-yet-valid", false), ("wrong-host", false),
+        ("incomplete-chain", false), ("mitm-forged", false), ("weak-rsa-1024", false), ("sha1-intermediate", false), ("legacy-tls", false),
+    ]
+
+    func fingerprint(_ script: String) async throws -> String {
+        try await CommandRunner.runDetached("/bin/sh", ["-c", script]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(arguments: cases)
+    func curlVerdictAndThePresentedCertificate(name: String, accepted: Bool) async throws {
+        let running = try await RunningSimulator(name)
+        let result = try await running.curl([], url: running.url())
+        await running.stop()
+        #expect((result.exit == 0) == accepted, "\(name): curl exit \(result.exit)")
+        if accepted { #expect(result.status == 200) }
+    }
+
+    @Test(arguments: ["valid", "self-signed", "expired", "mitm-forged", "rekeyed", "renewed-same-key", "weak-rsa-1024"])
+    func theScenariosCertificateIsPresented(name: String) async throws {
+        let running = try await RunningSimulator(name)
+        defer { Task { await running.stop() } }
+        let listener = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" })
+        let served = try await fingerprint("openssl s_client -connect 127.0.0.1:\(listener.port) -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256")
+        let expected = try await fingerprint("openssl x509 -in '\(RunningSimulator.certificates)/\(listener.certificate ?? "").pem' -noout -fingerprint -sha256")
+        #expect(!served.isEmpty)
+        #expect(served == expected, "\(name) served \(served)")
+    }
+
+    @Test func legacyTLSOffersOnlyOldVersions() async throws {
+        let running = try await RunningSimulator("legacy-tls")
+        defer { Task { await running.stop() } }
+        let port = try #require(running.listeners.first { $0.scheme == "https" }?.port)
+        let modern = try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_2 </dev/null 2>&1"])
+        #expect(modern.standardOutput.contains("unsupported protocol") || modern.standardOutput.contains("alert"), "TLS 1.2 must be refused: \(modern.standardOutput.suffix(300))")
+        let old = try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>&1"])
+        #expect(old.standardOutput.contains("TLSv1.1"), "\(old.standardOutput.suffix(400))")
+    }
+
+    @Test func threeHostsWithMatchingCertificates() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        for host in 1...3 {
+            let result = try await running.curl([], url: running.url(host: host))
+            #expect(result.exit == 0 && result.status == 200, "host \(host)")
+        }
+    }
+}
+
+/// HTTP scenarios over TLS, driven by curl.
+@Suite("HTTP scenarios, live", .serialized)
+struct HTTPScenarioTests {
+    let alice = ["-u", "alice:alice-test-password"]
+    let dav = "/remote.php/dav/files/alice/"
+
+    @Test func validServerSpeaksOwnCloud() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let status = try await running.curl([], url: running.url())
+        #expect(status.body.contains(#""installed":true"#) && status.body.contains(#""maintenance":false"#))
+        let anonymous = try await running.curl(["-X", "PROPFIND"], url: running.url(path: dav))
+        #expect(anonymous.status == 401)
+        #expect(anonymous.headers.contains("WWW-Authenticate: Basic realm=\"ownCloud\""))
+        #expect(anonymous.headers.contains("WWW-Authenticate: Bearer"))
+        #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 207)
+        #expect(try await running.curl(["-X", "PROPFIND", "-u", "alice:wrong"], url: running.url(path: dav)).status == 401)
+        #expect(try await running.curl([], url: running.url(path: "/ocs/v2.php/cloud/capabilities")).body.contains("\"capabilities\""))
+        #expect(try await running.curl(alice, url: running.url(path: "/ocs/v2.php/cloud/user")).body.contains("\"id\":\"alice\""))
+        // The journal saw everything and kept no secret.
+        let entries = running.simulator.journal.entries
+        #expect(entries.count == 6)
+        #expect(entries.filter(\.authorization).count == 3)
+        let encoded = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
+        #expect(!encoded.contains("alice-test-password") && !encoded.contains("YWxpY2U"))
+    }
+
+    @Test func onlyNotFound() async throws {
+        let running = try await RunningSimulator("only-404")
+        defer { Task { await running.stop() } }
+        #expect(try await running.curl([], url: running.url()).status == 404)
+        #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 404)
+    }
+
+    @Test func fiveSecondsOfNotFoundOnTheInjectedClock() async throws {
+        let running = try await RunningSimulator("five-seconds-of-404")
+        defer { Task { await running.stop() } }
+        #expect(try await running.curl([], url: running.url()).status == 404)
+        running.clock.advance(seconds: 4.9)
+        #expect(try await running.curl([], url: running.url()).status == 404)
+        running.clock.advance(seconds: 0.2)
+        #expect(try await running.curl([], url: running.url()).status == 200)
+    }
+
+    @Test func rejectDownloads() async throws {
+        let running = try await RunningSimulator("reject-downloads-500")
+        defer { Task { await running.stop() } }
+        #expect(try await running.curl(alice, url: running.url(path: dav + "report.pdf")).status == 500)
+        #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 207)
+    }
+
+    @Test func authRaceRejectsTheFirstFourThenAccepts() async throws {
+        let running = try await RunningSimulator("auth-race-condition")
+        defer { Task { await running.stop() } }
+        var statuses: [Int] = []
+        for _ in 0..<5 { statuses.append(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status) }
+        #expect(statuses == [401, 401, 401, 401, 207])
+    }
+
+    @Test func maintenance() async throws {
+        let running = try await RunningSimulator("maintenance")
+        defer { Task { await running.stop() } }
+        #expect(try await running.curl([], url: running.url()).body.contains(#""maintenance":true"#))
+        let dav = try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: self.dav))
+        #expect(dav.status == 503)
+        #expect(dav.body.contains("Sabre\\DAV\\Exception\\ServiceUnavailable"))
+    }
+
+    @Test(arguments: [301, 302, 307, 308])
+    func crossHostRedirectsAndCredentialsStayBehind(status: Int) async throws {
+        let running = try await RunningSimulator("redirect-cross-host-\(status)")
+        defer { Task { await running.stop() } }
+        let first = try await running.curl(alice, url: running.url())
+        #expect(first.status == status)
+        #expect(first.headers.contains("Location: \(running.url(host: 2))"))
+        // curl follows without --location-trusted: the second host must not see the credentials.
+        let followed = try await running.curl(["-L"] + alice, url: running.url())
+        #expect(followed.status == 200)
+        let second = running.simulator.journal.entries.filter { $0.host == "127.0.0.2" }
+        #expect(!second.isEmpty && second.allSatisfy { !$0.authorization })
+    }
+
+    @Test func sameHostUpgradeAndDowngrade() async throws {
+        let same = try await RunningSimulator("redirect-same-host")
+        let moved = try await same.curl([], url: same.url())
+        #expect(moved.status == 301 && moved.headers.contains("Location: /moved/status.php"))
+        #expect(try await same.curl(["-L"], url: same.url()).status == 200)
+        await same.stop()
+
+        let upgrade = try await RunningSimulator("redirect-upgrade")
+        let plain = try await upgrade.curl([], url: upgrade.url(scheme: "http"))
+        #expect(plain.status == 301 && plain.headers.contains("Location: \(upgrade.url())"))
+        #expect(try await upgrade.curl(["-L"], url: upgrade.url(scheme: "http")).status == 200)
+        await upgrade.stop()
+
+        let downgrade = try await RunningSimulator("redirect-downgrade")
+        let stripped = try await downgrade.curl([], url: downgrade.url())
+        #expect(stripped.status == 302 && stripped.headers.contains("Location: \(downgrade.url(scheme: "http"))"))
+        await downgrade.stop()
+    }
+
+    @Test func chainOfThirtyAndLoop() async throws {
+        let chain = try await RunningSimulator("redirect-chain-30")
+        #expect(try await chain.curl(["-L", "--max-redirs", "10"], url: chain.url()).exit == 47)
+        let long = try await chain.curl(["-L", "--max-redirs", "40"], url: chain.url())
+        #expect(long.status == 200)
+        #expect(chain.simulator.journal.entries.filter { $0.status == 302 }.count == 11 + 30)
+        await chain.stop()
+
+        let loop = try await RunningSimulator("redirect-loop")
+        #expect(try await loop.curl(["-L", "--max-redirs", "20"], url: loop.url()).exit == 47)
+        await loop.stop()
+    }
+
+    @Test func apmCookieRedirects() async throws {
+        let running = try await RunningSimulator("simple-apm")
+        defer { Task { await running.stop() } }
+        let jar = try TestPaths.temporaryDirectory().appendingPathComponent("jar").path
+        let first = try await running.curl([], url: running.url())
+        #expect(first.status == 302 && first.headers.contains("Location: /apm/login?return="))
+        let followed = try await running.curl(["-L", "-c", jar, "-b", jar], url: running.url())
+        #expect(followed.status == 200)
+        #expect(followed.headers.contains("Set-Cookie: APMSESSION=apm-1"))
+        #expect(try await running.curl(["-b", jar], url: running.url()).status == 200)
+        #expect(running.simulator.journal.entries.contains { $0.path == "/apm/login" })
+    }
+
+    @Test func recoveringAPMDropsTheSessionOnce() async throws {
+        let running = try await RunningSimulator("recovering-apm")
+        defer { Task { await running.stop() } }
+        let jar = try TestPaths.temporaryDirectory().appendingPathComponent("jar").path
+        _ = try await running.curl(["-L", "-c", jar, "-b", jar], url: running.url())
+        var statuses: [Int] = []
+        for _ in 0..<5 { statuses.append(try await running.curl(["-b", jar, "-c", jar], url: running.url()).status) }
+        #expect(statuses.contains(302), "the session is dropped once: \(statuses)")
+        #expect(try await running.curl(["-L", "-b", jar, "-c", jar], url: running.url()).status == 200)
+        #expect(try await running.curl(["-b", jar], url: running.url()).status == 200)
+    }
+
+    @Test func apmLoginPageAnswersPropfindWithHTML() async throws {
+        let running = try await RunningSimulator("apm-login-page")
+        defer { Task { await running.stop() } }
+        let result = try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav))
+        #expect(result.status == 200)
+        #expect(result.headers.lowercased().contains("content-type: text/html"))
+        #expect(result.body.contains("<form"))
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import VigilSimulator
+import VigilTestSupport
+
+/// A simulator playing one fixture scenario in this process, for curl to talk to.
+final class RunningSimulator: @unchecked Sendable {  // immutable after init
+    let simulator: HostSimulator
+    let listeners: [HostSimulator.Listener]
+    let clock: ManualSimulatorClock
+    private let task: Task<Void, any Error>
+
+    static let fixtures = TestPaths.root.appendingPathComponent("mitm-fixtures").path
+    static let certificates = TestPaths.root.appendingPathComponent("testcerts").path
+
+    init(_ name: String) async throws {
+        let scenario = try ScenarioLibrary(directory: Self.fixtures).scenario(named: name)
+        var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: Self.certificates)
+        let clock = ManualSimulatorClock()
+        configuration.clock = clock
+        let simulator = try HostSimulator(configuration: configuration, journal: try Journal())
+        let (stream, continuation) = AsyncStream<[HostSimulator.Listener]>.makeStream()
+        task = Task { try await simulator.run { continuation.yield($0); continuation.finish() } }
+        var started: [HostSimulator.Listener] = []
+        for await listeners in stream { started = listeners }
+        self.simulator = simulator
+        self.listeners = started
+        self.clock = clock
+    }
+
+    func url(host: Int = 1, scheme: String = "https", path: String = "/status.php") -> String {
+        (listeners.first { $0.host == host && $0.scheme == scheme }?.url ?? "https://127.0.0.1:1") + path
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// curl with the test CA; returns exit status, HTTP status and headers.
+    func curl(_ extra: [String], url: String) async throws -> (exit: Int32, status: Int, headers: String, body: String) {
+        let directory = try TestPaths.temporaryDirectory()
+        let headerFile = directory.appendingPathComponent("headers").path
+        let result = try await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-S", "--max-time", "10", "--cacert", RunningSimulator.certificates + "/ca-bundle.pem",
+                                                             "-D", headerFile, "-w", "\n%{http_code}"] + extra + [url])
+        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.last ?? "") ?? 0
+        let headers = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
+        return (result.status, status, headers, lines.dropLast().joined(separator: "\n"))
+    }
+}

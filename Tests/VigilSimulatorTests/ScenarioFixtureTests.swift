@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import VigilSimulator
+import VigilTestSupport
+
+@Suite("Scenario fixtures")
+struct ScenarioFixtureTests {
+    static let required = [
+        "valid", "self-signed", "untrusted-root", "expired", "not-yet-valid", "wrong-host", "incomplete-chain", "weak-rsa-1024",
+        "sha1-intermediate", "renewed-same-key", "rekeyed", "mitm-forged", "mitm-trusted-ca", "legacy-tls", "only-404",
+        "five-seconds-of-404", "simple-apm", "recovering-apm", "reject-downloads-500", "auth-race-condition", "maintenance",
+        "redirect-upgrade", "redirect-same-host", "redirect-cross-host-301", "redirect-cross-host-302", "redirect-cross-host-307",
+        "redirect-cross-host-308", "redirect-chain-30", "redirect-loop", "redirect-downgrade", "apm-login-page",
+    ]
+
+    @Test func everyScenarioTheIssueNamesIsAFixture() throws {
+        let library = try ScenarioLibrary(directory: RunningSimulator.fixtures)
+        #expect(Set(library.scenarios.map(\.name)).isSuperset(of: Self.required))
+        for scenario in library.scenarios {
+            #expect(!scenario.summary.isEmpty)
+            #expect(!scenario.reference.represents.isEmpty)
+            for certificate in (scenario.certificates ?? [:]).values {
+                #expect(FileManager.default.fileExists(atPath: RunningSimulator.certificates + "/\(certificate)-chain.pem"), "\(scenario.name): \(certificate)")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "field name is missing"),
+        (#"{"name": "x", "summary": "x", "outcome": "log-in", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "allowed: refuse, ask-certificate"),
+        (#"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "teleport"}}"#, "allowed: normal, not-found"),
+        (#"{"name": "x", "summary": 3, "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "field summary should be a string"),
+        (#"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "redirect", "status": 200, "target": "/x"}}"#, "field behaviour.status must be 301"),
+        (#"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}, "certificates": {"10.0.0.1": "valid-127.0.0.1"}}"#, "not a loopback address"),
+        (#"{"name": "Bad Name", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "field name must be"),
+        ("{ not json", "broken.json"),
+    ])
+    func malformedFixturesNameFileFieldAndReason(text: String, expected: String) throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let path = directory.appendingPathComponent("broken.json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try ScenarioLibrary(directory: directory.path)
+            Issue.record("a malformed fixture must be refused")
+        } catch let error as SimulatorError {
+            #expect(error.code == .malformedFixture)
+            #expect(error.reason.hasPrefix("broken.json: "))
+            #expect(error.reason.contains(expected), "\(error.reason)")
+        }
+    }
+
+    @Test(arguments: ["0.0.0.0", "10.0.0.1", "192.168.1.1", "::", "example.com"])
+    func onlyLoopbackCanBeBound(address: String) throws {
+        let scenario = try ScenarioLibrary(directory: RunningSimulator.fixtures).scenario(named: "valid")
+        var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: RunningSimulator.certificates)
+        configuration.addresses = [address]
+        #expect(throws: SimulatorError(.refusedAddress, "")) { try HostSimulator(configuration: configuration, journal: try Journal()) }
+    }
+
+    @Test func loopbackAddresses() {
+        #expect(SimulatorAddress.isLoopback("127.0.0.1"))
+        #expect(SimulatorAddress.isLoopback("127.255.0.9"))
+        #expect(SimulatorAddress.isLoopback("::1"))
+        #expect(!SimulatorAddress.isLoopback("128.0.0.1"))
+    }
+}
