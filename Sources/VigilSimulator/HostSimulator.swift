@@ -107,10 +107,15 @@ public final class HostSimulator: Sendable {
         let simulated = SimulatedRequest(method: request.method.rawValue, target: request.uri.description, headers: headers,
                                          hasBody: bytes.readableBytes > 0, scheme: scheme, host: host)
         let answer = responder.respond(to: simulated)
-        journal.record(JournalEntry(
-            time: Date().formatted(.iso8601), host: address, method: simulated.method, path: simulated.path, status: answer.status,
-            authorization: headers["authorization"] != nil, cookie: headers["cookie"] != nil, body: simulated.hasBody
-        ))
+        let intercepted = responder.scenario.mitm == true && host == 1 && scheme == "https"
+        // A man in the middle sees the request first, then hands it to the genuine server.
+        for mitm in intercepted ? [true, false] : [false] {
+            journal.record(JournalEntry(
+                time: Date().formatted(.iso8601), host: address, method: simulated.method, path: simulated.path, status: answer.status,
+                authorization: headers["authorization"] != nil, cookie: headers["cookie"] != nil, body: simulated.hasBody,
+                mitm: mitm ? true : nil
+            ))
+        }
         var fields = HTTPFields()
         for (name, value) in answer.headers {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }

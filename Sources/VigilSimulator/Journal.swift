@@ -10,6 +10,8 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var authorization: Bool
     public var cookie: Bool
     public var body: Bool
+    /// Present (true) on what a man in the middle saw before forwarding to the genuine server.
+    public var mitm: Bool?
 }
 
 /// The simulator's journal: JSON lines, one request each, in memory and optionally in a file.

@@ -74,6 +74,9 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// Oldest and newest TLS version offered ("1.0", "1.1", "1.2", "1.3").
     public var tlsVersions: [String]?
     public var behaviour: Behaviour
+    /// Host 1 is a man in the middle: it records what it sees (journal entries with `mitm`)
+    /// and forwards every request to the genuine server.
+    public var mitm: Bool?
     /// Test users and passwords; the defaults (``Scenario/defaultUsers``) when absent.
     public var users: [String: String]?
 

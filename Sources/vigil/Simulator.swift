@@ -36,13 +36,16 @@ extension Vigil.Simulator {
         static let configuration = CommandConfiguration(abstract: "List the scenarios, one line each.")
         @OptionGroup var paths: SimulatorPaths
         @Flag(help: "Print JSON: an array of the fixtures.") var json = false
+        @Flag(help: "Print docs/scenarios.md.") var markdown = false
         @OptionGroup var logOptions: LogOptions
 
         func run() throws {
             let (settings, _) = CommandContext.start(logOptions)
             do {
                 let library = try ScenarioLibrary(directory: paths.fixturesDirectory(settings.string("host-simulator.fixtures")))
-                if json {
+                if markdown {
+                    print(ScenarioDocumentation.markdown(library), terminator: "")
+                } else if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                     print(String(decoding: try encoder.encode(library.scenarios), as: UTF8.self))

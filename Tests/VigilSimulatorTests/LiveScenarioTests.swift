@@ -196,6 +196,20 @@ struct HTTPScenarioTests {
         #expect(try await running.curl(["-b", jar], url: running.url()).status == 200)
     }
 
+    /// What a man in the middle sees: a careless client (curl -k) hands it the credentials.
+    @Test func mitmJournalShowsWhatTheAttackerSaw() async throws {
+        let running = try await RunningSimulator("mitm-forged")
+        defer { Task { await running.stop() } }
+        #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).exit == 60)
+        #expect(running.simulator.journal.entries.isEmpty, "a verifying client sends nothing")
+        let careless = try await running.curl(["-k", "-X", "PROPFIND"] + alice, url: running.url(path: dav))
+        #expect(careless.status == 207)
+        let entries = running.simulator.journal.entries
+        #expect(entries.count == 2)
+        #expect(entries.first?.mitm == true && entries.first?.authorization == true, "the attacker saw the credentials")
+        #expect(entries.last?.mitm == nil)
+    }
+
     @Test func apmLoginPageAnswersPropfindWithHTML() async throws {
         let running = try await RunningSimulator("apm-login-page")
         defer { Task { await running.stop() } }

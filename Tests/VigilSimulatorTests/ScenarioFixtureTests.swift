@@ -64,3 +64,12 @@ struct ScenarioFixtureTests {
         #expect(!SimulatorAddress.isLoopback("128.0.0.1"))
     }
 }
+
+@Suite("docs/scenarios.md")
+struct ScenarioDocumentationTests {
+    @Test func committedDocsMatchTheFixtures() throws {
+        let committed = try String(contentsOfFile: TestPaths.root.appendingPathComponent("docs/scenarios.md").path, encoding: .utf8)
+        let library = try ScenarioLibrary(directory: RunningSimulator.fixtures)
+        #expect(committed == ScenarioDocumentation.markdown(library), "docs/scenarios.md is stale: run `vigil simulator scenarios --markdown > docs/scenarios.md`")
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import VigilTestSupport
+
+@Suite("vigil simulator", .serialized)
+struct SimulatorCommandTests {
+    let fixtures = TestPaths.root.appendingPathComponent("mitm-fixtures").path
+
+    @Test func scenariosAreListedOneLineEach() throws {
+        let result = try CommandRunner.vigil(["simulator", "scenarios", "--fixtures", fixtures])
+        #expect(result.status == 0)
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count >= 31)
+        #expect(lines.contains { $0.hasPrefix("redirect-downgrade") && $0.contains("refuse") })
+        let json = try CommandRunner.vigil(["simulator", "scenarios", "--fixtures", fixtures, "--json"])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        #expect(array.count == lines.count)
+    }
+
+    @Test func serveStartsPrintsItsHostsAndStopsOnSIGTERM() throws {
+        let journal = try TestPaths.temporaryDirectory().appendingPathComponent("journal.jsonl").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
+        process.arguments = ["simulator", "serve", "--scenario", "valid", "--fixtures", fixtures, "--journal", journal]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        var text = ""
+        while !text.contains("journal:") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(text.contains("host 1  https://127.0.0.1:"))
+        #expect(text.contains("host 2  https://127.0.0.2:"))
+        #expect(text.contains("host 3  https://127.0.0.3:"))
+        #expect(text.contains("trust this CA file: "))
+        #expect(text.contains("users: alice / alice-test-password"))
+        let url = try #require(text.split(separator: "\n").first { $0.hasPrefix("host 1") }?.split(separator: " ").first { $0.hasPrefix("https://") })
+        let curl = try CommandRunner.run("/usr/bin/curl", ["-s", "--cacert", TestPaths.caBundle, "\(url)/status.php"])
+        #expect(curl.standardOutput.contains("\"installed\":true"))
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try String(contentsOfFile: journal, encoding: .utf8).contains("\"path\":\"/status.php\""))
+    }
+
+    @Test(arguments: ["0.0.0.0", "192.168.1.10"])
+    func nonLoopbackBindIsRefused(address: String) throws {
+        let result = try CommandRunner.vigil(["simulator", "serve", "--fixtures", fixtures, "--bind", address])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("not a loopback address"))
+    }
+
+    @Test func malformedFixtureIsReportedAndNothingServed() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        try #"{"name": "x", "summary": "x", "outcome": "maybe", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#
+            .write(to: directory.appendingPathComponent("mine.json"), atomically: true, encoding: .utf8)
+        let result = try CommandRunner.vigil(["simulator", "serve", "--fixtures", directory.path])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("mine.json: field outcome"))
+        #expect(result.standardError.contains("allowed: refuse"))
+    }
+
+    @Test func unknownScenario() throws {
+        let result = try CommandRunner.vigil(["simulator", "serve", "--fixtures", fixtures, "--scenario", "nope"])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("No scenario \"nope\""))
+    }
+}
