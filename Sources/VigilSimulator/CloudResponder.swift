@@ -36,6 +36,12 @@ public struct SimulatedResponse: Sendable {
         self.headers = headers
         self.body = Array(body.utf8)
     }
+
+    init(_ status: Int, _ headers: [(String, String)], bytes: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = bytes
+    }
 }
 
 /// Impersonates an ownCloud/OpenCloud server, with the scenario's behaviour in front.
@@ -69,7 +75,7 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     }
 
     public func respond(to request: SimulatedRequest) -> SimulatedResponse {
-        if let response = behaviour(request) { return response }
+        if scenario.behaviour.kind != .normal, let response = behaviour(request) { return response }
         var path = request.path
         // Targets of same-host redirects are served as the path after their prefix.
         for prefix in ["/moved", "/loop/done"] where path.hasPrefix(prefix + "/") { path.removeFirst(prefix.count) }
@@ -157,7 +163,7 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     func cloud(_ request: SimulatedRequest, path: String) -> SimulatedResponse {
         switch (request.method, path) {
         case ("GET", "/status.php"), ("HEAD", "/status.php"):
-            return json(200, status(maintenance: false))
+            return SimulatedResponse(200, Self.jsonHeaders, bytes: Self.statusBytes)
         case ("GET", "/ocs/v2.php/cloud/capabilities"), ("GET", "/ocs/v1.php/cloud/capabilities"):
             return json(200, Self.capabilities)
         case ("GET", "/ocs/v2.php/cloud/user"):
@@ -192,6 +198,10 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     func status(maintenance: Bool) -> String {
         #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.15.0.2","versionstring":"10.15.0","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#
     }
+
+    static let jsonHeaders = [("Content-Type", "application/json; charset=utf-8")]
+    /// status.php's answer, made once (it is the endpoint clients poll most).
+    static let statusBytes = Array(#"{"installed":true,"maintenance":false,"needsDbUpgrade":false,"version":"10.15.0.2","versionstring":"10.15.0","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#.utf8)
 
     func json(_ status: Int, _ body: String) -> SimulatedResponse {
         SimulatedResponse(status, [("Content-Type", "application/json; charset=utf-8")], body: body)

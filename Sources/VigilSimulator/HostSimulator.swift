@@ -102,16 +102,20 @@ public final class HostSimulator: Sendable {
             let name = field.name.canonicalName
             headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
         }
-        var body = request.body
-        let bytes = try await body.collect(upTo: 16 * 1024 * 1024)
+        // Read a body only when the headers announce one (most requests have none).
+        var hasBody = false
+        if headers["transfer-encoding"] != nil || (headers["content-length"].flatMap { Int($0) } ?? 0) > 0 {
+            var body = request.body
+            hasBody = try await body.collect(upTo: 16 * 1024 * 1024).readableBytes > 0
+        }
         let simulated = SimulatedRequest(method: request.method.rawValue, target: request.uri.description, headers: headers,
-                                         hasBody: bytes.readableBytes > 0, scheme: scheme, host: host)
+                                         hasBody: hasBody, scheme: scheme, host: host)
         let answer = responder.respond(to: simulated)
         let intercepted = responder.scenario.mitm == true && host == 1 && scheme == "https"
         // A man in the middle sees the request first, then hands it to the genuine server.
         for mitm in intercepted ? [true, false] : [false] {
             journal.record(JournalEntry(
-                time: Date().formatted(.iso8601), host: address, method: simulated.method, path: simulated.path, status: answer.status,
+                time: Journal.timestamp(), host: address, method: simulated.method, path: simulated.path, status: answer.status,
                 authorization: headers["authorization"] != nil, cookie: headers["cookie"] != nil, body: simulated.hasBody,
                 mitm: mitm ? true : nil
             ))

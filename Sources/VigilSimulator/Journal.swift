@@ -12,16 +12,31 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var body: Bool
     /// Present (true) on what a man in the middle saw before forwarding to the genuine server.
     public var mitm: Bool?
+
+    public init(time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool, mitm: Bool? = nil) {
+        self.time = time
+        self.host = host
+        self.method = method
+        self.path = path
+        self.status = status
+        self.authorization = authorization
+        self.cookie = cookie
+        self.body = body
+        self.mitm = mitm
+    }
 }
 
-/// The simulator's journal: JSON lines, one request each, in memory and optionally in a file.
+/// The simulator's journal: JSON lines, one request each, in a file when given and the most
+/// recent ``memoryLimit`` entries in memory (for tests and reports).
 public final class Journal: @unchecked Sendable {  // all state behind `lock`
     private let lock = NSLock()
     private var stored: [JournalEntry] = []
     private let handle: FileHandle?
+    public let memoryLimit: Int
 
     /// With `path`, entries are also appended to that file.
-    public init(path: String? = nil) throws {
+    public init(path: String? = nil, memoryLimit: Int = 10_000) throws {
+        self.memoryLimit = memoryLimit
         if let path {
             if !FileManager.default.fileExists(atPath: path) {
                 guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
@@ -37,14 +52,54 @@ public final class Journal: @unchecked Sendable {  // all state behind `lock`
     }
 
     public func record(_ entry: JournalEntry) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let line = (try? encoder.encode(entry)).map { $0 + Data("\n".utf8) }
+        let line = handle == nil ? nil : Data(entry.jsonLine.utf8)
         lock.lock()
         defer { lock.unlock() }
         stored.append(entry)
+        if stored.count > memoryLimit { stored.removeFirst(stored.count - memoryLimit / 2) }
         if let line { handle?.write(line) }
     }
 
     public var entries: [JournalEntry] { lock.lock(); defer { lock.unlock() }; return stored }
+
+    /// Now, as ISO 8601 UTC with seconds; the text is made once a second.
+    static func timestamp() -> String {
+        let seconds = Int(Date().timeIntervalSince1970)
+        clock.lock.lock()
+        defer { clock.lock.unlock() }
+        if seconds != clock.second {
+            clock.second = seconds
+            clock.text = Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+        }
+        return clock.text
+    }
+
+    private final class Clock: @unchecked Sendable {  // guarded by lock
+        let lock = NSLock()
+        var second = 0
+        var text = ""
+    }
+    private static let clock = Clock()
+}
+
+extension JournalEntry {
+    /// The entry as one JSON line (keys sorted), without JSONEncoder's cost.
+    var jsonLine: String {
+        func quoted(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        var line = "{\"authorization\":\(authorization),\"body\":\(body),\"cookie\":\(cookie),\"host\":\(quoted(host)),\"method\":\(quoted(method))"
+        if mitm == true { line += ",\"mitm\":true" }
+        line += ",\"path\":\(quoted(path)),\"status\":\(status),\"time\":\(quoted(time))}\n"
+        return line
+    }
 }

@@ -73,3 +73,23 @@ struct ScenarioDocumentationTests {
         #expect(committed == ScenarioDocumentation.markdown(library), "docs/scenarios.md is stale: run `vigil simulator scenarios --markdown > docs/scenarios.md`")
     }
 }
+
+@Suite("Journal")
+struct JournalTests {
+    @Test func linesAreJSONWithPresenceFlagsOnlyAndMemoryIsCapped() throws {
+        let path = try TestPaths.temporaryDirectory().appendingPathComponent("j.jsonl").path
+        let journal = try Journal(path: path, memoryLimit: 10)
+        for index in 0..<25 {
+            journal.record(JournalEntry(time: "2026-01-01T00:00:00Z", host: "127.0.0.1", method: "GET", path: "/a\"\(index)", status: 200,
+                                        authorization: index % 2 == 0, cookie: false, body: false, mitm: index == 0 ? true : nil))
+        }
+        #expect(journal.entries.count <= 10)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 25)
+        let decoded = try lines.map { try JSONDecoder().decode(JournalEntry.self, from: Data($0.utf8)) }
+        #expect(decoded.first?.mitm == true && decoded.first?.path == "/a\"0")
+        #expect(decoded[1].mitm == nil)
+        let keys = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]).keys.sorted()
+        #expect(keys == ["authorization", "body", "cookie", "host", "method", "path", "status", "time"])
+    }
+}
