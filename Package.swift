@@ -82,6 +82,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -125,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilSimulatorTests",
-            dependencies: ["VigilSimulator", "VigilTestSupport"],
+            dependencies: ["VigilSimulator", "VigilTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

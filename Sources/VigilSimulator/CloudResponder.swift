@@ -8,6 +8,8 @@ public struct SimulatedRequest: Sendable {
     /// Header names lower-cased.
     public var headers: [String: String]
     public var hasBody: Bool
+    /// The body (empty when none).
+    public var body: [UInt8] = []
     /// `https` or `http`.
     public var scheme: String
     /// Which simulated host (1, 2, 3).
@@ -23,6 +25,10 @@ public struct SimulatedRequest: Sendable {
     }
 
     var path: String { String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "") }
+    var query: [String: String] {
+        guard let mark = target.firstIndex(of: "?") else { return [:] }
+        return OIDCProvider.form(String(target[target.index(after: mark)...]))
+    }
 }
 
 /// The simulator's answer.
@@ -47,6 +53,8 @@ public struct SimulatedResponse: Sendable {
 /// Impersonates an ownCloud/OpenCloud server, with the scenario's behaviour in front.
 public final class CloudResponder: @unchecked Sendable {  // mutable state behind `lock`
     public let scenario: Scenario
+    /// OAuth2 and OpenID Connect.
+    public let oidc: OIDCProvider
     let clock: any SimulatorClock
     /// `{https:N}` and `{http:N}` base URLs, known once the listeners run.
     private var bases: [String: String] = [:]
@@ -59,6 +67,7 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     public init(scenario: Scenario, clock: any SimulatorClock = SystemSimulatorClock()) {
         self.scenario = scenario
         self.clock = clock
+        self.oidc = OIDCProvider(faults: scenario.oidcFaults, users: scenario.effectiveUsers, clock: clock)
     }
 
     /// Tells the responder where each listener runs: key `https:1`, value `https://127.0.0.1:8443`.
@@ -166,6 +175,21 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             return SimulatedResponse(200, Self.jsonHeaders, bytes: Self.statusBytes)
         case ("GET", "/ocs/v2.php/cloud/capabilities"), ("GET", "/ocs/v1.php/cloud/capabilities"):
             return json(200, Self.capabilities)
+        case ("GET", "/.well-known/openid-configuration"):
+            return json(200, oidc.discovery(issuer: issuer))
+        case ("GET", "/.well-known/webfinger"):
+            return oidc.webfinger(resource: request.query["resource"], issuer: issuer)
+        case ("GET", "/index.php/apps/oauth2/jwks"):
+            return json(200, oidc.jwks())
+        case ("POST", "/index.php/apps/oauth2/register"):
+            return oidc.register(body: request.body)
+        case ("GET", "/index.php/apps/oauth2/authorize"):
+            return oidc.authorize(query: request.query)
+        case ("POST", "/index.php/apps/oauth2/api/v1/token"):
+            return oidc.token(form: OIDCProvider.form(String(decoding: request.body, as: UTF8.self)), issuer: issuer)
+        case ("GET", "/index.php/apps/oauth2/userinfo"):
+            guard let user = authenticatedUser(request) else { return unauthorized() }
+            return json(200, #"{"sub":"\#(user)","email":"\#(user)@example.test","preferred_username":"\#(user)"}"#)
         case ("GET", "/ocs/v2.php/cloud/user"):
             guard let user = authenticatedUser(request) else { return unauthorized() }
             return json(200, #"{"ocs":{"meta":{"status":"ok","statuscode":200},"data":{"id":"\#(user)","display-name":"\#(user.capitalized)","email":"\#(user)@example.test"}}}"#)
@@ -186,9 +210,16 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         return notFound()
     }
 
-    /// The user named by valid Basic credentials, if any.
+    /// The issuer: host 1's https URL.
+    var issuer: String { resolve("{https:1}", path: "") }
+
+    /// The user named by valid Basic credentials or a valid Bearer token, if any.
     func authenticatedUser(_ request: SimulatedRequest) -> String? {
-        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("basic "),
+        let schemes = scenario.authSchemes ?? ["basic", "bearer"]
+        if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer "), schemes.contains("bearer") {
+            return oidc.user(bearer: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        }
+        guard schemes.contains("basic"), let header = request.headers["authorization"], header.lowercased().hasPrefix("basic "),
               let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
               let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
         let user = String(text[..<colon]), password = String(text[text.index(after: colon)...])
@@ -212,8 +243,12 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     }
 
     func unauthorized() -> SimulatedResponse {
-        SimulatedResponse(401, [("WWW-Authenticate", #"Basic realm="ownCloud", charset="UTF-8""#), ("WWW-Authenticate", #"Bearer realm="ownCloud""#), ("Content-Type", "application/xml; charset=utf-8")],
-                          body: Self.davException("Sabre\\DAV\\Exception\\NotAuthenticated", "No public access to this resource."))
+        let schemes = scenario.authSchemes ?? ["basic", "bearer"]
+        var headers: [(String, String)] = []
+        if schemes.contains("basic") { headers.append(("WWW-Authenticate", #"Basic realm="ownCloud", charset="UTF-8""#)) }
+        if schemes.contains("bearer") { headers.append(("WWW-Authenticate", #"Bearer realm="ownCloud""#)) }
+        headers.append(("Content-Type", "application/xml; charset=utf-8"))
+        return SimulatedResponse(401, headers, body: Self.davException("Sabre\\DAV\\Exception\\NotAuthenticated", "No public access to this resource."))
     }
 
     func redirect(_ status: Int, to location: String) -> SimulatedResponse {

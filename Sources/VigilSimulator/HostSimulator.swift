@@ -103,13 +103,15 @@ public final class HostSimulator: Sendable {
             headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
         }
         // Read a body only when the headers announce one (most requests have none).
-        var hasBody = false
+        var bodyBytes: [UInt8] = []
         if headers["transfer-encoding"] != nil || (headers["content-length"].flatMap { Int($0) } ?? 0) > 0 {
             var body = request.body
-            hasBody = try await body.collect(upTo: 16 * 1024 * 1024).readableBytes > 0
+            var buffer = try await body.collect(upTo: 16 * 1024 * 1024)
+            bodyBytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         }
-        let simulated = SimulatedRequest(method: request.method.rawValue, target: request.uri.description, headers: headers,
-                                         hasBody: hasBody, scheme: scheme, host: host)
+        var simulated = SimulatedRequest(method: request.method.rawValue, target: request.uri.description, headers: headers,
+                                         hasBody: !bodyBytes.isEmpty, scheme: scheme, host: host)
+        simulated.body = bodyBytes
         let answer = responder.respond(to: simulated)
         let intercepted = responder.scenario.mitm == true && host == 1 && scheme == "https"
         // A man in the middle sees the request first, then hands it to the genuine server.

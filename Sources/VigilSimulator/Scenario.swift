@@ -74,6 +74,10 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// Oldest and newest TLS version offered ("1.0", "1.1", "1.2", "1.3").
     public var tlsVersions: [String]?
     public var behaviour: Behaviour
+    /// OpenID Connect faults to play (all off when absent).
+    public var oidcFaults: OIDCProvider.Faults?
+    /// Schemes offered in `WWW-Authenticate` on 401 (`basic`, `bearer`); both when absent.
+    public var authSchemes: [String]?
     /// Host 1 is a man in the middle: it records what it sees (journal entries with `mitm`)
     /// and forwards every request to the genuine server.
     public var mitm: Bool?
@@ -118,6 +122,9 @@ extension Scenario {
         }
         guard name.range(of: #"^[a-z0-9][a-z0-9-]*$"#, options: .regularExpression) != nil else {
             throw fail("name", "must be lower-case letters, digits and dashes")
+        }
+        if let schemes = authSchemes, schemes.isEmpty || !schemes.allSatisfy(["basic", "bearer"].contains) {
+            throw fail("authSchemes", "must list basic and/or bearer")
         }
         if let versions = tlsVersions {
             let known = ["1.0", "1.1", "1.2", "1.3"]

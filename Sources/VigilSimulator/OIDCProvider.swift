@@ -1,0 +1,262 @@
+import Crypto
+import Foundation
+
+/// The simulator's OAuth2 / OpenID Connect provider: discovery, JWKS, dynamic client
+/// registration (RFC 7591), WebFinger, an authorization endpoint that consents for a test user at
+/// once (so a browser stand-in completes the flow), and a token endpoint issuing real ES256 JWTs
+/// with rotating refresh tokens. Faults are switched on per scenario.
+public final class OIDCProvider: @unchecked Sendable {  // mutable state behind `lock`
+    /// Deliberate mistakes a client must catch.
+    public struct Faults: Sendable, Hashable, Codable {
+        /// The id_token's `iss` is not the issuer.
+        public var wrongIssuer: Bool?
+        /// The id_token's `aud` is not the client.
+        public var wrongAudience: Bool?
+        /// The id_token's `nonce` is not the one sent.
+        public var badNonce: Bool?
+        /// Tokens are signed with a key whose `kid` the JWKS does not list.
+        public var unknownKeyID: Bool?
+        /// The id_token expired an hour ago.
+        public var expiredIDToken: Bool?
+        /// A refresh token may be used again (a server that does not rotate).
+        public var acceptReusedRefreshToken: Bool?
+        /// An authorization request without PKCE is accepted.
+        public var acceptMissingPKCE: Bool?
+    }
+
+    let faults: Faults
+    let users: [String: String]
+    let clock: any SimulatorClock
+    let key = P256.Signing.PrivateKey()
+    let rogueKey = P256.Signing.PrivateKey()
+    static let keyID = "vigil-simulator-1"
+    /// The client id known without registration.
+    public static let staticClientID = "vigil-test-client"
+
+    private let lock = NSLock()
+    private var clients: [String: [String]] = [staticClientID: []]
+    private struct Grant { var user: String; var client: String; var redirect: String; var challenge: String?; var nonce: String?; var scope: String }
+    private var codes: [String: Grant] = [:]
+    private var refreshTokens: [String: (user: String, client: String, scope: String, used: Bool)] = [:]
+    private var accessTokens: Set<String> = []
+
+    init(faults: Faults?, users: [String: String], clock: any SimulatorClock) {
+        self.faults = faults ?? Faults()
+        self.users = users
+        self.clock = clock
+    }
+
+    // MARK: - Endpoints
+
+    func discovery(issuer: String) -> String {
+        json([
+            "issuer": issuer,
+            "authorization_endpoint": "\(issuer)/index.php/apps/oauth2/authorize",
+            "token_endpoint": "\(issuer)/index.php/apps/oauth2/api/v1/token",
+            "jwks_uri": "\(issuer)/index.php/apps/oauth2/jwks",
+            "registration_endpoint": "\(issuer)/index.php/apps/oauth2/register",
+            "userinfo_endpoint": "\(issuer)/index.php/apps/oauth2/userinfo",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "id_token_signing_alg_values_supported": ["ES256"],
+            "subject_types_supported": ["public"],
+            "scopes_supported": ["openid", "offline_access", "email", "profile"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+        ])
+    }
+
+    func jwks() -> String {
+        let raw = key.publicKey.rawRepresentation  // x || y
+        return json(["keys": [[
+            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": Self.keyID,
+            "x": Self.base64URL(raw.prefix(32)), "y": Self.base64URL(raw.suffix(32)),
+        ]]])
+    }
+
+    func webfinger(resource: String?, issuer: String) -> SimulatedResponse {
+        guard let resource, resource.hasPrefix("acct:") || resource.hasPrefix("https://") else {
+            return SimulatedResponse(400, [("Content-Type", "application/json")], body: #"{"error":"invalid_request"}"#)
+        }
+        return SimulatedResponse(200, [("Content-Type", "application/jrd+json")], body: json([
+            "subject": resource,
+            "links": [["rel": "http://openid.net/specs/connect/1.0/issuer", "href": issuer]],
+        ]))
+    }
+
+    /// RFC 7591: public clients with loopback redirect URIs.
+    func register(body: [UInt8]) -> SimulatedResponse {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              let redirects = object["redirect_uris"] as? [String], !redirects.isEmpty else {
+            return error(400, "invalid_client_metadata", "redirect_uris is required")
+        }
+        guard redirects.allSatisfy(Self.isLoopbackRedirect) else {
+            return error(400, "invalid_redirect_uri", "only loopback redirect URIs (RFC 8252) are accepted")
+        }
+        let id = "dyn-" + Self.random(12)
+        lock.lock(); clients[id] = redirects; lock.unlock()
+        return SimulatedResponse(201, [("Content-Type", "application/json")], body: json([
+            "client_id": id, "client_id_issued_at": Int(clock.now().timeIntervalSince1970),
+            "redirect_uris": redirects, "token_endpoint_auth_method": "none",
+            "client_name": (object["client_name"] as? String) ?? "",
+        ]))
+    }
+
+    /// Consents at once for `login_hint` (or the first test user) and redirects with a code.
+    func authorize(query: [String: String]) -> SimulatedResponse {
+        guard query["response_type"] == "code" else { return error(400, "unsupported_response_type", "only code") }
+        guard let client = query["client_id"], let redirect = query["redirect_uri"] else { return error(400, "invalid_request", "client_id and redirect_uri are required") }
+        lock.lock(); let registered = clients[client]; lock.unlock()
+        guard let registered else { return error(400, "unauthorized_client", "unknown client_id") }
+        guard registered.isEmpty ? Self.isLoopbackRedirect(redirect) : registered.contains(redirect) else {
+            return error(400, "invalid_request", "redirect_uri is not registered for this client")
+        }
+        let challenge = query["code_challenge"]
+        if challenge == nil && faults.acceptMissingPKCE != true {
+            return redirectError(redirect, state: query["state"], "invalid_request", "PKCE (code_challenge, S256) is required")
+        }
+        if challenge != nil && query["code_challenge_method"] != "S256" {
+            return redirectError(redirect, state: query["state"], "invalid_request", "code_challenge_method must be S256")
+        }
+        let user = query["login_hint"].flatMap { users[$0] != nil ? $0 : nil } ?? users.keys.sorted().first ?? "alice"
+        let code = Self.random(24)
+        lock.lock()
+        codes[code] = Grant(user: user, client: client, redirect: redirect, challenge: challenge, nonce: query["nonce"], scope: query["scope"] ?? "openid")
+        lock.unlock()
+        var location = redirect + (redirect.contains("?") ? "&" : "?") + "code=\(code)"
+        if let state = query["state"] { location += "&state=" + (state.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+        return SimulatedResponse(302, [("Location", location)])
+    }
+
+    func token(form: [String: String], issuer: String) -> SimulatedResponse {
+        switch form["grant_type"] {
+        case "authorization_code":
+            guard let code = form["code"] else { return error(400, "invalid_request", "code is required") }
+            lock.lock()
+            let grant = codes.removeValue(forKey: code)  // single use
+            lock.unlock()
+            guard let grant else { return error(400, "invalid_grant", "unknown or used code") }
+            guard form["redirect_uri"] == grant.redirect, form["client_id"] == grant.client else { return error(400, "invalid_grant", "redirect_uri or client_id differs") }
+            if let challenge = grant.challenge {
+                guard let verifier = form["code_verifier"], Self.base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) == challenge else {
+                    return error(400, "invalid_grant", "code_verifier does not match the code_challenge")
+                }
+            }
+            return issue(user: grant.user, client: grant.client, scope: grant.scope, nonce: grant.nonce, issuer: issuer)
+        case "refresh_token":
+            guard let refresh = form["refresh_token"] else { return error(400, "invalid_request", "refresh_token is required") }
+            lock.lock()
+            guard let entry = refreshTokens[refresh], !entry.used || faults.acceptReusedRefreshToken == true else {
+                lock.unlock()
+                return error(400, "invalid_grant", "refresh token unknown or already used")
+            }
+            if faults.acceptReusedRefreshToken != true { refreshTokens[refresh]?.used = true }  // rotation
+            lock.unlock()
+            return issue(user: entry.user, client: entry.client, scope: entry.scope, nonce: nil, issuer: issuer)
+        default:
+            return error(400, "unsupported_grant_type", "authorization_code or refresh_token")
+        }
+    }
+
+    /// The user of a valid access token (a JWT this provider signed and issued, not expired).
+    func user(bearer token: String) -> String? {
+        lock.lock(); let known = accessTokens.contains(token); lock.unlock()
+        guard known, let claims = verify(token) else { return nil }
+        guard let exp = claims["exp"] as? Double, exp > clock.now().timeIntervalSince1970 else { return nil }
+        return claims["sub"] as? String
+    }
+
+    // MARK: - Tokens
+
+    func issue(user: String, client: String, scope: String, nonce: String?, issuer: String) -> SimulatedResponse {
+        let now = Int(clock.now().timeIntervalSince1970)
+        let access = sign(["iss": issuer, "sub": user, "aud": client, "iat": now, "exp": now + 3600, "scope": scope, "jti": Self.random(8)], kid: Self.keyID, key: key)
+        var idClaims: [String: Any] = [
+            "iss": faults.wrongIssuer == true ? "https://attacker.invalid" : issuer,
+            "sub": user,
+            "aud": faults.wrongAudience == true ? "someone-else" : client,
+            "iat": now,
+            "exp": faults.expiredIDToken == true ? now - 3600 : now + 3600,
+            "email": "\(user)@example.test",
+            "preferred_username": user,
+        ]
+        if let nonce { idClaims["nonce"] = faults.badNonce == true ? "not-\(nonce)" : nonce }
+        let unknown = faults.unknownKeyID == true
+        let idToken = sign(idClaims, kid: unknown ? "unknown-kid" : Self.keyID, key: unknown ? rogueKey : key)
+        let refresh = Self.random(32)
+        lock.lock()
+        accessTokens.insert(access)
+        refreshTokens[refresh] = (user, client, scope, false)
+        lock.unlock()
+        return SimulatedResponse(200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: json([
+            "access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh,
+            "id_token": idToken, "scope": scope, "user_id": user,
+        ]))
+    }
+
+    func sign(_ claims: [String: Any], kid: String, key: P256.Signing.PrivateKey) -> String {
+        let header = Self.base64URL(Data(json(["alg": "ES256", "typ": "JWT", "kid": kid]).utf8))
+        let payload = Self.base64URL(Data(json(claims).utf8))
+        let input = header + "." + payload
+        let signature = (try? key.signature(for: Data(input.utf8)).rawRepresentation) ?? Data()
+        return input + "." + Self.base64URL(signature)
+    }
+
+    /// The claims of a JWT signed by this provider's key, or nil.
+    func verify(_ token: String) -> [String: Any]? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let signature = Self.fromBase64URL(String(parts[2])),
+              let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+              key.publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8)),
+              let payload = Self.fromBase64URL(String(parts[1])) else { return nil }
+        return try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+    }
+
+    // MARK: - Helpers
+
+    func error(_ status: Int, _ code: String, _ description: String) -> SimulatedResponse {
+        SimulatedResponse(status, [("Content-Type", "application/json")], body: json(["error": code, "error_description": description]))
+    }
+
+    func redirectError(_ redirect: String, state: String?, _ code: String, _ description: String) -> SimulatedResponse {
+        var location = redirect + (redirect.contains("?") ? "&" : "?") + "error=\(code)&error_description=" + (description.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        if let state { location += "&state=" + (state.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+        return SimulatedResponse(302, [("Location", location)])
+    }
+
+    func json(_ object: Any) -> String {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    static func isLoopbackRedirect(_ uri: String) -> Bool {
+        guard let components = URLComponents(string: uri), components.scheme == "http" || components.scheme == "https", let host = components.host else { return false }
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        return SimulatorAddress.isLoopback(bare) || bare == "localhost"
+    }
+
+    static func random(_ bytes: Int) -> String {
+        base64URL(Data((0..<bytes).map { _ in UInt8.random(in: 0...255) }))
+    }
+
+    static func base64URL(_ data: some DataProtocol) -> String {
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func fromBase64URL(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
+    /// `a=1&b=2` into a dictionary (form bodies and query strings).
+    static func form(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[0])
+            let value = parts.count > 1 ? (String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[1])) : ""
+            result[name] = value
+        }
+        return result
+    }
+}
