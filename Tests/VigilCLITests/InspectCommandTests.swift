@@ -152,3 +152,24 @@ struct InspectCommandTests {
         #expect(http.status == Exit.error)
     }
 }
+
+/// Colours only on a terminal, and never with NO_COLOR: run under a pseudo-terminal (util-linux `script`).
+@Suite("Terminal colours")
+struct TerminalColourTests {
+    func underTTY(_ environment: String) throws -> String {
+        let command = "\(environment) '\(TestPaths.vigilBinary)' inspect --file '\(TestPaths.testcert("expired-chain.pem"))' --host 127.0.0.1 --ca-file '\(TestPaths.caBundle)'"
+        return try CommandRunner.run("/usr/bin/script", ["-qec", command, "/dev/null"],
+                                     environment: ["XDG_CONFIG_HOME": "/nonexistent", "XDG_STATE_HOME": try TestPaths.temporaryDirectory().path, "TERM": "xterm"]).standardOutput
+    }
+
+    @Test func coloursOnATerminal() throws {
+        let output = try underTTY("env -u NO_COLOR")
+        #expect(output.contains("\u{1B}[31;1mUNTRUSTED\u{1B}[0m"))
+    }
+
+    @Test func noColourWithNO_COLOR() throws {
+        let output = try underTTY("env NO_COLOR=1")
+        #expect(output.contains("UNTRUSTED"))
+        #expect(!output.contains("\u{1B}["))
+    }
+}
