@@ -99,9 +99,25 @@ extension Vigil.Simulator {
                         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
                     }
                 }
+                // Run until a signal arrives or the server stops by itself (a port in use, say).
                 let signals = Self.interrupts()
-                for await _ in signals { serving.cancel(); break }
-                _ = await serving.result
+                let failure: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
+                    group.addTask {
+                        if case .failure(let error) = await serving.result { return error }
+                        return nil
+                    }
+                    group.addTask {
+                        for await _ in signals { break }
+                        return nil
+                    }
+                    let first = await group.next() ?? nil
+                    serving.cancel()
+                    group.cancelAll()
+                    return first
+                }
+                if let failure, !(failure is CancellationError) {
+                    SettingsContext.fail("the simulator stopped: \(failure)", status: ExitStatus.error)
+                }
             } catch let error as SimulatorError {
                 SettingsContext.fail(error.reason, status: ExitStatus.error)
             }

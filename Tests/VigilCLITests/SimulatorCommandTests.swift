@@ -68,4 +68,11 @@ struct SimulatorCommandTests {
         #expect(result.status == 2)
         #expect(result.standardError.contains("No scenario \"nope\""))
     }
+
+    @Test func aPortInUseStopsServeWithAnError() throws {
+        let listener = SilentListener()
+        let result = try CommandRunner.vigil(["simulator", "serve", "--fixtures", fixtures, "--port", String(listener.port)])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("Address already in use"))
+    }
 }
