@@ -41,7 +41,7 @@ sleep 0.5
 curl -sf --cacert testcerts/ca-bundle.pem "https://127.0.0.1:$NGINX_PORT/status.php" >/dev/null
 
 # The simulator, scenario valid.
-"$VIGIL" simulator serve --scenario valid > "$WORK/sim.out" 2>&1 &
+"$VIGIL" simulator serve --scenario valid ${SIM_THREADS:+--threads $SIM_THREADS} > "$WORK/sim.out" 2>&1 &
 SIM_PID=$!
 for _ in $(seq 100); do grep -q "^host 1" "$WORK/sim.out" 2>/dev/null && break; sleep 0.1; done
 SIM_URL=$(grep "^host 1" "$WORK/sim.out" | awk '{print $3}')

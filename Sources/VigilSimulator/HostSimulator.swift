@@ -5,6 +5,7 @@ import HummingbirdCore
 import HTTPTypes
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 
 /// Runs the simulated hosts: an HTTPS listener on each loopback address (127.0.0.1, .2, .3) with
@@ -20,6 +21,8 @@ public final class HostSimulator: Sendable {
         /// 0 picks a free port for each listener.
         public var port: Int = 0
         public var clock: any SimulatorClock = SystemSimulatorClock()
+        /// NIO event-loop threads shared by all listeners; nil uses NIO's singleton (one per core).
+        public var eventLoopThreads: Int?
 
         public init(scenario: Scenario, certificatesDirectory: String) {
             self.scenario = scenario
@@ -68,6 +71,7 @@ public final class HostSimulator: Sendable {
         if let first = configuration.addresses.first { plans.append((1, first, "http", nil)) }
 
         let collector = ListenerCollector(expected: plans.count, started: started)
+        let eventLoops: EventLoopGroupProvider = configuration.eventLoopThreads.map { .shared(MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0))) } ?? .singleton
         try await withThrowingTaskGroup(of: Void.self) { group in
             for plan in plans {
                 let server: HTTPServerBuilder = try plan.certificate.map { try .tls(tlsConfiguration: tlsConfiguration(case: $0)) } ?? .http1()
@@ -87,6 +91,7 @@ public final class HostSimulator: Sendable {
                         responder.setBase("\(scheme):\(host)", address.contains(":") ? "\(scheme)://[\(address)]:\(port)" : "\(scheme)://\(address):\(port)")
                         collector.add(Listener(host: host, address: address, scheme: scheme, port: port, certificate: plan.certificate))
                     },
+                    eventLoopGroupProvider: eventLoops,
                     logger: logger
                 )
                 group.addTask { try await application.run() }

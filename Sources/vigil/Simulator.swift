@@ -68,6 +68,7 @@ extension Vigil.Simulator {
         @Option(help: "The first loopback address; the next two follow it (default: host-simulator.bind, 127.0.0.1).") var bind: String?
         @Option(help: "Port for every listener; 0 picks free ports (default: host-simulator.port).") var port: Int?
         @Option(help: "Append a JSON line per request to this file (no header values, no bodies).") var journal: String?
+        @Option(help: "Event-loop threads for all listeners (default: one per core).") var threads: Int?
         @OptionGroup var logOptions: LogOptions
 
         func run() async throws {
@@ -83,6 +84,7 @@ extension Vigil.Simulator {
                 var configuration = HostSimulator.Configuration(scenario: chosen, certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures))
                 configuration.addresses = Self.addresses(from: first)
                 configuration.port = port ?? settings.integer("host-simulator.port") ?? 0
+                configuration.eventLoopThreads = threads
                 guard (0...65_535).contains(configuration.port) else { throw ValidationError("--port must be from 0 to 65535.") }
                 let simulator = try HostSimulator(configuration: configuration, journal: try Journal(path: journal))
                 let caFile = (simulator.caFile as NSString).standardizingPath
