@@ -96,34 +96,3 @@ public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
         return kept + " [truncated: \(text.utf8.count) -> \(kept.utf8.count) bytes]"
     }
 }
-
-/// An error reduced to its domain and code: what masking lets through.
-public struct MaskedError: Error, CustomStringConvertible, Sendable {
-    public let domain: String
-    public let code: String
-
-    public init(_ error: any Error) {
-        if let coded = error as? any LogCodedError {
-            domain = String(describing: type(of: error))
-            code = coded.logCode
-        } else {
-            let bridged = error as NSError
-            domain = bridged.domain
-            code = String(bridged.code)
-        }
-    }
-
-    public var description: String { "\(domain) \(code)" }
-}
-
-/// An error shown in full (masking off), credentials still scrubbed.
-struct ScrubbedError: Error, CustomStringConvertible, Sendable {
-    let text: String
-    init(_ error: any Error) { text = SecretScrubber.scrub(String(describing: error)) }
-    var description: String { text }
-}
-
-/// Errors with a stable code to log instead of their description (Vigil's error structs).
-public protocol LogCodedError: Error {
-    var logCode: String { get }
-}

@@ -1,0 +1,22 @@
+/// Why a trusted chain is trusted.
+public struct TrustBasis: Codable, Sendable, Hashable {
+    /// Where the anchor came from.
+    public struct Source: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+        /// The system trust store (or `SSL_CERT_FILE` / `SSL_CERT_DIR`).
+        public static let systemStore = Source(rawValue: "system-store")
+        /// A CA file given by the caller.
+        public static let caFile = Source(rawValue: "ca-file")
+        /// A certificate given in code.
+        public static let certificate = Source(rawValue: "certificate")
+    }
+    public var source: Source
+    /// The CA file holding the anchor, for `.caFile`.
+    public var path: String?
+    /// Subject of the trust anchor that ends the verified chain.
+    public var anchorSubject: String
+    /// SHA-256 fingerprint of the anchor.
+    public var anchorSHA256: String
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A request as the simulator sees it, independent of the HTTP server library.
+public struct SimulatedRequest: Sendable {
+    public var method: String
+    /// Path and query, as sent.
+    public var target: String
+    /// Header names lower-cased.
+    public var headers: [String: String]
+    public var hasBody: Bool
+    /// The body (empty when none).
+    public var body: [UInt8] = []
+    /// `https` or `http`.
+    public var scheme: String
+    /// Which simulated host (1, 2, 3).
+    public var host: Int
+
+    public init(method: String, target: String, headers: [String: String], hasBody: Bool, scheme: String, host: Int) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.hasBody = hasBody
+        self.scheme = scheme
+        self.host = host
+    }
+
+    var path: String { String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "") }
+    var query: [String: String] {
+        guard let mark = target.firstIndex(of: "?") else { return [:] }
+        return OIDCProvider.form(String(target[target.index(after: mark)...]))
+    }
+}
+
+/// The simulator's answer.
+public struct SimulatedResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    init(_ status: Int, _ headers: [(String, String)] = [], body: String = "") {
+        self.status = status
+        self.headers = headers
+        self.body = Array(body.utf8)
+    }
+
+    init(_ status: Int, _ headers: [(String, String)], bytes: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = bytes
+    }
+}
