@@ -4,7 +4,7 @@
 SWIFT ?= swift
 VIGIL := .build/debug/vigil
 
-.PHONY: all bootstrap build demo test limbo bench testcerts clean
+.PHONY: all bootstrap build demo test limbo bench testcerts man clean
 
 all: build
 
@@ -31,6 +31,11 @@ bench: bootstrap
 
 testcerts:
 	testcerts/generate.sh
+
+# Man pages from the command definitions (swift-argument-parser's generate-manual plugin).
+man: bootstrap
+	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page
+	mkdir -p docs/man && cp .build/plugins/GenerateManual/outputs/vigil/*.1 docs/man/
 
 clean:
 	rm -rf .build results Benchmarks/.build
