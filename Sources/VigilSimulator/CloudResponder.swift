@@ -102,7 +102,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         if request.path == "/apm/login" {
             let back = request.target.components(separatedBy: "return=").dropFirst().first.flatMap { $0.removingPercentEncoding } ?? "/"
             lock.lock(); let generation = apmGeneration; lock.unlock()
-            return SimulatedResponse(302, [("Location", back.hasPrefix("/") ? back : "/"), ("Set-Cookie", "APMSESSION=apm-\(generation); Path=/; Secure; HttpOnly")])
+            // Only a path on this host: not "//host" or "/\\host", which browsers treat as another host.
+            let local = back.hasPrefix("/") && !back.hasPrefix("//") && !back.hasPrefix("/\\") ? back : "/"
+            return SimulatedResponse(302, [("Location", local), ("Set-Cookie", "APMSESSION=apm-\(generation); Path=/; Secure; HttpOnly")])
         }
         lock.lock()
         let valid = request.headers["cookie"]?.contains("APMSESSION=apm-\(apmGeneration)") == true

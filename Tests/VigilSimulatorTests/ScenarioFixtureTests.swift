@@ -93,3 +93,40 @@ struct JournalTests {
         #expect(keys == ["authorization", "body", "cookie", "host", "method", "path", "status", "time"])
     }
 }
+
+/// Hostile requests against every scenario's responder, in-process: odd targets, methods, headers.
+@Suite("Hostile requests")
+struct HostileRequestTests {
+    static let targets = ["/", "", "/hop/", "/hop/x/status.php", "/hop/999999999999999999999/a", "/loop/a", "/apm/login?return=%zz", "/apm/login?return=https://evil.example",
+                          "/remote.php/dav/files/", "/remote.php/dav/files/bob/../alice", "/status.php?" + String(repeating: "a=1&", count: 500),
+                          "/index.php/apps/oauth2/authorize?response_type=code&client_id=vigil-test-client&redirect_uri=%%", "/.well-known/webfinger",
+                          "/index.php/apps/oauth2/api/v1/token", "/moved/moved/status.php", String(repeating: "/x", count: 2000)]
+
+    @Test func everyScenarioAnswersEveryHostileRequest() throws {
+        let library = try ScenarioLibrary(directory: RunningSimulator.fixtures)
+        for scenario in library.scenarios {
+            let responder = CloudResponder(scenario: scenario, clock: ManualSimulatorClock())
+            for target in Self.targets {
+                for method in ["GET", "PROPFIND", "POST", "DELETE", "BREW"] {
+                    var request = SimulatedRequest(method: method, target: target, headers: ["authorization": "Basic %%%", "cookie": "APMSESSION=;;"],
+                                                   hasBody: true, scheme: "https", host: 1)
+                    request.body = Array("grant_type=authorization_code&code=&code_verifier=\u{0}".utf8)
+                    let response = responder.respond(to: request)
+                    #expect((200...599).contains(response.status), "\(scenario.name) \(method) \(target.prefix(40)): \(response.status)")
+                }
+            }
+        }
+    }
+
+    /// The APM must not become an open redirect.
+    @Test func apmReturnStaysOnTheHost() throws {
+        let scenario = try ScenarioLibrary(directory: RunningSimulator.fixtures).scenario(named: "simple-apm")
+        let responder = CloudResponder(scenario: scenario)
+        for hostile in ["https://evil.example/", "//evil.example/", "%2F%2Fevil.example", "/%5Cevil.example"] {
+            let response = responder.respond(to: SimulatedRequest(method: "GET", target: "/apm/login?return=\(hostile)", headers: [:], hasBody: false, scheme: "https", host: 1))
+            #expect(response.headers.first { $0.0 == "Location" }?.1 == "/", "\(hostile)")
+        }
+        let fine = responder.respond(to: SimulatedRequest(method: "GET", target: "/apm/login?return=%2Fstatus.php", headers: [:], hasBody: false, scheme: "https", host: 1))
+        #expect(fine.headers.first { $0.0 == "Location" }?.1 == "/status.php")
+    }
+}
