@@ -131,7 +131,7 @@ extension Vigil.Config {
                     FileHandle.standardError.write(Data("vigil: warning: \(entry.definition.environmentVariable) is set and overrides the user file.\n".utf8))
                 }
             } catch let error as SettingsError {
-                SettingsContext.fail(error.reason, status: ExitStatus.error)
+                ExitStatus.fail(error.reason)
             }
         }
     }
@@ -147,7 +147,7 @@ extension Vigil.Config {
                 let removed = try SettingsEditor(settings: settings).unset(argument.key)
                 print(removed ? "\(argument.key) removed from \(settings.locations.userFile)" : "\(argument.key) was not set in \(settings.locations.userFile)")
             } catch let error as SettingsError {
-                SettingsContext.fail(error.reason, status: ExitStatus.error)
+                ExitStatus.fail(error.reason)
             }
         }
     }

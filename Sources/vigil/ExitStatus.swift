@@ -1,3 +1,5 @@
+import Foundation
+
 /// Exit codes, documented in docs/cli.md. The same for files and live hosts.
 enum ExitStatus {
     /// The chain is trusted.
@@ -10,4 +12,11 @@ enum ExitStatus {
     static let usage: Int32 = 64
     /// The configuration is broken (a managed file Vigil cannot use, invalid settings): EX_CONFIG.
     static let configuration: Int32 = 78
+
+    /// Prints `vigil: error: MESSAGE` on standard error and exits with `status`: the one way a
+    /// command fails after parsing.
+    static func fail(_ message: String, status: Int32 = ExitStatus.error) -> Never {
+        FileHandle.standardError.write(Data("vigil: error: \(message)\n".utf8))
+        Foundation.exit(status)
+    }
 }

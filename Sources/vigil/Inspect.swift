@@ -71,15 +71,10 @@ extension Vigil {
                 let code = try await inspect(logger: logger)
                 throw ExitCode(code)
             } catch let error as CertificateError {
-                fail(error.reason)
+                ExitStatus.fail(error.reason)
             } catch let error as HTTPError {
-                fail(error.reason)
+                ExitStatus.fail(error.reason)
             }
-        }
-
-        func fail(_ message: String) -> Never {
-            FileHandle.standardError.write(Data("vigil: error: \(message)\n".utf8))
-            Foundation.exit(ExitStatus.error)
         }
 
         func inspect(logger: Logger) async throws -> Int32 {

@@ -87,7 +87,7 @@ extension Vigil.Log {
                     try FileManager.default.removeItem(atPath: file)
                     removed += 1
                 } catch {
-                    SettingsContext.fail("cannot delete \(file): \(error.localizedDescription)", status: ExitStatus.error)
+                    ExitStatus.fail("cannot delete \(file): \(error.localizedDescription)")
                 }
             }
             print("removed \(removed) log file\(removed == 1 ? "" : "s") (\(path))")

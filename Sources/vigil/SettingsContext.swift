@@ -7,7 +7,7 @@ enum SettingsContext {
     static func load() -> Settings {
         let settings = loadReporting()
         if !settings.errors.isEmpty {
-            fail("the settings are invalid; fix them with `vigil config` (see `vigil config list`).", status: ExitStatus.configuration)
+            ExitStatus.fail("the settings are invalid; fix them with `vigil config` (see `vigil config list`).", status: ExitStatus.configuration)
         }
         return settings
     }
@@ -21,14 +21,9 @@ enum SettingsContext {
             }
             return settings
         } catch let error as SettingsError {
-            fail(error.reason, status: ExitStatus.configuration)
+            ExitStatus.fail(error.reason, status: ExitStatus.configuration)
         } catch {
-            fail("cannot load the settings: \(error)", status: ExitStatus.configuration)
+            ExitStatus.fail("cannot load the settings: \(error)", status: ExitStatus.configuration)
         }
-    }
-
-    static func fail(_ message: String, status: Int32) -> Never {
-        FileHandle.standardError.write(Data("vigil: error: \(message)\n".utf8))
-        Foundation.exit(status)
     }
 }

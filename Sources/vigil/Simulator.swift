@@ -56,7 +56,7 @@ extension Vigil.Simulator {
                     }
                 }
             } catch let error as SimulatorError {
-                SettingsContext.fail(error.reason, status: ExitStatus.error)
+                ExitStatus.fail(error.reason)
             }
         }
     }
@@ -118,10 +118,10 @@ extension Vigil.Simulator {
                     return first
                 }
                 if let failure, !(failure is CancellationError) {
-                    SettingsContext.fail("the simulator stopped: \(failure)", status: ExitStatus.error)
+                    ExitStatus.fail("the simulator stopped: \(failure)")
                 }
             } catch let error as SimulatorError {
-                SettingsContext.fail(error.reason, status: ExitStatus.error)
+                ExitStatus.fail(error.reason)
             }
         }
 
