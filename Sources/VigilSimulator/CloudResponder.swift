@@ -178,13 +178,16 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         return scenario.effectiveUsers[user] == password ? user : nil
     }
 
-    func status(maintenance: Bool) -> String {
+    func status(maintenance: Bool) -> String { Self.status(maintenance: maintenance) }
+
+    /// status.php's JSON, the one definition of it.
+    static func status(maintenance: Bool) -> String {
         #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.15.0.2","versionstring":"10.15.0","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#
     }
 
     static let jsonHeaders = [("Content-Type", "application/json; charset=utf-8")]
     /// status.php's answer, made once (it is the endpoint clients poll most).
-    static let statusBytes = Array(#"{"installed":true,"maintenance":false,"needsDbUpgrade":false,"version":"10.15.0.2","versionstring":"10.15.0","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#.utf8)
+    static let statusBytes = Array(status(maintenance: false).utf8)
 
     func json(_ status: Int, _ body: String) -> SimulatedResponse {
         SimulatedResponse(status, [("Content-Type", "application/json; charset=utf-8")], body: body)

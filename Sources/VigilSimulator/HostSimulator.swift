@@ -87,9 +87,9 @@ public final class HostSimulator: Sendable {
                     server: server,
                     configuration: .init(address: .hostname(plan.address, port: configuration.port)),
                     onServerRunning: { channel in
-                        let port = channel.localAddress?.port ?? 0
-                        responder.setBase("\(scheme):\(host)", address.contains(":") ? "\(scheme)://[\(address)]:\(port)" : "\(scheme)://\(address):\(port)")
-                        collector.add(Listener(host: host, address: address, scheme: scheme, port: port, certificate: plan.certificate))
+                        let listener = Listener(host: host, address: address, scheme: scheme, port: channel.localAddress?.port ?? 0, certificate: plan.certificate)
+                        responder.setBase("\(scheme):\(host)", listener.url)
+                        collector.add(listener)
                     },
                     eventLoopGroupProvider: eventLoops,
                     logger: logger
