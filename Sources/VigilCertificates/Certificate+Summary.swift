@@ -6,6 +6,14 @@ public enum CertificateRole: String, Codable, Sendable, Hashable {
     case leaf, intermediate, root
 }
 
+extension CertificateRole {
+    /// The role of the certificate at `position` in a chain: the first is the leaf; after it, a
+    /// self-signed certificate or the trust anchor is a root, anything else an intermediate.
+    init(position: Int, of certificate: Certificate, isAnchor: Bool = false) {
+        self = position == 0 ? .leaf : (isAnchor || certificate.isSelfSigned ? .root : .intermediate)
+    }
+}
+
 extension Certificate {
     /// Subject DN in RFC 4514 order (OpenSSL's `XN_FLAG_RFC2253`, UTF-8 kept).
     public var subject: String { Self.distinguishedName(X509_get_subject_name(storage.x509)) }

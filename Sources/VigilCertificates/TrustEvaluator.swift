@@ -105,20 +105,18 @@ public struct TrustEvaluator: Sendable {
     }
 
     static func chainSummary(sent: [Certificate], verified: [Certificate], trusted: Bool, reasons: [TrustReason]) -> ChainSummary {
-        func entry(_ certificate: Certificate, index: Int, count: Int, anchor: Bool) -> ChainSummary.Entry {
-            let selfSigned = certificate.isSelfSigned
-            let role: CertificateRole = index == 0 ? .leaf : (selfSigned || anchor ? .root : .intermediate)
-            return .init(subject: certificate.subject, issuer: certificate.issuer, sha256: certificate.sha256Fingerprint, role: role, isSelfSigned: selfSigned, isAnchor: anchor)
+        func entry(_ certificate: Certificate, index: Int, anchor: Bool) -> ChainSummary.Entry {
+            .init(subject: certificate.subject, issuer: certificate.issuer, sha256: certificate.sha256Fingerprint,
+                  role: CertificateRole(position: index, of: certificate, isAnchor: anchor), isSelfSigned: certificate.isSelfSigned, isAnchor: anchor)
         }
-        let sentEntries = sent.enumerated().map { entry($1, index: $0, count: sent.count, anchor: false) }
+        let sentEntries = sent.enumerated().map { entry($1, index: $0, anchor: false) }
         let verifiedEntries = verified.enumerated().map { index, certificate in
-            entry(certificate, index: index, count: verified.count, anchor: trusted && index == verified.count - 1)
+            entry(certificate, index: index, anchor: trusted && index == verified.count - 1)
         }
         let inOrder = sent.count < 2 || zip(sent, sent.dropFirst()).allSatisfy { $0.isIssued(byNameOf: $1) }
         let rootSent = sent.dropFirst().contains { $0.isSelfSigned } || (sent.count == 1 && sent[0].isSelfSigned)
         var missing: [String] = []
-        let missingCodes: Set<String> = ["unknown-issuer"]
-        if reasons.contains(where: { missingCodes.contains($0.code) }), let last = verified.last ?? sent.first, !last.isSelfSigned {
+        if reasons.contains(where: { $0.code == "unknown-issuer" }), let last = verified.last ?? sent.first, !last.isSelfSigned {
             missing.append(last.issuer)
         }
         let unused = sent.indices.filter { !verified.contains(sent[$0]) }
@@ -139,8 +137,7 @@ public struct TrustEvaluation: Sendable {
     /// Summaries of the sent certificates, with findings, leaf first.
     public func summaries(of sent: [Certificate]) -> [CertificateSummary] {
         sent.enumerated().map { index, certificate in
-            let role: CertificateRole = index == 0 ? .leaf : (certificate.isSelfSigned ? .root : .intermediate)
-            return certificate.summary(at: time, role: role, peerName: index == 0 ? peerName : nil)
+            certificate.summary(at: time, role: CertificateRole(position: index, of: certificate), peerName: index == 0 ? peerName : nil)
         }
     }
 }
