@@ -1,3 +1,5 @@
+internal import Configuration
+
 /// One setting: its key, type, default and meaning. The catalogue of these
 /// (``SettingsCatalog``) is the single source for the code, `vigil config` and docs/settings.md.
 public struct SettingDefinition: Sendable, Hashable {
@@ -30,10 +32,17 @@ public struct SettingDefinition: Sendable, Hashable {
     }
 
     /// The environment variable for this key: `VIGIL_` plus the key upper-cased, dots and dashes
-    /// as underscores (swift-configuration's environment key encoding under the `vigil` prefix).
+    /// as underscores. It is swift-configuration's own encoding of ``configKey``, the name the
+    /// loader reads, so the two cannot disagree.
     public var environmentVariable: String {
-        "VIGIL_" + key.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined()
+        (try? Self.encoder.value(forKey: configKey, type: .string).encodedKey) ?? ""
     }
+
+    /// The key under the `vigil` prefix, as swift-configuration sees it.
+    var configKey: AbsoluteConfigKey { AbsoluteConfigKey(["vigil"] + key.split(separator: ".").map(String.init)) }
+
+    /// An empty environment: used only for its key encoding.
+    private static let encoder = EnvironmentVariablesProvider(environmentVariables: [:])
 
     /// How to show a value of this setting to a person.
     public func display(_ value: SettingValue?) -> String {

@@ -55,13 +55,7 @@ public struct SettingsLoader: Sendable {
                         issues.append(.init(severity: .warning, source: .user, location: userPath, key: key, message: "unknown key, ignored"))
                         continue
                     }
-                    var layer = Settings.Layer(source: .user, location: userPath, raw: Self.raw(json), value: nil, ignoredBecause: nil)
-                    switch definition.kind.parse(json: json) {
-                    case .success(let value): layer.value = value
-                    case .failure(let problem):
-                        layer.ignoredBecause = "invalid: \(problem.message)"
-                        issues.append(.init(severity: .error, source: .user, location: userPath, key: key, message: problem.message))
-                    }
+                    var layer = Self.layer(.user, location: userPath, key: key, raw: Self.raw(json), parsed: definition.kind.parse(json: json), issues: &issues)
                     if layer.value != nil, let reason = locks.reason(for: definition) {
                         layer.value = nil
                         layer.ignoredBecause = reason
@@ -79,23 +73,15 @@ public struct SettingsLoader: Sendable {
         let provider = EnvironmentVariablesProvider(environmentVariables: environment)
         var knownVariables = SettingsLocations.controlVariables
         for definition in SettingsCatalog.all {
-            let key = AbsoluteConfigKey(["vigil"] + definition.key.split(separator: ".").map(String.init))
-            guard let result = try? provider.value(forKey: key, type: .string) else { continue }
+            guard let result = try? provider.value(forKey: definition.configKey, type: .string) else { continue }
             knownVariables.insert(result.encodedKey)
             guard case .string(let text)? = result.value?.content else { continue }
-            var layer = Settings.Layer(source: .environment, location: result.encodedKey, raw: text, value: nil, ignoredBecause: nil)
             if definition.scope == .managedOnly {
-                layer.ignoredBecause = "only the managed file may set it"
+                env[definition.key] = Settings.Layer(source: .environment, location: result.encodedKey, raw: text, value: nil, ignoredBecause: "only the managed file may set it")
                 issues.append(.init(severity: .warning, source: .environment, location: result.encodedKey, key: definition.key, message: "ignored: only the managed file may set it"))
             } else {
-                switch definition.kind.parse(text: text) {
-                case .success(let value): layer.value = value
-                case .failure(let problem):
-                    layer.ignoredBecause = "invalid: \(problem.message)"
-                    issues.append(.init(severity: .error, source: .environment, location: result.encodedKey, key: definition.key, message: problem.message))
-                }
+                env[definition.key] = Self.layer(.environment, location: result.encodedKey, key: definition.key, raw: text, parsed: definition.kind.parse(text: text), issues: &issues)
             }
-            env[definition.key] = layer
         }
         for name in environment.keys.sorted() where name.hasPrefix("VIGIL_") && !knownVariables.contains(name) {
             issues.append(.init(severity: .warning, source: .environment, location: name, key: nil, message: "not a Vigil setting, ignored"))
@@ -115,6 +101,19 @@ public struct SettingsLoader: Sendable {
             )
         }
         return Settings(entries: entries, issues: issues, locations: locations)
+    }
+
+    /// What a user-file or environment source says about one key: the value, or why it was refused
+    /// (recorded as an error issue naming the location and key).
+    static func layer(_ source: SettingsSource, location: String, key: String, raw: String,
+                      parsed: Result<SettingValue, SettingsProblem>, issues: inout [SettingsIssue]) -> Settings.Layer {
+        switch parsed {
+        case .success(let value):
+            return Settings.Layer(source: source, location: location, raw: raw, value: value, ignoredBecause: nil)
+        case .failure(let problem):
+            issues.append(.init(severity: .error, source: source, location: location, key: key, message: problem.message))
+            return Settings.Layer(source: source, location: location, raw: raw, value: nil, ignoredBecause: "invalid: \(problem.message)")
+        }
     }
 
     static func raw(_ json: JSONValue) -> String {
