@@ -2,6 +2,9 @@
 /// (a bearer token, a JWT, `password=...`) are replaced by `[redacted]`. It is applied whatever
 /// the privacy-mask setting: secrets are never written.
 public enum SecretScrubber {
+    /// Words after which free text carries a secret (`password=...`, `"token": "..."`). Narrower than
+    /// ``HTTPLogRedactor/secretParameters`` on purpose: that list matches exact keys, so it can
+    /// hold `code`, `state` or `nonce`; here they would redact ordinary text ("error code: 5").
     static let keyWords = ["password", "passwd", "secret", "token", "code_verifier", "client_secret", "access_token", "refresh_token", "id_token", "authorization", "api_key", "apikey"]
 
     public static func scrub(_ line: String) -> String {
