@@ -60,7 +60,7 @@ public enum SettingsCatalog {
         .init("log.single-lined", .bool, default: .bool(true), "Write multi-line messages as one line each, with the full lead-in."),
         // Host simulator
         .init("host-simulator.bind", .string, default: .string("127.0.0.1"), "Address the simulator binds; only 127.0.0.0/8 and ::1 are accepted."),
-        .init("host-simulator.port", .integer(0...65_535), default: .integer(0), "Port of the simulator; 0 picks a free port."),
+        .init("host-simulator.port", .integer(0...65_535), default: .integer(0), "Port of the simulator's HTTPS hosts (plain HTTP takes the next one); 0 picks free ports."),
         .init("host-simulator.fixtures", .string, default: .string("mitm-fixtures"), "Directory of scenario fixtures."),
         .init("host-simulator.scenario", .string, default: .string("valid"), "The scenario played when none is named."),
         // Locks (managed file only)

@@ -1,12 +1,11 @@
 import Foundation
-import Hummingbird
-import HummingbirdTLS
 import HummingbirdCore
-import HTTPTypes
+import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+import ServiceLifecycle
 
 /// Runs the simulated hosts: an HTTPS listener on each loopback address (127.0.0.1, .2, .3) with
 /// the scenario's certificate for it, and a plain-HTTP listener on the first address (for
@@ -18,7 +17,7 @@ public final class HostSimulator: Sendable {
         /// The testcerts directory (certificates `<case>-chain.pem` and keys `<case>.key`).
         public var certificatesDirectory: String
         public var addresses: [String] = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
-        /// 0 picks a free port for each listener.
+        /// The HTTPS hosts' port (plain HTTP takes the next one); 0 picks a free port for each listener.
         public var port: Int = 0
         public var clock: any SimulatorClock = SystemSimulatorClock()
         /// NIO event-loop threads shared by all listeners; nil uses NIO's singleton (one per core).
@@ -38,6 +37,8 @@ public final class HostSimulator: Sendable {
         public var port: Int
         /// The testcerts case served (https only).
         public var certificate: String?
+        /// For a man in the middle: the URL of the genuine host it forwards every request to.
+        public var forwardsTo: String?
         public var url: String { address.contains(":") ? "\(scheme)://[\(address)]:\(port)" : "\(scheme)://\(address):\(port)" }
     }
 
@@ -56,82 +57,108 @@ public final class HostSimulator: Sendable {
 
     /// The testcerts case a host serves: the scenario's choice, or `valid-<address>`.
     public func certificateCase(for address: String) -> String {
-        configuration.scenario.certificates?[address] ?? (address == "::1" ? "valid-ipv6" : "valid-\(address)")
+        configuration.scenario.certificates?[address] ?? Self.defaultCertificateCase(for: address)
+    }
+
+    /// The certificate a genuine host on this address serves.
+    static func defaultCertificateCase(for address: String) -> String {
+        address == "::1" ? "valid-ipv6" : "valid-\(address)"
     }
 
     /// The CA file a client should trust.
     public var caFile: String { (configuration.certificatesDirectory as NSString).appendingPathComponent("ca-bundle.pem") }
 
     /// Starts every listener, calls `started` once all of them listen, and runs until cancelled.
+    ///
+    /// Each listener is a HummingbirdCore server (HummingbirdTLS for HTTPS) whose connections are
+    /// answered on their event loop by a ``ResponderHandler``. In a MITM scenario the first host's
+    /// HTTPS listener is an ``InterceptingProxyHandler`` presenting the scenario's certificate,
+    /// in front of a genuine listener on the same address (a port of its own, the host's normal
+    /// certificate) that it reaches over a second TLS connection.
     public func run(started: @escaping @Sendable ([Listener]) -> Void) async throws {
-        var plans: [(host: Int, address: String, scheme: String, certificate: String?)] = []
+        var plans: [Plan] = []
+        let intercepted = configuration.scenario.mitm == true
         for (index, address) in configuration.addresses.enumerated() {
-            plans.append((index + 1, address, "https", certificateCase(for: address)))
+            plans.append(Plan(host: index + 1, address: address, scheme: "https", certificate: certificateCase(for: address)))
         }
-        if let first = configuration.addresses.first { plans.append((1, first, "http", nil)) }
+        if let first = configuration.addresses.first { plans.append(Plan(host: 1, address: first, scheme: "http", certificate: nil)) }
+        if intercepted, let first = configuration.addresses.first {
+            let upstream = InterceptingProxyHandler.Upstream(address: first, sslContext: try proxyClientContext())
+            plans[0].upstream = upstream
+            plans.append(Plan(host: 1, address: first, scheme: "https", certificate: Self.defaultCertificateCase(for: first), genuine: true, upstream: upstream))
+        }
 
         let collector = ListenerCollector(expected: plans.count, started: started)
-        let eventLoops: EventLoopGroupProvider = configuration.eventLoopThreads.map { .shared(MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0))) } ?? .singleton
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let group: any EventLoopGroup = configuration.eventLoopThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0)) } ?? MultiThreadedEventLoopGroup.singleton
+        var logger = Logger(label: "vigil.simulator")
+        logger.logLevel = .critical
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
             for plan in plans {
-                let server: HTTPServerBuilder = try plan.certificate.map { try .tls(tlsConfiguration: tlsConfiguration(case: $0)) } ?? .http1()
+                let site = SimulatedSite(host: plan.host, address: plan.address, scheme: plan.scheme, responder: responder, journal: journal)
                 let journal = self.journal
+                let channel = SimulatorChannel(makeHandler: {
+                    if let upstream = plan.upstream, !plan.genuine {
+                        return InterceptingProxyHandler(upstream: upstream, address: plan.address, journal: journal)
+                    }
+                    return ResponderHandler(site: site)
+                })
+                let childChannel: any ServerChildChannel = try plan.certificate.map { try TLSChannel(channel, tlsConfiguration: tlsConfiguration(case: $0)) } ?? channel
                 let responder = self.responder
-                let host = plan.host, address = plan.address, scheme = plan.scheme
-                var logger = Logger(label: "vigil.simulator")
-                logger.logLevel = .critical
-                let application = Application(
-                    responder: CallbackResponder { (request: Request, _: BasicRequestContext) async throws -> Response in
-                        try await Self.handle(request, host: host, address: address, scheme: scheme, responder: responder, journal: journal)
+                let server = childChannel.server(
+                    configuration: .init(address: .hostname(plan.address, port: port(for: plan))),
+                    onServerRunning: { listening in
+                        let port = listening.localAddress?.port ?? 0
+                        let listener = Listener(host: plan.host, address: plan.address, scheme: plan.scheme, port: port, certificate: plan.certificate)
+                        if plan.genuine {
+                            plan.upstream?.port = port
+                            collector.addGenuine(listener.url)
+                            return
+                        }
+                        responder.setBase("\(plan.scheme):\(plan.host)", listener.url)
+                        collector.add(listener, intercepting: plan.upstream != nil)
                     },
-                    server: server,
-                    configuration: .init(address: .hostname(plan.address, port: configuration.port)),
-                    onServerRunning: { channel in
-                        let listener = Listener(host: host, address: address, scheme: scheme, port: channel.localAddress?.port ?? 0, certificate: plan.certificate)
-                        responder.setBase("\(scheme):\(host)", listener.url)
-                        collector.add(listener)
-                    },
-                    eventLoopGroupProvider: eventLoops,
+                    eventLoopGroup: group,
                     logger: logger
                 )
-                group.addTask { try await application.run() }
+                tasks.addTask { try await server.run() }
             }
-            try await group.next()
-            group.cancelAll()
+            try await tasks.next()
+            tasks.cancelAll()
         }
     }
 
-    static func handle(_ request: Request, host: Int, address: String, scheme: String, responder: CloudResponder, journal: Journal) async throws -> Response {
-        var headers: [String: String] = [:]
-        for field in request.headers {
-            let name = field.name.canonicalName
-            headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
+    /// The port a listener binds: the configured one for each HTTPS host, the next one for plain
+    /// HTTP (it shares the first address), a free one for the genuine host behind a man in the
+    /// middle and whenever the configured port is 0.
+    func port(for plan: Plan) -> Int {
+        if plan.genuine || configuration.port == 0 { return 0 }
+        if plan.scheme == "http" { return configuration.port < 65_535 ? configuration.port + 1 : 0 }
+        return configuration.port
+    }
+
+    /// One listener to start.
+    struct Plan: Sendable {
+        var host: Int
+        var address: String
+        var scheme: String
+        var certificate: String?
+        /// The genuine host behind a man in the middle (not a listener clients are shown).
+        var genuine = false
+        /// On a man in the middle's listener and on the genuine host behind it.
+        var upstream: InterceptingProxyHandler.Upstream?
+    }
+
+    /// The client side of a man in the middle's second connection: it checks the genuine host's
+    /// chain against the test CA (no host name check: it connects by address).
+    func proxyClientContext() throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(caFile)
+        tls.certificateVerification = .noHostnameVerification
+        do {
+            return try NIOSSLContext(configuration: tls)
+        } catch {
+            throw SimulatorError(.missingCertificate, "The test CA \(caFile) cannot be loaded: \(error).")
         }
-        // Read a body only when the headers announce one (most requests have none).
-        var bodyBytes: [UInt8] = []
-        if headers["transfer-encoding"] != nil || (headers["content-length"].flatMap { Int($0) } ?? 0) > 0 {
-            var body = request.body
-            var buffer = try await body.collect(upTo: 16 * 1024 * 1024)
-            bodyBytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        }
-        var simulated = SimulatedRequest(method: request.method.rawValue, target: request.uri.description, headers: headers,
-                                         hasBody: !bodyBytes.isEmpty, scheme: scheme, host: host)
-        simulated.body = bodyBytes
-        let answer = responder.respond(to: simulated)
-        let intercepted = responder.scenario.mitm == true && host == 1 && scheme == "https"
-        // A man in the middle sees the request first, then hands it to the genuine server.
-        for mitm in intercepted ? [true, false] : [false] {
-            journal.record(JournalEntry(
-                time: Journal.timestamp(), host: address, method: simulated.method, path: simulated.path, status: answer.status,
-                authorization: headers["authorization"] != nil, cookie: headers["cookie"] != nil, body: simulated.hasBody,
-                mitm: mitm ? true : nil
-            ))
-        }
-        var fields = HTTPFields()
-        for (name, value) in answer.headers {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
-        }
-        return Response(status: .init(code: answer.status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 
     func tlsConfiguration(case name: String) throws -> TLSConfiguration {
@@ -170,6 +197,8 @@ public final class HostSimulator: Sendable {
 final class ListenerCollector: @unchecked Sendable {  // guarded by lock
     private let lock = NSLock()
     private var listeners: [HostSimulator.Listener] = []
+    private var count = 0
+    private var genuineURL: String?
     private let expected: Int
     private let started: @Sendable ([HostSimulator.Listener]) -> Void
 
@@ -178,10 +207,33 @@ final class ListenerCollector: @unchecked Sendable {  // guarded by lock
         self.started = started
     }
 
-    func add(_ listener: HostSimulator.Listener) {
+    /// A listener clients are shown; `intercepting` marks the man in the middle.
+    func add(_ listener: HostSimulator.Listener, intercepting: Bool = false) {
         lock.lock()
+        var listener = listener
+        if intercepting { listener.forwardsTo = "" }
         listeners.append(listener)
-        let done = listeners.count == expected ? listeners.sorted { ($0.host, $0.scheme) < ($1.host, $1.scheme) } : nil
+        finishIfComplete()
+    }
+
+    /// The genuine host behind a man in the middle.
+    func addGenuine(_ url: String) {
+        lock.lock()
+        genuineURL = url
+        finishIfComplete()
+    }
+
+    /// Called with the lock held; releases it.
+    private func finishIfComplete() {
+        count += 1
+        var done: [HostSimulator.Listener]?
+        if count == expected {
+            done = listeners.map { listener in
+                var listener = listener
+                if listener.forwardsTo != nil { listener.forwardsTo = genuineURL }
+                return listener
+            }.sorted { ($0.host, $0.scheme) < ($1.host, $1.scheme) }
+        }
         lock.unlock()
         if let done { started(done) }
     }

@@ -78,8 +78,9 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var oidcFaults: OIDCProvider.Faults?
     /// Schemes offered in `WWW-Authenticate` on 401 (`basic`, `bearer`); both when absent.
     public var authSchemes: [String]?
-    /// Host 1 is a man in the middle: it records what it sees (journal entries with `mitm`)
-    /// and forwards every request to the genuine server.
+    /// Host 1 is a man in the middle: a proxy presenting this scenario's certificate that records
+    /// what it sees (journal entries with `mitm`) and forwards every request over a second TLS
+    /// connection to the genuine host (same address, its own port, its normal certificate).
     public var mitm: Bool?
     /// Test users and passwords; the defaults (``Scenario/defaultUsers``) when absent.
     public var users: [String: String]?

@@ -66,7 +66,7 @@ extension Vigil.Simulator {
         @Option(help: "The scenario to play (default: host-simulator.scenario, valid).") var scenario: String?
         @OptionGroup var paths: SimulatorPaths
         @Option(help: "The first loopback address; the next two follow it (default: host-simulator.bind, 127.0.0.1).") var bind: String?
-        @Option(help: "Port for every listener; 0 picks free ports (default: host-simulator.port).") var port: Int?
+        @Option(help: "Port of the HTTPS hosts (plain HTTP takes the next); 0 picks free ports (default: host-simulator.port).") var port: Int?
         @Option(help: "Append a JSON line per request to this file (no header values, no bodies).") var journal: String?
         @Option(help: "Event-loop threads for all listeners (default: one per core).") var threads: Int?
         @OptionGroup var logOptions: LogOptions
@@ -94,6 +94,7 @@ extension Vigil.Simulator {
                         var lines = ["scenario: \(chosen.name) (\(chosen.summary))", "expected client outcome: \(chosen.outcome.rawValue)"]
                         for listener in listeners {
                             lines.append("\(listener.scheme == "https" ? "host \(listener.host)" : "plain  ")  \(listener.url)" + (listener.certificate.map { "  certificate: \($0)" } ?? ""))
+                            if let genuine = listener.forwardsTo { lines.append("        a man in the middle: forwards every request to the genuine host at \(genuine)") }
                         }
                         lines.append("trust this CA file: \(caFile)")
                         lines.append("users: " + chosen.effectiveUsers.sorted { $0.key < $1.key }.map { "\($0.key) / \($0.value)" }.joined(separator: ", "))

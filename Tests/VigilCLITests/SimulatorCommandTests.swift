@@ -17,11 +17,11 @@ struct SimulatorCommandTests {
         #expect(array.count == lines.count)
     }
 
-    @Test func serveStartsPrintsItsHostsAndStopsOnSIGTERM() throws {
-        let journal = try TestPaths.temporaryDirectory().appendingPathComponent("journal.jsonl").path
+    /// Starts `vigil simulator serve` and reads what it prints until the journal line.
+    func serve(_ arguments: [String]) throws -> (process: Process, text: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
-        process.arguments = ["simulator", "serve", "--scenario", "valid", "--fixtures", fixtures, "--journal", journal]
+        process.arguments = ["simulator", "serve", "--fixtures", fixtures] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = Pipe()
@@ -32,6 +32,12 @@ struct SimulatorCommandTests {
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
+        return (process, text)
+    }
+
+    @Test func serveStartsPrintsItsHostsAndStopsOnSIGTERM() throws {
+        let journal = try TestPaths.temporaryDirectory().appendingPathComponent("journal.jsonl").path
+        let (process, text) = try serve(["--scenario", "valid", "--journal", journal])
         #expect(text.contains("host 1  https://127.0.0.1:"))
         #expect(text.contains("host 2  https://127.0.0.2:"))
         #expect(text.contains("host 3  https://127.0.0.3:"))
@@ -44,6 +50,26 @@ struct SimulatorCommandTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(try String(contentsOfFile: journal, encoding: .utf8).contains("\"path\":\"/status.php\""))
+    }
+
+    /// A fixed port: every HTTPS host on it, plain HTTP on the next one.
+    @Test func aFixedPortServesEveryHostAndPlainHTTPOnTheNext() throws {
+        let port = closedLoopbackPort()
+        let (process, text) = try serve(["--scenario", "valid", "--port", String(port)])
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        for host in 1...3 { #expect(text.contains("host \(host)  https://127.0.0.\(host):\(port)"), "\(text)") }
+        #expect(text.contains("http://127.0.0.1:\(port + 1)"), "\(text)")
+        let curl = try CommandRunner.run("/usr/bin/curl", ["-s", "--cacert", TestPaths.caBundle, "https://127.0.0.2:\(port)/status.php"])
+        #expect(curl.standardOutput.contains("\"installed\":true"))
+    }
+
+    @Test func aManInTheMiddleNamesTheGenuineHostItForwardsTo() throws {
+        let (process, text) = try serve(["--scenario", "mitm-forged"])
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let line = try #require(text.split(separator: "\n").first { $0.contains("a man in the middle") }, "\(text)")
+        let genuine = try #require(line.split(separator: " ").first { $0.hasPrefix("https://127.0.0.1:") })
+        let curl = try CommandRunner.run("/usr/bin/curl", ["-s", "--cacert", TestPaths.caBundle, "\(genuine)/status.php"])
+        #expect(curl.standardOutput.contains("\"installed\":true"), "the genuine host serves a trusted certificate")
     }
 
     @Test(arguments: ["0.0.0.0", "192.168.1.10"])

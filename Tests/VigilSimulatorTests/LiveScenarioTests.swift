@@ -196,7 +196,8 @@ struct HTTPScenarioTests {
         #expect(try await running.curl(["-b", jar], url: running.url()).status == 200)
     }
 
-    /// What a man in the middle sees: a careless client (curl -k) hands it the credentials.
+    /// What a man in the middle sees: a careless client (curl -k) hands it the credentials, and
+    /// the proxy forwards them over its own TLS connection to the genuine host.
     @Test func mitmJournalShowsWhatTheAttackerSaw() async throws {
         let running = try await RunningSimulator("mitm-forged")
         defer { Task { await running.stop() } }
@@ -204,10 +205,45 @@ struct HTTPScenarioTests {
         #expect(running.simulator.journal.entries.isEmpty, "a verifying client sends nothing")
         let careless = try await running.curl(["-k", "-X", "PROPFIND"] + alice, url: running.url(path: dav))
         #expect(careless.status == 207)
+        #expect(careless.body.contains("<d:multistatus"), "the genuine host's answer is relayed: \(careless.body.prefix(200))")
         let entries = running.simulator.journal.entries
         #expect(entries.count == 2)
-        #expect(entries.first?.mitm == true && entries.first?.authorization == true, "the attacker saw the credentials")
-        #expect(entries.last?.mitm == nil)
+        let attacker = try #require(entries.first { $0.mitm == true })
+        #expect(attacker.authorization && attacker.status == 207 && attacker.method == "PROPFIND" && attacker.path == dav, "the attacker saw the credentials")
+        let genuine = try #require(entries.first { $0.mitm == nil })
+        #expect(genuine.authorization && genuine.status == 207, "the genuine host got them from the proxy")
+    }
+
+    /// The proxy is a second TLS hop: the client sees the attacker's certificate, the genuine host
+    /// behind it serves its own, and bodies and statuses cross both connections.
+    @Test func mitmIsAProxyInFrontOfTheGenuineHost() async throws {
+        let running = try await RunningSimulator("mitm-forged")
+        defer { Task { await running.stop() } }
+        let front = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" })
+        let genuineURL = try #require(front.forwardsTo)
+        #expect(front.certificate == "mitm-forged")
+        #expect(running.listeners.allSatisfy { $0.url != genuineURL }, "the genuine host is not offered to clients")
+        let genuinePort = try #require(URLComponents(string: genuineURL)?.port)
+        #expect(genuinePort != front.port)
+        func served(_ port: Int) async throws -> String {
+            try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256"]).standardOutput
+        }
+        func file(_ name: String) async throws -> String {
+            try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl x509 -in '\(RunningSimulator.certificates)/\(name).pem' -noout -fingerprint -sha256"]).standardOutput
+        }
+        #expect(try await served(front.port) == file("mitm-forged"))
+        #expect(try await served(genuinePort) == file("valid-127.0.0.1"))
+
+        // A form body crosses the proxy: a wrong password is refused by the genuine token endpoint.
+        let token = try await running.curl(["-k", "-d", "grant_type=password&username=alice&password=wrong"], url: running.url(path: "/index.php/apps/oauth2/api/v1/token"))
+        #expect(token.status == 400 || token.status == 401, "\(token.status) \(token.body.prefix(200))")
+        // Keep-alive through the proxy: two requests on one client connection, both relayed.
+        let twice = try await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code} %{num_connects}\n",
+                                                                           running.url(), running.url()]).standardOutput
+        #expect(twice == "200 1\n200 0\n", "\(twice)")
+        let entries = running.simulator.journal.entries
+        #expect(entries.filter { $0.mitm == true }.count == entries.filter { $0.mitm == nil }.count, "every request the attacker saw reached the genuine host")
+        #expect(entries.contains { $0.mitm == true && $0.body && $0.method == "POST" })
     }
 
     @Test func apmLoginPageAnswersPropfindWithHTML() async throws {

@@ -1,0 +1,166 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// A man in the middle: the client's TLS ends here, under the attacker's certificate; each
+/// request is journalled as the attacker saw it (`mitm: true`) and forwarded over a second TLS
+/// connection to the genuine simulated host, whose answer is relayed back unchanged. The genuine
+/// host journals the same request again, as any server would.
+final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let upstream: Upstream
+    private let address: String
+    private let journal: Journal
+    private var upstreamChannel: (any Channel)?
+    private var connecting = false
+    private var queued: [HTTPClientRequestPart] = []
+    /// What the attacker saw of requests not answered yet, oldest first.
+    private var seen: [JournalEntry] = []
+
+    init(upstream: Upstream, address: String, journal: Journal) {
+        self.upstream = upstream
+        self.address = address
+        self.journal = journal
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        let forwarded: HTTPClientRequestPart
+        switch part {
+        case .head(let head):
+            let path = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            let announcesBody = head.headers.contains(name: "transfer-encoding") || (head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+            seen.append(JournalEntry(time: "", host: address, method: head.method.rawValue, path: path, status: 0,
+                                     authorization: head.headers.contains(name: "authorization"), cookie: head.headers.contains(name: "cookie"),
+                                     body: announcesBody, mitm: true))
+            forwarded = .head(head)
+        case .body(let bytes):
+            forwarded = .body(.byteBuffer(bytes))
+        case .end(let trailers):
+            forwarded = .end(trailers)
+        }
+        if let channel = upstreamChannel {
+            if case .end = part { channel.writeAndFlush(forwarded, promise: nil) } else { channel.write(forwarded, promise: nil) }
+            return
+        }
+        queued.append(forwarded)
+        if !connecting {
+            connecting = true
+            connect(context: context)
+        }
+    }
+
+    /// The genuine host answered: the attacker has seen the status too.
+    func answered(status: Int) {
+        guard !seen.isEmpty else { return }
+        var entry = seen.removeFirst()
+        entry.time = Journal.timestamp()
+        entry.status = status
+        journal.record(entry)
+    }
+
+    private func connect(context: ChannelHandlerContext) {
+        let downstream = context.channel
+        let proxy = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let sslContext = upstream.sslContext
+        guard let port = upstream.port else {
+            context.close(promise: nil)
+            return
+        }
+        ClientBootstrap(group: context.eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: nil))
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(UpstreamRelay(downstream: downstream, proxy: proxy))
+                }
+            }
+            .connect(host: upstream.address, port: port)
+            .whenComplete { result in
+                let handler = proxy.value
+                handler.connecting = false
+                switch result {
+                case .success(let channel):
+                    guard downstream.isActive else {
+                        channel.close(promise: nil)
+                        return
+                    }
+                    handler.upstreamChannel = channel
+                    for part in handler.queued { channel.write(part, promise: nil) }
+                    handler.queued.removeAll()
+                    channel.flush()
+                case .failure:
+                    downstream.close(promise: nil)
+                }
+            }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        upstreamChannel?.close(promise: nil)
+        upstreamChannel = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    /// The genuine host a man in the middle forwards to; its port is known once it listens.
+    final class Upstream: @unchecked Sendable {  // `knownPort` guarded by `lock`
+        let address: String
+        let sslContext: NIOSSLContext
+        private let lock = NSLock()
+        private var knownPort: Int?
+
+        init(address: String, sslContext: NIOSSLContext) {
+            self.address = address
+            self.sslContext = sslContext
+        }
+
+        var port: Int? {
+            get { lock.lock(); defer { lock.unlock() }; return knownPort }
+            set { lock.lock(); knownPort = newValue; lock.unlock() }
+        }
+    }
+}
+
+/// The proxy's side of the second TLS connection: relays the genuine host's answer to the client.
+final class UpstreamRelay: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+
+    private let downstream: any Channel
+    private let proxy: NIOLoopBound<InterceptingProxyHandler>
+    private var lastWrite: EventLoopFuture<Void>?
+
+    init(downstream: any Channel, proxy: NIOLoopBound<InterceptingProxyHandler>) {
+        self.downstream = downstream
+        self.proxy = proxy
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            proxy.value.answered(status: Int(head.status.code))
+            downstream.write(HTTPServerResponsePart.head(head), promise: nil)
+        case .body(let bytes):
+            downstream.write(HTTPServerResponsePart.body(.byteBuffer(bytes)), promise: nil)
+        case .end(let trailers):
+            lastWrite = downstream.writeAndFlush(HTTPServerResponsePart.end(trailers))
+        }
+    }
+
+    /// The genuine host closed: the client's connection ends once the last answer is written.
+    func channelInactive(context: ChannelHandlerContext) {
+        let downstream = self.downstream
+        (lastWrite ?? context.eventLoop.makeSucceededVoidFuture()).whenComplete { _ in downstream.close(promise: nil) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

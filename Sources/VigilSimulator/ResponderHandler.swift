@@ -1,0 +1,80 @@
+import NIOCore
+import NIOHTTP1
+
+/// Answers each request on the connection's own event loop: the simulator's responder and
+/// journal are synchronous, so a request never hops to another thread (see docs/performance.md).
+/// NIO's pipelining assistance upstream of this handler delivers one request at a time.
+final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The largest request body read; a larger one is answered 413 and the connection closed.
+    static let bodyLimit = 16 * 1024 * 1024
+
+    private let site: SimulatedSite
+    private var head: HTTPRequestHead?
+    private var body: ByteBuffer?
+    private var tooLarge = false
+
+    init(site: SimulatedSite) {
+        self.site = site
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let requestHead):
+            head = requestHead
+            body = nil
+            tooLarge = false
+        case .body(var part):
+            guard !tooLarge else { return }
+            if (body?.readableBytes ?? 0) + part.readableBytes > Self.bodyLimit {
+                tooLarge = true
+                body = nil
+            } else if body == nil {
+                body = part
+            } else {
+                body!.writeBuffer(&part)
+            }
+        case .end:
+            guard let requestHead = head else { return }
+            head = nil
+            if tooLarge {
+                write(SimulatedResponse(413, [("Content-Type", "text/plain")], body: "Request body too large.\n"), for: requestHead, close: true, context: context)
+                return
+            }
+            let request = site.request(from: requestHead, body: body.map { Array($0.readableBytesView) } ?? [])
+            body = nil
+            let answer = site.answer(request)
+            write(answer, for: requestHead, close: !requestHead.isKeepAlive, context: context)
+        }
+    }
+
+    private func write(_ answer: SimulatedResponse, for request: HTTPRequestHead, close: Bool, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(answer.headers.count + 2)
+        var hasLength = false
+        for (name, value) in answer.headers {
+            if !hasLength, name.utf8.count == 14, name.lowercased() == "content-length" { hasLength = true }
+            headers.add(name: name, value: value)
+        }
+        if !hasLength { headers.add(name: "Content-Length", value: String(answer.body.count)) }
+        if close { headers.add(name: "Connection", value: "close") }
+        let responseHead = HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+        context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
+        if request.method != .HEAD, !answer.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: answer.body)))), promise: nil)
+        }
+        if close {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A broken TLS record, a malformed request or a reset: this connection ends, the server goes on.
+        context.close(promise: nil)
+    }
+}
