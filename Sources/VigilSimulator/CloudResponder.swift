@@ -37,9 +37,20 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         if scenario.behaviour.kind != .normal, let response = behaviour(request) { return response }
         var path = request.path
         // Targets of same-host redirects are served as the path after their prefix.
-        for prefix in ["/moved", "/loop/done"] where path.hasPrefix(prefix + "/") { path.removeFirst(prefix.count) }
-        if let hop = path.range(of: #"^/hop/\d+"#, options: .regularExpression) { path.removeSubrange(hop) }
+        for prefix in Self.sameHostRedirectTargets where path.hasPrefix(prefix) { path.removeFirst(prefix.count - 1) }
+        path = Self.droppingHop(path)
         return cloud(request, path: path)
+    }
+
+    static let sameHostRedirectTargets = ["/moved/", "/loop/done/"]
+
+    /// `/hop/12/status.php` becomes `/status.php` (a redirect chain's hops); other paths stay.
+    static func droppingHop(_ path: String) -> String {
+        guard path.hasPrefix("/hop/") else { return path }
+        let rest = path.utf8.dropFirst(5)
+        let digits = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard !digits.isEmpty else { return path }
+        return String(Substring(rest[digits.endIndex...]))
     }
 
     // MARK: - Scenario behaviour

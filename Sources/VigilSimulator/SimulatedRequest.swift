@@ -24,7 +24,7 @@ public struct SimulatedRequest: Sendable {
         self.host = host
     }
 
-    var path: String { String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "") }
+    var path: String { target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target }
     var query: [String: String] {
         guard let mark = target.firstIndex(of: "?") else { return [:] }
         return OIDCProvider.form(String(target[target.index(after: mark)...]))
