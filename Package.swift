@@ -127,7 +127,11 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilSimulatorTests",
-            dependencies: ["VigilSimulator", "VigilTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "VigilSimulator", "VigilTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -8,8 +8,9 @@ struct SimulatorConnection: ServerChildChannelValue {
     let channel: any Channel
 }
 
-/// The child-channel setup HummingbirdCore's server runs for each connection: NIO's HTTP/1.1
-/// codec with pipelining assistance, then a handler that answers on the event loop (a
+/// The child-channel setup HummingbirdCore's server runs for each connection: a
+/// ``WriteCoalescingHandler`` (one TLS record per answer), NIO's HTTP/1.1 codec with pipelining
+/// assistance, then a handler that answers on the event loop (a
 /// ``ResponderHandler``, or an ``InterceptingProxyHandler`` for a man in the middle).
 /// HummingbirdTLS's `TLSChannel` wraps it for HTTPS.
 struct SimulatorChannel: ServerChildChannel {
@@ -20,6 +21,7 @@ struct SimulatorChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<SimulatorConnection> {
         channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(WriteCoalescingHandler())
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
             try channel.pipeline.syncOperations.addHandler(makeHandler())
             return SimulatorConnection(channel: channel)
