@@ -44,9 +44,10 @@ echo "=== The simulator's journal: requests vigil inspect sent = $(wc -l < "$JOU
 
 play mitm-forged
 check 1 "A man in the middle: forged leaf copying the real subject and SANs, from an attacker CA" inspect "$HOST1" --ca-file "$CA"
-echo "=== What the attacker saw from vigil: $(wc -l < "$JOURNAL") requests. A careless client (curl -k) hands it the password:"
+echo "=== What the attacker saw from vigil: $(wc -l < "$JOURNAL") requests. A careless client (curl -k) hands it the password,"
+echo "    and the proxy forwards it over its own TLS connection to the genuine host ($(sed -n 's/.*genuine host at //p' "$WORK/mitm-forged.out")):"
 curl -sk -o /dev/null -X PROPFIND -u alice:alice-test-password "$HOST1/remote.php/dav/files/alice/"
-head -1 "$JOURNAL"
+cat "$JOURNAL"
 
 play self-signed
 check 1 "A self-signed certificate" inspect "$HOST1" --ca-file "$CA"
