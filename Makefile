@@ -4,7 +4,7 @@
 SWIFT ?= swift
 VIGIL := .build/debug/vigil
 
-.PHONY: all bootstrap build demo test limbo bench testcerts man clean
+.PHONY: all bootstrap build demo test limbo bench bench-simulator fuzz testcerts man clean
 
 all: build
 
@@ -29,6 +29,13 @@ limbo: build
 bench: bootstrap
 	@scripts/bench-certificates.sh
 
+bench-simulator: bootstrap
+	@scripts/bench-simulator.sh
+
+# libFuzzer + AddressSanitizer on certificate parsing, summaries and trust (FUZZ_SECONDS, default 120).
+fuzz: bootstrap
+	@scripts/fuzz.sh
+
 testcerts:
 	testcerts/generate.sh
 
@@ -38,4 +45,4 @@ man: bootstrap
 	mkdir -p docs/man && cp .build/plugins/GenerateManual/outputs/vigil/*.1 docs/man/
 
 clean:
-	rm -rf .build results Benchmarks/.build
+	rm -rf .build results Benchmarks/.build Fuzz/.build
