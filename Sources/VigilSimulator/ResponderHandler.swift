@@ -25,7 +25,12 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let requestHead):
             head = requestHead
             body = nil
-            tooLarge = false
+            tooLarge = (requestHead.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > Self.bodyLimit
+            // A client that waits for leave to send its body (libcurl does above 1 MB) gets it at
+            // once, unless the announced body is already too large.
+            if !tooLarge, requestHead.version == .http1_1, requestHead.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+            }
         case .body(var part):
             guard !tooLarge else { return }
             if (body?.readableBytes ?? 0) + part.readableBytes > Self.bodyLimit {

@@ -47,6 +47,13 @@ struct HTTPProtocolTests {
         #expect(!answer.contains("installed"))
     }
 
+    @Test func expectContinueIsAnsweredBeforeTheBody() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let answer = try await exchange("POST /index.php/apps/oauth2/api/v1/token HTTP/1.1\\r\\nHost: x\\r\\nExpect: 100-continue\\r\\nContent-Length: 18\\r\\nConnection: close\\r\\n\\r\\ngrant_type=nothing", running)
+        #expect(answer.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400"), "\(answer.prefix(200))")
+    }
+
     @Test func anOversizedBodyIsRefused() async throws {
         let running = try await RunningSimulator("valid")
         defer { Task { await running.stop() } }
