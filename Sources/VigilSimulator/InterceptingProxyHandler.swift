@@ -75,7 +75,12 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: nil))
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    // NIO's client handlers, but with 1xx answers passed on: a client waiting for
+                    // "100 Continue" must get it through the proxy.
+                    try channel.pipeline.syncOperations.addHandlers([
+                        HTTPRequestEncoder(),
+                        ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)),
+                    ])
                     try channel.pipeline.syncOperations.addHandler(UpstreamRelay(downstream: downstream, proxy: proxy))
                 }
             }
@@ -143,6 +148,8 @@ final class UpstreamRelay: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
+        case .head(let head) where head.status.code < 200:
+            downstream.writeAndFlush(HTTPServerResponsePart.head(head), promise: nil)
         case .head(let head):
             proxy.value.answered(status: Int(head.status.code))
             downstream.write(HTTPServerResponsePart.head(head), promise: nil)

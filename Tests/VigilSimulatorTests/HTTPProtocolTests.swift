@@ -54,6 +54,15 @@ struct HTTPProtocolTests {
         #expect(answer.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400"), "\(answer.prefix(200))")
     }
 
+    @Test func expectContinueCrossesTheManInTheMiddle() async throws {
+        let running = try await RunningSimulator("mitm-forged")
+        defer { Task { await running.stop() } }
+        let answer = try await exchange("POST /index.php/apps/oauth2/api/v1/token HTTP/1.1\\r\\nHost: x\\r\\nExpect: 100-continue\\r\\nContent-Length: 18\\r\\nConnection: close\\r\\n\\r\\ngrant_type=nothing", running)
+        #expect(answer.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400"), "\(answer.prefix(200))")
+        let entries = running.simulator.journal.entries
+        #expect(entries.count == 2 && entries.allSatisfy { $0.status == 400 && $0.body }, "\(entries)")
+    }
+
     @Test func anOversizedBodyIsRefused() async throws {
         let running = try await RunningSimulator("valid")
         defer { Task { await running.stop() } }
