@@ -17,11 +17,13 @@ build: bootstrap
 demo: build
 	@scripts/demo.sh $(VIGIL)
 
-# limbo runs before the Swift tests so that swift test's summary is the last line.
+# limbo runs before the Swift tests so that swift test's summary is the last line. The tests run
+# in a private D-Bus session with a GNOME Keyring of their own (the keyring tests need a real
+# Secret Service; scripts/keyring-session.sh).
 test: bootstrap
 	$(SWIFT) build --build-tests
 	@scripts/limbo.sh $(VIGIL)
-	$(SWIFT) test
+	dbus-run-session -- scripts/keyring-session.sh $(SWIFT) test
 
 limbo: build
 	@scripts/limbo.sh $(VIGIL)

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .library(name: "VigilLogging", targets: ["VigilLogging"]),
+        .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
         .executable(name: "vigil", targets: ["vigil"]),
     ],
@@ -68,6 +69,17 @@ let package = Package(
                 "VigilCertificates", "VigilLogging", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .systemLibrary(
+            name: "CSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        // Secrets in the Secret Service keyring; a bottom module (imports no other Vigil module).
+        .target(
+            name: "VigilSecrets",
+            dependencies: ["CSecret"],
             swiftSettings: strictSettings
         ),
         // A real HTTPS server impersonating a cloud server. It must not import the client's trust
@@ -123,6 +135,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilSecretsTests",
+            dependencies: ["VigilSecrets", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -2,7 +2,7 @@
 # Installs the Debian packages Vigil builds and tests with, when they are missing.
 # Says what it does; does nothing when everything is there.
 set -euo pipefail
-packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-dev gnome-keyring dbus openssl publicsuffix python3 pkg-config curl bsdutils)
+packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-dev gnome-keyring dbus dbus-daemon openssl publicsuffix python3 pkg-config curl bsdutils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

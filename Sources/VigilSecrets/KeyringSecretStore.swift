@@ -1,0 +1,89 @@
+import CSecret
+
+/// Secrets in the user's keyring, through the Secret Service D-Bus API (GNOME Keyring, KeePassXC,
+/// KWallet's bridge) with libsecret. Each secret is an item of the schema `org.vigil.Secret` with
+/// the attributes `account` and `kind`, in the default collection. Nothing is written to disk by
+/// Vigil; how the keyring stores items is the keyring's business (encrypted under its password).
+public struct KeyringSecretStore: SecretStore {
+    public init() {}
+
+    public func store(_ secret: Secret, for key: SecretKey) throws {
+        try secret.withValue { value in
+            guard !value.utf8.contains(0) else {
+                throw SecretStoreError(.invalidSecret, "A secret cannot contain a NUL byte.")
+            }
+            let label = "Vigil: \(key.kind.rawValue) for \(key.account)"
+            var error: UnsafeMutablePointer<GError>?
+            let stored = key.account.withCString { account in
+                key.kind.rawValue.withCString { kind in
+                    label.withCString { label in
+                        value.withCString { value in vigil_secret_store(account, kind, label, value, &error) }
+                    }
+                }
+            }
+            if stored == 0 { throw Self.storeError(error, action: "store the \(key)") }
+        }
+    }
+
+    public func secret(for key: SecretKey) throws -> Secret? {
+        var error: UnsafeMutablePointer<GError>?
+        let found = key.account.withCString { account in
+            key.kind.rawValue.withCString { kind in vigil_secret_lookup(account, kind, &error) }
+        }
+        if let error { throw Self.storeError(error, action: "read the \(key)") }
+        guard let found else { return nil }
+        defer { secret_password_free(found) }  // libsecret wipes the copy before freeing it
+        return Secret(String(cString: found))
+    }
+
+    @discardableResult
+    public func remove(_ key: SecretKey) throws -> Bool {
+        var error: UnsafeMutablePointer<GError>?
+        let removed = key.account.withCString { account in
+            key.kind.rawValue.withCString { kind in vigil_secret_clear(account, kind, &error) }
+        }
+        if let error { throw Self.storeError(error, action: "remove the \(key)") }
+        return removed != 0
+    }
+
+    public func accounts(kind: SecretKey.Kind?) throws -> [String] {
+        var error: UnsafeMutablePointer<GError>?
+        let list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        if let kind {
+            list = kind.rawValue.withCString { vigil_secret_accounts($0, &error) }
+        } else {
+            list = vigil_secret_accounts(nil, &error)
+        }
+        if let error { throw Self.storeError(error, action: "list the accounts") }
+        guard let list else { return [] }
+        defer { g_strfreev(list) }
+        var accounts: Set<String> = []
+        var index = 0
+        while let account = list[index] {
+            accounts.insert(String(cString: account))
+            index += 1
+        }
+        return accounts.sorted()
+    }
+
+    /// The store's error for a GError (which it frees): its code decided by GLib's error domain.
+    static func storeError(_ error: UnsafeMutablePointer<GError>?, action: String) -> SecretStoreError {
+        guard let error else { return SecretStoreError(.failed, "The Secret Service did not \(action) and gave no reason.") }
+        defer { g_error_free(error) }
+        let domain = String(cString: vigil_error_domain(error))
+        let code = vigil_error_code(error)
+        let message = String(cString: vigil_error_message(error))
+        return SecretStoreError(Self.code(domain: domain, code: code), "Cannot \(action): \(message)")
+    }
+
+    /// secret-error-quark 2 is SECRET_ERROR_IS_LOCKED; g-io-error-quark 19 is G_IO_ERROR_CANCELLED
+    /// (a dismissed prompt); other D-Bus and I/O errors mean no Secret Service is reachable.
+    static func code(domain: String, code: Int32) -> SecretStoreError.Code {
+        switch (domain, code) {
+        case ("secret-error-quark", 2): return .locked
+        case ("g-io-error-quark", 19): return .denied
+        case ("g-dbus-error-quark", _), ("g-io-error-quark", _), ("g-spawn-exit-error-quark", _): return .unavailable
+        default: return .failed
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// A secret value (a password, a token). It never shows itself: printing, interpolating,
+/// dumping or mirroring it gives `«secret»`, and it is not `Codable`, so it cannot end up in a
+/// log line, a JSON file or a crash report by accident. Read it only with ``withValue(_:)``,
+/// at the moment it is sent.
+public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    private let value: String
+
+    public init(_ value: String) {
+        self.value = value
+    }
+
+    /// The value, for the one call that needs it.
+    public func withValue<Result>(_ body: (String) throws -> Result) rethrows -> Result {
+        try body(value)
+    }
+
+    public var isEmpty: Bool { value.isEmpty }
+
+    public var description: String { "«secret»" }
+    public var debugDescription: String { "Secret(«secret»)" }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}

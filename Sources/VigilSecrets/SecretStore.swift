@@ -1,0 +1,14 @@
+/// Where Vigil keeps secrets. ``KeyringSecretStore`` is the real one (the Secret Service through
+/// libsecret); ``MemorySecretStore`` is for unit tests of the modules that use a store.
+/// Calls block (the keyring answers over D-Bus): make them off latency-sensitive threads.
+public protocol SecretStore: Sendable {
+    /// Stores or replaces the secret under `key`.
+    func store(_ secret: Secret, for key: SecretKey) throws
+    /// The secret under `key`, or nil when there is none.
+    func secret(for key: SecretKey) throws -> Secret?
+    /// Removes the secret under `key`; true when there was one.
+    @discardableResult
+    func remove(_ key: SecretKey) throws -> Bool
+    /// The accounts holding a secret of `kind` (any kind when nil), sorted, without duplicates.
+    func accounts(kind: SecretKey.Kind?) throws -> [String]
+}
