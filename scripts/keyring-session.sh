@@ -11,7 +11,13 @@ fi
 DATA=$(mktemp -d)
 trap 'rm -rf "$DATA"' EXIT
 export XDG_DATA_HOME="$DATA"
+# The daemon's control socket goes under XDG_RUNTIME_DIR: a private one, not the user's session.
+export XDG_RUNTIME_DIR="$DATA/run"
+mkdir -m 0700 "$XDG_RUNTIME_DIR"
 export VIGIL_TEST_KEYRING_DIR="$DATA/keyrings"
 # A non-empty unlock password: GNOME Keyring keeps a keyring with an empty one unencrypted.
-printf 'vigil-test-unlock' | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+printf 'vigil-test-unlock' | gnome-keyring-daemon --unlock --components=secrets >/dev/null || {
+  echo "keyring-session: gnome-keyring-daemon did not start" >&2
+  exit 2
+}
 "$@"
