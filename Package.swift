@@ -115,6 +115,7 @@ let package = Package(
         // Helpers for tests only: paths, a real openssl s_server on loopback, running the CLI.
         .target(
             name: "VigilTestSupport",
+            dependencies: ["VigilSimulator"],
             path: "Tests/VigilTestSupport",
             swiftSettings: strictSettings
         ),
@@ -153,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilHTTPTests",
-            dependencies: ["VigilHTTP", "VigilCertificates", "VigilTestSupport"],
+            dependencies: ["VigilHTTP", "VigilCertificates", "VigilTestSupport", "VigilSimulator"],
             swiftSettings: strictSettings
         ),
         .testTarget(

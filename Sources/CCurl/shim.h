@@ -15,15 +15,22 @@ static inline CURLcode vigil_curl_setopt_pointer(CURL *h, CURLoption o, void *v)
 static inline CURLcode vigil_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode vigil_curl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 
+struct vigil_tls_capture;
+/// Decides, during the handshake, whether the captured chain may carry a request: 1 goes on,
+/// 0 aborts the handshake before any HTTP byte is sent.
+typedef int (*vigil_tls_decider)(void *context, struct vigil_tls_capture *capture);
+
 /// What the handshake showed: the chain as sent (leaf first), protocol and cipher. Filled by
 /// OpenSSL's certificate-verify hook during the handshake, while curl's SSL* still exists.
 typedef struct vigil_tls_capture {
     STACK_OF(X509) *chain;
     const char *version;   /* static strings owned by OpenSSL */
     const char *cipher;
+    vigil_tls_decider decide;   /* NULL: collect only and accept (the probe) */
+    void *context;
 } vigil_tls_capture;
 
-/* Collect only: it accepts, and the caller's TrustEvaluator decides afterwards. */
+/* Collects the chain; then accepts (probe) or asks the decider (HTTP client). */
 static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
     vigil_tls_capture *capture = (vigil_tls_capture *)arg;
     STACK_OF(X509) *sent = X509_STORE_CTX_get0_untrusted(ctx);
@@ -35,6 +42,11 @@ static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
         const SSL_CIPHER *cipher = SSL_get_pending_cipher(ssl);
         if (!cipher) cipher = SSL_get_current_cipher(ssl);
         capture->cipher = cipher ? SSL_CIPHER_get_name(cipher) : NULL;
+    }
+    if (capture->decide) {
+        int accepted = capture->decide(capture->context, capture);
+        if (!accepted) X509_STORE_CTX_set_error(ctx, X509_V_ERR_APPLICATION_VERIFICATION);
+        return accepted;
     }
     return 1;
 }
@@ -49,6 +61,16 @@ static inline CURLcode vigil_curl_capture_tls(CURL *h, vigil_tls_capture *captur
     if (rc != CURLE_OK) return rc;
     return curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, (void *)capture);
 }
+typedef size_t (*vigil_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+/// CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION with its data pointer.
+static inline CURLcode vigil_curl_setopt_callback(CURL *h, CURLoption function, vigil_curl_data_callback callback,
+                                                  CURLoption data, void *context) {
+    CURLcode rc = curl_easy_setopt(h, function, callback);
+    if (rc != CURLE_OK) return rc;
+    return curl_easy_setopt(h, data, context);
+}
+static inline CURLcode vigil_curl_setopt_offset(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+
 static inline int vigil_tls_capture_count(const vigil_tls_capture *capture) {
     return capture->chain ? sk_X509_num(capture->chain) : 0;
 }

@@ -1,3 +1,5 @@
+public import VigilCertificates
+
 /// An error reaching a server: resolution, connection, timeout, TLS handshake. Never contains a
 /// credential or a request body.
 public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
@@ -11,6 +13,9 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
             case handshakeFailed = "handshake-failed"
             case proxy
             case transport
+            case untrustedCertificate = "untrusted-certificate"
+            case plainHTTPRefused = "plain-http-refused"
+            case bodyTooLarge = "body-too-large"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -23,6 +28,12 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
         public static let handshakeFailed = Code(.handshakeFailed)
         public static let proxy = Code(.proxy)
         public static let transport = Code(.transport)
+        /// The trust policy refused the server's chain during the handshake; nothing was sent.
+        public static let untrustedCertificate = Code(.untrustedCertificate)
+        /// A plain-HTTP URL while the client accepts only https.
+        public static let plainHTTPRefused = Code(.plainHTTPRefused)
+        /// The answer's body exceeded the client's limit.
+        public static let bodyTooLarge = Code(.bodyTooLarge)
         public var description: String { base.rawValue }
     }
 
@@ -30,6 +41,8 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
     public let reason: String
     /// libcurl's error code, when libcurl reported the error.
     public let curlCode: Int?
+    /// For ``Code/untrustedCertificate``: the evaluation, to show the user before any approval.
+    public var evaluation: TrustEvaluation?
     public let file: String
     public let line: Int
 

@@ -54,7 +54,7 @@ public struct TLSProbe: Sendable {
         }
         defer { curl_easy_cleanup(handle) }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
-        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil))
+        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: nil, context: nil))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -85,18 +85,9 @@ public struct TLSProbe: Sendable {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw error(for: code, detail: detail, endpoint: endpoint)
         }
-        let count = vigil_tls_capture_count(capture)
-        guard count > 0 else {
+        let chain = try capturedChain(capture)
+        guard !chain.isEmpty else {
             throw HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake completed without a server certificate.")
-        }
-        var chain: [Certificate] = []
-        for index in 0..<count {
-            var der: UnsafeMutablePointer<UInt8>?
-            let length = vigil_tls_capture_der(capture, index, &der)
-            guard length > 0, let der else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: der, count: Int(length)))
-            vigil_tls_free_der(der)
-            chain.append(try Certificate(derEncoded: bytes))
         }
         var address: UnsafeMutablePointer<CChar>?
         _ = vigil_curl_getinfo_string(handle, CURLINFO_PRIMARY_IP, &address)
@@ -106,6 +97,20 @@ public struct TLSProbe: Sendable {
             cipher: capture.pointee.cipher.map { String(cString: $0) } ?? "unknown",
             remoteAddress: address.map { String(cString: $0) } ?? endpoint.host
         )
+    }
+
+    /// The certificates the server sent, leaf first, as the capture holds them.
+    static func capturedChain(_ capture: UnsafeMutablePointer<vigil_tls_capture>) throws -> [Certificate] {
+        var chain: [Certificate] = []
+        for index in 0..<vigil_tls_capture_count(capture) {
+            var der: UnsafeMutablePointer<UInt8>?
+            let length = vigil_tls_capture_der(capture, index, &der)
+            guard length > 0, let der else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: der, count: Int(length)))
+            vigil_tls_free_der(der)
+            chain.append(try Certificate(derEncoded: bytes))
+        }
+        return chain
     }
 
     static func error(for code: CURLcode, detail: String, endpoint: Endpoint) -> HTTPError {

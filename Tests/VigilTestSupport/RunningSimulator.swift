@@ -1,18 +1,17 @@
 import Foundation
-import VigilSimulator
-import VigilTestSupport
+public import VigilSimulator
 
 /// A simulator playing one fixture scenario in this process, for curl to talk to.
-final class RunningSimulator: @unchecked Sendable {  // immutable after init
-    let simulator: HostSimulator
-    let listeners: [HostSimulator.Listener]
-    let clock: ManualSimulatorClock
+public final class RunningSimulator: @unchecked Sendable {  // immutable after init
+    public let simulator: HostSimulator
+    public let listeners: [HostSimulator.Listener]
+    public let clock: ManualSimulatorClock
     private let task: Task<Void, any Error>
 
-    static let fixtures = TestPaths.root.appendingPathComponent("mitm-fixtures").path
-    static let certificates = TestPaths.root.appendingPathComponent("testcerts").path
+    public static let fixtures = TestPaths.root.appendingPathComponent("mitm-fixtures").path
+    public static let certificates = TestPaths.root.appendingPathComponent("testcerts").path
 
-    init(_ name: String) async throws {
+    public init(_ name: String) async throws {
         let scenario = try ScenarioLibrary(directory: Self.fixtures).scenario(named: name)
         var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: Self.certificates)
         let clock = ManualSimulatorClock()
@@ -27,17 +26,17 @@ final class RunningSimulator: @unchecked Sendable {  // immutable after init
         self.clock = clock
     }
 
-    func url(host: Int = 1, scheme: String = "https", path: String = "/status.php") -> String {
+    public func url(host: Int = 1, scheme: String = "https", path: String = "/status.php") -> String {
         (listeners.first { $0.host == host && $0.scheme == scheme }?.url ?? "https://127.0.0.1:1") + path
     }
 
-    func stop() async {
+    public func stop() async {
         task.cancel()
         _ = await task.result
     }
 
     /// curl with the test CA; returns exit status, HTTP status and headers.
-    func curl(_ extra: [String], url: String) async throws -> (exit: Int32, status: Int, headers: String, body: String) {
+    public func curl(_ extra: [String], url: String) async throws -> (exit: Int32, status: Int, headers: String, body: String) {
         let directory = try TestPaths.temporaryDirectory()
         let headerFile = directory.appendingPathComponent("headers").path
         let result = try await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-S", "--max-time", "10", "--cacert", RunningSimulator.certificates + "/ca-bundle.pem",

@@ -1,0 +1,207 @@
+internal import CCurl
+import Foundation
+public import Logging
+import VigilLogging
+import VigilCertificates
+
+/// HTTP/1.1 over libcurl (OpenSSL backend) with the TLS decision taken by a ``TLSTrustPolicy``
+/// inside the handshake: when the policy refuses the chain, the handshake is aborted and not one
+/// byte of the request (headers, credentials, body) leaves the machine.
+///
+/// It never follows a redirect: a 3xx comes back with a ``Redirect`` (downgrade and host change
+/// marked) for the caller to report and approve. Every request uses a new connection and a full
+/// handshake (no TLS session resumption), so every connection is judged. Plain `http://` is
+/// refused unless ``Configuration/allowPlainHTTP``.
+public struct HTTPClient: Sendable {
+    public struct Configuration: Sendable {
+        /// Connect, handshake and transfer, all together.
+        public var timeout: Duration = .seconds(30)
+        /// The largest answer body read; a larger one fails with ``HTTPError/Code/bodyTooLarge``.
+        public var maximumBodySize = 64 * 1024 * 1024
+        public var allowPlainHTTP = false
+
+        public init() {}
+    }
+
+    public var policy: any TLSTrustPolicy
+    public var configuration: Configuration
+    public var logger: Logger
+
+    public init(policy: any TLSTrustPolicy, configuration: Configuration = .init(), logger: Logger = Logger(label: "vigil.http")) {
+        self.policy = policy
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Sends `request` on a thread of its own (libcurl blocks) and returns the answer.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let client = self
+        logger.privacy.debug("HTTP \(public: request.method) \(request.url)", metadata: ["tags": "http"])
+        let response: HTTPResponse = try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try client.blockingSend(request) }) }
+            thread.name = "vigil-http"
+            thread.start()
+        }
+        logger.privacy.debug("HTTP \(public: request.method) \(request.url): \(public: response.status)", metadata: ["tags": "http"])
+        return response
+    }
+
+    func blockingSend(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let target = URLParts(request.url) else {
+            throw HTTPError(.invalidURL, "The request URL is not an absolute http(s) URL.")
+        }
+        let secure = target.scheme == "https"
+        guard secure || configuration.allowPlainHTTP else {
+            throw HTTPError(.plainHTTPRefused, "http://\(target.host):\(target.port) is plain HTTP; only https is allowed.")
+        }
+        guard request.method.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), !request.method.isEmpty else {
+            throw HTTPError(.invalidURL, "The request method is not a token.")
+        }
+        let endpoint = Endpoint(host: target.host, port: target.port)
+        guard TLSProbe.globalInit, let handle = curl_easy_init() else {
+            throw HTTPError(.transport, "libcurl could not be initialised.")
+        }
+        defer { curl_easy_cleanup(handle) }
+
+        let transfer = Transfer(policy: policy, endpoint: endpoint, maximumBodySize: configuration.maximumBodySize)
+        let context = Unmanaged.passRetained(transfer)
+        defer { context.release() }
+        let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
+        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque()))
+        defer {
+            vigil_tls_capture_release(capture)
+            capture.deallocate()
+        }
+        if secure, vigil_curl_capture_tls(handle, capture) != CURLE_OK {
+            throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
+        }
+
+        var fields: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(fields) }
+        for (name, value) in request.headers {
+            // By bytes: "\r\n" is one Character, so a Character test would miss it.
+            guard !name.isEmpty, !(name + value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }), !name.utf8.contains(0x3A) else {
+                throw HTTPError(.invalidURL, "A request header has an invalid name or value.")
+            }
+            fields = curl_slist_append(fields, "\(name): \(value)")
+        }
+        fields = curl_slist_append(fields, "Expect:")  // no 100-continue round trip
+
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let milliseconds = Int(configuration.timeout.components.seconds * 1000 + configuration.timeout.components.attoseconds / 1_000_000_000_000_000)
+        let body = request.body ?? []
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            _ = vigil_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress)
+            _ = vigil_curl_setopt_string(handle, CURLOPT_URL, target.text)
+            _ = vigil_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, configuration.allowPlainHTTP ? "http,https" : "https")
+            _ = vigil_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
+            // Peer verification on, so that OpenSSL aborts the handshake when the policy refuses;
+            // the policy's callback replaces OpenSSL's chain check, and checks the host name itself.
+            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+            _ = vigil_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(fields))
+            _ = vigil_curl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, Self.receiveBody, CURLOPT_WRITEDATA, context.toOpaque())
+            _ = vigil_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, Self.receiveHeader, CURLOPT_HEADERDATA, context.toOpaque())
+            switch request.method {
+            case "GET" where body.isEmpty: break
+            case "HEAD" where body.isEmpty: _ = vigil_curl_setopt_long(handle, CURLOPT_NOBODY, 1)
+            default:
+                _ = vigil_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+                if !body.isEmpty || request.method == "POST" || request.method == "PUT" {
+                    _ = vigil_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+                    body.withUnsafeBufferPointer { bytes in
+                        // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
+                        _ = vigil_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)))
+                    }
+                }
+            }
+            return curl_easy_perform(handle)
+        }
+        if let decision = transfer.decision, !decision.allowsRequest {
+            var error = HTTPError(.untrustedCertificate, "\(endpoint): the certificate is not trusted; nothing was sent. "
+                                  + decision.evaluation.verdict.reasons.map(\.message).joined(separator: " "), curlCode: Int(code.rawValue))
+            error.evaluation = decision.evaluation
+            throw error
+        }
+        if transfer.tooLarge {
+            throw HTTPError(.bodyTooLarge, "\(endpoint): the answer is larger than \(configuration.maximumBodySize) bytes.", curlCode: Int(code.rawValue))
+        }
+        guard code == CURLE_OK else {
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw TLSProbe.error(for: code, detail: detail, endpoint: endpoint)
+        }
+        if secure, transfer.decision == nil {
+            throw HTTPError(.handshakeFailed, "\(endpoint): the connection was not judged by the trust policy.")
+        }
+        var status = 0
+        _ = vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var response = HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, tls: transfer.decision, redirect: nil)
+        if (300..<400).contains(status), let location = response.header("Location") {
+            response.redirect = Redirect(status: status, location: location, base: target.text)
+        }
+        return response
+    }
+
+    /// What one transfer gathers; reached from libcurl's C callbacks through an opaque pointer.
+    final class Transfer {
+        let policy: any TLSTrustPolicy
+        let endpoint: Endpoint
+        let maximumBodySize: Int
+        var decision: TLSDecision?
+        var headers: [(name: String, value: String)] = []
+        var body: [UInt8] = []
+        var tooLarge = false
+
+        init(policy: any TLSTrustPolicy, endpoint: Endpoint, maximumBodySize: Int) {
+            self.policy = policy
+            self.endpoint = endpoint
+            self.maximumBodySize = maximumBodySize
+        }
+    }
+
+    /// OpenSSL's verify hook, through the shim: the policy judges the chain as sent.
+    static let decide: vigil_tls_decider = { context, capture in
+        guard let context, let capture else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        guard let chain = try? TLSProbe.capturedChain(capture), !chain.isEmpty else { return 0 }
+        let decision = transfer.policy.decide(chain: chain, for: transfer.endpoint)
+        transfer.decision = decision
+        return decision.allowsRequest ? 1 : 0
+    }
+
+    static let receiveBody: vigil_curl_data_callback = { data, size, count, context in
+        guard let context else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        guard transfer.body.count + length <= transfer.maximumBodySize else {
+            transfer.tooLarge = true
+            return 0
+        }
+        if let data, length > 0 {
+            data.withMemoryRebound(to: UInt8.self, capacity: length) { transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
+        }
+        return length
+    }
+
+    /// One header line; a status line (a 1xx, then the final one) starts the fields afresh.
+    static let receiveHeader: vigil_curl_data_callback = { data, size, count, context in
+        guard let context else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        guard let data, length > 0 else { return length }
+        let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
+        if line.hasPrefix("HTTP/") {
+            transfer.headers.removeAll()
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            transfer.headers.append((name: name, value: value))
+        }
+        return length
+    }
+}

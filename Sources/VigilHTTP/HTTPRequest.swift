@@ -1,0 +1,16 @@
+/// One HTTP request. The client sends it as given and never follows a redirect by itself.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// Absolute `https://` URL (or `http://` when ``HTTPClient/Configuration/allowPlainHTTP``).
+    public var url: String
+    /// Header fields in order. An `Authorization` value is a credential: it is never logged.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
+
+    public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}

@@ -1,0 +1,38 @@
+/// A server's answer, with the TLS decision that let the request go and, for a 3xx with a
+/// `Location`, the redirect for the caller to report and approve (never followed here).
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Header fields in order, names as the server sent them.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// The policy's decision for this connection (nil for plain HTTP).
+    public var tls: TLSDecision?
+    public var redirect: Redirect?
+
+    /// The first value of a header field, by case-insensitive name.
+    public func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+}
+
+/// Where a server sends the client next, and what that would mean.
+public struct Redirect: Sendable, Hashable {
+    public var status: Int
+    /// The `Location`, resolved against the request URL.
+    public var location: String
+    /// https to http: must never be followed.
+    public var isDowngrade: Bool
+    /// Another host or port: its certificate must be reviewed, and credentials must not follow.
+    public var changesHost: Bool
+
+    /// Resolves `location` against `base` and classifies the hop; nil when `location` is not a
+    /// usable http(s) URL.
+    public init?(status: Int, location: String, base: String) {
+        guard let baseURL = URLParts(base), let target = URLParts(location, relativeTo: baseURL) else { return nil }
+        self.status = status
+        self.location = target.text
+        self.isDowngrade = baseURL.scheme == "https" && target.scheme == "http"
+        self.changesHost = target.host.lowercased() != baseURL.host.lowercased() || target.port != baseURL.port
+    }
+}

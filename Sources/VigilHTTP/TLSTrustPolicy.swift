@@ -1,0 +1,53 @@
+public import VigilCertificates
+
+/// Decides, during the TLS handshake and before any HTTP byte is sent, whether a server's chain
+/// may carry the request. ``HTTPClient`` asks it on every connection; a refusal aborts the
+/// handshake, so no header, credential or body reaches that server.
+public protocol TLSTrustPolicy: Sendable {
+    func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision
+}
+
+/// A policy's answer.
+public enum TLSDecision: Sendable {
+    /// The chain is trusted (the evaluation says by what).
+    case trusted(TrustEvaluation)
+    /// Untrusted, but the user approved this very leaf certificate (its SHA-256 fingerprint).
+    case approved(TrustEvaluation)
+    /// Refused: the evaluation says why, for the user to review.
+    case refused(TrustEvaluation)
+
+    public var allowsRequest: Bool {
+        if case .refused = self { return false }
+        return true
+    }
+
+    public var evaluation: TrustEvaluation {
+        switch self {
+        case .trusted(let evaluation), .approved(let evaluation), .refused(let evaluation): return evaluation
+        }
+    }
+}
+
+/// The standard policy: Vigil's ``VigilCertificates/TrustEvaluator`` (strict profile), plus the
+/// leaf certificates a user approved after reviewing them, by SHA-256 fingerprint. An approval
+/// never overrides a wrong host name: the leaf must still name the endpoint.
+public struct EvaluatorTrustPolicy: TLSTrustPolicy {
+    public var evaluator: TrustEvaluator
+    /// SHA-256 fingerprints (hex, as ``VigilCertificates/Certificate/sha256Fingerprint`` gives them) of approved leaves.
+    public var approvedLeaves: Set<String>
+
+    public init(evaluator: TrustEvaluator, approvedLeaves: Set<String> = []) {
+        self.evaluator = evaluator
+        self.approvedLeaves = approvedLeaves
+    }
+
+    public func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision {
+        let evaluation = evaluator.evaluate(chain, for: endpoint.peerName)
+        if evaluation.verdict.isTrusted { return .trusted(evaluation) }
+        guard let leaf = chain.first, approvedLeaves.contains(leaf.sha256Fingerprint),
+              !evaluation.verdict.reasons.contains(where: { ["hostname-mismatch", "ip-mismatch"].contains($0.code) }) else {
+            return .refused(evaluation)
+        }
+        return .approved(evaluation)
+    }
+}

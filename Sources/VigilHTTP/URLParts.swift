@@ -1,0 +1,21 @@
+import Foundation
+
+/// The scheme, host and port of an http(s) URL, and its text (RFC 3986 reference resolution by
+/// Foundation). Only what redirect classification needs.
+struct URLParts {
+    var scheme: String
+    var host: String
+    var port: Int
+    var text: String
+
+    init?(_ text: String, relativeTo base: URLParts? = nil) {
+        let url: URL?
+        if let base { url = URL(string: text, relativeTo: URL(string: base.text)) } else { url = URL(string: text) }
+        guard let absolute = url?.absoluteURL, let scheme = absolute.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = absolute.host, !host.isEmpty else { return nil }
+        self.scheme = scheme
+        self.host = host
+        self.port = absolute.port ?? (scheme == "https" ? 443 : 80)
+        self.text = absolute.absoluteString
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import VigilCertificates
+import VigilHTTP
+import VigilSimulator
+import VigilTestSupport
+
+/// Vigil's HTTP client against the host simulator over real TLS; the simulator's journal is the
+/// witness of what reached each host.
+@Suite("HTTP client against the simulator", .serialized)
+struct HTTPClientTests {
+    static let basic = [(name: "Authorization", value: "Basic " + Data("alice:alice-test-password".utf8).base64EncodedString())]
+
+    func client(approving leaves: Set<String> = [], _ configure: (inout HTTPClient.Configuration) -> Void = { _ in }) throws -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .seconds(10)
+        configure(&configuration)
+        let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
+        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvedLeaves: leaves), configuration: configuration)
+    }
+
+    @Test func aTrustedServerAnswers() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let response = try await client().send(HTTPRequest(url: running.url()))
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("\"installed\":true"))
+        #expect(response.header("content-type")?.hasPrefix("application/json") == true)
+        guard case .trusted = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
+        let dav = try await client().send(HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/alice/"), headers: Self.basic))
+        #expect(dav.status == 207 && String(decoding: dav.body, as: UTF8.self).contains("multistatus"))
+        let token = try await client().send(HTTPRequest(method: "POST", url: running.url(path: "/index.php/apps/oauth2/api/v1/token"),
+                                                        headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+                                                        body: Array("grant_type=password&username=alice&password=x".utf8)))
+        #expect(token.status == 400 || token.status == 401)
+        #expect(running.simulator.journal.entries.map(\.body) == [false, false, true], "the form body was sent")
+    }
+
+    /// The security property: a refused chain aborts the handshake, so the credential never
+    /// reaches the server, not even a request line.
+    @Test(arguments: ["self-signed", "mitm-forged", "expired", "wrong-host", "untrusted-root", "incomplete-chain", "weak-rsa-1024"])
+    func anUntrustedServerReceivesNothing(scenario: String) async throws {
+        let running = try await RunningSimulator(scenario)
+        defer { Task { await running.stop() } }
+        let request = HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/alice/"), headers: Self.basic)
+        do {
+            _ = try await client().send(request)
+            Issue.record("\(scenario): the request was sent")
+        } catch let error as HTTPError {
+            if scenario == "weak-rsa-1024", error.code == .handshakeFailed {
+                // OpenSSL's own security level may end the handshake first; still nothing sent.
+            } else {
+                #expect(error.code == .untrustedCertificate, "\(scenario): \(error)")
+                #expect(error.evaluation?.verdict.isTrusted == false)
+                #expect(!(error.evaluation?.verdict.reasons.isEmpty ?? true))
+            }
+        }
+        #expect(running.simulator.journal.entries.isEmpty, "\(scenario): the server saw \(running.simulator.journal.entries)")
+    }
+
+    @Test func anApprovedLeafIsAcceptedButNotForAnotherHostName() async throws {
+        let leaf = try #require(try Certificate.load(path: TestPaths.testcert("self-signed.pem")).first)
+        let running = try await RunningSimulator("self-signed")
+        defer { Task { await running.stop() } }
+        let response = try await client(approving: [leaf.sha256Fingerprint]).send(HTTPRequest(url: running.url()))
+        #expect(response.status == 200)
+        guard case .approved = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
+
+        let wrong = try #require(try Certificate.load(path: TestPaths.testcert("wrong-host.pem")).first)
+        let other = try await RunningSimulator("wrong-host")
+        defer { Task { await other.stop() } }
+        await #expect(throws: HTTPError.self) { _ = try await client(approving: [wrong.sha256Fingerprint]).send(HTTPRequest(url: other.url())) }
+        #expect(other.simulator.journal.entries.isEmpty, "an approval never covers a certificate for another name")
+    }
+
+    @Test(arguments: [301, 302, 307, 308])
+    func aRedirectIsReportedNotFollowed(status: Int) async throws {
+        let running = try await RunningSimulator("redirect-cross-host-\(status)")
+        defer { Task { await running.stop() } }
+        let response = try await client().send(HTTPRequest(url: running.url(), headers: Self.basic))
+        #expect(response.status == status)
+        let redirect = try #require(response.redirect)
+        #expect(redirect.location == running.url(host: 2))
+        #expect(redirect.changesHost && !redirect.isDowngrade)
+        #expect(running.simulator.journal.entries.map(\.host) == ["127.0.0.1"], "host 2 was not contacted")
+    }
+
+    @Test func aDowngradeIsMarkedAndPlainHTTPIsRefused() async throws {
+        let running = try await RunningSimulator("redirect-downgrade")
+        defer { Task { await running.stop() } }
+        let response = try await client().send(HTTPRequest(url: running.url()))
+        let redirect = try #require(response.redirect)
+        #expect(redirect.isDowngrade && redirect.location.hasPrefix("http://"))
+        await #expect(throws: HTTPError.self) { _ = try await client().send(HTTPRequest(url: redirect.location, headers: Self.basic)) }
+        #expect(running.simulator.journal.entries.count == 1, "the http:// hop was not taken")
+        let plain = try await client { $0.allowPlainHTTP = true }.send(HTTPRequest(url: running.url(scheme: "http", path: "/status.php")))
+        #expect(plain.tls == nil && plain.status != 0)
+    }
+
+    @Test func aBodyOverTheLimitAndAnInjectedHeaderAreRefused() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        do {
+            _ = try await client { $0.maximumBodySize = 10 }.send(HTTPRequest(url: running.url()))
+            Issue.record("a 177-byte body passed a 10-byte limit")
+        } catch let error as HTTPError {
+            #expect(error.code == .bodyTooLarge)
+        }
+        let injected = HTTPRequest(url: running.url(), headers: [(name: "X-Test", value: "a\r\nAuthorization: Basic Zm9vOmJhcg==")])
+        await #expect(throws: HTTPError.self) { _ = try await client().send(injected) }
+        #expect(running.simulator.journal.entries.count == 1)
+    }
+}
