@@ -85,6 +85,32 @@ struct HTTPClientTests {
         #expect(running.simulator.journal.entries.map(\.host) == ["127.0.0.1"], "host 2 was not contacted")
     }
 
+    @Test func aRelativeLocationIsResolvedOnTheSameHost() async throws {
+        let running = try await RunningSimulator("redirect-same-host")
+        defer { Task { await running.stop() } }
+        let response = try await client().send(HTTPRequest(url: running.url()))
+        let redirect = try #require(response.redirect)
+        #expect(redirect.location == running.url(path: "/moved/status.php"))
+        #expect(!redirect.changesHost && !redirect.isDowngrade)
+    }
+
+    @Test func anIPv6HostIsJudgedByItsAddress() async throws {
+        let scenario = try ScenarioLibrary(directory: RunningSimulator.fixtures).scenario(named: "valid")
+        var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: RunningSimulator.certificates)
+        configuration.addresses = ["::1"]
+        let simulator = try HostSimulator(configuration: configuration, journal: try Journal())
+        let (stream, continuation) = AsyncStream<[HostSimulator.Listener]>.makeStream()
+        let task = Task { try await simulator.run { continuation.yield($0); continuation.finish() } }
+        defer { task.cancel() }
+        var listeners: [HostSimulator.Listener] = []
+        for await started in stream { listeners = started }
+        let url = try #require(listeners.first { $0.scheme == "https" }?.url)
+        #expect(url.hasPrefix("https://[::1]:"))
+        let response = try await client().send(HTTPRequest(url: url + "/status.php"))
+        #expect(response.status == 200)
+        guard case .trusted = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
+    }
+
     @Test func aDowngradeIsMarkedAndPlainHTTPIsRefused() async throws {
         let running = try await RunningSimulator("redirect-downgrade")
         defer { Task { await running.stop() } }
