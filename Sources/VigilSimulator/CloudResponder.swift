@@ -42,6 +42,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         return cloud(request, path: path)
     }
 
+    /// The OAuth2 and OpenID Connect endpoints (absent from a Basic-only server).
+    static let tokenEndpoints = ["/.well-known/openid-configuration", "/.well-known/webfinger", "/index.php/apps/oauth2/"]
+
     static let sameHostRedirectTargets = ["/moved/", "/loop/done/"]
 
     /// `/hop/12/status.php` becomes `/status.php` (a redirect chain's hops); other paths stay.
@@ -133,6 +136,10 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     // MARK: - The cloud server
 
     func cloud(_ request: SimulatedRequest, path: String) -> SimulatedResponse {
+        // A server offering only Basic has no OAuth2 app and no OpenID Connect provider.
+        if !(scenario.authSchemes ?? ["bearer"]).contains("bearer"), Self.tokenEndpoints.contains(where: { path.hasPrefix($0) }) {
+            return notFound()
+        }
         switch (request.method, path) {
         case ("GET", "/status.php"), ("HEAD", "/status.php"):
             return SimulatedResponse(200, Self.jsonHeaders, bytes: Self.statusBytes)

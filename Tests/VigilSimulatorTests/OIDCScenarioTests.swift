@@ -142,6 +142,15 @@ struct OIDCScenarioTests {
         #expect(try await running.curl(form, url: running.url(path: "/index.php/apps/oauth2/api/v1/token")).status == 200)
     }
 
+    @Test func aBasicOnlyServerHasNoOAuth2OrOpenIDConnect() async throws {
+        let running = try await RunningSimulator("basic-only")
+        defer { Task { await running.stop() } }
+        for path in ["/.well-known/openid-configuration", "/index.php/apps/oauth2/jwks", "/.well-known/webfinger?resource=acct:alice"] {
+            #expect(try await running.curl([], url: running.url(path: path)).status == 404, "\(path)")
+        }
+        #expect(try await running.curl([], url: running.url()).status == 200)
+    }
+
     @Test(arguments: [("basic-only", ["Basic"]), ("bearer-only", ["Bearer"]), ("valid", ["Basic", "Bearer"])])
     func challengesFollowTheConfiguredSchemes(scenario: String, schemes: [String]) async throws {
         let running = try await RunningSimulator(scenario)
