@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .library(name: "VigilLogging", targets: ["VigilLogging"]),
         .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
+        .library(name: "VigilAuth", targets: ["VigilAuth"]),
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
         .executable(name: "vigil", targets: ["vigil"]),
     ],
@@ -69,6 +70,12 @@ let package = Package(
                 "VigilCertificates", "VigilLogging", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Authentication methods: detection and ranking (the methods themselves arrive with their issue).
+        .target(
+            name: "VigilAuth",
+            dependencies: ["VigilHTTP", "VigilLogging", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -136,6 +143,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilAuthTests",
+            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilTestSupport", "VigilSimulator"],
             swiftSettings: strictSettings
         ),
         .testTarget(
