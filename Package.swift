@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "VigilLogging", targets: ["VigilLogging"]),
         .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
         .library(name: "VigilAuth", targets: ["VigilAuth"]),
+        .library(name: "VigilStore", targets: ["VigilStore"]),
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
         .executable(name: "vigil", targets: ["vigil"]),
     ],
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // System OpenSSL; used by VigilCertificates only.
@@ -70,6 +72,12 @@ let package = Package(
                 "VigilCertificates", "VigilLogging", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Approved certificates and their audit trail, in SQLite through GRDB (system libsqlite3).
+        .target(
+            name: "VigilStore",
+            dependencies: ["VigilCertificates", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         // Authentication methods: detection and ranking (the methods themselves arrive with their issue).
@@ -148,6 +156,11 @@ let package = Package(
         .testTarget(
             name: "VigilAuthTests",
             dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilTestSupport", "VigilSimulator"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilStoreTests",
+            dependencies: ["VigilStore", "VigilCertificates", "VigilHTTP", "VigilTestSupport", "VigilSimulator"],
             swiftSettings: strictSettings
         ),
         .testTarget(

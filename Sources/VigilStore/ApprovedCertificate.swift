@@ -1,0 +1,29 @@
+public import Foundation
+public import GRDB
+
+/// A certificate a user approved for one host and port after reviewing it: the leaf, by its
+/// SHA-256 fingerprint, with what the user saw. A revoked approval stays, for the audit.
+public struct ApprovedCertificate: Sendable, Hashable, Codable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "approved_certificate"
+
+    public var id: Int64?
+    public var host: String
+    public var port: Int
+    /// SHA-256 of the leaf's DER, hex with colons (as `Certificate.sha256Fingerprint`).
+    public var sha256: String
+    /// SHA-256 of the leaf's public key (SubjectPublicKeyInfo), base64: survives a renewal with the same key.
+    public var spkiSHA256: String
+    public var subject: String
+    public var issuer: String
+    public var notAfter: String
+    public var approvedAt: Date
+    public var note: String?
+    public var revokedAt: Date?
+    public var revocationReason: String?
+
+    public var isActive: Bool { revokedAt == nil }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

@@ -1,0 +1,96 @@
+public import Foundation
+import GRDB
+public import VigilCertificates
+
+/// The certificates users approved, per host and port, with revocation and an audit trail.
+/// Approving and revoking each write their audit event in the same transaction.
+public struct CertificateApprovals: Sendable {
+    public let database: VigilDatabase
+
+    public init(database: VigilDatabase) {
+        self.database = database
+    }
+
+    /// Records that the user approved `certificate` (the leaf) for `host`:`port`. Approving an
+    /// already approved certificate returns the existing approval.
+    @discardableResult
+    public func approve(_ certificate: Certificate, host: String, port: Int, note: String? = nil, at time: Date = Date()) throws -> ApprovedCertificate {
+        let host = try Self.normalized(host: host, port: port)
+        let summary = certificate.summary(at: time)
+        return try write { db in
+            if let existing = try Self.active(host: host, port: port, sha256: summary.fingerprints.sha256).fetchOne(db) { return existing }
+            var approval = ApprovedCertificate(
+                id: nil, host: host, port: port, sha256: summary.fingerprints.sha256, spkiSHA256: summary.fingerprints.spkiSHA256,
+                subject: summary.subject, issuer: summary.issuer, notAfter: summary.validity.notAfter, approvedAt: time, note: note)
+            try approval.insert(db)
+            var event = AuditEvent(time: time, kind: .certificateApproved, target: "\(host):\(port)", detail: approval.sha256)
+            try event.insert(db)
+            return approval
+        }
+    }
+
+    /// Revokes the active approval `id`; afterwards the certificate is no longer accepted.
+    @discardableResult
+    public func revoke(id: Int64, reason: String, at time: Date = Date()) throws -> ApprovedCertificate {
+        try write { db in
+            guard var approval = try ApprovedCertificate.fetchOne(db, key: id), approval.isActive else {
+                throw StoreError(.notFound, "No active approval with id \(id).")
+            }
+            approval.revokedAt = time
+            approval.revocationReason = reason
+            try approval.update(db)
+            var event = AuditEvent(time: time, kind: .certificateRevoked, target: "\(approval.host):\(approval.port)", detail: "\(approval.sha256): \(reason)")
+            try event.insert(db)
+            return approval
+        }
+    }
+
+    /// SHA-256 fingerprints of the leaves approved (and not revoked) for `host`:`port`, for
+    /// `VigilHTTP.EvaluatorTrustPolicy`.
+    public func approvedLeaves(host: String, port: Int) throws -> Set<String> {
+        let host = try Self.normalized(host: host, port: port)
+        return try read { db in
+            Set(try ApprovedCertificate.filter(Column("host") == host && Column("port") == port && Column("revokedAt") == nil).fetchAll(db).map(\.sha256))
+        }
+    }
+
+    /// Every approval, oldest first; revoked ones only when asked.
+    public func list(includingRevoked: Bool = false) throws -> [ApprovedCertificate] {
+        try read { db in
+            var request = ApprovedCertificate.order(Column("id"))
+            if !includingRevoked { request = request.filter(Column("revokedAt") == nil) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    /// The audit trail, oldest first.
+    public func auditTrail() throws -> [AuditEvent] {
+        try read { db in try AuditEvent.order(Column("id")).fetchAll(db) }
+    }
+
+    static func active(host: String, port: Int, sha256: String) -> QueryInterfaceRequest<ApprovedCertificate> {
+        ApprovedCertificate.filter(Column("host") == host && Column("port") == port && Column("sha256") == sha256 && Column("revokedAt") == nil)
+    }
+
+    /// Host names compare case-insensitively; IPv6 literals without brackets.
+    static func normalized(host: String, port: Int) throws -> String {
+        var host = host.lowercased()
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, host.utf8.count <= 253, (1...65_535).contains(port) else {
+            throw StoreError(.invalid, "An approval needs a host name and a port from 1 to 65535.")
+        }
+        return host
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try database.queue.write(body) } catch let error as StoreError { throw error } catch {
+            throw StoreError(.failed, "The database \(database.path) refused a change: \(error).")
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try database.queue.read(body) } catch let error as StoreError { throw error } catch {
+            throw StoreError(.failed, "The database \(database.path) could not be read: \(error).")
+        }
+    }
+}

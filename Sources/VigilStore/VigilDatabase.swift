@@ -1,0 +1,85 @@
+public import Foundation
+public import GRDB
+
+/// Vigil's database: one SQLite file (mode 0600, in a 0700 directory), its schema made by
+/// migrations. A file that is not a Vigil database is reported, never overwritten.
+public final class VigilDatabase: Sendable {
+    public let path: String
+    let queue: DatabaseQueue
+
+    /// Opens (or creates) the database at `path`, migrating it to the current schema.
+    public init(path: String) throws {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            if !FileManager.default.fileExists(atPath: path) {
+                guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                    throw StoreError(.cannotOpen, "Cannot create the database \(path).")
+                }
+            }
+            var configuration = Configuration()
+            configuration.foreignKeysEnabled = true
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError where Self.isUnreadable(error) {
+            throw Self.unreadable(path)
+        } catch {
+            throw StoreError(.cannotOpen, "Cannot open the database \(path): \(error).")
+        }
+        do {
+            try Self.migrator.migrate(queue)
+        } catch let error as DatabaseError where Self.isUnreadable(error) {
+            throw Self.unreadable(path)
+        } catch {
+            throw StoreError(.failed, "Cannot prepare the database \(path): \(error).")
+        }
+    }
+
+    static func isUnreadable(_ error: DatabaseError) -> Bool {
+        [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode)
+    }
+
+    static func unreadable(_ path: String) -> StoreError {
+        StoreError(.unreadable, "\(path) is not a Vigil database or is damaged; it was left as it is.")
+    }
+
+    /// The default place: `$XDG_DATA_HOME/vigil/vigil.sqlite` (or `~/.local/share/vigil/vigil.sqlite`).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/share")
+        return ((data as NSString).appendingPathComponent("vigil") as NSString).appendingPathComponent("vigil.sqlite")
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: approved certificates and audit") { db in
+            try db.create(table: ApprovedCertificate.databaseTableName) { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("host", .text).notNull()
+                table.column("port", .integer).notNull()
+                table.column("sha256", .text).notNull()
+                table.column("spkiSHA256", .text).notNull()
+                table.column("subject", .text).notNull()
+                table.column("issuer", .text).notNull()
+                table.column("notAfter", .text).notNull()
+                table.column("approvedAt", .datetime).notNull()
+                table.column("note", .text)
+                table.column("revokedAt", .datetime)
+                table.column("revocationReason", .text)
+            }
+            // At most one active approval of a certificate per host and port.
+            try db.create(index: "approved_certificate_active", on: ApprovedCertificate.databaseTableName,
+                          columns: ["host", "port", "sha256"], options: .unique, condition: Column("revokedAt") == nil)
+            try db.create(table: AuditEvent.databaseTableName) { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("time", .datetime).notNull()
+                table.column("kind", .text).notNull()
+                table.column("target", .text).notNull()
+                table.column("detail", .text).notNull()
+            }
+        }
+        return migrator
+    }
+}
