@@ -119,6 +119,7 @@ let package = Package(
             dependencies: [
                 "VigilCertificates",
                 "VigilHTTP",
+                "VigilStore",
                 "VigilSettings",
                 "VigilLogging",
                 "VigilSimulator",
@@ -184,7 +185,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilCLITests",
-            dependencies: ["VigilTestSupport"],
+            dependencies: ["VigilTestSupport", "VigilSimulator"],
             swiftSettings: strictSettings
         ),
     ],

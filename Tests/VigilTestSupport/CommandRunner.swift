@@ -52,12 +52,19 @@ public enum CommandRunner {
     public static func vigil(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {
         var hermetic: [String: String?] = [
             "XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json",
-            "XDG_STATE_HOME": emptyConfigHome + "/state",
+            "XDG_STATE_HOME": emptyConfigHome + "/state", "XDG_DATA_HOME": emptyConfigHome + "/data",
         ]
         for key in ProcessInfo.processInfo.environment.keys where key.hasPrefix("VIGIL_") && key != "VIGIL_BINARY" && key != "VIGIL_MANAGED_CONFIG" {
             hermetic[key] = .some(nil)
         }
         return try run(TestPaths.vigilBinary, arguments, environment: hermetic.merging(environment) { $1 }, input: input)
+    }
+
+    /// `vigil` on a thread of its own, for async callers (see ``runDetached(_:_:environment:)``).
+    public static func vigilDetached(_ arguments: [String], environment: [String: String?] = [:]) async throws -> CommandResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try vigil(arguments, environment: environment) }) }.start()
+        }
     }
 
     static let emptyConfigHome: String = (try? TestPaths.temporaryDirectory().path) ?? "/nonexistent-vigil-config"

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import VigilCertificates
+import VigilHTTP
+import VigilLogging
+import VigilStore
+import Logging
+
+extension Vigil {
+    /// `vigil certificates`: the certificates users approved, their revocation and the audit trail.
+    struct Certificates: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Approve, list, revoke and audit the certificates users approved.",
+            discussion: "The store is $XDG_DATA_HOME/vigil/vigil.sqlite unless --database names another file.",
+            subcommands: [Approve.self, List.self, Revoke.self, Audit.self]
+        )
+
+        /// `--database`, on every subcommand.
+        struct StoreOptions: ParsableArguments {
+            @Option(help: "The database file (default: $XDG_DATA_HOME/vigil/vigil.sqlite).")
+            var database: String?
+
+            func approvals() -> CertificateApprovals {
+                do {
+                    return CertificateApprovals(database: try VigilDatabase(path: database ?? VigilDatabase.defaultPath()))
+                } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                } catch {
+                    ExitStatus.fail("\(error)")
+                }
+            }
+        }
+
+        struct Approve: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Approve a server's certificate after checking its fingerprint.",
+                discussion: """
+                    Connects to URL (a TLS handshake, no HTTP request), and approves the leaf certificate for that
+                    host and port only if its SHA-256 fingerprint is the one given, obtained from the server's admin
+                    through another channel. Exit codes: 0 approved, 1 the fingerprint differs (nothing approved),
+                    2 error.
+                    """
+            )
+            @Argument(help: "The server, https://HOST[:PORT].") var url: String
+            @Option(help: "The leaf's SHA-256 fingerprint (hex, colons optional, any case).") var fingerprint: String
+            @Option(help: "Why it was approved, kept with the approval.") var note: String?
+            @Option(help: "Seconds to wait for the connection and handshake.") var timeout: Double = 10
+            @OptionGroup var store: StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func validate() throws {
+                guard Self.normalized(fingerprint).count == 64 else {
+                    throw ValidationError("--fingerprint must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
+                }
+                guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+            }
+
+            static func normalized(_ text: String) -> String {
+                String(text.lowercased().filter { $0.isHexDigit })
+            }
+
+            func run() async throws {
+                let (_, logger) = CommandContext.start(logOptions)
+                let approvals = store.approvals()
+                do {
+                    let endpoint = try Endpoint(url: url)
+                    let handshake = try await TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger).handshake(with: endpoint)
+                    guard let leaf = handshake.chain.first else { ExitStatus.fail("\(endpoint) sent no certificate.") }
+                    guard Self.normalized(leaf.sha256Fingerprint) == Self.normalized(fingerprint) else {
+                        FileHandle.standardError.write(Data("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n".utf8))
+                        throw ExitCode(ExitStatus.untrusted)
+                    }
+                    let approval = try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)
+                    logger.privacy.notice("Approved a certificate for \(endpoint.description)", metadata: ["tags": "certificates"])
+                    print("approved \(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)")
+                } catch let error as HTTPError {
+                    ExitStatus.fail(error.reason)
+                } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                }
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List approved certificates.")
+            @Flag(help: "Include revoked approvals.") var all = false
+            @Flag(help: "JSON instead of text.") var json = false
+            @OptionGroup var store: StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func run() async throws {
+                _ = CommandContext.start(logOptions)
+                do {
+                    let approvals = try store.approvals().list(includingRevoked: all)
+                    if json {
+                        print(try Certificates.json(approvals))
+                    } else if approvals.isEmpty {
+                        print("no approved certificates")
+                    } else {
+                        for approval in approvals {
+                            let state = approval.revokedAt.map { "revoked \(Certificates.time($0)): \(approval.revocationReason ?? "")" } ?? "active"
+                            print("\(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)  approved \(Certificates.time(approval.approvedAt))  \(state)")
+                        }
+                    }
+                } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                }
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Revoke an approval (kept for the audit).")
+            @Argument(help: "The approval's id (see list).") var id: Int64
+            @Option(help: "Why, kept with the revocation.") var reason: String
+            @OptionGroup var store: StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func run() async throws {
+                let (_, logger) = CommandContext.start(logOptions)
+                do {
+                    let approval = try store.approvals().revoke(id: id, reason: reason)
+                    logger.privacy.notice("Revoked approval \(public: id)", metadata: ["tags": "certificates"])
+                    print("revoked \(id)  \(approval.host):\(approval.port)  \(approval.sha256)")
+                } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                }
+            }
+        }
+
+        struct Audit: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Show the audit trail of approvals and revocations.")
+            @Flag(help: "JSON instead of text.") var json = false
+            @OptionGroup var store: StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func run() async throws {
+                _ = CommandContext.start(logOptions)
+                do {
+                    let events = try store.approvals().auditTrail()
+                    if json {
+                        print(try Certificates.json(events))
+                    } else {
+                        for event in events { print("\(Certificates.time(event.time))  \(event.kind.rawValue)  \(event.target)  \(event.detail)") }
+                    }
+                } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                }
+            }
+        }
+
+        static func time(_ date: Date) -> String { date.formatted(.iso8601) }
+
+        static func json(_ value: some Encodable) throws -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        }
+    }
+}
