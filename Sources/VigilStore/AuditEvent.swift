@@ -9,12 +9,14 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
     public enum Kind: String, Sendable, Hashable, Codable {
         case certificateApproved = "certificate-approved"
         case certificateRevoked = "certificate-revoked"
+        case accountAdded = "account-added"
+        case accountRemoved = "account-removed"
     }
 
     public var id: Int64?
     public var time: Date
     public var kind: Kind
-    /// `host:port` the event is about.
+    /// `host:port` (or the server URL, for an account) the event is about.
     public var target: String
     /// The certificate's SHA-256 fingerprint, or other detail in words.
     public var detail: String

@@ -63,11 +63,6 @@ public struct CertificateApprovals: Sendable {
         }
     }
 
-    /// The audit trail, oldest first.
-    public func auditTrail() throws -> [AuditEvent] {
-        try read { db in try AuditEvent.order(Column("id")).fetchAll(db) }
-    }
-
     static func active(host: String, port: Int, sha256: String) -> QueryInterfaceRequest<ApprovedCertificate> {
         ApprovedCertificate.filter(Column("host") == host && Column("port") == port && Column("sha256") == sha256 && Column("revokedAt") == nil)
     }
@@ -82,15 +77,6 @@ public struct CertificateApprovals: Sendable {
         return host
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try database.queue.write(body) } catch let error as StoreError { throw error } catch {
-            throw StoreError(.failed, "The database \(database.path) refused a change: \(error).")
-        }
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try database.queue.read(body) } catch let error as StoreError { throw error } catch {
-            throw StoreError(.failed, "The database \(database.path) could not be read: \(error).")
-        }
-    }
+    func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
+    func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }
 }

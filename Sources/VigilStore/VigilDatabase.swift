@@ -80,6 +80,34 @@ public final class VigilDatabase: Sendable {
                 table.column("detail", .text).notNull()
             }
         }
+        migrator.registerMigration("v2: accounts") { db in
+            try db.create(table: Account.databaseTableName) { table in
+                table.primaryKey("id", .text)
+                table.column("server", .text).notNull()
+                table.column("user", .text).notNull()
+                table.column("method", .text).notNull()
+                table.column("createdAt", .datetime).notNull()
+                table.uniqueKey(["server", "user"])
+            }
+        }
         return migrator
+    }
+
+    /// The audit trail of approvals, revocations and accounts, oldest first.
+    public func auditTrail() throws -> [AuditEvent] {
+        try read { db in try AuditEvent.order(Column("id")).fetchAll(db) }
+    }
+
+    /// A change in one transaction; errors other than ``StoreError`` become one.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try queue.write(body) } catch let error as StoreError { throw error } catch {
+            throw StoreError(.failed, "The database \(path) refused a change: \(error).")
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try queue.read(body) } catch let error as StoreError { throw error } catch {
+            throw StoreError(.failed, "The database \(path) could not be read: \(error).")
+        }
     }
 }

@@ -128,7 +128,7 @@ extension Vigil {
         }
 
         struct Audit: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show the audit trail of approvals and revocations.")
+            static let configuration = CommandConfiguration(abstract: "Show the audit trail: approvals, revocations, accounts added and removed.")
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: StoreOptions
             @OptionGroup var logOptions: LogOptions
@@ -136,7 +136,7 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let events = try store.approvals().auditTrail()
+                    let events = try store.approvals().database.auditTrail()
                     if json {
                         print(try Certificates.json(events))
                     } else {

@@ -33,14 +33,14 @@ struct CertificateApprovalsTests {
         #expect(try approvals.list(includingRevoked: true).map(\.id) == [approval.id], "a revoked approval stays for the audit")
         #expect(throws: StoreError.self) { try approvals.revoke(id: try #require(approval.id), reason: "again") }
 
-        let trail = try approvals.auditTrail()
+        let trail = try approvals.database.auditTrail()
         #expect(trail.map(\.kind) == [.certificateApproved, .certificateRevoked])
         #expect(trail.allSatisfy { $0.target == "cloud.example.test:443" })
         #expect(trail.last?.detail.hasSuffix("key compromise") == true)
         // Approving again after a revocation is a new, audited decision.
         let again = try approvals.approve(leaf, host: "cloud.example.test", port: 443)
         #expect(again.id != approval.id)
-        #expect(try approvals.auditTrail().count == 3)
+        #expect(try approvals.database.auditTrail().count == 3)
     }
 
     @Test func theFileIsPrivateAndSurvivesReopening() throws {
