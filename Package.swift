@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
         .library(name: "VigilAuth", targets: ["VigilAuth"]),
         .library(name: "VigilStore", targets: ["VigilStore"]),
+        .library(name: "VigilCore", targets: ["VigilCore"]),
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
         .executable(name: "vigil", targets: ["vigil"]),
     ],
@@ -72,6 +73,13 @@ let package = Package(
                 "VigilCertificates", "VigilLogging", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // The account-setup flow: certificate review, status, detection, ranking, Basic login.
+        .target(
+            name: "VigilCore",
+            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // Approved certificates and their audit trail, in SQLite through GRDB (system libsqlite3).
@@ -162,6 +170,11 @@ let package = Package(
         .testTarget(
             name: "VigilStoreTests",
             dependencies: ["VigilStore", "VigilCertificates", "VigilHTTP", "VigilTestSupport", "VigilSimulator"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilCoreTests",
+            dependencies: ["VigilCore", "VigilAuth", "VigilCertificates", "VigilHTTP", "VigilSecrets", "VigilStore", "VigilSimulator", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,171 @@
+import Foundation
+public import Logging
+import VigilLogging
+public import VigilAuth
+public import VigilCertificates
+public import VigilHTTP
+public import VigilSecrets
+public import VigilStore
+
+/// Adds an account the way the ownCloud security guide asks, on Linux:
+/// 1. a TLS handshake, and the chain's summary and verdict shown to the user before anything
+///    else; an untrusted chain must be approved (stored, audited) or setup stops, no request sent;
+/// 2. `status.php` through ``VigilHTTP/HTTPClient`` (the approved leaf is the only exception the
+///    trust policy makes; a certificate changed since the review is refused in the handshake);
+/// 3. authentication methods detected without credentials, filtered and ranked by the settings;
+/// 4. a redirect at any step is reported and not followed (add the account at its target, whose
+///    certificate is then reviewed in turn);
+/// 5. Basic authentication: the password is asked only now, checked with a `PROPFIND`, and kept
+///    in the keyring; the account (never its secret) goes to the database.
+public struct AccountSetup: Sendable {
+    public struct Options: Sendable {
+        /// `connection.allowed-authentication-methods`; nil allows every detected method.
+        public var allowedMethods: [AuthenticationMethodIdentifier]?
+        /// `connection.preferred-authentication-methods`.
+        public var preferredMethods: [AuthenticationMethodIdentifier] = [.openIDConnect, .oauth2, .basicAuth]
+        /// Use this method (it must be detected and allowed) instead of the top-ranked one.
+        public var method: AuthenticationMethodIdentifier?
+        /// `connection.endpoint-status`.
+        public var statusPath = "status.php"
+        public var paths = AuthenticationDetector.Paths()
+        public var timeout: Duration = .seconds(30)
+        public init() {}
+    }
+
+    public var evaluator: TrustEvaluator
+    public var approvals: CertificateApprovals
+    public var accounts: Accounts
+    public var secrets: any SecretStore
+    public var options: Options
+    public var logger: Logger
+
+    public init(evaluator: TrustEvaluator, approvals: CertificateApprovals, accounts: Accounts, secrets: any SecretStore,
+                options: Options = Options(), logger: Logger = Logger(label: "vigil.setup")) {
+        self.evaluator = evaluator
+        self.approvals = approvals
+        self.accounts = accounts
+        self.secrets = secrets
+        self.options = options
+        self.logger = logger
+    }
+
+    public func add(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> Account {
+        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
+        guard base.lowercased().hasPrefix("https://"), let endpoint = try? Endpoint(url: base) else {
+            throw AccountSetupError(.invalidURL, "\(server) is not an https URL; accounts are added over https only.")
+        }
+        guard !user.isEmpty, !user.contains(":"), !user.contains("/") else {
+            throw AccountSetupError(.invalidURL, "The user name must be non-empty, without ':' or '/'.")
+        }
+        if try accounts.list().contains(where: { $0.server == base && $0.user == user }) {
+            throw AccountSetupError(.duplicate, "\(user) on \(base) is already an account.")
+        }
+
+        // 1. The certificate, reviewed before anything else.
+        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger).handshake(with: endpoint)
+        let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
+        await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
+        if !evaluation.verdict.isTrusted {
+            try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
+        }
+        let client = HTTPClient(
+            policy: EvaluatorTrustPolicy(evaluator: evaluator, approvedLeaves: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)),
+            configuration: { var configuration = HTTPClient.Configuration(); configuration.timeout = options.timeout; return configuration }(),
+            logger: logger)
+
+        do {
+            // 2. Is it a cloud server?
+            let status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"))
+            try Self.stopOnRedirect(status.redirect)
+            try Self.checkStatus(status, base: base)
+            await interaction.progress("\(base) is an ownCloud/OpenCloud server.")
+
+            // 3. Which method?
+            let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base)
+            try Self.stopOnRedirect(detection.redirects.first)
+            let ranked = AuthenticationMethodRanking.rank(detection.methods.map(\.identifier), allowed: options.allowedMethods, preferred: options.preferredMethods)
+            await interaction.progress("Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", ")).")
+            let chosen = try Self.choose(ranked: ranked, forced: options.method)
+
+            // 5. Basic: the password only now, checked before it is stored.
+            guard chosen == .basicAuth else {
+                throw AccountSetupError(.unsupportedMethod, "The method picked, \(chosen.rawValue), is not implemented yet"
+                                        + (ranked.contains(.basicAuth) ? "; the server also offers Basic authentication (choose it with the method option)." : "."))
+            }
+            guard let password = await interaction.password(user: user, server: base), !password.isEmpty else {
+                throw AccountSetupError(.noPassword, "No password was given.")
+            }
+            let credentials = password.withValue { Data("\(user):\($0)".utf8).base64EncodedString() }
+            let userPath = user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? user
+            let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(userPath)/",
+                                                          headers: [(name: "Authorization", value: "Basic \(credentials)"), (name: "Depth", value: "0")]))
+            try Self.stopOnRedirect(check.redirect)
+            switch check.status {
+            case 207: break
+            case 401, 403: throw AccountSetupError(.wrongCredentials, "\(base) refused the user name or password.")
+            default: throw AccountSetupError(.notACloudServer, "\(base) answered the WebDAV check with \(check.status).")
+            }
+
+            let account = Account(server: base, user: user, method: chosen.rawValue)
+            try accounts.add(account)
+            do {
+                try secrets.store(password, for: SecretKey(account: account.secretAccount, kind: .password))
+            } catch {
+                _ = try? accounts.remove(id: account.id)
+                throw error
+            }
+            logger.privacy.notice("Added an account on \(base)", metadata: ["tags": "setup"])
+            return account
+        } catch let error as HTTPError where error.code == .untrustedCertificate {
+            throw AccountSetupError(.certificateRejected, "\(endpoint) presented a certificate other than the one reviewed; nothing was sent. \(error.reason)")
+        }
+    }
+
+    func approveIfTheUserAgrees(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws {
+        guard let leaf = chain.first else { throw AccountSetupError(.certificateRejected, "\(endpoint) sent no certificate.") }
+        if try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).contains(leaf.sha256Fingerprint) {
+            await interaction.progress("The certificate is not trusted, but was approved before for \(endpoint.host):\(endpoint.port).")
+            return
+        }
+        if evaluation.verdict.reasons.contains(where: { ["hostname-mismatch", "ip-mismatch"].contains($0.code) }) {
+            throw AccountSetupError(.certificateRejected, "The certificate is not valid for \(endpoint.host); it cannot be approved for it.")
+        }
+        guard await interaction.approveCertificate(evaluation, chain: chain, endpoint: endpoint) else {
+            throw AccountSetupError(.certificateRejected, "The certificate of \(endpoint) is not trusted and was not approved; nothing was sent.")
+        }
+        try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: "approved while adding an account")
+        await interaction.progress("Certificate approved for \(endpoint.host):\(endpoint.port) (see the certificates audit).")
+    }
+
+    static func stopOnRedirect(_ redirect: Redirect?) throws {
+        guard let redirect else { return }
+        var what = "The server redirects (\(redirect.status)) to \(redirect.location)"
+        if redirect.isDowngrade { what += ", which is plain HTTP: never followed" }
+        else if redirect.changesHost { what += ", another host: add the account with that URL to review its certificate" }
+        else { what += ": add the account with that URL if it is expected" }
+        throw AccountSetupError(.redirected, what + ".", redirect: redirect)
+    }
+
+    static func checkStatus(_ response: HTTPResponse, base: String) throws {
+        guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+              object["installed"] as? Bool == true else {
+            throw AccountSetupError(.notACloudServer, "\(base) does not answer status.php like an ownCloud/OpenCloud server (HTTP \(response.status)).")
+        }
+        if object["maintenance"] as? Bool == true {
+            throw AccountSetupError(.maintenance, "\(base) is in maintenance mode; try again later.")
+        }
+    }
+
+    static func choose(ranked: [AuthenticationMethodIdentifier], forced: AuthenticationMethodIdentifier?) throws -> AuthenticationMethodIdentifier {
+        if let forced {
+            guard ranked.contains(forced) else {
+                throw AccountSetupError(.noUsableMethod, "\(forced.rawValue) is not offered by the server or not allowed by the settings.")
+            }
+            return forced
+        }
+        guard let first = ranked.first else {
+            throw AccountSetupError(.noUsableMethod, "No authentication method the server offers is allowed by the settings.")
+        }
+        return first
+    }
+}

@@ -1,0 +1,37 @@
+public import VigilHTTP
+
+/// Why an account was not added. The reason is for the user; it never contains a secret.
+public struct AccountSetupError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// Not an https URL (plain HTTP is not offered for account setup).
+        case invalidURL = "invalid-url"
+        /// The certificate is not trusted and was not approved (or cannot be: wrong host name).
+        case certificateRejected = "certificate-rejected"
+        /// The server points elsewhere; reported, not followed.
+        case redirected
+        /// The server does not answer like an ownCloud/OpenCloud server.
+        case notACloudServer = "not-a-cloud-server"
+        case maintenance
+        /// No detected method is allowed by the settings.
+        case noUsableMethod = "no-usable-method"
+        /// The method picked is not implemented yet.
+        case unsupportedMethod = "unsupported-method"
+        case noPassword = "no-password"
+        case wrongCredentials = "wrong-credentials"
+        /// The user already has an account on this server.
+        case duplicate
+    }
+
+    public var code: Code
+    public var reason: String
+    /// For ``Code/redirected``: where the server points.
+    public var redirect: Redirect?
+
+    public init(_ code: Code, _ reason: String, redirect: Redirect? = nil) {
+        self.code = code
+        self.reason = reason
+        self.redirect = redirect
+    }
+
+    public var description: String { reason }
+}

@@ -1,0 +1,18 @@
+public import VigilCertificates
+public import VigilHTTP
+public import VigilSecrets
+
+/// What account setup needs from the user. The CLI answers from flags and the terminal; tests
+/// answer from values.
+public protocol AccountSetupInteraction: Sendable {
+    /// The server's chain and verdict, shown before anything else is asked or sent.
+    func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async
+    /// The chain is not trusted and not yet approved: does the user approve this leaf for this
+    /// host and port? Asked only when an approval is possible (the leaf names the host).
+    func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool
+    /// The password, asked only once the certificate is trusted or approved and the server is a
+    /// cloud server offering Basic authentication.
+    func password(user: String, server: String) async -> Secret?
+    /// A step done, in words.
+    func progress(_ message: String) async
+}

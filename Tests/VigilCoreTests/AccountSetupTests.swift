@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+import VigilAuth
+import VigilCertificates
+import VigilCore
+import VigilHTTP
+import VigilSecrets
+import VigilSimulator
+import VigilStore
+import VigilTestSupport
+
+/// The user, scripted: records what was asked, in order.
+final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `asked` guarded by lock
+    let approves: Bool
+    let password: String?
+    private let lock = NSLock()
+    private var log: [String] = []
+
+    init(approves: Bool = false, password: String? = "alice-test-password") {
+        self.approves = approves
+        self.password = password
+    }
+
+    var asked: [String] { lock.lock(); defer { lock.unlock() }; return log }
+    private func note(_ text: String) { lock.lock(); log.append(text); lock.unlock() }
+
+    func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async { note(evaluation.verdict.isTrusted ? "review: trusted" : "review: untrusted") }
+    func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool { note("approve?"); return approves }
+    func password(user: String, server: String) async -> Secret? { note("password?"); return password.map(Secret.init) }
+    func progress(_ message: String) async {}
+}
+
+enum Keyring {
+    static let available = ProcessInfo.processInfo.environment["VIGIL_TEST_KEYRING_DIR"] != nil
+}
+
+/// Account setup against the simulator over real TLS, with a real SQLite file and the real keyring.
+@Suite("Account setup, live", .serialized,
+       .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"))
+struct AccountSetupTests {
+    let database: VigilDatabase
+    let keyring = KeyringSecretStore()
+
+    init() throws {
+        database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+    }
+
+    func setup(_ configure: (inout AccountSetup.Options) -> Void = { _ in }) throws -> AccountSetup {
+        var options = AccountSetup.Options()
+        options.timeout = .seconds(10)
+        configure(&options)
+        return AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                            accounts: Accounts(database: database), secrets: keyring, options: options)
+    }
+
+    func expectFailure(_ code: AccountSetupError.Code, _ body: () async throws -> Account) async {
+        do {
+            _ = try await body()
+            Issue.record("expected \(code), the account was added")
+        } catch let error as AccountSetupError {
+            #expect(error.code == code, "\(error)")
+        } catch {
+            Issue.record("expected \(code), got \(error)")
+        }
+    }
+
+    @Test func aTrustedServerWithBasic() async throws {
+        let running = try await RunningSimulator("basic-only")
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser()
+        let account = try await setup().add(server: running.url(path: ""), user: "alice", interaction: user)
+        #expect(account.method == "com.owncloud.basicauth")
+        #expect(user.asked == ["review: trusted", "password?"], "the certificate is shown first, the password asked last")
+        let entries = running.simulator.journal.entries
+        #expect(entries.filter(\.authorization).count == 1 && entries.last?.authorization == true,
+                "only the final check carries the credential: \(entries.map { "\($0.method) \($0.path) \($0.authorization)" })")
+        let key = try SecretKey(account: account.secretAccount, kind: .password)
+        defer { _ = try? keyring.remove(key) }
+        #expect(try keyring.secret(for: key) == Secret("alice-test-password"))
+        #expect(try Accounts(database: database).list().map(\.user) == ["alice"])
+        await expectFailure(.duplicate) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
+    }
+
+    @Test func anUntrustedCertificateDeclinedStopsEverything() async throws {
+        let running = try await RunningSimulator("self-signed")
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser(approves: false)
+        await expectFailure(.certificateRejected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
+        #expect(user.asked == ["review: untrusted", "approve?"])
+        #expect(running.simulator.journal.entries.isEmpty, "not one request reached the server")
+        #expect(try CertificateApprovals(database: database).list().isEmpty)
+    }
+
+    @Test func anApprovedCertificateIsStoredAndAudited() async throws {
+        let running = try await RunningSimulator("self-signed")
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser(approves: true)
+        let account = try await setup { $0.method = .basicAuth }.add(server: running.url(path: ""), user: "alice", interaction: user)
+        defer { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password)) }
+        #expect(user.asked == ["review: untrusted", "approve?", "password?"])
+        #expect(try CertificateApprovals(database: database).list().count == 1)
+        #expect(try database.auditTrail().map(\.kind) == [.certificateApproved, .accountAdded])
+    }
+
+    @Test func aCertificateForAnotherNameCannotBeApproved() async throws {
+        let running = try await RunningSimulator("wrong-host")
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser(approves: true)
+        await expectFailure(.certificateRejected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
+        #expect(user.asked == ["review: untrusted"], "no approval is offered")
+        #expect(running.simulator.journal.entries.isEmpty)
+    }
+
+    @Test func aWrongPasswordAddsNothing() async throws {
+        let running = try await RunningSimulator("basic-only")
+        defer { Task { await running.stop() } }
+        await expectFailure(.wrongCredentials) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser(password: "wrong")) }
+        #expect(try Accounts(database: database).list().isEmpty)
+        #expect(try keyring.secret(for: SecretKey(account: "alice@\(running.url(path: ""))", kind: .password)) == nil)
+    }
+
+    @Test func aRedirectIsReportedAndTheCredentialStaysHome() async throws {
+        let running = try await RunningSimulator("redirect-cross-host-302")
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser()
+        await expectFailure(.redirected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
+        #expect(!user.asked.contains("password?"))
+        #expect(running.simulator.journal.entries.allSatisfy { $0.host == "127.0.0.1" && !$0.authorization })
+    }
+
+    @Test func methodsTheSettingsForbidOrVigilLacksStopBeforeThePassword() async throws {
+        let bearer = try await RunningSimulator("bearer-only")
+        let user = ScriptedUser()
+        await expectFailure(.unsupportedMethod) { try await setup().add(server: bearer.url(path: ""), user: "alice", interaction: user) }
+        #expect(!user.asked.contains("password?"))
+        await bearer.stop()
+
+        let basic = try await RunningSimulator("basic-only")
+        defer { Task { await basic.stop() } }
+        await expectFailure(.noUsableMethod) { try await setup { $0.allowedMethods = [.oauth2] }.add(server: basic.url(path: ""), user: "alice", interaction: user) }
+        #expect(basic.simulator.journal.entries.allSatisfy { !$0.authorization })
+    }
+
+    @Test func maintenanceAndPlainHTTP() async throws {
+        let running = try await RunningSimulator("maintenance")
+        defer { Task { await running.stop() } }
+        await expectFailure(.maintenance) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
+        await expectFailure(.invalidURL) { try await setup().add(server: running.url(scheme: "http", path: ""), user: "alice", interaction: ScriptedUser()) }
+    }
+}
