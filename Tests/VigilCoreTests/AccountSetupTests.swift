@@ -31,7 +31,7 @@ final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `as
 }
 
 enum Keyring {
-    static let available = ProcessInfo.processInfo.environment["VIGIL_TEST_KEYRING_DIR"] != nil
+    static let available = ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"] != nil
 }
 
 /// Account setup against the simulator over real TLS, with a real SQLite file and the real keyring.

@@ -3,9 +3,9 @@ import Testing
 import VigilSecrets
 
 /// The keyring tests need a real Secret Service: `make test` runs them inside
-/// `dbus-run-session -- scripts/keyring-session.sh`, which sets VIGIL_TEST_KEYRING_DIR.
+/// `dbus-run-session -- scripts/keyring-session.sh`, which sets KEYRING_SESSION_DIR.
 enum Keyring {
-    static let directory = ProcessInfo.processInfo.environment["VIGIL_TEST_KEYRING_DIR"]
+    static let directory = ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"]
     static let available = directory != nil
     /// A key no other test run uses.
     static func key(_ kind: SecretKey.Kind = .password, account: String = "alice@cloud-\(UUID().uuidString).test") throws -> SecretKey {

@@ -61,9 +61,9 @@ public enum CommandRunner {
     }
 
     /// `vigil` on a thread of its own, for async callers (see ``runDetached(_:_:environment:)``).
-    public static func vigilDetached(_ arguments: [String], environment: [String: String?] = [:]) async throws -> CommandResult {
+    public static func vigilDetached(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) async throws -> CommandResult {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try vigil(arguments, environment: environment) }) }.start()
+            Thread { continuation.resume(with: Result { try vigil(arguments, environment: environment, input: input) }) }.start()
         }
     }
 

@@ -1,0 +1,190 @@
+import ArgumentParser
+import Foundation
+import Logging
+import VigilAuth
+import VigilCertificates
+import VigilCore
+import VigilHTTP
+import VigilLogging
+import VigilSecrets
+import VigilSettings
+import VigilStore
+
+extension Vigil {
+    /// `vigil account`: add an account with certificate review, list, remove.
+    struct AccountCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "account",
+            abstract: "Add an account with certificate review, list accounts, remove one.",
+            subcommands: [Add.self, List.self, Remove.self]
+        )
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add an account: review the certificate, detect the login methods, log in.",
+                discussion: """
+                    The server's certificate chain and verdict are shown before anything is sent. An untrusted
+                    certificate must be approved: interactively, or with --approve-certificate and the fingerprint
+                    obtained through another channel. Redirects are reported, never followed. The password (Basic
+                    authentication; OAuth2 and OpenID Connect are not implemented yet) is asked last, checked, and
+                    kept in the keyring. Exit codes: 0 added; 1 refused (certificate not approved, redirect, wrong
+                    credentials, no password); 2 error; 64 usage.
+                    """
+            )
+            @Argument(help: "The server, https://HOST[:PORT][/PATH].") var url: String
+            @Option(help: "The user name.") var user: String
+            @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
+            @Option(help: "Approve an untrusted certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
+            @Option(help: "Use this method: basic, oauth2 or openid-connect (or its full identifier).") var method: String?
+            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+            @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
+            @OptionGroup var store: Certificates.StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func validate() throws {
+                if let approveCertificate, Certificates.Approve.normalized(approveCertificate).count != 64 {
+                    throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
+                }
+                if let method, Self.identifier(method) == nil {
+                    throw ValidationError("--method must be basic, oauth2 or openid-connect.")
+                }
+                guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+            }
+
+            static func identifier(_ text: String) -> AuthenticationMethodIdentifier? {
+                switch text {
+                case "basic", AuthenticationMethodIdentifier.basicAuth.rawValue: return .basicAuth
+                case "oauth2", AuthenticationMethodIdentifier.oauth2.rawValue: return .oauth2
+                case "openid-connect", "oidc", AuthenticationMethodIdentifier.openIDConnect.rawValue: return .openIDConnect
+                default: return nil
+                }
+            }
+
+            func run() async throws {
+                let (settings, logger) = CommandContext.start(logOptions)
+                let approvals = store.approvals()
+                var options = AccountSetup.Options()
+                options.allowedMethods = settings.strings("connection.allowed-authentication-methods")?.map(AuthenticationMethodIdentifier.init(rawValue:))
+                if let preferred = settings.strings("connection.preferred-authentication-methods") {
+                    options.preferredMethods = preferred.map(AuthenticationMethodIdentifier.init(rawValue:))
+                }
+                options.method = method.flatMap(Self.identifier)
+                options.statusPath = settings.string("connection.endpoint-status") ?? options.statusPath
+                options.paths.webDAV = settings.string("connection.endpoint-webdav") ?? options.paths.webDAV
+                options.paths.wellKnown = settings.string("connection.well-known") ?? options.paths.wellKnown
+                options.timeout = .milliseconds(Int64(timeout * 1000))
+                do {
+                    let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
+                    let setup = AccountSetup(evaluator: evaluator, approvals: approvals, accounts: Accounts(database: approvals.database),
+                                             secrets: KeyringSecretStore(), options: options, logger: logger)
+                    let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized), passwordFromStandardInput: passwordStdin)
+                    let account = try await setup.add(server: url, user: user, interaction: interaction)
+                    print("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); the password is in the keyring")
+                } catch let error as AccountSetupError {
+                    let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword]
+                    ExitStatus.fail(error.reason, status: refused.contains(error.code) ? ExitStatus.untrusted : ExitStatus.error)
+                } catch let error as HTTPError {
+                    ExitStatus.fail(error.reason)
+                } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                } catch let error as SecretStoreError {
+                    ExitStatus.fail("the account was not added: \(error)")
+                } catch let error as CertificateError {
+                    ExitStatus.fail(error.reason)
+                }
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List accounts (never their secrets).")
+            @Flag(help: "JSON instead of text.") var json = false
+            @OptionGroup var store: Certificates.StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func run() async throws {
+                _ = CommandContext.start(logOptions)
+                do {
+                    let accounts = try Accounts(database: store.approvals().database).list()
+                    if json {
+                        print(try Certificates.json(accounts))
+                    } else if accounts.isEmpty {
+                        print("no accounts")
+                    } else {
+                        for account in accounts {
+                            print("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(Certificates.time(account.createdAt))")
+                        }
+                    }
+                } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove an account and its secret from the keyring.")
+            @Argument(help: "The account's id (see list).") var id: String
+            @OptionGroup var store: Certificates.StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func run() async throws {
+                _ = CommandContext.start(logOptions)
+                do {
+                    let account = try Accounts(database: store.approvals().database).remove(id: id)
+                    let key = try SecretKey(account: account.secretAccount, kind: .password)
+                    let removed = try KeyringSecretStore().remove(key)
+                    print("removed account \(account.id): \(account.user) on \(account.server)" + (removed ? "; its password was removed from the keyring" : "; no password was in the keyring"))
+                } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                } catch let error as SecretStoreError {
+                    ExitStatus.fail("the account was removed, its secret could not be: \(error)")
+                }
+            }
+        }
+    }
+}
+
+/// Answers account setup from the flags and the terminal.
+struct TerminalInteraction: AccountSetupInteraction {
+    let approvedFingerprint: String?
+    let passwordFromStandardInput: Bool
+
+    var interactive: Bool { !passwordFromStandardInput && isatty(STDIN_FILENO) == 1 }
+
+    func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
+        let report = InspectReport(target: .init(kind: "host", url: endpoint.description, files: nil, peerName: endpoint.peerName),
+                                   evaluation: evaluation, sent: chain, connection: nil)
+        print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
+    }
+
+    func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
+        guard let leaf = chain.first else { return false }
+        let presented = Vigil.Certificates.Approve.normalized(leaf.sha256Fingerprint)
+        if let approvedFingerprint {
+            if approvedFingerprint == presented { return true }
+            print("The server presents \(leaf.sha256Fingerprint), not the fingerprint given with --approve-certificate.")
+            return false
+        }
+        guard interactive else {
+            print("Not approved. Check the fingerprint \(leaf.sha256Fingerprint) with the server's admin, then pass it with --approve-certificate.")
+            return false
+        }
+        print("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first. [y/N] ", terminator: "")
+        fflush(nil)
+        return readLine()?.lowercased().hasPrefix("y") == true
+    }
+
+    func password(user: String, server: String) async -> Secret? {
+        if passwordFromStandardInput {
+            guard let data = try? FileHandle.standardInput.readToEnd(), var text = String(data: data, encoding: .utf8) else { return nil }
+            if text.hasSuffix("\n") { text.removeLast() }
+            if text.hasSuffix("\r") { text.removeLast() }
+            return Secret(text)
+        }
+        guard interactive, let typed = getpass("Password for \(user) on \(server): ") else { return nil }
+        return Secret(String(cString: typed))
+    }
+
+    func progress(_ message: String) async {
+        print(message)
+    }
+}

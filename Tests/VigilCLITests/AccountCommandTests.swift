@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import VigilSimulator
+import VigilTestSupport
+
+/// `vigil account` against the simulator, with a real keyring (`make test`) and database file.
+@Suite("vigil account", .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"] != nil, "needs a Secret Service: run `make test`"))
+struct AccountCommandTests {
+    let database: String
+
+    init() throws {
+        database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
+    }
+
+    func vigil(_ arguments: [String], password: String? = nil) async throws -> CommandResult {
+        try await CommandRunner.vigilDetached(arguments + ["--database", database], input: password.map { Data(($0 + "\n").utf8) })
+    }
+
+    @Test func addListRemove() async throws {
+        let running = try await RunningSimulator("basic-only")
+        defer { Task { await running.stop() } }
+        let server = running.url(path: "")
+        let added = try await vigil(["account", "add", server, "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
+        #expect(added.status == 0, "\(added.standardError)")
+        let output = added.standardOutput
+        let review = try #require(output.range(of: "SHA-256:"))
+        let login = try #require(output.range(of: "added account"))
+        #expect(review.lowerBound < login.lowerBound, "the certificate is shown before the login")
+        #expect(!output.contains("alice-test-password") && !added.standardError.contains("alice-test-password"))
+
+        let listed = try await vigil(["account", "list", "--json"])
+        let accounts = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
+        #expect(accounts.count == 1 && accounts.first?["user"] as? String == "alice" && accounts.first?["server"] as? String == server)
+        #expect(!listed.standardOutput.contains("password"))
+
+        let id = try #require(accounts.first?["id"] as? String)
+        let removed = try await vigil(["account", "remove", id])
+        #expect(removed.status == 0 && removed.standardOutput.contains("its password was removed from the keyring"), "\(removed.standardOutput)\(removed.standardError)")
+        #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
+    }
+
+    @Test func anUntrustedServerIsNotApprovedWithoutTheFingerprint() async throws {
+        let running = try await RunningSimulator("self-signed")
+        defer { Task { await running.stop() } }
+        let result = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardOutput.contains("Not approved") && result.standardOutput.contains("--approve-certificate"))
+        #expect(running.simulator.journal.entries.isEmpty, "nothing reached the server")
+    }
+
+    @Test func wrongCredentialsAndBadFlags() async throws {
+        let running = try await RunningSimulator("basic-only")
+        defer { Task { await running.stop() } }
+        let wrong = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "nope")
+        #expect(wrong.status == 1 && wrong.standardError.contains("refused the user name or password"))
+        #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
+        #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--method", "kerberos"]).status == 64)
+        #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--approve-certificate", "12:34"]).status == 64)
+    }
+}
