@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # The main job, on loopback: Vigil's host simulator impersonates a cloud server and plays
 # security scenarios over real TLS; `vigil inspect` reviews each certificate chain before any
-# credential would leave the machine. Exits non-zero if a verdict is not the expected one.
+# credential would leave the machine, and `vigil account add` adds an account with certificate
+# review (approval by fingerprint, password in a keyring of the demo's own). Exits non-zero if a
+# verdict is not the expected one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Accounts keep their passwords in a Secret Service keyring: the demo runs with one of its own.
+if [ -z "${KEYRING_SESSION_DIR:-}" ]; then
+  exec dbus-run-session -- scripts/keyring-session.sh "$0" "$@"
+fi
 VIGIL=${1:-.build/debug/vigil}
 CA=testcerts/ca-bundle.pem
 WORK=$(mktemp -d)
@@ -57,6 +63,26 @@ play expired
 check 1 "An expired certificate" inspect "$HOST1" --ca-file "$CA"
 play weak-rsa-1024
 check 1 "A 1024-bit RSA key" inspect "$HOST1" --ca-file "$CA"
+
+echo
+echo "### Adding an account with certificate review (vigil account add)"
+play self-signed
+DB="$WORK/vigil.sqlite"
+FP=$(openssl x509 -in testcerts/self-signed.pem -noout -fingerprint -sha256 | cut -d= -f2)
+echo "=== Without approval: the certificate is shown, not approved, nothing is sent"
+echo "\$ vigil account add $HOST1 --user alice --password-stdin --method basic"
+echo alice-test-password | "$VIGIL" account add "$HOST1" --user alice --password-stdin --method basic --ca-file "$CA" --database "$DB" | tail -2
+status=${PIPESTATUS[1]}
+if [ "$status" -eq 1 ]; then echo "(exit 1, as expected; requests the server received: $(wc -l < "$JOURNAL"))"; else echo "(exit $status, EXPECTED 1)"; failures=$((failures + 1)); fi
+echo "=== With the fingerprint the admin read out: approved (audited), methods detected, password checked and kept in the keyring"
+echo "\$ vigil account add $HOST1 --user alice --password-stdin --method basic --approve-certificate $FP"
+echo alice-test-password | "$VIGIL" account add "$HOST1" --user alice --password-stdin --method basic --approve-certificate "$FP" --ca-file "$CA" --database "$DB" | tail -4
+status=${PIPESTATUS[1]}
+if [ "$status" -eq 0 ]; then echo "(exit 0, as expected)"; else echo "(exit $status, EXPECTED 0)"; failures=$((failures + 1)); fi
+echo "=== What the server saw (the credential only on the last request):"
+cat "$JOURNAL"
+echo "\$ vigil certificates audit"
+"$VIGIL" certificates audit --database "$DB"
 
 echo
 echo "=== The full review of a healthy server, as JSON (first lines)"
