@@ -62,7 +62,7 @@ extension Vigil {
 
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
-                let approvals = store.approvals()
+                let database = store.open()
                 var options = AccountSetup.Options()
                 options.allowedMethods = settings.strings("connection.allowed-authentication-methods")?.map(AuthenticationMethodIdentifier.init(rawValue:))
                 if let preferred = settings.strings("connection.preferred-authentication-methods") {
@@ -75,7 +75,7 @@ extension Vigil {
                 options.timeout = .milliseconds(Int64(timeout * 1000))
                 do {
                     let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
-                    let setup = AccountSetup(evaluator: evaluator, approvals: approvals, accounts: Accounts(database: approvals.database),
+                    let setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                              secrets: KeyringSecretStore(), options: options, logger: logger)
                     let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized), passwordFromStandardInput: passwordStdin)
                     let account = try await setup.add(server: url, user: user, interaction: interaction)
@@ -104,7 +104,7 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let accounts = try Accounts(database: store.approvals().database).list()
+                    let accounts = try Accounts(database: store.open()).list()
                     if json {
                         print(try Certificates.json(accounts))
                     } else if accounts.isEmpty {
@@ -129,7 +129,7 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let account = try Accounts(database: store.approvals().database).remove(id: id)
+                    let account = try Accounts(database: store.open()).remove(id: id)
                     let key = try SecretKey(account: account.secretAccount, kind: .password)
                     let removed = try KeyringSecretStore().remove(key)
                     print("removed account \(account.id): \(account.user) on \(account.server)" + (removed ? "; its password was removed from the keyring" : "; no password was in the keyring"))

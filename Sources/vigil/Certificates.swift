@@ -20,9 +20,10 @@ extension Vigil {
             @Option(help: "The database file (default: $XDG_DATA_HOME/vigil/vigil.sqlite).")
             var database: String?
 
-            func approvals() -> CertificateApprovals {
+            /// The database, or exit 2 with the reason (a file that is not a Vigil database, say).
+            func open() -> VigilDatabase {
                 do {
-                    return CertificateApprovals(database: try VigilDatabase(path: database ?? VigilDatabase.defaultPath()))
+                    return try VigilDatabase(path: database ?? VigilDatabase.defaultPath())
                 } catch let error as StoreError {
                     ExitStatus.fail(error.reason)
                 } catch {
@@ -61,7 +62,7 @@ extension Vigil {
 
             func run() async throws {
                 let (_, logger) = CommandContext.start(logOptions)
-                let approvals = store.approvals()
+                let approvals = CertificateApprovals(database: store.open())
                 do {
                     let endpoint = try Endpoint(url: url)
                     let handshake = try await TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger).handshake(with: endpoint)
@@ -91,7 +92,7 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let approvals = try store.approvals().list(includingRevoked: all)
+                    let approvals = try CertificateApprovals(database: store.open()).list(includingRevoked: all)
                     if json {
                         print(try Certificates.json(approvals))
                     } else if approvals.isEmpty {
@@ -118,7 +119,7 @@ extension Vigil {
             func run() async throws {
                 let (_, logger) = CommandContext.start(logOptions)
                 do {
-                    let approval = try store.approvals().revoke(id: id, reason: reason)
+                    let approval = try CertificateApprovals(database: store.open()).revoke(id: id, reason: reason)
                     logger.privacy.notice("Revoked approval \(public: id)", metadata: ["tags": "certificates"])
                     print("revoked \(id)  \(approval.host):\(approval.port)  \(approval.sha256)")
                 } catch let error as StoreError {
@@ -136,7 +137,7 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let events = try store.approvals().database.auditTrail()
+                    let events = try store.open().auditTrail()
                     if json {
                         print(try Certificates.json(events))
                     } else {
