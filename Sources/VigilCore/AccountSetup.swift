@@ -13,8 +13,9 @@ public import VigilStore
 /// 2. `status.php` through ``VigilHTTP/HTTPClient`` (the approved leaf is the only exception the
 ///    trust policy makes; a certificate changed since the review is refused in the handshake);
 /// 3. authentication methods detected without credentials, filtered and ranked by the settings;
-/// 4. a redirect at any step is reported and not followed (add the account at its target, whose
-///    certificate is then reviewed in turn);
+/// 4. a redirect of `status.php` to another server's `status.php` is reported for approval; approved,
+///    setup starts again there (that server's certificate reviewed in turn, nothing carried over;
+///    at most ten hops; a downgrade to http is never offered). Any other redirect stops setup;
 /// 5. Basic authentication: the password is asked only now, checked with a `PROPFIND`, and kept
 ///    in the keyring; the account (never its secret) goes to the database.
 public struct AccountSetup: Sendable {
@@ -50,34 +51,56 @@ public struct AccountSetup: Sendable {
     }
 
     public func add(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> Account {
-        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
-        guard base.lowercased().hasPrefix("https://"), let endpoint = try? Endpoint(url: base) else {
+        let requested = server.hasSuffix("/") ? String(server.dropLast()) : server
+        guard requested.lowercased().hasPrefix("https://"), let firstEndpoint = try? Endpoint(url: requested) else {
             throw AccountSetupError(.invalidURL, "\(server) is not an https URL; accounts are added over https only.")
         }
         guard !user.isEmpty, !user.contains(":"), !user.contains("/") else {
             throw AccountSetupError(.invalidURL, "The user name must be non-empty, without ':' or '/'.")
         }
+        if try accounts.list().contains(where: { $0.server == requested && $0.user == user }) {
+            throw AccountSetupError(.duplicate, "\(user) on \(requested) is already an account.")
+        }
+
+        // 1-2. Each server in the chain: its certificate reviewed before anything is sent to it,
+        // then status.php. A redirect of status.php to another server's status.php may be
+        // approved; the setup then starts again at the new server, with nothing carried over.
+        var base = requested
+        var endpoint = firstEndpoint
+        var client: HTTPClient
+        var hops = 0
+        while true {
+            client = try await reviewedClient(for: endpoint, interaction: interaction)
+            let status: HTTPResponse
+            do {
+                status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"))
+            } catch let error as HTTPError where error.code == .untrustedCertificate {
+                throw AccountSetupError(.certificateRejected, "\(endpoint) presented a certificate other than the one reviewed; nothing was sent. \(error.reason)")
+            }
+            guard let redirect = status.redirect else {
+                try Self.checkStatus(status, base: base)
+                break
+            }
+            let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
+            guard hops < Self.maximumRedirects else {
+                throw AccountSetupError(.redirected, "More than \(Self.maximumRedirects) redirects; the last one pointed to \(redirect.location).", redirect: redirect)
+            }
+            guard await interaction.approveRedirect(redirect, from: base) else {
+                throw Self.redirectError(redirect)
+            }
+            await interaction.progress("Redirect approved: \(base) -> \(target).")
+            guard let next = try? Endpoint(url: target) else {
+                throw AccountSetupError(.invalidURL, "The redirect target \(target) is not an https URL.", redirect: redirect)
+            }
+            base = target
+            endpoint = next
+            hops += 1
+        }
         if try accounts.list().contains(where: { $0.server == base && $0.user == user }) {
             throw AccountSetupError(.duplicate, "\(user) on \(base) is already an account.")
         }
 
-        // 1. The certificate, reviewed before anything else.
-        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger).handshake(with: endpoint)
-        let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
-        await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
-        if !evaluation.verdict.isTrusted {
-            try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
-        }
-        let client = HTTPClient(
-            policy: EvaluatorTrustPolicy(evaluator: evaluator, approvedLeaves: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)),
-            configuration: { var configuration = HTTPClient.Configuration(); configuration.timeout = options.timeout; return configuration }(),
-            logger: logger)
-
         do {
-            // 2. Is it a cloud server?
-            let status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"))
-            try Self.stopOnRedirect(status.redirect)
-            try Self.checkStatus(status, base: base)
             await interaction.progress("\(base) is an ownCloud/OpenCloud server.")
 
             // 3. Which method?
@@ -121,6 +144,36 @@ public struct AccountSetup: Sendable {
         }
     }
 
+    /// Most redirects of status.php followed (each approved by the user).
+    static let maximumRedirects = 10
+
+    /// Probes `endpoint`, shows the chain, has an untrusted leaf approved (or stops), and returns
+    /// a client whose policy accepts exactly what was trusted or approved.
+    func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> HTTPClient {
+        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger).handshake(with: endpoint)
+        let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
+        await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
+        if !evaluation.verdict.isTrusted {
+            try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
+        }
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = options.timeout
+        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvedLeaves: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)),
+                          configuration: configuration, logger: logger)
+    }
+
+    /// The server a status.php redirect points to: its location without the status path. A
+    /// downgrade, or a location that is not another server's status.php, is not followed.
+    static func serverBase(redirectedTo redirect: Redirect, statusPath: String) throws -> String {
+        if redirect.isDowngrade { try stopOnRedirect(redirect) }
+        var location = redirect.location
+        if let query = location.firstIndex(where: { $0 == "?" || $0 == "#" }) { location = String(location[..<query]) }
+        guard location.hasSuffix("/" + statusPath) else {
+            throw AccountSetupError(.redirected, "status.php redirects (\(redirect.status)) to \(redirect.location), which is not a server's status.php; not followed.", redirect: redirect)
+        }
+        return String(location.dropLast(statusPath.count + 1))
+    }
+
     func approveIfTheUserAgrees(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws {
         guard let leaf = chain.first else { throw AccountSetupError(.certificateRejected, "\(endpoint) sent no certificate.") }
         if try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).contains(leaf.sha256Fingerprint) {
@@ -138,12 +191,15 @@ public struct AccountSetup: Sendable {
     }
 
     static func stopOnRedirect(_ redirect: Redirect?) throws {
-        guard let redirect else { return }
+        if let redirect { throw redirectError(redirect) }
+    }
+
+    static func redirectError(_ redirect: Redirect) -> AccountSetupError {
         var what = "The server redirects (\(redirect.status)) to \(redirect.location)"
         if redirect.isDowngrade { what += ", which is plain HTTP: never followed" }
         else if redirect.changesHost { what += ", another host: add the account with that URL to review its certificate" }
         else { what += ": add the account with that URL if it is expected" }
-        throw AccountSetupError(.redirected, what + ".", redirect: redirect)
+        return AccountSetupError(.redirected, what + ".", redirect: redirect)
     }
 
     static func checkStatus(_ response: HTTPResponse, base: String) throws {

@@ -35,6 +35,7 @@ extension Vigil {
             @Option(help: "The user name.") var user: String
             @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
             @Option(help: "Approve an untrusted certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
+            @Option(help: "Approve a redirect of status.php to this exact URL (repeatable).") var acceptRedirect: [String] = []
             @Option(help: "Use this method: basic, oauth2 or openid-connect (or its full identifier).") var method: String?
             @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
@@ -77,7 +78,8 @@ extension Vigil {
                     let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
                     let setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                              secrets: KeyringSecretStore(), options: options, logger: logger)
-                    let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized), passwordFromStandardInput: passwordStdin)
+                    let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized),
+                                                          acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin)
                     let account = try await setup.add(server: url, user: user, interaction: interaction)
                     print("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); the password is in the keyring")
                 } catch let error as AccountSetupError {
@@ -146,6 +148,7 @@ extension Vigil {
 /// Answers account setup from the flags and the terminal.
 struct TerminalInteraction: AccountSetupInteraction {
     let approvedFingerprint: String?
+    let acceptedRedirects: Set<String>
     let passwordFromStandardInput: Bool
 
     var interactive: Bool { !passwordFromStandardInput && isatty(STDIN_FILENO) == 1 }
@@ -169,6 +172,18 @@ struct TerminalInteraction: AccountSetupInteraction {
             return false
         }
         print("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first. [y/N] ", terminator: "")
+        fflush(nil)
+        return readLine()?.lowercased().hasPrefix("y") == true
+    }
+
+    func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
+        print("\(from)/status.php redirects (\(redirect.status)) to \(redirect.location)" + (redirect.changesHost ? ", another host." : "."))
+        if acceptedRedirects.contains(redirect.location) { return true }
+        guard interactive else {
+            print("Not followed. If this move is expected, pass --accept-redirect \(redirect.location)")
+            return false
+        }
+        print("Follow it and review that server? [y/N] ", terminator: "")
         fflush(nil)
         return readLine()?.lowercased().hasPrefix("y") == true
     }

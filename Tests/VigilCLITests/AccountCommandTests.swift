@@ -49,6 +49,21 @@ struct AccountCommandTests {
         #expect(running.simulator.journal.entries.isEmpty, "nothing reached the server")
     }
 
+    @Test func aRedirectIsFollowedOnlyWhenAccepted() async throws {
+        let running = try await RunningSimulator("redirect-cross-host-302")
+        defer { Task { await running.stop() } }
+        let common = ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--method", "basic", "--ca-file", TestPaths.caBundle]
+        let refused = try await vigil(common, password: "alice-test-password")
+        #expect(refused.status == 1 && refused.standardOutput.contains("--accept-redirect \(running.url(host: 2))"), "\(refused.standardOutput)")
+        let accepted = try await vigil(common + ["--accept-redirect", running.url(host: 2)], password: "alice-test-password")
+        #expect(accepted.status == 0, "\(accepted.standardError)")
+        #expect(accepted.standardOutput.contains("on \(running.url(host: 2, path: ""))"))
+        #expect(running.simulator.journal.entries.filter { $0.host == "127.0.0.1" }.allSatisfy { !$0.authorization })
+        let accounts = try await vigil(["account", "list", "--json"]).standardOutput
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(accounts.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+        #expect(try await vigil(["account", "remove", id]).status == 0)
+    }
+
     @Test func wrongCredentialsAndBadFlags() async throws {
         let running = try await RunningSimulator("basic-only")
         defer { Task { await running.stop() } }

@@ -12,12 +12,14 @@ import VigilTestSupport
 /// The user, scripted: records what was asked, in order.
 final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `asked` guarded by lock
     let approves: Bool
+    let approvesRedirects: Bool
     let password: String?
     private let lock = NSLock()
     private var log: [String] = []
 
-    init(approves: Bool = false, password: String? = "alice-test-password") {
+    init(approves: Bool = false, approvesRedirects: Bool = false, password: String? = "alice-test-password") {
         self.approves = approves
+        self.approvesRedirects = approvesRedirects
         self.password = password
     }
 
@@ -26,6 +28,7 @@ final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `as
 
     func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async { note(evaluation.verdict.isTrusted ? "review: trusted" : "review: untrusted") }
     func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool { note("approve?"); return approves }
+    func approveRedirect(_ redirect: Redirect, from: String) async -> Bool { note("redirect?"); return approvesRedirects }
     func password(user: String, server: String) async -> Secret? { note("password?"); return password.map(Secret.init) }
     func progress(_ message: String) async {}
 }
@@ -126,6 +129,33 @@ struct AccountSetupTests {
         await expectFailure(.redirected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
         #expect(!user.asked.contains("password?"))
         #expect(running.simulator.journal.entries.allSatisfy { $0.host == "127.0.0.1" && !$0.authorization })
+    }
+
+    /// Approved, a status.php redirect to another host restarts setup there: its certificate is
+    /// reviewed, and the first host never sees a credential.
+    @Test func anApprovedRedirectMovesSetupToTheNewServer() async throws {
+        let running = try await RunningSimulator("redirect-cross-host-302")
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser(approvesRedirects: true)
+        let account = try await setup { $0.method = .basicAuth }.add(server: running.url(path: ""), user: "alice", interaction: user)
+        defer { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password)) }
+        #expect(account.server == running.url(host: 2, path: ""))
+        #expect(user.asked == ["review: trusted", "redirect?", "review: trusted", "password?"])
+        let first = running.simulator.journal.entries.filter { $0.host == "127.0.0.1" }
+        #expect(first.map(\.path) == ["/status.php"] && first.allSatisfy { !$0.authorization })
+        #expect(running.simulator.journal.entries.filter { $0.host == "127.0.0.2" && $0.authorization }.count == 1)
+    }
+
+    @Test(arguments: ["redirect-chain-30", "redirect-loop", "redirect-downgrade"])
+    func endlessOrDowngradingRedirectsStop(scenario: String) async throws {
+        let running = try await RunningSimulator(scenario)
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser(approvesRedirects: true)
+        await expectFailure(.redirected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
+        #expect(!user.asked.contains("password?"))
+        #expect(user.asked.filter { $0 == "redirect?" }.count <= 10)
+        if scenario == "redirect-downgrade" { #expect(!user.asked.contains("redirect?"), "a downgrade is never offered") }
+        #expect(running.simulator.journal.entries.allSatisfy { !$0.authorization })
     }
 
     @Test func methodsTheSettingsForbidOrVigilLacksStopBeforeThePassword() async throws {
