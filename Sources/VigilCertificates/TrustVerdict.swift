@@ -11,6 +11,12 @@ public enum TrustVerdict: Sendable, Hashable {
         return false
     }
 
+    /// True when a reason is that the leaf is not valid for the name asked (host name or IP
+    /// address): such a certificate can never be approved for that name.
+    public var isForAnotherName: Bool {
+        reasons.contains { $0.code == "hostname-mismatch" || $0.code == "ip-mismatch" }
+    }
+
     /// Every reason the chain is untrusted (empty when trusted).
     public var reasons: [TrustReason] {
         if case .untrusted(let reasons) = self { return reasons }

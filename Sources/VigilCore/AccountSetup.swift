@@ -180,7 +180,7 @@ public struct AccountSetup: Sendable {
             await interaction.progress("The certificate is not trusted, but was approved before for \(endpoint.host):\(endpoint.port).")
             return
         }
-        if evaluation.verdict.reasons.contains(where: { ["hostname-mismatch", "ip-mismatch"].contains($0.code) }) {
+        if evaluation.verdict.isForAnotherName {
             throw AccountSetupError(.certificateRejected, "The certificate is not valid for \(endpoint.host); it cannot be approved for it.")
         }
         guard await interaction.approveCertificate(evaluation, chain: chain, endpoint: endpoint) else {

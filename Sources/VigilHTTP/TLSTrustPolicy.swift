@@ -45,7 +45,7 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
         let evaluation = evaluator.evaluate(chain, for: endpoint.peerName)
         if evaluation.verdict.isTrusted { return .trusted(evaluation) }
         guard let leaf = chain.first, approvedLeaves.contains(leaf.sha256Fingerprint),
-              !evaluation.verdict.reasons.contains(where: { ["hostname-mismatch", "ip-mismatch"].contains($0.code) }) else {
+              !evaluation.verdict.isForAnotherName else {
             return .refused(evaluation)
         }
         return .approved(evaluation)
