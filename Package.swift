@@ -91,7 +91,8 @@ let package = Package(
         // Authentication methods: detection and ranking (the methods themselves arrive with their issue).
         .target(
             name: "VigilAuth",
-            dependencies: ["VigilHTTP", "VigilLogging", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["VigilHTTP", "VigilLogging", "VigilSecrets", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -167,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilAuthTests",
-            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilTestSupport", "VigilSimulator"],
+            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilSecrets", "VigilTestSupport", "VigilSimulator"],
             swiftSettings: strictSettings
         ),
         .testTarget(

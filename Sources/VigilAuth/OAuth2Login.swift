@@ -1,0 +1,100 @@
+import Foundation
+public import VigilHTTP
+public import VigilSecrets
+
+/// Tokens from a completed login. The values are ``VigilSecrets/Secret``s: never printed.
+public struct OAuth2Tokens: Sendable {
+    public var accessToken: Secret
+    public var refreshToken: Secret?
+    public var tokenType: String
+    /// Seconds the access token lives, as the server said.
+    public var expiresIn: Int?
+}
+
+/// OAuth2 authorization code with PKCE through the system browser and a loopback redirect
+/// (RFC 6749, RFC 7636, RFC 8252), as ownCloud's OAuth2 app offers it:
+/// 1. a listener on 127.0.0.1 (``LoopbackRedirectReceiver``), a fresh PKCE verifier and `state`;
+/// 2. the browser opens the authorization URL (the caller's `openBrowser`);
+/// 3. the redirect comes back to the listener; its `state` must be the one sent;
+/// 4. the code is exchanged at the token endpoint, with the verifier, through ``VigilHTTP/HTTPClient``
+///    (so the token endpoint's certificate is judged like every other).
+public struct OAuth2Login: Sendable {
+    public var client: HTTPClient
+    public var authorizationEndpoint: String
+    public var tokenEndpoint: String
+    public var clientID: String
+    public var scope: String?
+    /// How long the user has to finish in the browser.
+    public var timeout: Duration = .seconds(300)
+    /// The loopback port (`authentication-oauth2.oa2-redirect-port`); 0 picks a free one.
+    public var redirectPort = 0
+
+    public init(client: HTTPClient, authorizationEndpoint: String, tokenEndpoint: String, clientID: String, scope: String? = nil) {
+        self.client = client
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.clientID = clientID
+        self.scope = scope
+    }
+
+    /// Runs the login; `user` is passed as `login_hint`.
+    public func login(user: String?, openBrowser: @Sendable (String) async -> Void) async throws -> OAuth2Tokens {
+        let receiver = try LoopbackRedirectReceiver(port: redirectPort)
+        let pkce = PKCE()
+        let state = PKCE.randomToken()
+        var query = [
+            ("response_type", "code"), ("client_id", clientID), ("redirect_uri", receiver.redirectURI),
+            ("code_challenge", pkce.challenge), ("code_challenge_method", pkce.method), ("state", state),
+        ]
+        if let scope { query.append(("scope", scope)) }
+        if let user { query.append(("login_hint", user)) }
+        let url = authorizationEndpoint + (authorizationEndpoint.contains("?") ? "&" : "?") + Self.form(query)
+
+        async let response = receiver.waitForResponse(timeout: timeout)
+        await openBrowser(url)
+        let answer = try await response
+        guard answer["state"].map({ Self.constantTimeEqual($0, state) }) == true else {
+            throw OAuth2Error(.stateMismatch, "The authorization response does not carry the state Vigil sent; it is ignored.")
+        }
+        if let error = answer["error"] {
+            throw OAuth2Error(.refused, "The authorization server refused: \(error)" + (answer["error_description"].map { " (\($0))" } ?? "") + ".")
+        }
+        guard let code = answer["code"], !code.isEmpty else {
+            throw OAuth2Error(.refused, "The authorization response carries no code.")
+        }
+        let form = Self.form([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI),
+                              ("client_id", clientID), ("code_verifier", pkce.verifier)])
+        let tokenResponse = try await client.send(HTTPRequest(method: "POST", url: tokenEndpoint,
+                                                              headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded"), (name: "Accept", value: "application/json")],
+                                                              body: Array(form.utf8)))
+        return try Self.tokens(from: tokenResponse)
+    }
+
+    /// RFC 6749 section 5.1 (success) and 5.2 (error).
+    static func tokens(from response: HTTPResponse) throws -> OAuth2Tokens {
+        let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        guard response.status == 200 else {
+            let error = (object?["error"] as? String) ?? "HTTP \(response.status)"
+            throw OAuth2Error(.refused, "The token endpoint refused the code: \(error).")
+        }
+        guard let object, let access = object["access_token"] as? String, !access.isEmpty,
+              let type = object["token_type"] as? String, type.lowercased() == "bearer" else {
+            throw OAuth2Error(.invalidTokenResponse, "The token endpoint's answer has no Bearer access_token.")
+        }
+        return OAuth2Tokens(accessToken: Secret(access), refreshToken: (object["refresh_token"] as? String).map(Secret.init),
+                            tokenType: type, expiresIn: object["expires_in"] as? Int)
+    }
+
+    static func form(_ items: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return items.map { "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+            .joined(separator: "&")
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

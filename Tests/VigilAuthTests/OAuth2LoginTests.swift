@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import VigilAuth
+import VigilCertificates
+import VigilHTTP
+import VigilSecrets
+import VigilSimulator
+import VigilTestSupport
+
+/// OAuth2 with PKCE and a loopback redirect against the simulator's OAuth2 app. The browser is a
+/// stand-in: curl follows the authorization redirect to Vigil's loopback listener, as a browser would.
+@Suite("OAuth2 login, live", .serialized)
+struct OAuth2LoginTests {
+    func client() throws -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .seconds(10)
+        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))), configuration: configuration)
+    }
+
+    func login(_ running: RunningSimulator, clientID: String = OIDCProvider.staticClientID) throws -> OAuth2Login {
+        var login = OAuth2Login(client: try client(), authorizationEndpoint: running.url(path: "/index.php/apps/oauth2/authorize"),
+                                tokenEndpoint: running.url(path: "/index.php/apps/oauth2/api/v1/token"), clientID: clientID)
+        login.timeout = .seconds(20)
+        return login
+    }
+
+    /// The browser stand-in: follows redirects, trusts the test CA.
+    static let browser: @Sendable (String) async -> Void = { url in
+        _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "-L", "--max-time", "10", "--cacert", TestPaths.caBundle, url])
+    }
+
+    @Test func theCodeComesBackToTheLoopbackAndBuysAWorkingToken() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let tokens = try await login(running).login(user: "bob", openBrowser: Self.browser)
+        #expect(tokens.refreshToken != nil)
+        #expect("\(tokens.accessToken)" == "«secret»")
+        let bearer = tokens.accessToken.withValue { "Bearer \($0)" }
+        let dav = try await client().send(HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/bob/"), headers: [(name: "Authorization", value: bearer)]))
+        #expect(dav.status == 207, "the access token is bob's")
+        let token = try #require(running.simulator.journal.entries.first { $0.path.hasSuffix("/api/v1/token") })
+        #expect(token.body && !token.authorization, "a public client: the code and verifier in the body, no credential header")
+    }
+
+    @Test func anUnknownClientIsRefusedWithoutAToken() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        // The authorization endpoint answers 400 (no redirect), so the browser never comes back.
+        var unknown = try login(running, clientID: "nobody")
+        unknown.timeout = .seconds(2)
+        await #expect(throws: OAuth2Error.self) { _ = try await unknown.login(user: nil, openBrowser: Self.browser) }
+        #expect(!running.simulator.journal.entries.contains { $0.path.hasSuffix("/api/v1/token") })
+    }
+
+    @Test func aForgedRedirectWithAnotherStateIsIgnored() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let forged: @Sendable (String) async -> Void = { url in
+            // An attacker's page sends the browser to the loopback with its own code and state.
+            let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
+            _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "5", redirect + "?code=attacker-code&state=attacker-state"])
+        }
+        do {
+            _ = try await login(running).login(user: nil, openBrowser: forged)
+            Issue.record("a forged response was accepted")
+        } catch let error as OAuth2Error {
+            #expect(error.code == .stateMismatch)
+        }
+        #expect(!running.simulator.journal.entries.contains { $0.path.hasSuffix("/api/v1/token") }, "the attacker's code was never redeemed")
+    }
+
+    @Test func pkceAndTheLoopbackParser() throws {
+        // The S256 challenge of a known verifier, computed independently with Python's hashlib.
+        #expect(PKCE(verifier: "dBjftJeZ4CVP-mJ92K9JLnHKMh7pRT5ZdyZtRDhhoCgn").challenge == "1Npvoc7QukV2fhIwW5xqy8hJVZSzpiEm5d2GzZ0T-3U")
+        let fresh = PKCE()
+        #expect(fresh.verifier.count == 43 && fresh.verifier != PKCE().verifier)
+        #expect(fresh.verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        let (path, query) = LoopbackRedirectReceiver.split("/callback?code=a%2Fb&state=x+y&error_description=")
+        #expect(path == "/callback" && query == ["code": "a/b", "state": "x y", "error_description": ""])
+        #expect(OAuth2Login.constantTimeEqual("abc", "abc") && !OAuth2Login.constantTimeEqual("abc", "abd") && !OAuth2Login.constantTimeEqual("abc", "ab"))
+    }
+}
