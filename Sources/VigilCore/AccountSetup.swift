@@ -17,7 +17,9 @@ public import VigilStore
 ///    setup starts again there (that server's certificate reviewed in turn, nothing carried over;
 ///    at most ten hops; a downgrade to http is never offered). Any other redirect stops setup;
 /// 5. Basic authentication: the password is asked only now, checked with a `PROPFIND`, and kept
-///    in the keyring; the account (never its secret) goes to the database.
+///    in the keyring; or OAuth2: the browser, a loopback redirect and PKCE, the access token checked
+///    the same way, both tokens kept in the keyring. The account (never a secret) goes to the
+///    database. OpenID Connect is detected but not implemented yet.
 public struct AccountSetup: Sendable {
     public struct Options: Sendable {
         /// `connection.allowed-authentication-methods`; nil allows every detected method.
@@ -30,6 +32,15 @@ public struct AccountSetup: Sendable {
         public var statusPath = "status.php"
         public var paths = AuthenticationDetector.Paths()
         public var timeout: Duration = .seconds(30)
+        /// `authentication-oauth2.oa2-client-id`: needed for OAuth2.
+        public var oauth2ClientID: String?
+        /// `authentication-oauth2.oa2-authorization-endpoint` and `oa2-token-endpoint`, relative to the server.
+        public var oauth2AuthorizationPath = "index.php/apps/oauth2/authorize"
+        public var oauth2TokenPath = "index.php/apps/oauth2/api/v1/token"
+        /// `authentication-oauth2.oa2-redirect-port`; 0 picks a free one.
+        public var oauth2RedirectPort = 0
+        /// How long the user has to finish in the browser.
+        public var browserTimeout: Duration = .seconds(300)
         public init() {}
     }
 
@@ -110,17 +121,19 @@ public struct AccountSetup: Sendable {
             await interaction.progress("Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", ")).")
             let chosen = try Self.choose(ranked: ranked, forced: options.method)
 
+            if chosen == .oauth2 {
+                return try await oauth2(base: base, user: user, client: client, interaction: interaction)
+            }
             // 5. Basic: the password only now, checked before it is stored.
             guard chosen == .basicAuth else {
                 throw AccountSetupError(.unsupportedMethod, "The method picked, \(chosen.rawValue), is not implemented yet"
-                                        + (ranked.contains(.basicAuth) ? "; the server also offers Basic authentication (choose it with the method option)." : "."))
+                                        + (ranked.contains(where: { $0 != chosen }) ? "; choose another one the server offers with the method option." : "."))
             }
             guard let password = await interaction.password(user: user, server: base), !password.isEmpty else {
                 throw AccountSetupError(.noPassword, "No password was given.")
             }
             let credentials = password.withValue { Data("\(user):\($0)".utf8).base64EncodedString() }
-            let userPath = user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? user
-            let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(userPath)/",
+            let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
                                                           headers: [(name: "Authorization", value: "Basic \(credentials)"), (name: "Depth", value: "0")]))
             try Self.stopOnRedirect(check.redirect)
             switch check.status {
@@ -142,6 +155,49 @@ public struct AccountSetup: Sendable {
         } catch let error as HTTPError where error.code == .untrustedCertificate {
             throw AccountSetupError(.certificateRejected, "\(endpoint) presented a certificate other than the one reviewed; nothing was sent. \(error.reason)")
         }
+    }
+
+    /// OAuth2 through the browser (``VigilAuth/OAuth2Login``); the access token is checked on the
+    /// user's WebDAV folder, then both tokens go to the keyring.
+    func oauth2(base: String, user: String, client: HTTPClient, interaction: any AccountSetupInteraction) async throws -> Account {
+        guard let clientID = options.oauth2ClientID, !clientID.isEmpty else {
+            throw AccountSetupError(.configuration, "OAuth2 needs a client id registered on the server: set authentication-oauth2.oa2-client-id.")
+        }
+        var login = OAuth2Login(client: client, authorizationEndpoint: "\(base)/\(options.oauth2AuthorizationPath)",
+                                tokenEndpoint: "\(base)/\(options.oauth2TokenPath)", clientID: clientID)
+        login.timeout = options.browserTimeout
+        login.redirectPort = options.oauth2RedirectPort
+        await interaction.progress("Log in as \(user) in the browser; Vigil waits for it on a loopback address.")
+        let tokens: OAuth2Tokens
+        do {
+            tokens = try await login.login(user: user) { url in await interaction.openBrowser(url) }
+        } catch let error as OAuth2Error {
+            throw AccountSetupError(error.code == .timeout ? .noPassword : .wrongCredentials, error.reason)
+        }
+        let bearer = tokens.accessToken.withValue { "Bearer \($0)" }
+        let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
+                                                      headers: [(name: "Authorization", value: bearer), (name: "Depth", value: "0")]))
+        try Self.stopOnRedirect(check.redirect)
+        guard check.status == 207 else {
+            throw AccountSetupError(.wrongCredentials, "The token from the browser login does not open \(user)'s files on \(base) (HTTP \(check.status)): was another user logged in?")
+        }
+        let account = Account(server: base, user: user, method: AuthenticationMethodIdentifier.oauth2.rawValue)
+        try accounts.add(account)
+        do {
+            try secrets.store(tokens.accessToken, for: SecretKey(account: account.secretAccount, kind: .accessToken))
+            if let refresh = tokens.refreshToken { try secrets.store(refresh, for: SecretKey(account: account.secretAccount, kind: .refreshToken)) }
+        } catch {
+            _ = try? accounts.remove(id: account.id)
+            for kind in [SecretKey.Kind.accessToken, .refreshToken] { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+            throw error
+        }
+        logger.privacy.notice("Added an OAuth2 account on \(base)", metadata: ["tags": "setup"])
+        return account
+    }
+
+    /// A user name as one path segment.
+    static func pathComponent(_ user: String) -> String {
+        user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? user
     }
 
     /// Most redirects of status.php followed (each approved by the user).

@@ -20,6 +20,8 @@ public struct AccountSetupError: Error, Sendable, CustomStringConvertible {
         case wrongCredentials = "wrong-credentials"
         /// The user already has an account on this server.
         case duplicate
+        /// A setting the chosen method needs is missing (an OAuth2 client id, say).
+        case configuration
     }
 
     public var code: Code

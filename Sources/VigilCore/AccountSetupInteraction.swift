@@ -16,6 +16,8 @@ public protocol AccountSetupInteraction: Sendable {
     /// The password, asked only once the certificate is trusted or approved and the server is a
     /// cloud server offering Basic authentication.
     func password(user: String, server: String) async -> Secret?
+    /// Opens the authorization URL in the user's browser (OAuth2); returns once it is opened.
+    func openBrowser(_ url: String) async
     /// A step done, in words.
     func progress(_ message: String) async
 }

@@ -26,9 +26,10 @@ extension Vigil {
                     The server's certificate chain and verdict are shown before anything is sent. An untrusted
                     certificate must be approved: interactively, or with --approve-certificate and the fingerprint
                     obtained through another channel. Redirects are reported, never followed. The password (Basic
-                    authentication; OAuth2 and OpenID Connect are not implemented yet) is asked last, checked, and
-                    kept in the keyring. Exit codes: 0 added; 1 refused (certificate not approved, redirect, wrong
-                    credentials, no password); 2 error; 64 usage.
+                    authentication) is asked last, checked, and kept in the keyring; OAuth2 opens the browser,
+                    takes the answer on a loopback address (PKCE) and keeps the tokens in the keyring (OpenID
+                    Connect is not implemented yet). Exit codes: 0 added; 1 refused (certificate not approved, redirect, wrong
+                    credentials, no password); 2 error; 64 usage; 78 a setting the method needs is missing.
                     """
             )
             @Argument(help: "The server, https://HOST[:PORT][/PATH].") var url: String
@@ -37,6 +38,7 @@ extension Vigil {
             @Option(help: "Approve an untrusted certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
             @Option(help: "Approve a redirect of status.php to this exact URL (repeatable).") var acceptRedirect: [String] = []
             @Option(help: "Use this method: basic, oauth2 or openid-connect (or its full identifier).") var method: String?
+            @Option(help: "Open the OAuth2 login with this command (words split on spaces; the URL is added last) instead of xdg-open.") var browser: String?
             @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
             @OptionGroup var store: Certificates.StoreOptions
@@ -74,17 +76,23 @@ extension Vigil {
                 options.paths.webDAV = settings.string("connection.endpoint-webdav") ?? options.paths.webDAV
                 options.paths.wellKnown = settings.string("connection.well-known") ?? options.paths.wellKnown
                 options.timeout = .milliseconds(Int64(timeout * 1000))
+                options.oauth2ClientID = settings.string("authentication-oauth2.oa2-client-id")
+                options.oauth2AuthorizationPath = settings.string("authentication-oauth2.oa2-authorization-endpoint") ?? options.oauth2AuthorizationPath
+                options.oauth2TokenPath = settings.string("authentication-oauth2.oa2-token-endpoint") ?? options.oauth2TokenPath
+                options.oauth2RedirectPort = settings.integer("authentication-oauth2.oa2-redirect-port") ?? 0
                 do {
                     let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
                     let setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                              secrets: KeyringSecretStore(), options: options, logger: logger)
                     let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized),
-                                                          acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin)
+                                                          acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
+                                                          browser: browser.map { $0.split(separator: " ").map(String.init) })
                     let account = try await setup.add(server: url, user: user, interaction: interaction)
                     print("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); the password is in the keyring")
                 } catch let error as AccountSetupError {
                     let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword]
-                    ExitStatus.fail(error.reason, status: refused.contains(error.code) ? ExitStatus.untrusted : ExitStatus.error)
+                    let status = refused.contains(error.code) ? ExitStatus.untrusted : error.code == .configuration ? ExitStatus.configuration : ExitStatus.error
+                    ExitStatus.fail(error.reason, status: status)
                 } catch let error as HTTPError {
                     ExitStatus.fail(error.reason)
                 } catch let error as StoreError {
@@ -132,9 +140,13 @@ extension Vigil {
                 _ = CommandContext.start(logOptions)
                 do {
                     let account = try Accounts(database: store.open()).remove(id: id)
-                    let key = try SecretKey(account: account.secretAccount, kind: .password)
-                    let removed = try KeyringSecretStore().remove(key)
-                    print("removed account \(account.id): \(account.user) on \(account.server)" + (removed ? "; its password was removed from the keyring" : "; no password was in the keyring"))
+                    var removed: [String] = []
+                    for kind in [SecretKey.Kind.password, .accessToken, .refreshToken, .clientSecret]
+                    where try KeyringSecretStore().remove(SecretKey(account: account.secretAccount, kind: kind)) {
+                        removed.append(kind.rawValue)
+                    }
+                    print("removed account \(account.id): \(account.user) on \(account.server)"
+                          + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))"))
                 } catch let error as StoreError {
                     ExitStatus.fail(error.reason)
                 } catch let error as SecretStoreError {
@@ -150,6 +162,8 @@ struct TerminalInteraction: AccountSetupInteraction {
     let approvedFingerprint: String?
     let acceptedRedirects: Set<String>
     let passwordFromStandardInput: Bool
+    /// A command (and its arguments) that opens a URL; nil: xdg-open when there is a display.
+    let browser: [String]?
 
     var interactive: Bool { !passwordFromStandardInput && isatty(STDIN_FILENO) == 1 }
 
@@ -197,6 +211,24 @@ struct TerminalInteraction: AccountSetupInteraction {
         }
         guard interactive, let typed = getpass("Password for \(user) on \(server): ") else { return nil }
         return Secret(String(cString: typed))
+    }
+
+    func openBrowser(_ url: String) async {
+        print("Log in here if no browser opens: \(url)")
+        fflush(nil)
+        let environment = ProcessInfo.processInfo.environment
+        let command = browser ?? ((environment["DISPLAY"] ?? environment["WAYLAND_DISPLAY"]) != nil ? ["xdg-open"] : nil)
+        guard let command, let program = command.first else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program] + command.dropFirst() + [url]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            print("Could not start \(program): open the URL above yourself.")
+        }
     }
 
     func progress(_ message: String) async {

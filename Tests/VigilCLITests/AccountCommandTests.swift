@@ -36,7 +36,7 @@ struct AccountCommandTests {
 
         let id = try #require(accounts.first?["id"] as? String)
         let removed = try await vigil(["account", "remove", id])
-        #expect(removed.status == 0 && removed.standardOutput.contains("its password was removed from the keyring"), "\(removed.standardOutput)\(removed.standardError)")
+        #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: password"), "\(removed.standardOutput)\(removed.standardError)")
         #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
     }
 
@@ -62,6 +62,22 @@ struct AccountCommandTests {
         let accounts = try await vigil(["account", "list", "--json"]).standardOutput
         let id = try #require((try JSONSerialization.jsonObject(with: Data(accounts.utf8)) as? [[String: Any]])?.first?["id"] as? String)
         #expect(try await vigil(["account", "remove", id]).status == 0)
+    }
+
+    @Test func oauth2WithABrowserCommand() async throws {
+        let running = try await RunningSimulator("bearer-only")
+        defer { Task { await running.stop() } }
+        let command = ["account", "add", running.url(path: ""), "--user", "alice", "--method", "oauth2", "--ca-file", TestPaths.caBundle,
+                       "--browser", "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "--database", database]
+        let unconfigured = try await CommandRunner.vigilDetached(command)
+        #expect(unconfigured.status == 78 && unconfigured.standardError.contains("oa2-client-id"), "\(unconfigured.standardError)")
+        let added = try await CommandRunner.vigilDetached(command, environment: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_ID": OIDCProvider.staticClientID])
+        #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+        #expect(added.standardOutput.contains("(com.owncloud.oauth2)"))
+        #expect(!running.simulator.journal.entries.dropLast().contains { $0.authorization }, "only the final check carries the token")
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(try await vigil(["account", "list", "--json"]).standardOutput.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+        let removed = try await vigil(["account", "remove", id])
+        #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: access-token, refresh-token"), "\(removed.standardOutput)")
     }
 
     @Test func wrongCredentialsAndBadFlags() async throws {

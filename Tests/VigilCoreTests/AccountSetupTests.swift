@@ -30,6 +30,11 @@ final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `as
     func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool { note("approve?"); return approves }
     func approveRedirect(_ redirect: Redirect, from: String) async -> Bool { note("redirect?"); return approvesRedirects }
     func password(user: String, server: String) async -> Secret? { note("password?"); return password.map(Secret.init) }
+    /// The browser stand-in: curl follows the authorization redirect to the loopback listener.
+    func openBrowser(_ url: String) async {
+        note("browser")
+        _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "-L", "--max-time", "10", "--cacert", TestPaths.caBundle, url])
+    }
     func progress(_ message: String) async {}
 }
 
@@ -169,6 +174,26 @@ struct AccountSetupTests {
         defer { Task { await basic.stop() } }
         await expectFailure(.noUsableMethod) { try await setup { $0.allowedMethods = [.oauth2] }.add(server: basic.url(path: ""), user: "alice", interaction: user) }
         #expect(basic.simulator.journal.entries.allSatisfy { !$0.authorization })
+    }
+
+    @Test func oauth2ThroughTheBrowserKeepsBothTokensInTheKeyring() async throws {
+        let running = try await RunningSimulator("bearer-only")
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser()
+        let configured = try setup { $0.method = .oauth2; $0.oauth2ClientID = OIDCProvider.staticClientID; $0.browserTimeout = .seconds(20) }
+        let account = try await configured.add(server: running.url(path: ""), user: "alice", interaction: user)
+        let access = try SecretKey(account: account.secretAccount, kind: .accessToken)
+        let refresh = try SecretKey(account: account.secretAccount, kind: .refreshToken)
+        defer { _ = try? keyring.remove(access); _ = try? keyring.remove(refresh) }
+        #expect(account.method == "com.owncloud.oauth2")
+        #expect(user.asked == ["review: trusted", "browser"], "no password is asked for OAuth2")
+        #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
+        let authorized = running.simulator.journal.entries.filter(\.authorization)
+        #expect(authorized.count == 1 && authorized.first?.method == "PROPFIND", "only the check carries the token")
+
+        await expectFailure(.configuration) {
+            try await setup { $0.method = .oauth2 }.add(server: running.url(path: ""), user: "bob", interaction: ScriptedUser())
+        }
     }
 
     @Test func maintenanceAndPlainHTTP() async throws {
