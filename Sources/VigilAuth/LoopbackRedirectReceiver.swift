@@ -52,8 +52,6 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
             let client = accept(fd, nil, nil)
             guard client >= 0 else { continue }
             defer { close(client) }
-            var timeoutValue = timeval(tv_sec: 5, tv_usec: 0)
-            _ = setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeoutValue, socklen_t(MemoryLayout<timeval>.size))
             guard let target = Self.requestTarget(client) else { continue }
             let (requestPath, query) = Self.split(target)
             guard requestPath == path, query["code"] != nil || query["error"] != nil else {
@@ -71,6 +69,9 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1024)
         while bytes.count < 8192, !bytes.contains(0x0A) {
+            // A peer that connects and says nothing is dropped after 5 seconds.
+            var ready = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 5000) > 0 else { break }
             let count = read(client, &buffer, buffer.count)
             if count <= 0 { break }
             bytes.append(contentsOf: buffer[0..<count])

@@ -54,8 +54,15 @@ struct SimulatorCommandTests {
 
     /// A fixed port: every HTTPS host on it, plain HTTP on the next one.
     @Test func aFixedPortServesEveryHostAndPlainHTTPOnTheNext() throws {
-        let port = closedLoopbackPort()
-        let (process, text) = try serve(["--scenario", "valid", "--port", String(port)])
+        // A free port can be taken by a parallel test before serve binds it (N or N+1): try a few.
+        var port = 0
+        var started: (process: Process, text: String)?
+        for _ in 0..<5 where started == nil {
+            port = closedLoopbackPort()
+            let attempt = try serve(["--scenario", "valid", "--port", String(port)])
+            if attempt.text.contains("journal:") { started = attempt } else { attempt.process.waitUntilExit() }
+        }
+        let (process, text) = try #require(started, "serve never started on a free port")
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         for host in 1...3 { #expect(text.contains("host \(host)  https://127.0.0.\(host):\(port)"), "\(text)") }
         #expect(text.contains("http://127.0.0.1:\(port + 1)"), "\(text)")
