@@ -86,7 +86,7 @@ public struct AccountSetup: Sendable {
             do {
                 status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"))
             } catch let error as HTTPError where error.code == .untrustedCertificate {
-                throw AccountSetupError(.certificateRejected, "\(endpoint) presented a certificate other than the one reviewed; nothing was sent. \(error.reason)")
+                throw Self.certificateChanged(at: endpoint, error)
             }
             guard let redirect = status.redirect else {
                 try Self.checkStatus(status, base: base)
@@ -153,7 +153,7 @@ public struct AccountSetup: Sendable {
             logger.privacy.notice("Added an account on \(base)", metadata: ["tags": "setup"])
             return account
         } catch let error as HTTPError where error.code == .untrustedCertificate {
-            throw AccountSetupError(.certificateRejected, "\(endpoint) presented a certificate other than the one reviewed; nothing was sent. \(error.reason)")
+            throw Self.certificateChanged(at: endpoint, error)
         }
     }
 
@@ -198,6 +198,11 @@ public struct AccountSetup: Sendable {
     /// A user name as one path segment.
     static func pathComponent(_ user: String) -> String {
         user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? user
+    }
+
+    /// The policy refused a chain after the review: the server's certificate changed meanwhile.
+    static func certificateChanged(at endpoint: Endpoint, _ error: HTTPError) -> AccountSetupError {
+        AccountSetupError(.certificateRejected, "\(endpoint) presented a certificate other than the one reviewed; nothing was sent. \(error.reason)")
     }
 
     /// Most redirects of status.php followed (each approved by the user).

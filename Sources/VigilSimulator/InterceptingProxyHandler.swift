@@ -32,7 +32,7 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
         let forwarded: HTTPClientRequestPart
         switch part {
         case .head(let head):
-            let path = head.uri.firstIndex(of: "?").map { String(head.uri[..<$0]) } ?? head.uri
+            let path = SimulatedRequest.path(of: head.uri)
             let announcesBody = head.headers.contains(name: "transfer-encoding") || (head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
             seen.append(JournalEntry(time: "", host: address, method: head.method.rawValue, path: path, status: 0,
                                      authorization: head.headers.contains(name: "authorization"), cookie: head.headers.contains(name: "cookie"),

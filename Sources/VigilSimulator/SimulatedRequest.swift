@@ -24,7 +24,10 @@ public struct SimulatedRequest: Sendable {
         self.host = host
     }
 
-    var path: String { target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target }
+    var path: String { Self.path(of: target) }
+
+    /// The path of a request target: up to the query.
+    static func path(of target: String) -> String { target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target }
     var query: [String: String] {
         guard let mark = target.firstIndex(of: "?") else { return [:] }
         return OIDCProvider.form(String(target[target.index(after: mark)...]))
