@@ -116,7 +116,7 @@ extension Vigil {
                 do {
                     let accounts = try Accounts(database: store.open()).list()
                     if json {
-                        print(try Certificates.json(accounts))
+                        print(try JSONOutput.text(accounts))
                     } else if accounts.isEmpty {
                         print("no accounts")
                     } else {
@@ -185,9 +185,7 @@ struct TerminalInteraction: AccountSetupInteraction {
             print("Not approved. Check the fingerprint \(leaf.sha256Fingerprint) with the server's admin, then pass it with --approve-certificate.")
             return false
         }
-        print("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first. [y/N] ", terminator: "")
-        fflush(nil)
-        return readLine()?.lowercased().hasPrefix("y") == true
+        return confirm("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first.")
     }
 
     func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
@@ -197,7 +195,12 @@ struct TerminalInteraction: AccountSetupInteraction {
             print("Not followed. If this move is expected, pass --accept-redirect \(redirect.location)")
             return false
         }
-        print("Follow it and review that server? [y/N] ", terminator: "")
+        return confirm("Follow it and review that server?")
+    }
+
+    /// Asks a yes/no question at the terminal; anything but yes is no.
+    func confirm(_ question: String) -> Bool {
+        print(question + " [y/N] ", terminator: "")
         fflush(nil)
         return readLine()?.lowercased().hasPrefix("y") == true
     }

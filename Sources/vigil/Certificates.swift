@@ -94,7 +94,7 @@ extension Vigil {
                 do {
                     let approvals = try CertificateApprovals(database: store.open()).list(includingRevoked: all)
                     if json {
-                        print(try Certificates.json(approvals))
+                        print(try JSONOutput.text(approvals))
                     } else if approvals.isEmpty {
                         print("no approved certificates")
                     } else {
@@ -139,7 +139,7 @@ extension Vigil {
                 do {
                     let events = try store.open().auditTrail()
                     if json {
-                        print(try Certificates.json(events))
+                        print(try JSONOutput.text(events))
                     } else {
                         for event in events { print("\(Certificates.time(event.time))  \(event.kind.rawValue)  \(event.target)  \(event.detail)") }
                     }
@@ -150,12 +150,5 @@ extension Vigil {
         }
 
         static func time(_ date: Date) -> String { date.formatted(.iso8601) }
-
-        static func json(_ value: some Encodable) throws -> String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
-        }
     }
 }

@@ -46,9 +46,7 @@ extension Vigil.Config {
                     else { object["value"] = entry.value?.json ?? .null }
                     return .object(object)
                 }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(JSONValue.array(items)), as: UTF8.self))
+                print(try JSONOutput.text(JSONValue.array(items)))
                 return
             }
             let width = SettingsCatalog.all.map(\.key.count).max() ?? 40

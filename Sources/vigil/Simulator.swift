@@ -46,9 +46,7 @@ extension Vigil.Simulator {
                 if markdown {
                     print(ScenarioDocumentation.markdown(library), terminator: "")
                 } else if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                    print(String(decoding: try encoder.encode(library.scenarios), as: UTF8.self))
+                    print(try JSONOutput.text(library.scenarios))
                 } else {
                     let width = library.scenarios.map(\.name.count).max() ?? 20
                     for scenario in library.scenarios {

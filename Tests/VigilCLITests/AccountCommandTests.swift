@@ -5,7 +5,7 @@ import VigilTestSupport
 
 /// `vigil account` against the simulator, with a real keyring (`make test`) and database file.
 @Suite("vigil account", .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"] != nil, "needs a Secret Service: run `make test`"))
+       .enabled(if: TestPaths.keyringDirectory != nil, "needs a Secret Service: run `make test`"))
 struct AccountCommandTests {
     let database: String
 

@@ -39,7 +39,7 @@ final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `as
 }
 
 enum Keyring {
-    static let available = ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"] != nil
+    static let available = TestPaths.keyringDirectory != nil
 }
 
 /// Account setup against the simulator over real TLS, with a real SQLite file and the real keyring.

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import VigilSecrets
+import VigilTestSupport
 
 /// The keyring tests need a real Secret Service: `make test` runs them inside
 /// `dbus-run-session -- scripts/keyring-session.sh`, which sets KEYRING_SESSION_DIR.
 enum Keyring {
-    static let directory = ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"]
+    static let directory = TestPaths.keyringDirectory
     static let available = directory != nil
     /// A key no other test run uses.
     static func key(_ kind: SecretKey.Kind = .password, account: String = "alice@cloud-\(UUID().uuidString).test") throws -> SecretKey {

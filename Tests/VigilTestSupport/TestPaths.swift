@@ -20,6 +20,10 @@ public enum TestPaths {
     /// The CA bundle that trusts the test root.
     public static var caBundle: String { testcert("ca-bundle.pem") }
 
+    /// Where the private keyring's files are, when the tests run inside
+    /// `dbus-run-session -- scripts/keyring-session.sh` (as `make test` runs them); nil otherwise.
+    public static var keyringDirectory: String? { ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"] }
+
     /// The `vigil` binary built next to the test bundle (or `VIGIL_BINARY`).
     public static var vigilBinary: String {
         if let path = ProcessInfo.processInfo.environment["VIGIL_BINARY"] { return path }
