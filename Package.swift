@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "VigilStore", targets: ["VigilStore"]),
         .library(name: "VigilCore", targets: ["VigilCore"]),
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
+        .library(name: "VigilSuite", targets: ["VigilSuite"]),
         .executable(name: "vigil", targets: ["vigil"]),
     ],
     dependencies: [
@@ -78,7 +79,7 @@ let package = Package(
         // The account-setup flow: certificate review, status, detection, ranking, Basic login.
         .target(
             name: "VigilCore",
-            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging",
+            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
@@ -123,6 +124,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `vigil simulate`: the client (VigilCore's account setup) held to every simulator scenario.
+        // The one module that sees both sides; the simulator itself still imports no client code.
+        .target(
+            name: "VigilSuite",
+            dependencies: ["VigilCore", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
+                           "VigilSettings", "VigilLogging", "VigilAuth", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "vigil",
             dependencies: [
@@ -135,6 +144,7 @@ let package = Package(
                 "VigilSettings",
                 "VigilLogging",
                 "VigilSimulator",
+                "VigilSuite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -198,6 +208,12 @@ let package = Package(
         .testTarget(
             name: "VigilHTTPTests",
             dependencies: ["VigilHTTP", "VigilCertificates", "VigilTestSupport", "VigilSimulator"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VigilSuiteTests",
+            dependencies: ["VigilSuite", "VigilSimulator", "VigilCore", "VigilSecrets", "VigilStore", "VigilSettings", "VigilTestSupport",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -61,7 +61,7 @@ public enum SettingsCatalog {
         // Host simulator
         .init("host-simulator.bind", .string, default: .string("127.0.0.1"), "Address the simulator binds; only 127.0.0.0/8 and ::1 are accepted."),
         .init("host-simulator.port", .integer(0...65_535), default: .integer(0), "Port of the simulator's HTTPS hosts (plain HTTP takes the next one); 0 picks free ports."),
-        .init("host-simulator.fixtures", .string, default: .string("mitm-fixtures"), "Directory of scenario fixtures."),
+        .init("host-simulator.fixtures", .string, default: nil, "Directory of scenario fixtures; unset: the fixtures installed with Vigil (or of the source tree it was built from)."),
         .init("host-simulator.scenario", .string, default: .string("valid"), "The scenario played when none is named."),
         // Locks (managed file only)
         .init("user-settings.allow", .stringList, default: nil,

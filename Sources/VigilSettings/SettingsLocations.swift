@@ -14,7 +14,7 @@ public struct SettingsLocations: Sendable, Hashable {
     public static let managedFileVariable = "VIGIL_MANAGED_CONFIG"
 
     /// Variables starting with `VIGIL_` that are not settings.
-    public static let controlVariables: Set<String> = [managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR"]
+    public static let controlVariables: Set<String> = [managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR", "VIGIL_DATA_DIR"]
 
     public init(environment: [String: String]) {
         let configHome: String

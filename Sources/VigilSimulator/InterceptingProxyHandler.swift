@@ -36,7 +36,8 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
             let announcesBody = head.headers.contains(name: "transfer-encoding") || (head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
             seen.append(JournalEntry(time: "", host: address, method: head.method.rawValue, path: path, status: 0,
                                      authorization: head.headers.contains(name: "authorization"), cookie: head.headers.contains(name: "cookie"),
-                                     body: announcesBody, mitm: true))
+                                     body: announcesBody, mitm: true, scheme: "https",
+                                     credential: head.headers.contains(name: "authorization") || head.headers.contains(name: "cookie") || announcesBody))
             forwarded = .head(head)
         case .body(let bytes):
             forwarded = .body(.byteBuffer(bytes))

@@ -12,8 +12,15 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var body: Bool
     /// Present (true) on what a man in the middle saw before forwarding to the genuine server.
     public var mitm: Bool?
+    /// `https` or `http` (absent in journals written before it was recorded: https).
+    public var scheme: String?
+    /// The request carried a credential: an Authorization header, a cookie, or a form with a
+    /// password, an authorization code, a PKCE verifier, a refresh token or a client secret (a man
+    /// in the middle counts any body). Absent: false.
+    public var credential: Bool?
 
-    public init(time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool, mitm: Bool? = nil) {
+    public init(time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool,
+                mitm: Bool? = nil, scheme: String? = nil, credential: Bool? = nil) {
         self.time = time
         self.host = host
         self.method = method
@@ -23,7 +30,12 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         self.cookie = cookie
         self.body = body
         self.mitm = mitm
+        self.scheme = scheme
+        self.credential = credential
     }
+
+    /// Whether the request carried a credential (see ``credential``).
+    public var carriesCredential: Bool { credential ?? (authorization || cookie) }
 }
 
 /// The simulator's journal: JSON lines, one request each, in a file when given and the most
@@ -97,9 +109,13 @@ extension JournalEntry {
             }
             return out + "\""
         }
-        var line = "{\"authorization\":\(authorization),\"body\":\(body),\"cookie\":\(cookie),\"host\":\(quoted(host)),\"method\":\(quoted(method))"
+        var line = "{\"authorization\":\(authorization),\"body\":\(body),\"cookie\":\(cookie)"
+        if let credential { line += ",\"credential\":\(credential)" }
+        line += ",\"host\":\(quoted(host)),\"method\":\(quoted(method))"
         if mitm == true { line += ",\"mitm\":true" }
-        line += ",\"path\":\(quoted(path)),\"status\":\(status),\"time\":\(quoted(time))}\n"
+        line += ",\"path\":\(quoted(path))"
+        if let scheme { line += ",\"scheme\":\(quoted(scheme))" }
+        line += ",\"status\":\(status),\"time\":\(quoted(time))}\n"
         return line
     }
 }

@@ -39,6 +39,9 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
     private var codes: [String: Grant] = [:]
     private var refreshTokens: [String: (user: String, client: String, scope: String, used: Bool)] = [:]
     private var accessTokens: Set<String> = []
+    /// Every code, token and verifier this provider issued or received, for `vigil simulate`'s
+    /// secret scans (nothing here is ever written anywhere).
+    private var seenSecrets: [PlantedSecret] = []
 
     init(faults: Faults?, users: [String: String], clock: any SimulatorClock) {
         self.faults = faults ?? Faults()
@@ -121,6 +124,7 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         let user = query["login_hint"].flatMap { users[$0] != nil ? $0 : nil } ?? users.keys.sorted().first ?? "alice"
         let code = Self.random(24)
         lock.lock()
+        seenSecrets.append(PlantedSecret(what: "an authorization code", value: code))
         codes[code] = Grant(user: user, client: client, redirect: redirect, challenge: challenge, nonce: query["nonce"], scope: query["scope"] ?? "openid")
         lock.unlock()
         var location = redirect + (redirect.contains("?") ? "&" : "?") + "code=\(code)"
@@ -132,6 +136,7 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         switch form["grant_type"] {
         case "authorization_code":
             guard let code = form["code"] else { return error(400, "invalid_request", "code is required") }
+            if let verifier = form["code_verifier"], verifier.count >= 16 { lock.lock(); seenSecrets.append(PlantedSecret(what: "a PKCE verifier", value: verifier)); lock.unlock() }
             lock.lock()
             let grant = codes.removeValue(forKey: code)  // single use
             lock.unlock()
@@ -156,6 +161,12 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         default:
             return error(400, "unsupported_grant_type", "authorization_code or refresh_token")
         }
+    }
+
+    /// Codes, tokens and PKCE verifiers issued or received so far.
+    public func issuedSecrets() -> [PlantedSecret] {
+        lock.lock(); defer { lock.unlock() }
+        return seenSecrets
     }
 
     /// The user of a valid access token (a JWT this provider signed and issued, not expired).
@@ -187,6 +198,7 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         lock.lock()
         accessTokens.insert(access)
         refreshTokens[refresh] = (user, client, scope, false)
+        seenSecrets += [PlantedSecret(what: "an access token", value: access), PlantedSecret(what: "a refresh token", value: refresh), PlantedSecret(what: "an id_token", value: idToken)]
         lock.unlock()
         return SimulatedResponse(200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: json([
             "access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh,

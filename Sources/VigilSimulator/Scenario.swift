@@ -84,6 +84,8 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var mitm: Bool?
     /// Test users and passwords; the defaults (``Scenario/defaultUsers``) when absent.
     public var users: [String: String]?
+    /// How `vigil simulate` plays the user (decisions, start URL, settings); defaults when absent.
+    public var client: ScenarioClient?
 
     /// alice and bob, with public test passwords.
     public static let defaultUsers = ["alice": "alice-test-password", "bob": "bob-test-password"]
@@ -134,6 +136,17 @@ extension Scenario {
         for address in (certificates ?? [:]).keys where !SimulatorAddress.isLoopback(address) {
             throw fail("certificates", "names \(address), which is not a loopback address")
         }
+        if let client {
+            if let start = client.start, !(start.hasPrefix("{https:") || start.hasPrefix("{http:")) {
+                throw fail("client.start", "must start with {https:N} or {http:N}")
+            }
+            if !(client.approve ?? []).isEmpty, client.then == nil {
+                throw fail("client.then", "is required with client.approve: the outcome the client must reach after the approvals")
+            }
+            if let user = client.user, effectiveUsers[user] == nil {
+                throw fail("client.user", "names \(user), who is not one of the scenario's users")
+            }
+        }
         switch behaviour.kind {
         case .redirect:
             guard let status = behaviour.status, [301, 302, 303, 307, 308].contains(status) else { throw fail("behaviour.status", "must be 301, 302, 303, 307 or 308") }
@@ -164,7 +177,8 @@ extension Scenario {
 
     static func allowedValues(for field: String?) -> String {
         switch field {
-        case "outcome": return "; allowed: " + Outcome.allCases.map(\.rawValue).joined(separator: ", ")
+        case "outcome", "then": return "; allowed: " + Outcome.allCases.map(\.rawValue).joined(separator: ", ")
+        case "approve": return "; allowed: " + ScenarioClient.Question.allCases.map(\.rawValue).joined(separator: ", ")
         case "kind": return "; allowed: " + Behaviour.Kind.allCases.map(\.rawValue).joined(separator: ", ")
         default: return ""
         }

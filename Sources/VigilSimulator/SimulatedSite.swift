@@ -1,3 +1,4 @@
+import Foundation
 import NIOHTTP1
 
 /// One simulated host as a listener serves it: turns NIO's request into a ``SimulatedRequest``,
@@ -25,8 +26,23 @@ struct SimulatedSite: Sendable {
         let answer = responder.respond(to: request)
         journal.record(JournalEntry(
             time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: answer.status,
-            authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody
+            authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody,
+            scheme: scheme, credential: Self.carriesCredential(request)
         ))
         return answer
+    }
+
+    /// Form fields that are credentials when a client sends them.
+    static let credentialFields = ["password", "code", "code_verifier", "refresh_token", "client_secret"]
+
+    /// An Authorization header, a cookie, or a credential field in the body or the query.
+    static func carriesCredential(_ request: SimulatedRequest) -> Bool {
+        if request.headers["authorization"] != nil || request.headers["cookie"] != nil { return true }
+        let query = request.query
+        if credentialFields.contains(where: { query[$0] != nil }) { return true }
+        guard request.hasBody, let text = String(bytes: request.body, encoding: .utf8) else { return request.hasBody && request.method == "POST" }
+        let form = OIDCProvider.form(text)
+        if credentialFields.contains(where: { form[$0] != nil }) { return true }
+        return credentialFields.contains { text.contains("\"\($0)\"") }
     }
 }

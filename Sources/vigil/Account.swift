@@ -66,20 +66,9 @@ extension Vigil {
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
                 let database = store.open()
-                var options = AccountSetup.Options()
-                options.allowedMethods = settings.strings("connection.allowed-authentication-methods")?.map(AuthenticationMethodIdentifier.init(rawValue:))
-                if let preferred = settings.strings("connection.preferred-authentication-methods") {
-                    options.preferredMethods = preferred.map(AuthenticationMethodIdentifier.init(rawValue:))
-                }
+                var options = AccountSetup.Options(settings: settings)
                 options.method = method.flatMap(Self.identifier)
-                options.statusPath = settings.string("connection.endpoint-status") ?? options.statusPath
-                options.paths.webDAV = settings.string("connection.endpoint-webdav") ?? options.paths.webDAV
-                options.paths.wellKnown = settings.string("connection.well-known") ?? options.paths.wellKnown
                 options.timeout = .milliseconds(Int64(timeout * 1000))
-                options.oauth2ClientID = settings.string("authentication-oauth2.oa2-client-id")
-                options.oauth2AuthorizationPath = settings.string("authentication-oauth2.oa2-authorization-endpoint") ?? options.oauth2AuthorizationPath
-                options.oauth2TokenPath = settings.string("authentication-oauth2.oa2-token-endpoint") ?? options.oauth2TokenPath
-                options.oauth2RedirectPort = settings.integer("authentication-oauth2.oa2-redirect-port") ?? 0
                 do {
                     let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
                     let setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
@@ -139,12 +128,9 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let account = try Accounts(database: store.open()).remove(id: id)
-                    var removed: [String] = []
-                    for kind in [SecretKey.Kind.password, .accessToken, .refreshToken, .clientSecret]
-                    where try KeyringSecretStore().remove(SecretKey(account: account.secretAccount, kind: kind)) {
-                        removed.append(kind.rawValue)
-                    }
+                    let result = try AccountRemoval(accounts: Accounts(database: store.open()), secrets: KeyringSecretStore()).remove(id: id)
+                    let account = result.account
+                    let removed = result.removedSecrets.map(\.rawValue)
                     print("removed account \(account.id): \(account.user) on \(account.server)"
                           + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))"))
                 } catch let error as StoreError {

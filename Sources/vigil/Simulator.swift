@@ -16,18 +16,20 @@ extension Vigil {
 
 /// Where the fixtures and certificates are.
 struct SimulatorPaths: ParsableArguments {
-    @Option(help: "Directory of scenario fixtures (default: host-simulator.fixtures, mitm-fixtures).")
+    @Option(help: "Directory of scenario fixtures (default: host-simulator.fixtures, else the fixtures installed with Vigil).")
     var fixtures: String?
 
-    @Option(help: "Directory of the test PKI (default: testcerts beside the fixtures directory).")
+    @Option(help: "Directory of the test PKI (default: testcerts beside the fixtures directory, else the one installed with Vigil).")
     var certificates: String?
 
     func fixturesDirectory(_ settingsValue: String?) -> String {
-        fixtures ?? settingsValue ?? "mitm-fixtures"
+        fixtures ?? settingsValue ?? DataLocations.fixtures
     }
 
     func certificatesDirectory(fixtures: String) -> String {
-        certificates ?? (((fixtures as NSString).standardizingPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("testcerts")
+        if let certificates { return certificates }
+        let beside = (((fixtures as NSString).standardizingPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("testcerts")
+        return FileManager.default.fileExists(atPath: (beside as NSString).appendingPathComponent("ca-bundle.pem")) ? beside : DataLocations.testcerts
     }
 }
 

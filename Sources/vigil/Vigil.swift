@@ -7,7 +7,7 @@ struct Vigil: AsyncParsableCommand {
         commandName: "vigil",
         abstract: "Security and certificate inspection for file-sync cloud clients.",
         version: "0.1.0",
-        subcommands: [Inspect.self, AccountCommand.self, Certificates.self, Config.self, Log.self, Simulator.self, Conformance.self]
+        subcommands: [Inspect.self, AccountCommand.self, Certificates.self, Config.self, Log.self, Simulator.self, Simulate.self, Conformance.self]
     )
 
     static func main() async {

@@ -1,0 +1,21 @@
+public import VigilAuth
+public import VigilSettings
+
+extension AccountSetup.Options {
+    /// The options the settings ask for (`connection.*`, `authentication-oauth2.*`): the one mapping
+    /// shared by `vigil account add` and `vigil simulate`, so that both drive the same setup.
+    public init(settings: Settings) {
+        self.init()
+        allowedMethods = settings.strings("connection.allowed-authentication-methods")?.map(AuthenticationMethodIdentifier.init(rawValue:))
+        if let preferred = settings.strings("connection.preferred-authentication-methods") {
+            preferredMethods = preferred.map(AuthenticationMethodIdentifier.init(rawValue:))
+        }
+        statusPath = settings.string("connection.endpoint-status") ?? statusPath
+        paths.webDAV = settings.string("connection.endpoint-webdav") ?? paths.webDAV
+        paths.wellKnown = settings.string("connection.well-known") ?? paths.wellKnown
+        oauth2ClientID = settings.string("authentication-oauth2.oa2-client-id")
+        oauth2AuthorizationPath = settings.string("authentication-oauth2.oa2-authorization-endpoint") ?? oauth2AuthorizationPath
+        oauth2TokenPath = settings.string("authentication-oauth2.oa2-token-endpoint") ?? oauth2TokenPath
+        oauth2RedirectPort = settings.integer("authentication-oauth2.oa2-redirect-port") ?? 0
+    }
+}

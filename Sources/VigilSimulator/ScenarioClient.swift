@@ -1,0 +1,56 @@
+/// What `vigil simulate` does as the user of a scenario, and what it holds the client to beyond
+/// the scenario's outcome. Pure data: the simulator itself never reads it.
+public struct ScenarioClient: Sendable, Hashable, Codable {
+    /// A question account setup may ask the user.
+    public enum Question: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Approve an untrusted certificate (answered with the fingerprint of the certificate the
+        /// host really serves, from testcerts/, as a user who checked it with the admin would).
+        case certificate
+        /// Follow a redirect to another server.
+        case redirect
+    }
+
+    /// A setting value the simulated user has in their settings file.
+    public enum SettingValue: Sendable, Hashable, Codable {
+        case string(String)
+        case integer(Int)
+        case bool(Bool)
+        case strings([String])
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(Bool.self) { self = .bool(value) }
+            else if let value = try? container.decode(Int.self) { self = .integer(value) }
+            else if let value = try? container.decode(String.self) { self = .string(value) }
+            else if let value = try? container.decode([String].self) { self = .strings(value) }
+            else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "a setting is a string, an integer, true or false, or a list of strings") }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .string(let value): try container.encode(value)
+            case .integer(let value): try container.encode(value)
+            case .bool(let value): try container.encode(value)
+            case .strings(let value): try container.encode(value)
+            }
+        }
+    }
+
+    /// The questions the simulated user answers yes; every other question is answered no.
+    public var approve: [Question]?
+    /// With approvals: the outcome the client must reach after them (`login`, `refuse`, ...).
+    public var then: Scenario.Outcome?
+    /// Where account setup starts: a listener template (`{https:1}`, `{http:1}`) and an optional path.
+    public var start: String?
+    /// The user to add (default: the first test user).
+    public var user: String?
+    /// Settings in the simulated user's settings file (the user layer of `vigil config`).
+    public var settings: [String: SettingValue]?
+    /// testcerts cases, besides each host's genuine `valid-<address>`, that credentials may reach
+    /// (a renewal the rules accept, say). A host serving any other certificate is untrusted for
+    /// the credential invariant unless the user approved it.
+    public var acceptedCertificates: [String]?
+
+    public init() {}
+}

@@ -1,0 +1,49 @@
+public import Foundation
+public import VigilSimulator
+
+/// `known-gaps.json` beside the fixtures: per scenario, the outcome Vigil's client does not reach
+/// yet and why. A strict ratchet: a listed scenario that fails only on its outcome is reported as
+/// a known gap; one that passes fails the suite until it leaves the list; an invariant broken is
+/// never covered by it.
+public struct KnownGaps: Sendable, Hashable {
+    public struct Gap: Sendable, Hashable, Codable {
+        /// The outcome not reached yet (the fixture's outcome, or its `client.then`).
+        public var outcome: String
+        /// Why, in words; names the issue that closes it.
+        public var reason: String
+    }
+
+    public var gaps: [String: Gap]
+
+    public init(gaps: [String: Gap] = [:]) { self.gaps = gaps }
+
+    /// Reads the file; a missing file is an empty list. Throws ``SuiteError`` naming the file, the
+    /// scenario and the field for a malformed one, or a gap for a scenario that does not exist.
+    public init(path: String, scenarios: [Scenario]) throws {
+        let file = (path as NSString).lastPathComponent
+        guard FileManager.default.fileExists(atPath: path) else { self.init(); return }
+        guard let data = FileManager.default.contents(atPath: path) else { throw SuiteError(.malformedKnownGaps, "\(file): cannot be read.") }
+        let decoded: [String: Gap]
+        do {
+            decoded = try JSONDecoder().decode([String: Gap].self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw SuiteError(.malformedKnownGaps, "\(file): \(context.codingPath.first?.stringValue ?? "an entry"): field \(key.stringValue) is missing.")
+        } catch {
+            throw SuiteError(.malformedKnownGaps, "\(file): not an object of {\"outcome\", \"reason\"} per scenario (\(error)).")
+        }
+        let byName = Dictionary(scenarios.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for (name, gap) in decoded.sorted(by: { $0.key < $1.key }) {
+            guard let scenario = byName[name] else {
+                throw SuiteError(.malformedKnownGaps, "\(file): \(name) is not a scenario; remove it.")
+            }
+            let expected = scenario.client?.then?.rawValue ?? scenario.outcome.rawValue
+            guard gap.outcome == expected || gap.outcome == scenario.outcome.rawValue else {
+                throw SuiteError(.malformedKnownGaps, "\(file): \(name): field outcome is \(gap.outcome), but the fixture expects \(expected).")
+            }
+            guard !gap.reason.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw SuiteError(.malformedKnownGaps, "\(file): \(name): field reason is empty; say why the outcome is not reached.")
+            }
+        }
+        self.init(gaps: decoded)
+    }
+}

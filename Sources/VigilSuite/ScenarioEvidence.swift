@@ -1,0 +1,45 @@
+public import VigilSimulator
+
+/// What a scenario left behind, gathered by ``ScenarioRunner`` and judged by ``ScenarioJudge``.
+public struct ScenarioEvidence: Sendable {
+    public var result: SuiteClientResult
+    public var questions: [ScriptedUser.Asked]
+    /// `host:port` whose certificate the user approved.
+    public var approvedCertificates: Set<String>
+    public var journal: [JournalEntry]
+    public var listeners: [HostSimulator.Listener]
+    /// Kinds of secret per keyring account of this scenario's servers, right after setup.
+    public var keyringAfterAdd: [String: [String]]
+    /// The same after the account was removed (empty when none was added).
+    public var keyringAfterRemoval: [String: [String]]
+    /// Accounts in the scenario's database at the end (after the removal when one was added).
+    public var accountsLeft: Int
+    /// Approvals in the database at the end.
+    public var approvalsLeft: Int
+    /// Why removing the account failed, if it did.
+    public var removalError: String?
+    /// Log lines (the log file) and messages shown to the user, each with where it is.
+    public var logLines: [(source: String, line: String)]
+    /// Files under the scenario's directories holding a planted secret: file, what.
+    public var filesWithSecrets: [(file: String, what: String)]
+    public var plantedSecrets: [PlantedSecret]
+
+    public init(result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], approvedCertificates: Set<String> = [], journal: [JournalEntry] = [],
+                listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],
+                accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
+                filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = []) {
+        self.result = result
+        self.questions = questions
+        self.approvedCertificates = approvedCertificates
+        self.journal = journal
+        self.listeners = listeners
+        self.keyringAfterAdd = keyringAfterAdd
+        self.keyringAfterRemoval = keyringAfterRemoval
+        self.accountsLeft = accountsLeft
+        self.approvalsLeft = approvalsLeft
+        self.removalError = removalError
+        self.logLines = logLines
+        self.filesWithSecrets = filesWithSecrets
+        self.plantedSecrets = plantedSecrets
+    }
+}

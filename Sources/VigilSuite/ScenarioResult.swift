@@ -1,0 +1,48 @@
+/// One scenario's verdict in the suite.
+public struct ScenarioResult: Sendable, Hashable, Codable {
+    public enum Status: String, Sendable, Hashable, Codable {
+        /// The outcome reached, every invariant held.
+        case passed
+        /// The outcome missed (not a known gap), an invariant broken, or the scenario could not run.
+        case failed
+        /// Listed in known-gaps.json and missed only its outcome.
+        case knownGap = "known-gap"
+        /// Listed in known-gaps.json, yet passed: the list must shrink (fails the suite).
+        case gapClosed = "gap-closed"
+
+        /// Whether the suite may still pass with this result.
+        public var isAcceptable: Bool { self == .passed || self == .knownGap }
+    }
+
+    /// The four invariants, each held or not.
+    public struct Invariants: Sendable, Hashable, Codable {
+        /// No credential at a host whose certificate was neither trusted nor approved, none over plain HTTP.
+        public var credentials = true
+        /// No planted secret in a log line or a message shown to the user.
+        public var logs = true
+        /// No planted secret in a file under the scenario's directories.
+        public var files = true
+        /// The keyring held exactly the expected items, and none after the account was removed.
+        public var keyring = true
+
+        public var allHold: Bool { credentials && logs && files && keyring }
+        public init() {}
+    }
+
+    public var scenario: String
+    /// The fixture's outcome (with `→ then` when the user approves something).
+    public var expected: String
+    /// What the client did, classified the same way.
+    public var got: String
+    public var status: Status
+    public var invariants: Invariants
+    /// What went wrong, each with where the evidence is; empty when passed.
+    public var failures: [String]
+    /// For known gaps: why, from known-gaps.json.
+    public var gapReason: String?
+    /// The client's own message when it stopped.
+    public var clientMessage: String?
+    public var seconds: Double
+    /// Where the scenario's directories were kept (`--keep`), if they were.
+    public var evidence: String?
+}

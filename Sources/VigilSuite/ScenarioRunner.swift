@@ -1,0 +1,215 @@
+public import Foundation
+import Logging
+import VigilCertificates
+import VigilLogging
+public import VigilSecrets
+import VigilSettings
+public import VigilSimulator
+import VigilStore
+
+/// Plays one scenario: the simulator in this process on free loopback ports, private data,
+/// config and state directories, the client driven by the fixture's script, then the evidence
+/// gathered and judged.
+public struct ScenarioRunner: Sendable {
+    public var scenario: Scenario
+    public var certificatesDirectory: String
+    /// The scenario's own directory (created; its data, config and state directories go inside).
+    public var directory: String
+    public var client: any SuiteClient
+    public var secrets: any SecretStore
+    /// Each connection and answer.
+    public var timeout: Duration = .seconds(10)
+
+    public init(scenario: Scenario, certificatesDirectory: String, directory: String, client: any SuiteClient, secrets: any SecretStore) {
+        self.scenario = scenario
+        self.certificatesDirectory = certificatesDirectory
+        self.directory = directory
+        self.client = client
+        self.secrets = secrets
+    }
+
+    /// Runs and judges; never throws: a scenario that cannot run is a failed result saying why.
+    public func run(knownGap: KnownGaps.Gap?) async -> ScenarioResult {
+        let started = ContinuousClock.now
+        let judge = ScenarioJudge(scenario: scenario)
+        var result = ScenarioResult(scenario: scenario.name, expected: judge.expected, got: "-", status: .failed, invariants: .init(),
+                                    failures: [], gapReason: nil, clientMessage: nil, seconds: 0)
+        do {
+            let evidence = try await play()
+            let verdict = judge.judge(evidence)
+            result.got = judge.got(evidence)
+            result.invariants = verdict.invariants
+            result.failures = verdict.outcome + verdict.violations
+            result.clientMessage = evidence.result.message.map(ScenarioJudge.oneLine)
+            switch (verdict.outcome.isEmpty && verdict.violations.isEmpty, knownGap) {
+            case (true, nil): result.status = .passed
+            case (true, .some):
+                result.status = .gapClosed
+                result.failures = ["\(scenario.name) now reaches \(judge.expected): remove it from known-gaps.json."]
+            case (false, let gap?) where verdict.violations.isEmpty:
+                result.status = .knownGap
+                result.gapReason = gap.reason
+            case (false, _): result.status = .failed
+            }
+        } catch {
+            result.failures = ["The scenario could not run: \(error)"]
+        }
+        result.seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18 + Double((ContinuousClock.now - started).components.seconds)
+        return result
+    }
+
+    /// Runs the scenario and returns what it left behind.
+    public func play() async throws -> ScenarioEvidence {
+        let fileManager = FileManager.default
+        let data = directory + "/data", config = directory + "/config", state = directory + "/state"
+        for path in [directory, data, config + "/vigil", state + "/vigil/logs"] {
+            try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let settings = try loadSettings(config: config)
+
+        let simulator = try HostSimulator(configuration: HostSimulator.Configuration(scenario: scenario, certificatesDirectory: certificatesDirectory),
+                                          journal: try Journal())
+        let running = try await RunningHostSimulator(simulator)
+        do {
+            let evidence = try await drive(running, settings: settings, data: data, config: config, state: state)
+            await running.stop()
+            return evidence
+        } catch {
+            await running.stop()
+            throw error
+        }
+    }
+
+    func drive(_ running: RunningHostSimulator, settings: Settings, data: String, config: String, state: String) async throws -> ScenarioEvidence {
+        let users = scenario.effectiveUsers
+        let userName = scenario.client?.user ?? users.keys.sorted().first ?? "alice"
+        let caFile = (certificatesDirectory as NSString).appendingPathComponent("ca-bundle.pem")
+        let user = ScriptedUser(approve: Set(scenario.client?.approve ?? []), password: users[userName], servedLeaves: try servedLeaves(running),
+                                caFile: caFile, browserTimeout: Int(timeout.components.seconds) * 2)
+        let logFile = state + "/vigil/logs/vigil.log"
+        let context = SuiteClientContext(
+            server: running.resolve(scenario.client?.start ?? "{https:1}"), userName: userName, user: user, settings: settings, caFile: caFile,
+            databasePath: data + "/vigil/vigil.sqlite", dataDirectory: data, configDirectory: config, stateDirectory: state,
+            secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout)
+        try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+
+        let result = await client.addAccount(context)
+        let servers = running.listeners.map(\.url)
+        let keyringAfterAdd = try keyringItems(for: servers)
+        var keyringAfterRemoval: [String: [String]] = [:]
+        var removalError: String?
+        if let account = result.account {
+            do { try await client.removeAccount(account, context: context) } catch { removalError = "\(error)" }
+            keyringAfterRemoval = try keyringItems(for: servers)
+        } else if !keyringAfterAdd.isEmpty {
+            // Clean up what a failed client left, so that the next run starts from an empty keyring.
+            for (account, kinds) in keyringAfterAdd { for kind in kinds { _ = try? secrets.remove(SecretKey(account: account, kind: .init(rawValue: kind))) } }
+        }
+        let (accountsLeft, approvalsLeft) = Self.databaseCounts(context.databasePath)
+        let planted = running.simulator.responder.plantedSecrets()
+        var logLines = Self.lines(ofFiles: RotatingFileSink.files(for: logFile)).map { (source: "the log (\(Self.relative($0.file, to: directory)))", line: $0.line) }
+        logLines += user.shown.map { (source: "a message shown to the user", line: $0) }
+        return ScenarioEvidence(
+            result: result, questions: user.questions, approvedCertificates: user.approvedCertificates, journal: running.simulator.journal.entries,
+            listeners: running.listeners, keyringAfterAdd: keyringAfterAdd, keyringAfterRemoval: keyringAfterRemoval,
+            accountsLeft: accountsLeft, approvalsLeft: approvalsLeft, removalError: removalError, logLines: logLines,
+            filesWithSecrets: Self.files(under: directory, containing: planted), plantedSecrets: planted)
+    }
+
+    /// The fixture's settings written as the user's settings file and loaded the way every command
+    /// loads them (no managed file, no VIGIL_ variables).
+    func loadSettings(config: String) throws -> Settings {
+        let userFile = config + "/vigil/settings.json"
+        var object: [String: Any] = [:]
+        for (key, value) in scenario.client?.settings ?? [:] {
+            switch value {
+            case .string(let text): object[key] = text
+            case .integer(let number): object[key] = number
+            case .bool(let flag): object[key] = flag
+            case .strings(let list): object[key] = list
+            }
+        }
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: URL(fileURLWithPath: userFile))
+        let settings = try SettingsLoader(environment: ["HOME": directory, "XDG_CONFIG_HOME": config,
+                                                        SettingsLocations.managedFileVariable: directory + "/no-managed-settings.json"]).load()
+        if let problem = settings.issues.first {
+            throw SuiteError(.invalidFixture, "\(scenario.name): client.settings: \(problem)")
+        }
+        return settings
+    }
+
+    /// SHA-256 fingerprint of the leaf each HTTPS listener serves, by `host:port`.
+    func servedLeaves(_ running: RunningHostSimulator) throws -> [String: String] {
+        var leaves: [String: String] = [:]
+        for listener in running.listeners where listener.scheme == "https" {
+            guard let name = listener.certificate else { continue }
+            let path = (certificatesDirectory as NSString).appendingPathComponent("\(name)-chain.pem")
+            if let leaf = try Certificate.load(path: path).first { leaves["\(listener.address):\(listener.port)"] = leaf.sha256Fingerprint }
+        }
+        return leaves
+    }
+
+    /// Kinds of secret per keyring account whose server is one of `servers`.
+    func keyringItems(for servers: [String]) throws -> [String: [String]] {
+        var items: [String: [String]] = [:]
+        for account in try secrets.accounts(kind: nil) where servers.contains(where: { Self.names(account, server: $0) }) {
+            var kinds: [String] = []
+            for kind in [SecretKey.Kind.password, .accessToken, .refreshToken, .clientSecret] where try secrets.secret(for: SecretKey(account: account, kind: kind)) != nil {
+                kinds.append(kind.rawValue)
+            }
+            items[account] = kinds
+        }
+        return items
+    }
+
+    /// `user@https://127.0.0.1:4431/path` names `https://127.0.0.1:4431`, not `https://127.0.0.1:443`.
+    static func names(_ account: String, server: String) -> Bool {
+        guard let range = account.range(of: "@" + server) else { return false }
+        let rest = account[range.upperBound...]
+        return rest.isEmpty || rest.hasPrefix("/")
+    }
+
+    static func databaseCounts(_ path: String) -> (accounts: Int, approvals: Int) {
+        guard FileManager.default.fileExists(atPath: path), let database = try? VigilDatabase(path: path) else { return (0, 0) }
+        return ((try? Accounts(database: database).list().count) ?? 0, (try? CertificateApprovals(database: database).list().count) ?? 0)
+    }
+
+    /// A privacy-masking logger at trace level with HTTP logging on, writing to `file` only.
+    static func traceLogger(file: String, hashKey: String) -> Logger {
+        var configuration = LogConfiguration()
+        configuration.level = .trace
+        configuration.logHTTPRequests = true
+        let sinks: [any LogSink] = [RotatingFileSink(path: file, minimumLevel: .trace)]
+        let hasher = LogHasher.persistent(at: hashKey)
+        var logger = Logger(label: "vigil") { label in configuration.handler(label: label, sinks: sinks, hasher: hasher) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    static func lines(ofFiles files: [String]) -> [(file: String, line: String)] {
+        files.flatMap { file -> [(file: String, line: String)] in
+            guard let data = FileManager.default.contents(atPath: file) else { return [] }
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map { (file, String($0)) }
+        }
+    }
+
+    /// Every regular file under `root` holding one of the secrets, as bytes anywhere in it.
+    static func files(under root: String, containing secrets: [PlantedSecret]) -> [(file: String, what: String)] {
+        var found: [(file: String, what: String)] = []
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        while let relative = walker.nextObject() as? String {
+            let path = root + "/" + relative
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  let data = FileManager.default.contents(atPath: path) else { continue }
+            for secret in secrets where secret.value.count >= 6 && data.range(of: Data(secret.value.utf8)) != nil {
+                found.append((relative, secret.what))
+            }
+        }
+        return found
+    }
+
+    static func relative(_ path: String, to root: String) -> String {
+        path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    }
+}

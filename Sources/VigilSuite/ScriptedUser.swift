@@ -1,0 +1,98 @@
+public import Foundation
+public import VigilCertificates
+public import VigilCore
+public import VigilHTTP
+public import VigilSecrets
+public import VigilSimulator
+
+/// The user of a scenario, as its fixture scripts them: answers each question from the script
+/// (a certificate is approved only when the presented leaf is the one the host really serves,
+/// compared by SHA-256 fingerprint as a user who called the admin would), types the password,
+/// and completes a browser login with curl as the browser stand-in. Records what was asked.
+public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // mutable state behind `lock`
+    /// One question asked, and the answer given.
+    public struct Asked: Sendable, Hashable, Codable {
+        public var question: ScenarioClient.Question
+        /// host:port asked about (the server for a certificate, the redirect's target for a redirect).
+        public var about: String
+        public var approved: Bool
+    }
+
+    let approve: Set<ScenarioClient.Question>
+    let password: String?
+    /// Fingerprint (SHA-256, as ``VigilCertificates/Certificate/sha256Fingerprint`` writes it) of the
+    /// leaf each `host:port` really serves, for the approval by fingerprint.
+    let servedLeaves: [String: String]
+    let caFile: String
+    let browserTimeout: Int
+
+    private let lock = NSLock()
+    private var asked: [Asked] = []
+    private var lines: [String] = []
+    private var approvedEndpoints: Set<String> = []
+
+    public init(approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15) {
+        self.approve = approve
+        self.password = password
+        self.servedLeaves = servedLeaves
+        self.caFile = caFile
+        self.browserTimeout = browserTimeout
+    }
+
+    /// The questions asked, in order.
+    public var questions: [Asked] { lock.lock(); defer { lock.unlock() }; return asked }
+    /// What the client showed the user (reviews, progress, questions), one entry per message.
+    public var shown: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    /// `host:port` whose certificate the user approved.
+    public var approvedCertificates: Set<String> { lock.lock(); defer { lock.unlock() }; return approvedEndpoints }
+
+    func record(_ question: Asked) { lock.lock(); asked.append(question); if question.approved && question.question == .certificate { approvedEndpoints.insert(question.about) }; lock.unlock() }
+    public func show(_ text: String) { lock.lock(); lines.append(text); lock.unlock() }
+
+    public func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
+        show("review \(endpoint): \(evaluation.verdict.isTrusted ? "trusted" : "untrusted") \(chain.first?.sha256Fingerprint ?? "")")
+    }
+
+    public func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
+        let about = "\(endpoint.host):\(endpoint.port)"
+        let approved = approve.contains(.certificate) && chain.first?.sha256Fingerprint != nil && chain.first?.sha256Fingerprint == servedLeaves[about]
+        record(Asked(question: .certificate, about: about, approved: approved))
+        return approved
+    }
+
+    public func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
+        let approved = approve.contains(.redirect)
+        record(Asked(question: .redirect, about: Self.hostPort(of: redirect.location), approved: approved))
+        show("redirect \(redirect.status) to \(redirect.location)")
+        return approved
+    }
+
+    public func password(user: String, server: String) async -> Secret? {
+        show("password asked for \(user) on \(server)")
+        return password.map(Secret.init)
+    }
+
+    /// The browser stand-in: curl, trusting the test CA as a browser trusts its store, follows
+    /// the authorization redirect to the client's loopback listener.
+    public func openBrowser(_ url: String) async {
+        show("browser opened")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "-s", "-o", "/dev/null", "-L", "--max-time", String(browserTimeout), "--cacert", caFile, url]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { show("the browser stand-in (curl) could not start: \(error)") }
+    }
+
+    public func progress(_ message: String) async { show(message) }
+
+    /// `host:port` of a URL (`https` 443, `http` 80 when no port is given).
+    static func hostPort(of url: String) -> String {
+        guard let endpoint = try? Endpoint(url: url) else {
+            let rest = url.components(separatedBy: "://").last ?? url
+            let authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? rest
+            return authority.contains(":") ? authority : authority + (url.hasPrefix("http://") ? ":80" : ":443")
+        }
+        return "\(endpoint.host):\(endpoint.port)"
+    }
+}

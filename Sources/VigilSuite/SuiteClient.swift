@@ -1,0 +1,65 @@
+public import Foundation
+public import Logging
+public import VigilSecrets
+public import VigilSettings
+public import VigilStore
+
+/// The client a scenario is played against. ``VigilClient`` is Vigil's own account setup; tests
+/// plug in clients that misbehave on purpose, to prove the suite catches them.
+public protocol SuiteClient: Sendable {
+    /// Adds the account at `context.server` for `context.user`, answering questions through
+    /// `context.user`'s script; never throws: a failure is part of the result.
+    func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult
+    /// Removes the account added (its row and every secret).
+    func removeAccount(_ account: Account, context: SuiteClientContext) async throws
+}
+
+/// Everything a client gets for one scenario: private directories, its settings, the keyring,
+/// a trace-level logger writing into the scenario's state directory, and the scripted user.
+public struct SuiteClientContext: Sendable {
+    /// Where account setup starts.
+    public var server: String
+    /// The account's user name.
+    public var userName: String
+    /// The scripted user: answers questions, types the password, drives the browser stand-in.
+    public var user: ScriptedUser
+    public var settings: Settings
+    /// The CA file the simulated user trusts (the test PKI's root).
+    public var caFile: String
+    /// The scenario's database file (under its data directory).
+    public var databasePath: String
+    /// The scenario's data, config and state directories (`XDG_*_HOME` for the client).
+    public var dataDirectory: String
+    public var configDirectory: String
+    public var stateDirectory: String
+    public var secrets: any SecretStore
+    public var logger: Logger
+    /// Each connection and answer; the whole scenario has a multiple of it.
+    public var timeout: Duration
+}
+
+/// How a client's attempt ended.
+public struct SuiteClientResult: Sendable {
+    /// How a failure reads to the suite.
+    public enum FailureKind: String, Sendable, Hashable, Codable {
+        /// Refused on security grounds (a certificate, a redirect, credentials, a URL).
+        case refused
+        /// The server's failure, or a transport error, reported.
+        case error
+        /// The client lacks what the scenario needs (a method not implemented, a missing setting).
+        case notImplemented = "not-implemented"
+    }
+
+    /// The account added, when setup succeeded.
+    public var account: Account?
+    public var failureKind: FailureKind?
+    /// The client's message, as the user would read it.
+    public var message: String?
+    /// The failure's code (`certificate-rejected`, `handshake-failed`, ...).
+    public var code: String?
+
+    public static func added(_ account: Account) -> SuiteClientResult { SuiteClientResult(account: account) }
+    public static func failed(_ kind: FailureKind, code: String, _ message: String) -> SuiteClientResult {
+        SuiteClientResult(account: nil, failureKind: kind, message: message, code: code)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// The suite's results, and their table, JSON and JUnit forms.
+public struct SuiteReport: Sendable, Codable {
+    public var results: [ScenarioResult]
+    /// Wall time of the whole run.
+    public var seconds: Double
+    public var jobs: Int
+
+    public var passed: Int { results.filter { $0.status == .passed }.count }
+    public var failed: Int { results.filter { $0.status == .failed }.count }
+    public var knownGaps: Int { results.filter { $0.status == .knownGap }.count }
+    public var closedGaps: Int { results.filter { $0.status == .gapClosed }.count }
+    /// Every scenario passed or is a known gap.
+    public var succeeded: Bool { results.allSatisfy(\.status.isAcceptable) }
+
+    /// One line per scenario as it ends (for a terminal).
+    public static func progressLine(_ result: ScenarioResult) -> String {
+        printable("\(Self.mark(result.status)) \(result.scenario) (\(String(format: "%.1f", result.seconds)) s)")
+    }
+
+    static func mark(_ status: ScenarioResult.Status) -> String {
+        switch status {
+        case .passed: return "pass"
+        case .failed: return "FAIL"
+        case .knownGap: return "gap "
+        case .gapClosed: return "FAIL"
+        }
+    }
+
+    /// The table (scenario, expected, got, invariants, time), the failures with their reasons,
+    /// the known gaps with theirs, and the summary line.
+    public func table() -> String {
+        let header = ["scenario", "expected", "got", "invariants", "time", "result"]
+        var rows = results.map { result -> [String] in
+            let invariants = result.invariants
+            let text = invariants.allHold ? "ok" : [("credentials", invariants.credentials), ("logs", invariants.logs), ("files", invariants.files), ("keyring", invariants.keyring)]
+                .filter { !$0.1 }.map { "BROKEN " + $0.0 }.joined(separator: ", ")
+            return [result.scenario, result.expected, result.got, text, String(format: "%.1f s", result.seconds), result.status.rawValue]
+        }
+        rows.insert(header, at: 0)
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var out = rows.map { row in row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            .trimmingCharacters(in: .whitespaces) }.joined(separator: "\n") + "\n"
+        let failing = results.filter { !$0.status.isAcceptable }
+        if !failing.isEmpty {
+            out += "\nFailures:\n"
+            for result in failing {
+                for failure in result.failures { out += "  \(result.scenario): \(failure)\n" }
+                if let evidence = result.evidence { out += "    evidence: \(evidence)\n" }
+            }
+        }
+        let gaps = results.filter { $0.status == .knownGap }
+        if !gaps.isEmpty {
+            out += "\nKnown gaps (mitm-fixtures/known-gaps.json):\n"
+            for gap in gaps { out += "  \(gap.scenario): expected \(gap.expected), got \(gap.got): \(gap.gapReason ?? "")\n" }
+        }
+        out += "\n" + summary() + "\n"
+        return Self.printable(out)
+    }
+
+    /// Text from servers and fixtures is hostile: control characters (but the line breaks the
+    /// table makes) are shown escaped, never sent to the terminal.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" || !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)) {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
+        }
+        return out
+    }
+
+    public func summary() -> String {
+        var parts = ["\(results.count) scenarios", "\(passed) passed", "\(failed + closedGaps) failed", "\(knownGaps) known gaps remain"]
+        if closedGaps > 0 { parts.append("\(closedGaps) known gap(s) now pass: remove them from known-gaps.json") }
+        return parts.joined(separator: ", ") + String(format: " (%.1f s, %d job%@)", seconds, jobs, jobs == 1 ? "" : "s")
+    }
+
+    /// JUnit XML as GitHub Actions and GitLab CI render it: one testcase per scenario, failures
+    /// with what the client did wrong, known gaps as skipped with their reason.
+    public func junit() -> String {
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"vigil simulate\" tests=\"\(results.count)\" failures=\"\(failed + closedGaps)\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        xml += "  <testsuite name=\"vigil simulate\" tests=\"\(results.count)\" failures=\"\(failed + closedGaps)\" errors=\"0\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        for result in results {
+            xml += "    <testcase classname=\"vigil.simulate\" name=\"\(Self.escape(result.scenario))\" time=\"\(String(format: "%.3f", result.seconds))\">"
+            switch result.status {
+            case .passed:
+                xml += "</testcase>\n"
+            case .knownGap:
+                xml += "\n      <skipped message=\"\(Self.escape("known gap: expected \(result.expected), got \(result.got): \(result.gapReason ?? "")"))\"/>\n    </testcase>\n"
+            case .failed, .gapClosed:
+                let message = result.failures.first ?? "failed"
+                var body = "expected: \(result.expected)\ngot: \(result.got)\n" + result.failures.map { "- \($0)" }.joined(separator: "\n")
+                if let evidence = result.evidence { body += "\nevidence: \(evidence)" }
+                xml += "\n      <failure message=\"\(Self.escape(message))\" type=\"\(result.status == .gapClosed ? "gap-closed" : "scenario-failed")\">\(Self.escape(body))</failure>\n    </testcase>\n"
+            }
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    /// XML text and attribute escaping; control characters (never valid in XML 1.0) become spaces.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\n": out += "&#10;"
+            case let c where c.value < 0x20 && c != "\t": out += " "
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

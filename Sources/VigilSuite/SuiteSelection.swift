@@ -1,0 +1,31 @@
+import Glibc
+public import VigilSimulator
+
+/// Which scenarios a run plays: `--scenario GLOB` (any of them matches; all when none) and
+/// `--shard I/N` (the I-th of N deterministic parts of the sorted list).
+public struct SuiteSelection: Sendable {
+    public var globs: [String]
+    public var shard: (index: Int, count: Int)?
+
+    public init(globs: [String] = [], shard: (index: Int, count: Int)? = nil) {
+        self.globs = globs
+        self.shard = shard
+    }
+
+    /// Parses `I/N` with 1 <= I <= N.
+    public static func shard(_ text: String) throws -> (index: Int, count: Int) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, (1...count).contains(index) else {
+            throw SuiteError(.invalidShard, "--shard must be I/N with 1 <= I <= N (for example 2/3); got \(text).")
+        }
+        return (index, count)
+    }
+
+    /// The scenarios selected, sorted by name; the shards of one N together hold each exactly once.
+    public func select(_ scenarios: [Scenario]) -> [Scenario] {
+        let sorted = scenarios.sorted { $0.name < $1.name }
+        let matching = globs.isEmpty ? sorted : sorted.filter { scenario in globs.contains { fnmatch($0, scenario.name, 0) == 0 } }
+        guard let shard else { return matching }
+        return matching.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import VigilAuth
+public import VigilCertificates
+public import VigilCore
+import VigilHTTP
+import VigilSecrets
+public import VigilStore
+
+/// Vigil's own client: ``VigilCore/AccountSetup`` exactly as `vigil account add` builds it (the
+/// options from the settings, the approvals and accounts in the scenario's database, the keyring),
+/// and ``VigilCore/AccountRemoval`` as `vigil account remove` uses it.
+public struct VigilClient: SuiteClient {
+    public init() {}
+
+    public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
+        do {
+            let database = try VigilDatabase(path: context.databasePath)
+            var options = AccountSetup.Options(settings: context.settings)
+            options.timeout = context.timeout
+            options.browserTimeout = context.timeout * 2
+            let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([context.caFile])),
+                                     approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                                     secrets: context.secrets, options: options, logger: context.logger)
+            return .added(try await setup.add(server: context.server, user: context.userName, interaction: context.user))
+        } catch {
+            return Self.classify(error)
+        }
+    }
+
+    public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
+        _ = try AccountRemoval(accounts: Accounts(database: try VigilDatabase(path: context.databasePath)), secrets: context.secrets).remove(id: account.id)
+    }
+
+    /// How a failure of account setup reads: refused on security grounds, an error reported, or
+    /// something Vigil does not implement yet.
+    static func classify(_ error: any Error) -> SuiteClientResult {
+        switch error {
+        case let error as AccountSetupError:
+            switch error.code {
+            case .certificateRejected, .redirected, .wrongCredentials, .invalidURL:
+                return .failed(.refused, code: error.code.rawValue, error.reason)
+            case .unsupportedMethod, .configuration, .noUsableMethod:
+                return .failed(.notImplemented, code: error.code.rawValue, error.reason)
+            case .notACloudServer, .maintenance, .noPassword, .duplicate:
+                return .failed(.error, code: error.code.rawValue, error.reason)
+            }
+        case let error as HTTPError:
+            let refused: Set<HTTPError.Code> = [.untrustedCertificate, .plainHTTPRefused]
+            return .failed(refused.contains(error.code) ? .refused : .error, code: error.code.description, error.reason)
+        case let error as CertificateError:
+            return .failed(.error, code: "certificate-error", error.reason)
+        case let error as StoreError:
+            return .failed(.error, code: "store-error", error.reason)
+        case let error as SecretStoreError:
+            return .failed(.error, code: "keyring-error", "\(error)")
+        default:
+            return .failed(.error, code: "error", "\(error)")
+        }
+    }
+}
