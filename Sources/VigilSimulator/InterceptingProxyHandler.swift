@@ -111,6 +111,15 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
         context.fireChannelInactive()
     }
 
+    /// The server is stopping: an idle client connection is closed at once (and the one upstream).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }

@@ -140,8 +140,12 @@ extension Scenario {
             if let start = client.start, !(start.hasPrefix("{https:") || start.hasPrefix("{http:")) {
                 throw fail("client.start", "must start with {https:N} or {http:N}")
             }
-            if !(client.approve ?? []).isEmpty, client.then == nil {
-                throw fail("client.then", "is required with client.approve: the outcome the client must reach after the approvals")
+            let asks = outcome == .askCertificate || outcome == .askRedirect
+            if asks, !(client.approve ?? []).isEmpty, client.then == nil {
+                throw fail("client.then", "is required when the user approves what the client asks: the outcome it must reach after the approval")
+            }
+            if !asks, client.then != nil {
+                throw fail("client.then", "applies only to ask-certificate and ask-redirect; with \(outcome.rawValue), the outcome itself is reached after any approval")
             }
             if let user = client.user, effectiveUsers[user] == nil {
                 throw fail("client.user", "names \(user), who is not one of the scenario's users")
