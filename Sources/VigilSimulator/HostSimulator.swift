@@ -154,6 +154,7 @@ public final class HostSimulator: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .file(caFile)
         tls.certificateVerification = .noHostnameVerification
+        tls.shutdownTimeout = Self.tlsShutdownTimeout
         do {
             return try NIOSSLContext(configuration: tls)
         } catch {
@@ -172,6 +173,7 @@ public final class HostSimulator: Sendable {
             let chain = try NIOSSLCertificate.fromPEMFile(chainPath).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
             var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            tls.shutdownTimeout = Self.tlsShutdownTimeout
             if let versions = configuration.scenario.tlsVersions, versions.count == 2 {
                 tls.minimumTLSVersion = Self.version(versions[0])
                 tls.maximumTLSVersion = Self.version(versions[1])
@@ -182,6 +184,10 @@ public final class HostSimulator: Sendable {
             throw SimulatorError(.missingCertificate, "Certificate \(name) cannot be loaded: \(error).")
         }
     }
+
+    /// How long a closing connection waits for the peer's close_notify (NIO's default, 5 s, held
+    /// every stop of a simulator whose man in the middle had an upstream connection).
+    static let tlsShutdownTimeout: TimeAmount = .milliseconds(200)
 
     static func version(_ text: String) -> TLSVersion {
         switch text {

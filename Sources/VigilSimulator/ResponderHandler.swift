@@ -20,6 +20,18 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.site = site
     }
 
+    /// The server is stopping: the connection is closed between requests (a keep-alive client,
+    /// or the man in the middle's upstream connection, would otherwise hold the shutdown).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            if head == nil { context.close(promise: nil) } else { closeWhenAnswered = true }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private var closeWhenAnswered = false
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
@@ -51,7 +63,7 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
             let request = site.request(from: requestHead, body: body.map { Array($0.readableBytesView) } ?? [])
             body = nil
             let answer = site.answer(request)
-            write(answer, for: requestHead, close: !requestHead.isKeepAlive, context: context)
+            write(answer, for: requestHead, close: !requestHead.isKeepAlive || closeWhenAnswered, context: context)
         }
     }
 

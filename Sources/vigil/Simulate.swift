@@ -123,10 +123,11 @@ extension Vigil {
                 if showProgress { print() }
                 print(report.table(), terminator: "")
             }
-            if !report.succeeded {
-                service.stop()
-                Foundation.exit(ExitStatus.untrusted)
-            }
+            service.stop()
+            fflush(nil)
+            // Exit now: idle GLib (libsecret) and NIO threads would otherwise hold the process for
+            // seconds after the last scenario.
+            Foundation.exit(report.succeeded ? 0 : ExitStatus.untrusted)
         }
     }
 }
