@@ -4,7 +4,11 @@
 SWIFT ?= swift
 VIGIL := .build/debug/vigil
 
-.PHONY: all bootstrap build demo test limbo bench bench-simulator fuzz testcerts man clean
+# vigil simulate: the CI security suite (JUnit in results/simulate.xml).
+simulate: build
+	@scripts/simulate-check.sh $(VIGIL)
+
+.PHONY: all bootstrap build demo test simulate install limbo bench bench-simulator fuzz testcerts man clean
 
 all: build
 
@@ -23,6 +27,7 @@ demo: build
 test: bootstrap
 	$(SWIFT) build --build-tests
 	@scripts/limbo.sh $(VIGIL)
+	@scripts/simulate-check.sh $(VIGIL)
 	dbus-run-session -- scripts/keyring-session.sh $(SWIFT) test
 
 limbo: build
@@ -45,6 +50,16 @@ testcerts:
 man: bootstrap
 	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page
 	mkdir -p docs/man && cp .build/plugins/GenerateManual/outputs/vigil/*.1 docs/man/
+
+# Installs vigil with its data (fixtures, test PKI) so that it works from any directory:
+# PREFIX/bin/vigil and PREFIX/share/vigil/{mitm-fixtures,testcerts}.
+PREFIX ?= /usr/local
+install:
+	$(SWIFT) build -c release --product vigil
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vigil
+	install -m 0755 .build/release/vigil $(DESTDIR)$(PREFIX)/bin/vigil
+	rm -rf $(DESTDIR)$(PREFIX)/share/vigil/mitm-fixtures $(DESTDIR)$(PREFIX)/share/vigil/testcerts
+	cp -R mitm-fixtures testcerts $(DESTDIR)$(PREFIX)/share/vigil/
 
 clean:
 	rm -rf .build results Benchmarks/.build Fuzz/.build

@@ -94,4 +94,15 @@ echo "=== x509-limbo conformance of the same evaluator"
 scripts/limbo.sh "$VIGIL" | tail -1
 
 echo
+echo "### The finale: vigil simulate, Vigil's own client held to every scenario"
+echo "\$ vigil simulate --junit results/simulate.xml"
+mkdir -p results
+if "$VIGIL" simulate --junit results/simulate.xml; then
+  echo "(exit 0: every scenario passed or is a known gap listed in mitm-fixtures/known-gaps.json)"
+else
+  echo "(vigil simulate FAILED: see the table above)"
+  failures=$((failures + 1))
+fi
+
+echo
 if [ "$failures" -eq 0 ]; then echo "demo: every verdict as expected"; else echo "demo: $failures verdicts NOT as expected"; exit 1; fi

@@ -11,6 +11,11 @@ public struct KnownGaps: Sendable, Hashable {
         public var outcome: String
         /// Why, in words; names the issue that closes it.
         public var reason: String
+
+        public init(outcome: String, reason: String) {
+            self.outcome = outcome
+            self.reason = reason
+        }
     }
 
     public var gaps: [String: Gap]

@@ -9,11 +9,13 @@ public struct CommandResult: Sendable {
 
 public enum CommandRunner {
     /// Runs `executable` with `arguments`; `environment` entries are added to (or, with nil, removed from) ours.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
+                           currentDirectory: String? = nil) throws -> CommandResult {
         TestPaths.ignoreBrokenPipes()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env
@@ -49,7 +51,8 @@ public enum CommandRunner {
 
     /// Runs the built `vigil`, hermetically: its own state directory, no user settings file and no managed file unless
     /// `environment` names them, and none of the caller's `VIGIL_` settings.
-    public static func vigil(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> CommandResult {
+    public static func vigil(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
+                             currentDirectory: String? = nil) throws -> CommandResult {
         var hermetic: [String: String?] = [
             "XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json",
             "XDG_STATE_HOME": emptyConfigHome + "/state", "XDG_DATA_HOME": emptyConfigHome + "/data",
@@ -57,7 +60,7 @@ public enum CommandRunner {
         for key in ProcessInfo.processInfo.environment.keys where key.hasPrefix("VIGIL_") && key != "VIGIL_BINARY" && key != "VIGIL_MANAGED_CONFIG" {
             hermetic[key] = .some(nil)
         }
-        return try run(TestPaths.vigilBinary, arguments, environment: hermetic.merging(environment) { $1 }, input: input)
+        return try run(TestPaths.vigilBinary, arguments, environment: hermetic.merging(environment) { $1 }, input: input, currentDirectory: currentDirectory)
     }
 
     /// `vigil` on a thread of its own, for async callers (see ``runDetached(_:_:environment:)``).

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import VigilTestSupport
+
+/// `vigil simulate` as CI runs it: its own private Secret Service, exit codes, JUnit, from any directory.
+@Suite("vigil simulate (CLI)")
+struct SimulateCommandTests {
+    @Test func redirectsFromAnotherDirectoryWithAJUnitReport() throws {
+        let directory = try TestPaths.temporaryDirectory().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let junit = directory + "/simulate.xml"
+        let result = try CommandRunner.vigil(["simulate", "--scenario", "redirect-*", "--jobs", "2", "--junit", junit], currentDirectory: directory)
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("redirect-downgrade") && result.standardOutput.contains("9 scenarios, 8 passed, 0 failed, 1 known gaps remain"),
+                "\(result.standardOutput)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == 9)
+        #expect(xml.contains("failures=\"0\"") && xml.contains("<skipped message=\"known gap: expected ask-redirect, got refuse"))
+    }
+
+    @Test func listAndJSON() throws {
+        let list = try CommandRunner.vigil(["simulate", "--list", "--scenario", "self-signed"])
+        #expect(list.status == 0)
+        #expect(list.standardOutput == "self-signed  ask-certificate\n")
+        let json = try CommandRunner.vigil(["simulate", "--json", "--scenario", "self-signed"])
+        #expect(json.status == 0, "\(json.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let results = try #require(object["results"] as? [[String: Any]])
+        #expect(results.first?["got"] as? String == "ask-certificate" && results.first?["status"] as? String == "passed")
+    }
+
+    @Test(arguments: [["simulate", "--shard", "0/3"], ["simulate", "--jobs", "0"], ["simulate", "--scenario", "no-such-*"], ["simulate", "--bogus"]])
+    func usageErrors(arguments: [String]) throws {
+        let result = try CommandRunner.vigil(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.standardError)")
+    }
+
+    @Test func aMalformedFixtureOrKnownGapsStopsTheSuite() throws {
+        let directory = try TestPaths.temporaryDirectory().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try #"{"name": "x", "summary": "x", "outcome": "ask-certificate", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}, "client": {"approve": ["certificate"]}}"#
+            .write(toFile: directory + "/x.json", atomically: true, encoding: .utf8)
+        let fixture = try CommandRunner.vigil(["simulate", "--fixtures", directory])
+        #expect(fixture.status == 2)
+        #expect(fixture.standardError.contains("x.json: field client.then is required"), "\(fixture.standardError)")
+
+        try #"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#
+            .write(toFile: directory + "/x.json", atomically: true, encoding: .utf8)
+        try #"{"x": {"outcome": "refuse", "reason": "r"}}"#.write(toFile: directory + "/known-gaps.json", atomically: true, encoding: .utf8)
+        let gaps = try CommandRunner.vigil(["simulate", "--fixtures", directory])
+        #expect(gaps.status == 2)
+        #expect(gaps.standardError.contains("known-gaps.json: x: field outcome is refuse, but the fixture expects login"), "\(gaps.standardError)")
+    }
+
+    /// A user's own fixture, with the test PKI found without the repository as working directory.
+    @Test func aUsersOwnFixtureThatFails() throws {
+        let directory = try TestPaths.temporaryDirectory().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Claims a self-signed server should log in silently: Vigil asks instead, so the suite fails.
+        try #"{"name": "silent-self-signed", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "certificates": {"127.0.0.1": "self-signed"}, "behaviour": {"kind": "normal"}}"#
+            .write(toFile: directory + "/silent.json", atomically: true, encoding: .utf8)
+        let junit = directory + "/out.xml"
+        let result = try CommandRunner.vigil(["simulate", "--fixtures", directory, "--junit", junit], currentDirectory: directory)
+        #expect(result.status == 1, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("silent-self-signed: Expected login, got ask-certificate"), "\(result.standardOutput)")
+        #expect(try String(contentsOfFile: junit, encoding: .utf8).contains("<failure message=\"Expected login, got ask-certificate"))
+    }
+}
