@@ -11,7 +11,8 @@ public enum ScenarioDocumentation {
             "",
             "`vigil simulator serve --scenario NAME` plays one of these on 127.0.0.1, 127.0.0.2 and 127.0.0.3 (HTTPS, each with",
             "its own certificate from testcerts/) plus plain HTTP on 127.0.0.1. The **outcome** is what a correct client does;",
-            "`vigil simulate` (a later issue) checks clients against it:",
+            "`vigil simulate` holds Vigil's own client to it (the **user** column: what the scripted user approves, the start URL,",
+            "the user's settings), and [known-gaps.json](../mitm-fixtures/known-gaps.json) lists the outcomes not reached yet:",
             "",
             "- `login`: logs in (retrying where the scenario says the server recovers);",
             "- `ask-certificate`: stops before any credential is sent and asks the user to approve or reject the certificate;",
@@ -19,12 +20,12 @@ public enum ScenarioDocumentation {
             "- `refuse`: refuses without asking (broken cryptography, downgrades, endless redirects);",
             "- `report-error`: shows the server's failure instead of treating it as success.",
             "",
-            "| scenario | what the simulator does | stands for | badssl.com | ownCloud SDK | outcome |",
-            "|---|---|---|---|---|---|",
+            "| scenario | what the simulator does | stands for | badssl.com | ownCloud SDK | outcome | user |",
+            "|---|---|---|---|---|---|---|",
         ]
         for scenario in library.scenarios {
             let reference = scenario.reference
-            lines.append("| `\(scenario.name)` | \(escape(scenario.summary)) | \(escape(reference.represents)) | \(reference.badssl.map { "`\($0)`" } ?? "") | \(reference.seeds.map(escape) ?? "") | `\(scenario.outcome.rawValue)` |")
+            lines.append("| `\(scenario.name)` | \(escape(scenario.summary)) | \(escape(reference.represents)) | \(reference.badssl.map { "`\($0)`" } ?? "") | \(reference.seeds.map(escape) ?? "") | `\(scenario.outcome.rawValue)` | \(user(scenario)) |")
         }
         lines += [
             "",
@@ -40,6 +41,30 @@ public enum ScenarioDocumentation {
             lines.append("- `\(scenario.name)`: " + parts.joined(separator: ", "))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The scripted user of `vigil simulate`, in words; empty for the default (declines everything,
+    /// starts at host 1's https URL, default settings).
+    static func user(_ scenario: Scenario) -> String {
+        guard let client = scenario.client else { return "" }
+        var parts: [String] = []
+        if let approve = client.approve, !approve.isEmpty {
+            parts.append("approves the " + approve.map(\.rawValue).joined(separator: " and ") + (client.then.map { ", then `\($0.rawValue)`" } ?? ""))
+        }
+        if let start = client.start { parts.append("starts at `\(start)`") }
+        if let user = client.user { parts.append("user \(user)") }
+        for (key, value) in (client.settings ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let text: String
+            switch value {
+            case .string(let string): text = string
+            case .integer(let number): text = String(number)
+            case .bool(let flag): text = String(flag)
+            case .strings(let list): text = list.joined(separator: ", ")
+            }
+            parts.append("`\(key)` = \(text)")
+        }
+        if let accepted = client.acceptedCertificates, !accepted.isEmpty { parts.append("credentials may reach " + accepted.map { "`\($0)`" }.joined(separator: ", ")) }
+        return escape(parts.joined(separator: "; "))
     }
 
     static func escape(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
