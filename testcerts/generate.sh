@@ -58,6 +58,34 @@ keyUsage = critical,digitalSignature,keyCertSign
 extendedKeyUsage = serverAuth
 subjectKeyIdentifier = hash
 subjectAltName = $ENV::VIGIL_SAN
+[ ca_leaf_ext ]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,digitalSignature,keyCertSign
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+subjectAltName = $ENV::VIGIL_SAN
+[ client_eku_ext ]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = clientAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+subjectAltName = $ENV::VIGIL_SAN
+[ no_eku_ext ]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+subjectAltName = $ENV::VIGIL_SAN
+[ unknown_critical_ext ]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+subjectAltName = $ENV::VIGIL_SAN
+1.3.6.1.4.1.55555.1 = critical,ASN1:NULL
 CNF
 
 export VIGIL_DB="$WORK/index.txt" VIGIL_NEW="$WORK/new" VIGIL_SAN="DNS:unused.invalid"
@@ -70,6 +98,8 @@ key() {  # key NAME TYPE
     rsa3072) openssl genpkey -quiet -algorithm RSA -pkeyopt rsa_keygen_bits:3072 -out "$OUT/$1.key" ;;
     p256) openssl genpkey -quiet -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$OUT/$1.key" ;;
     p384) openssl genpkey -quiet -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out "$OUT/$1.key" ;;
+    rsa4096) openssl genpkey -quiet -algorithm RSA -pkeyopt rsa_keygen_bits:4096 -out "$OUT/$1.key" ;;
+    ed25519) openssl genpkey -quiet -algorithm ED25519 -out "$OUT/$1.key" ;;
   esac
 }
 
@@ -103,6 +133,9 @@ key intermediate-ca p384
 sign intermediate-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test Intermediate CA" intermediate_ext root-ca "$VALID_FROM" "$VALID_UNTIL"
 key sha1-intermediate-ca rsa2048
 sign sha1-intermediate-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test SHA-1 Intermediate CA" intermediate_ext root-ca "$VALID_FROM" "$VALID_UNTIL" sha1
+# An intermediate that expired in 2001 (its leaves are otherwise valid).
+key expired-intermediate-ca p256
+sign expired-intermediate-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test Expired Intermediate CA" intermediate_ext root-ca 20000101000000Z 20010101000000Z
 key untrusted-root-ca rsa2048
 sign untrusted-root-ca "/C=DE/O=Vigil Untrusted PKI/CN=Vigil Untrusted Root CA" root_ext self "$VALID_FROM" "$VALID_UNTIL"
 # The attacker's CA copies the real intermediate's name, so name-based path building is fooled.
@@ -132,6 +165,13 @@ leaf rekeyed-b1 "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca      # B1: same na
 leaf mitm-forged "IP:127.0.0.1" 127.0.0.1 p256 attacker-ca
 cat "$OUT/attacker-ca.pem" >> "$OUT/mitm-forged-chain.pem"
 leaf cn-only "" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" cn_only_ext
+leaf ca-as-leaf "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" ca_leaf_ext
+leaf wrong-eku "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" client_eku_ext
+leaf no-eku "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" no_eku_ext
+leaf unknown-critical "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" unknown_critical_ext
+leaf expired-intermediate "IP:127.0.0.1" 127.0.0.1 p256 expired-intermediate-ca
+leaf ed25519 "IP:127.0.0.1" 127.0.0.1 ed25519 intermediate-ca
+leaf rsa-4096 "IP:127.0.0.1" 127.0.0.1 rsa4096 intermediate-ca
 key self-signed p256
 VIGIL_SAN="IP:127.0.0.1" sign self-signed "/C=DE/O=Vigil Test PKI/CN=127.0.0.1" self_signed_ext self "$VALID_FROM" "$VALID_UNTIL"
 cp "$OUT/self-signed.pem" "$OUT/self-signed-chain.pem"

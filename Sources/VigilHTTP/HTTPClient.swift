@@ -100,6 +100,8 @@ public struct HTTPClient: Sendable {
             _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)
             _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
             _ = vigil_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
+            // An answer that announces more than the limit is refused before its body is read.
+            _ = vigil_curl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumBodySize))
             // Peer verification on, so that OpenSSL aborts the handshake when the policy refuses;
             // the policy's callback replaces OpenSSL's chain check, and checks the host name itself.
             _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
@@ -128,7 +130,7 @@ public struct HTTPClient: Sendable {
             error.evaluation = decision.evaluation
             throw error
         }
-        if transfer.tooLarge {
+        if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED {
             throw HTTPError(.bodyTooLarge, "\(endpoint): the answer is larger than \(configuration.maximumBodySize) bytes.", curlCode: Int(code.rawValue))
         }
         guard code == CURLE_OK else {

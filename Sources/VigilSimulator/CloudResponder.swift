@@ -37,7 +37,13 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     func resolve(_ template: String, path: String) -> String {
         lock.lock()
         var text = template
-        for (key, url) in bases { text = text.replacingOccurrences(of: "{\(key)}", with: url) }
+        for (key, url) in bases {
+            text = text.replacingOccurrences(of: "{\(key)}", with: url)
+            // {host:N}: host N's https authority (address:port), for URLs with user information.
+            if key.hasPrefix("https:"), let authority = url.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first {
+                text = text.replacingOccurrences(of: "{host:\(key.dropFirst(6))}", with: String(authority))
+            }
+        }
         lock.unlock()
         return text.replacingOccurrences(of: "{path}", with: path)
     }
@@ -118,6 +124,24 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         case .loginPage:
             guard request.method == "PROPFIND" else { return nil }
             return SimulatedResponse(200, [("Content-Type", "text/html; charset=utf-8")], body: Self.loginPage)
+        case .statusBody:
+            guard request.path.hasSuffix("/status.php") else { return nil }
+            return SimulatedResponse(b.status ?? 200, [("Content-Type", "application/json; charset=utf-8")], body: b.body ?? "")
+        case .truncated:
+            guard request.path.hasSuffix("/status.php") else { return nil }
+            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(Self.statusBytes.prefix(Self.statusBytes.count / 2)))
+            answer.abort = .truncate(announcedLength: Self.statusBytes.count)
+            return answer
+        case .oversized:
+            guard request.path.hasSuffix("/status.php") else { return nil }
+            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(Self.statusBytes))
+            answer.abort = .truncate(announcedLength: 1 << 40)
+            return answer
+        case .silent:
+            guard request.path.hasSuffix("/status.php") else { return nil }
+            var answer = SimulatedResponse(200)
+            answer.abort = .never
+            return answer
         }
     }
 
@@ -155,7 +179,8 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         case ("GET", "/ocs/v2.php/cloud/capabilities"), ("GET", "/ocs/v1.php/cloud/capabilities"):
             return json(200, Self.capabilities)
         case ("GET", "/.well-known/openid-configuration"):
-            return json(200, oidc.discovery(issuer: issuer))
+            lock.lock(); let plain = bases["http:1"]; lock.unlock()
+            return json(200, oidc.discovery(issuer: issuer, plainBase: plain))
         case ("GET", "/.well-known/webfinger"):
             return oidc.webfinger(resource: request.query["resource"], issuer: issuer)
         case ("GET", "/index.php/apps/oauth2/jwks"):

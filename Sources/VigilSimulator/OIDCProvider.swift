@@ -22,6 +22,20 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         public var acceptReusedRefreshToken: Bool?
         /// An authorization request without PKCE is accepted.
         public var acceptMissingPKCE: Bool?
+        /// The authorization response carries another `state` than the request's.
+        public var stateMismatch: Bool?
+        /// The authorization response names another issuer in `iss` (RFC 9207: a mix-up attack).
+        public var mixUpIssuer: Bool?
+        /// Discovery offers only the `plain` PKCE method, not S256.
+        public var noS256: Bool?
+        /// The id_token is unsigned, with `alg: none`.
+        public var algNone: Bool?
+        /// Discovery names a `jwks_uri` over plain http.
+        public var jwksOverHTTP: Bool?
+        /// Discovery names another issuer than the server it came from.
+        public var discoveryIssuerMismatch: Bool?
+        /// The token response has no id_token.
+        public var missingIDToken: Bool?
     }
 
     let faults: Faults
@@ -51,17 +65,18 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
 
     // MARK: - Endpoints
 
-    func discovery(issuer: String) -> String {
+    /// `plainBase`: the server's plain-http URL, for the jwks_uri of ``Faults/jwksOverHTTP``.
+    func discovery(issuer: String, plainBase: String? = nil) -> String {
         json([
-            "issuer": issuer,
+            "issuer": faults.discoveryIssuerMismatch == true ? "https://issuer.attacker.invalid" : issuer,
             "authorization_endpoint": "\(issuer)/index.php/apps/oauth2/authorize",
             "token_endpoint": "\(issuer)/index.php/apps/oauth2/api/v1/token",
-            "jwks_uri": "\(issuer)/index.php/apps/oauth2/jwks",
+            "jwks_uri": faults.jwksOverHTTP == true ? "\(plainBase ?? issuer.replacingOccurrences(of: "https://", with: "http://"))/index.php/apps/oauth2/jwks" : "\(issuer)/index.php/apps/oauth2/jwks",
             "registration_endpoint": "\(issuer)/index.php/apps/oauth2/register",
             "userinfo_endpoint": "\(issuer)/index.php/apps/oauth2/userinfo",
             "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code", "refresh_token"],
-            "code_challenge_methods_supported": ["S256"],
+            "code_challenge_methods_supported": faults.noS256 == true ? ["plain"] : ["S256"],
             "id_token_signing_alg_values_supported": ["ES256"],
             "subject_types_supported": ["public"],
             "scopes_supported": ["openid", "offline_access", "email", "profile"],
@@ -128,7 +143,11 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         codes[code] = Grant(user: user, client: client, redirect: redirect, challenge: challenge, nonce: query["nonce"], scope: query["scope"] ?? "openid")
         lock.unlock()
         var location = redirect + (redirect.contains("?") ? "&" : "?") + "code=\(code)"
-        if let state = query["state"] { location += "&state=" + (state.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+        if let state = query["state"] {
+            let sent = faults.stateMismatch == true ? "forged-" + Self.random(12) : state
+            location += "&state=" + (sent.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }
+        if faults.mixUpIssuer == true { location += "&iss=" + ("https://issuer.attacker.invalid".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
         return SimulatedResponse(302, [("Location", location)])
     }
 
@@ -193,7 +212,7 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         ]
         if let nonce { idClaims["nonce"] = faults.badNonce == true ? "not-\(nonce)" : nonce }
         let unknown = faults.unknownKeyID == true
-        let idToken = sign(idClaims, kid: unknown ? "unknown-kid" : Self.keyID, key: unknown ? rogueKey : key)
+        let idToken = faults.algNone == true ? unsigned(idClaims) : sign(idClaims, kid: unknown ? "unknown-kid" : Self.keyID, key: unknown ? rogueKey : key)
         let refresh = Self.random(32)
         lock.lock()
         accessTokens.insert(access)
@@ -202,8 +221,13 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         lock.unlock()
         return SimulatedResponse(200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: json([
             "access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh,
-            "id_token": idToken, "scope": scope, "user_id": user,
-        ]))
+            "scope": scope, "user_id": user,
+        ].merging(faults.missingIDToken == true ? [:] : ["id_token": idToken]) { first, _ in first }))
+    }
+
+    /// A JWT with `alg: none` and an empty signature (RFC 7519 section 6): what no client may accept.
+    func unsigned(_ claims: [String: Any]) -> String {
+        Self.base64URL(Data(json(["alg": "none", "typ": "JWT"]).utf8)) + "." + Self.base64URL(Data(json(claims).utf8)) + "."
     }
 
     func sign(_ claims: [String: Any], kid: String, key: P256.Signing.PrivateKey) -> String {

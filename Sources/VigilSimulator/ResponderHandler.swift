@@ -68,6 +68,21 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ answer: SimulatedResponse, for request: HTTPRequestHead, close: Bool, context: ChannelHandlerContext) {
+        switch answer.abort {
+        case .never?:
+            return
+        case .truncate(let announced)?:
+            var headers = HTTPHeaders([("Content-Length", String(announced))])
+            for (name, value) in answer.headers where name.lowercased() != "content-length" { headers.add(name: name, value: value) }
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: answer.body)))), promise: nil)
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.flush()
+            context.eventLoop.scheduleTask(in: .milliseconds(20)) { loopBound.value.close(promise: nil) }
+            return
+        case nil:
+            break
+        }
         var headers = HTTPHeaders()
         headers.reserveCapacity(answer.headers.count + 2)
         var hasLength = false

@@ -51,6 +51,14 @@ public struct Scenario: Sendable, Hashable, Codable {
             case redirectLoop = "redirect-loop"
             /// PROPFIND is answered with an HTML login page and 200.
             case loginPage = "login-page"
+            /// status.php is answered with `status` (default 200) and `body`.
+            case statusBody = "status-body"
+            /// status.php's answer stops halfway and the connection closes.
+            case truncated
+            /// status.php announces a terabyte.
+            case oversized
+            /// status.php is never answered (the connection stays open).
+            case silent
         }
         public var kind: Kind
         public var status: Int?
@@ -61,6 +69,8 @@ public struct Scenario: Sendable, Hashable, Codable {
         public var recovering: Bool?
         /// Only requests on this scheme are redirected (`http` for an upgrade).
         public var scheme: String?
+        /// For `status-body`: the body of status.php.
+        public var body: String?
 
         public init(kind: Kind) { self.kind = kind }
     }
@@ -147,6 +157,9 @@ extension Scenario {
             if !asks, client.then != nil {
                 throw fail("client.then", "applies only to ask-certificate and ask-redirect; with \(outcome.rawValue), the outcome itself is reached after any approval")
             }
+            if let timeout = client.timeout, !(0.1...600).contains(timeout) {
+                throw fail("client.timeout", "must be from 0.1 to 600 seconds")
+            }
             if let user = client.user, effectiveUsers[user] == nil {
                 throw fail("client.user", "names \(user), who is not one of the scenario's users")
             }
@@ -154,13 +167,15 @@ extension Scenario {
         switch behaviour.kind {
         case .redirect:
             guard let status = behaviour.status, [301, 302, 303, 307, 308].contains(status) else { throw fail("behaviour.status", "must be 301, 302, 303, 307 or 308") }
-            guard let target = behaviour.target, target.hasPrefix("{") || target.hasPrefix("/") else { throw fail("behaviour.target", "must be a path or start with {https:N} or {http:N}") }
+            guard let target = behaviour.target, !target.isEmpty else { throw fail("behaviour.target", "must be a URL template ({https:N}, {http:N}, {host:N}, {path}), a path or a relative reference") }
         case .redirectChain:
             guard let hops = behaviour.hops, (1...100).contains(hops) else { throw fail("behaviour.hops", "must be from 1 to 100") }
         case .notFoundWindow:
             guard let seconds = behaviour.seconds, seconds > 0 else { throw fail("behaviour.seconds", "must be a positive number") }
         case .authRace:
             guard let count = behaviour.count, count > 0 else { throw fail("behaviour.count", "must be a positive integer") }
+        case .statusBody:
+            guard behaviour.body != nil else { throw fail("behaviour.body", "is required: the body of status.php") }
         default:
             break
         }

@@ -51,6 +51,8 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
     /// (a renewal the rules accept, say). A host serving any other certificate is untrusted for
     /// the credential invariant unless the user approved it.
     public var acceptedCertificates: [String]?
+    /// Seconds the client waits for each connection and answer (default: the suite's, 10).
+    public var timeout: Double?
 
     public init() {}
 }

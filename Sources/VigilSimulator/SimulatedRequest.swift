@@ -36,9 +36,18 @@ public struct SimulatedRequest: Sendable {
 
 /// The simulator's answer.
 public struct SimulatedResponse: Sendable {
+    /// An answer that goes wrong on the wire.
+    public enum Abort: Sendable, Hashable {
+        /// Content-Length announces this many bytes; the body sent is shorter; the connection closes.
+        case truncate(announcedLength: Int)
+        /// Nothing is sent; the connection stays open (the client must time out).
+        case never
+    }
+
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    public var abort: Abort?
 
     init(_ status: Int, _ headers: [(String, String)] = [], body: String = "") {
         self.status = status

@@ -84,8 +84,9 @@ public struct ScenarioRunner: Sendable {
         let users = scenario.effectiveUsers
         let userName = scenario.client?.user ?? users.keys.sorted().first ?? "alice"
         let caFile = (certificatesDirectory as NSString).appendingPathComponent("ca-bundle.pem")
+        let timeout = scenario.client?.timeout.map { Duration.milliseconds(Int64($0 * 1000)) } ?? self.timeout
         let user = ScriptedUser(approve: Set(scenario.client?.approve ?? []), password: users[userName], servedLeaves: try servedLeaves(running),
-                                caFile: caFile, browserTimeout: Int(timeout.components.seconds) * 2)
+                                caFile: caFile, browserTimeout: max(2, Int(timeout.components.seconds) * 2))
         let logFile = state + "/vigil/logs/vigil.log"
         let context = SuiteClientContext(
             server: running.resolve(scenario.client?.start ?? "{https:1}"), userName: userName, user: user, settings: settings, caFile: caFile,
@@ -138,11 +139,14 @@ public struct ScenarioRunner: Sendable {
         return settings
     }
 
-    /// SHA-256 fingerprint of the leaf each HTTPS listener serves, by `host:port`.
+    /// SHA-256 fingerprint of the leaf each HTTPS host genuinely serves, by `host:port`: what the
+    /// admin reads out to the user. Behind a man in the middle, that is the genuine host's leaf,
+    /// not the forgery the interceptor presents.
     func servedLeaves(_ running: RunningHostSimulator) throws -> [String: String] {
         var leaves: [String: String] = [:]
         for listener in running.listeners where listener.scheme == "https" {
-            guard let name = listener.certificate else { continue }
+            guard var name = listener.certificate else { continue }
+            if listener.forwardsTo != nil { name = HostSimulatorCases.genuine(for: listener.address) }
             let path = (certificatesDirectory as NSString).appendingPathComponent("\(name)-chain.pem")
             if let leaf = try Certificate.load(path: path).first { leaves["\(listener.address):\(listener.port)"] = leaf.sha256Fingerprint }
         }
