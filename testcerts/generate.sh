@@ -165,6 +165,9 @@ leaf rekeyed-b1 "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca      # B1: same na
 leaf mitm-forged "IP:127.0.0.1" 127.0.0.1 p256 attacker-ca
 cat "$OUT/attacker-ca.pem" >> "$OUT/mitm-forged-chain.pem"
 leaf cn-only "" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" cn_only_ext
+# DNS-named hosts (pinned to loopback addresses with --resolve): one name, and a wildcard.
+leaf cloud-example "DNS:cloud.example.test" cloud.example.test p256 intermediate-ca
+leaf wildcard-example "DNS:*.example.test" "*.example.test" p256 intermediate-ca
 leaf ca-as-leaf "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" ca_leaf_ext
 leaf wrong-eku "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" client_eku_ext
 leaf no-eku "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" no_eku_ext

@@ -41,6 +41,8 @@ public struct AccountSetup: Sendable {
         public var oauth2RedirectPort = 0
         /// How long the user has to finish in the browser.
         public var browserTimeout: Duration = .seconds(300)
+        /// Names pinned to addresses (curl's `--resolve`), for every connection of the setup.
+        public var resolve: [HostResolution] = []
         public init() {}
     }
 
@@ -211,7 +213,7 @@ public struct AccountSetup: Sendable {
     /// Probes `endpoint`, shows the chain, has an untrusted leaf approved (or stops), and returns
     /// a client whose policy accepts exactly what was trusted or approved.
     func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> HTTPClient {
-        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger).handshake(with: endpoint)
+        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
         let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
         if !evaluation.verdict.isTrusted {
@@ -219,6 +221,7 @@ public struct AccountSetup: Sendable {
         }
         var configuration = HTTPClient.Configuration()
         configuration.timeout = options.timeout
+        configuration.resolve = options.resolve
         return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvedLeaves: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)),
                           configuration: configuration, logger: logger)
     }

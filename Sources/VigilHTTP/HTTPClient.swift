@@ -19,6 +19,8 @@ public struct HTTPClient: Sendable {
         /// The largest answer body read; a larger one fails with ``HTTPError/Code/bodyTooLarge``.
         public var maximumBodySize = 64 * 1024 * 1024
         public var allowPlainHTTP = false
+        /// Names pinned to addresses (curl's `--resolve`).
+        public var resolve: [HostResolution] = []
 
         public init() {}
     }
@@ -76,6 +78,9 @@ public struct HTTPClient: Sendable {
             throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
         }
 
+        let resolveList = HostResolution.curlList(configuration.resolve)
+        defer { curl_slist_free_all(resolveList) }
+        if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
         var fields: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(fields) }
         for (name, value) in request.headers {

@@ -25,19 +25,23 @@ public struct TLSProbe: Sendable {
     /// Connect plus handshake timeout.
     public var timeout: Duration
     public var logger: Logger
+    /// Names pinned to addresses (curl's `--resolve`).
+    public var resolve: [HostResolution]
 
-    public init(timeout: Duration = .seconds(10), logger: Logger = Logger(label: "vigil.http")) {
+    public init(timeout: Duration = .seconds(10), logger: Logger = Logger(label: "vigil.http"), resolve: [HostResolution] = []) {
         self.timeout = timeout
         self.logger = logger
+        self.resolve = resolve
     }
 
     /// Runs the handshake on a thread of its own (libcurl blocks).
     public func handshake(with endpoint: Endpoint) async throws -> Handshake {
         let timeout = self.timeout
+        let resolve = self.resolve
         logger.privacy.debug("TLS handshake with \(endpoint.description)", metadata: ["tags": "tls"])
         let handshake: Handshake = try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try Self.blockingHandshake(endpoint, timeout: timeout) })
+                continuation.resume(with: Result { try Self.blockingHandshake(endpoint, timeout: timeout, resolve: resolve) })
             }
             thread.name = "vigil-tls-probe"
             thread.start()
@@ -48,11 +52,14 @@ public struct TLSProbe: Sendable {
 
     static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-    static func blockingHandshake(_ endpoint: Endpoint, timeout: Duration) throws -> Handshake {
+    static func blockingHandshake(_ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = []) throws -> Handshake {
         guard globalInit, let handle = curl_easy_init() else {
             throw HTTPError(.transport, "libcurl could not be initialised.")
         }
         defer { curl_easy_cleanup(handle) }
+        let resolveList = HostResolution.curlList(resolve)
+        defer { curl_slist_free_all(resolveList) }
+        if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
         capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: nil, context: nil))
         defer {

@@ -157,6 +157,11 @@ extension Scenario {
             if !asks, client.then != nil {
                 throw fail("client.then", "applies only to ask-certificate and ask-redirect; with \(outcome.rawValue), the outcome itself is reached after any approval")
             }
+            for (name, host) in client.hosts ?? [:] {
+                guard !name.isEmpty, !name.contains(":"), !name.contains("/"), (1...3).contains(host) else {
+                    throw fail("client.hosts", "maps \(name) to \(host): a host name (no ':' or '/') to host 1, 2 or 3")
+                }
+            }
             if let timeout = client.timeout, !(0.1...600).contains(timeout) {
                 throw fail("client.timeout", "must be from 0.1 to 600 seconds")
             }

@@ -51,6 +51,10 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
     /// (a renewal the rules accept, say). A host serving any other certificate is untrusted for
     /// the credential invariant unless the user approved it.
     public var acceptedCertificates: [String]?
+    /// DNS names for the simulated hosts, name to host number (`{"cloud.example.test": 1}`): the
+    /// client connects by name, pinned to the host's address and port (curl's `--resolve`), and
+    /// `{https:NAME}` in `start` or a redirect target is `https://NAME:PORT`.
+    public var hosts: [String: Int]?
     /// Seconds the client waits for each connection and answer (default: the suite's, 10).
     public var timeout: Double?
 

@@ -23,11 +23,15 @@ public struct ScenarioEvidence: Sendable {
     /// Files under the scenario's directories holding a planted secret: file, what.
     public var filesWithSecrets: [(file: String, what: String)]
     public var plantedSecrets: [PlantedSecret]
+    /// Pinned host names and their addresses (the journal knows hosts by address).
+    public var addresses: [String: String]
 
     public init(result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], approvedCertificates: Set<String> = [], journal: [JournalEntry] = [],
                 listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],
                 accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
-                filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = []) {
+                filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
+                addresses: [String: String] = [:]) {
+        self.addresses = addresses
         self.result = result
         self.questions = questions
         self.approvedCertificates = approvedCertificates

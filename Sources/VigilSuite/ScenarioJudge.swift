@@ -117,8 +117,10 @@ public struct ScenarioJudge: Sendable {
     /// request at the declined redirect's target, no credential anywhere.
     func sentAfterDecline(_ asked: ScriptedUser.Asked, _ evidence: ScenarioEvidence) -> [String] {
         var failures: [String] = []
-        let address = Self.host(of: asked.about)
-        let listener = evidence.listeners.first { "\($0.address):\($0.port)" == asked.about }
+        let named = Self.host(of: asked.about)
+        let address = evidence.addresses[named] ?? named
+        let port = asked.about.split(separator: ":").last.map(String.init) ?? ""
+        let listener = evidence.listeners.first { $0.address == address && String($0.port) == port }
         if asked.question == .certificate {
             let sent = evidence.journal.filter { $0.host == address && ($0.scheme ?? "https") == (listener?.scheme ?? "https") }
             if let first = sent.first {
@@ -150,7 +152,7 @@ public struct ScenarioJudge: Sendable {
     /// genuine one (nor accepted by the fixture), not approved.
     func isHostile(_ entry: JournalEntry, _ evidence: ScenarioEvidence) -> Bool {
         if entry.scheme == "http" { return true }
-        let approved = evidence.approvedCertificates.contains { Self.host(of: $0) == entry.host }
+        let approved = evidence.approvedCertificates.contains { (evidence.addresses[Self.host(of: $0)] ?? Self.host(of: $0)) == entry.host }
         let genuineBehindProxy = scenario.mitm == true && entry.mitm != true
         if genuineBehindProxy { return false }
         if entry.mitm == true { return !approved }

@@ -1,6 +1,7 @@
 public import Foundation
 import Logging
 import VigilCertificates
+public import VigilHTTP
 import VigilLogging
 public import VigilSecrets
 import VigilSettings
@@ -85,17 +86,20 @@ public struct ScenarioRunner: Sendable {
         let userName = scenario.client?.user ?? users.keys.sorted().first ?? "alice"
         let caFile = (certificatesDirectory as NSString).appendingPathComponent("ca-bundle.pem")
         let timeout = scenario.client?.timeout.map { Duration.milliseconds(Int64($0 * 1000)) } ?? self.timeout
-        let user = ScriptedUser(approve: Set(scenario.client?.approve ?? []), password: users[userName], servedLeaves: try servedLeaves(running),
-                                caFile: caFile, browserTimeout: max(2, Int(timeout.components.seconds) * 2))
+        let resolve = Self.resolutions(scenario, running)
+        var leaves = try servedLeaves(running)
+        for pin in resolve { leaves["\(pin.host):\(pin.port)"] = leaves["\(pin.address):\(pin.port)"] }
+        let user = ScriptedUser(approve: Set(scenario.client?.approve ?? []), password: users[userName], servedLeaves: leaves,
+                                caFile: caFile, browserTimeout: max(2, Int(timeout.components.seconds) * 2), resolve: resolve.map(\.description))
         let logFile = state + "/vigil/logs/vigil.log"
         let context = SuiteClientContext(
-            server: running.resolve(scenario.client?.start ?? "{https:1}"), userName: userName, user: user, settings: settings, caFile: caFile,
+            server: Self.expand(running.resolve(scenario.client?.start ?? "{https:1}"), resolve), userName: userName, user: user, settings: settings, caFile: caFile,
             databasePath: data + "/vigil/vigil.sqlite", dataDirectory: data, configDirectory: config, stateDirectory: state,
-            secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout)
+            secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout, resolve: resolve)
         try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 
         let result = await client.addAccount(context)
-        let servers = running.listeners.map(\.url)
+        let servers = running.listeners.map(\.url) + resolve.map { "https://\($0.host):\($0.port)" }
         let keyringAfterAdd = try keyringItems(for: servers)
         var keyringAfterRemoval: [String: [String]] = [:]
         var removalError: String?
@@ -114,7 +118,20 @@ public struct ScenarioRunner: Sendable {
             result: result, questions: user.questions, approvedCertificates: user.approvedCertificates, journal: running.simulator.journal.entries,
             listeners: running.listeners, keyringAfterAdd: keyringAfterAdd, keyringAfterRemoval: keyringAfterRemoval,
             accountsLeft: accountsLeft, approvalsLeft: approvalsLeft, removalError: removalError, logLines: logLines,
-            filesWithSecrets: Self.files(under: directory, containing: planted), plantedSecrets: planted)
+            filesWithSecrets: Self.files(under: directory, containing: planted), plantedSecrets: planted,
+            addresses: Dictionary(resolve.map { ($0.host, $0.address) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// The fixture's host names pinned to their hosts' HTTPS addresses and ports.
+    static func resolutions(_ scenario: Scenario, _ running: RunningHostSimulator) -> [HostResolution] {
+        (scenario.client?.hosts ?? [:]).sorted { $0.key < $1.key }.compactMap { name, host in
+            running.listeners.first { $0.host == host && $0.scheme == "https" }.map { HostResolution(host: name, port: $0.port, address: $0.address) }
+        }
+    }
+
+    /// `{https:NAME}` as `https://NAME:PORT` for each pinned name.
+    static func expand(_ template: String, _ resolve: [HostResolution]) -> String {
+        resolve.reduce(template) { $0.replacingOccurrences(of: "{https:\($1.host)}", with: "https://\($1.host):\($1.port)") }
     }
 
     /// The fixture's settings written as the user's settings file and loaded the way every command

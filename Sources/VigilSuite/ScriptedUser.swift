@@ -25,13 +25,17 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     let servedLeaves: [String: String]
     let caFile: String
     let browserTimeout: Int
+    /// `HOST:PORT:ADDRESS` pins the browser stand-in uses too.
+    let resolve: [String]
 
     private let lock = NSLock()
     private var asked: [Asked] = []
     private var lines: [String] = []
     private var approvedEndpoints: Set<String> = []
 
-    public init(approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15) {
+    public init(approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
+                resolve: [String] = []) {
+        self.resolve = resolve
         self.approve = approve
         self.password = password
         self.servedLeaves = servedLeaves
@@ -78,7 +82,8 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
         show("browser opened")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "-o", "/dev/null", "-L", "--max-time", String(browserTimeout), "--cacert", caFile, url]
+        process.arguments = ["curl", "-s", "-o", "/dev/null", "-L", "--max-time", String(browserTimeout), "--cacert", caFile]
+            + resolve.flatMap { ["--resolve", $0] } + [url]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { show("the browser stand-in (curl) could not start: \(error)") }

@@ -3,6 +3,7 @@ public import Logging
 public import VigilSecrets
 public import VigilSettings
 public import VigilStore
+public import VigilHTTP
 
 /// The client a scenario is played against. ``VigilClient`` is Vigil's own account setup; tests
 /// plug in clients that misbehave on purpose, to prove the suite catches them.
@@ -36,6 +37,8 @@ public struct SuiteClientContext: Sendable {
     public var logger: Logger
     /// Each connection and answer; the whole scenario has a multiple of it.
     public var timeout: Duration
+    /// Names pinned to the simulated hosts (`HOST:PORT:ADDRESS`, curl's `--resolve`).
+    public var resolve: [HostResolution] = []
 }
 
 /// How a client's attempt ended.

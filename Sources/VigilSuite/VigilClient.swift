@@ -18,6 +18,7 @@ public struct VigilClient: SuiteClient {
             var options = AccountSetup.Options(settings: context.settings)
             options.timeout = context.timeout
             options.browserTimeout = context.timeout * 2
+            options.resolve = context.resolve
             let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([context.caFile])),
                                      approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                      secrets: context.secrets, options: options, logger: context.logger)

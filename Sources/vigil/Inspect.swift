@@ -35,6 +35,9 @@ extension Vigil {
         @Option(help: "Seconds to wait for the connection and handshake.")
         var timeout: Double = 10
 
+        @Option(help: "Connect to HOST:PORT at ADDRESS instead of resolving it (curl's HOST:PORT:ADDRESS; repeatable).")
+        var resolve: [String] = []
+
         @Flag(help: "Print the report as JSON (schema in docs/cli.md).")
         var json = false
 
@@ -52,6 +55,9 @@ extension Vigil {
             }
             if let at, Self.parseTime(at) == nil {
                 throw ValidationError("--at \(at) is not an ISO 8601 time such as 2030-01-01T00:00:00Z.")
+            }
+            for entry in resolve {
+                do { _ = try HostResolution(parsing: entry) } catch let error as HTTPError { throw ValidationError(error.reason) }
             }
             if !(timeout > 0 && timeout <= 600) {
                 throw ValidationError("--timeout must be between 0 and 600 seconds.")
@@ -88,7 +94,7 @@ extension Vigil {
             if let url {
                 let endpoint = try Endpoint(url: url)
                 logger.privacy.info("Inspecting \(endpoint.description)", metadata: ["tags": "tls"])
-                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger)
+                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, resolve: try resolve.map(HostResolution.init(parsing:)))
                 let handshake = try await probe.handshake(with: endpoint)
                 chain = handshake.chain
                 connection = .init(protocolVersion: handshake.protocolVersion, cipher: handshake.cipher, address: handshake.remoteAddress)

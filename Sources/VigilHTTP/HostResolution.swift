@@ -1,0 +1,52 @@
+internal import CCurl
+import Foundation
+
+/// A name pinned to an address, with curl's `--resolve HOST:PORT:ADDRESS` semantics: connections
+/// to HOST on PORT go to ADDRESS, while SNI and the certificate's name check still use HOST. Lets
+/// DNS-named test hosts (`cloud.example.test`) live on loopback addresses without touching DNS.
+public struct HostResolution: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    /// An IPv4 or IPv6 literal (IPv6 without brackets).
+    public var address: String
+
+    public init(host: String, port: Int, address: String) {
+        self.host = host
+        self.port = port
+        self.address = address
+    }
+
+    /// Parses `HOST:PORT:ADDRESS` (an IPv6 address may be bracketed); throws
+    /// ``HTTPError/Code/invalidURL`` saying what is wrong.
+    public init(parsing text: String) throws {
+        let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else {
+            throw HTTPError(.invalidURL, "--resolve takes HOST:PORT:ADDRESS, for example cloud.example.test:443:127.0.0.1.")
+        }
+        let host = parts[0].lowercased()
+        guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "@") }) else {
+            throw HTTPError(.invalidURL, "--resolve: the host name must be printable ASCII without spaces, '/' or '@'.")
+        }
+        guard let port = Int(parts[1]), (1...65_535).contains(port) else {
+            throw HTTPError(.invalidURL, "--resolve: the port must be from 1 to 65535.")
+        }
+        var address = parts[2]
+        if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        var v4 = in_addr(), v6 = in6_addr()
+        guard inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1 else {
+            throw HTTPError(.invalidURL, "--resolve: \(address) is not an IPv4 or IPv6 address.")
+        }
+        self.init(host: host, port: port, address: address)
+    }
+
+    public var description: String {
+        "\(host):\(port):" + (address.contains(":") ? "[\(address)]" : address)
+    }
+
+    /// The list libcurl's CURLOPT_RESOLVE takes; free with `curl_slist_free_all`.
+    static func curlList(_ entries: [HostResolution]) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for entry in entries { list = curl_slist_append(list, entry.description) }
+        return list
+    }
+}
