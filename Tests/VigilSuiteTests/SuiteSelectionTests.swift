@@ -23,7 +23,7 @@ struct SuiteSelectionTests {
     }
 
     @Test func globsSelectByName() {
-        let redirects = SuiteSelection(globs: ["redirect-cross-host-*"]).select(scenarios).map(\.name)
+        let redirects = SuiteSelection(globs: ["redirect-cross-host-30?"]).select(scenarios).map(\.name)
         #expect(redirects == ["redirect-cross-host-301", "redirect-cross-host-302", "redirect-cross-host-307", "redirect-cross-host-308"])
         #expect(SuiteSelection(globs: ["valid", "expired"]).select(scenarios).map(\.name) == ["expired", "valid"])
         #expect(SuiteSelection(globs: ["nothing-*"]).select(scenarios).isEmpty)
