@@ -174,7 +174,11 @@ public struct AccountSetup: Sendable {
         do {
             tokens = try await login.login(user: user) { url in await interaction.openBrowser(url) }
         } catch let error as OAuth2Error {
-            throw AccountSetupError(error.code == .timeout ? .noPassword : .wrongCredentials, error.reason)
+            switch error.code {
+            case .timeout: throw AccountSetupError(.noPassword, error.reason)
+            case .stateMismatch, .invalidTokenResponse: throw AccountSetupError(.responseRejected, error.reason)
+            default: throw AccountSetupError(.wrongCredentials, error.reason)
+            }
         }
         let bearer = tokens.accessToken.withValue { "Bearer \($0)" }
         let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",

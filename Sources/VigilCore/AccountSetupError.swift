@@ -17,7 +17,11 @@ public struct AccountSetupError: Error, Sendable, CustomStringConvertible {
         /// The method picked is not implemented yet.
         case unsupportedMethod = "unsupported-method"
         case noPassword = "no-password"
+        /// The server refused the credentials (401/403), or the authorization server refused the login.
         case wrongCredentials = "wrong-credentials"
+        /// The login's answer failed one of Vigil's own checks (a forged or mixed-up authorization
+        /// response, a malformed token response): refused before any token is kept.
+        case responseRejected = "response-rejected"
         /// The user already has an account on this server.
         case duplicate
         /// A setting the chosen method needs is missing (an OAuth2 client id, say).

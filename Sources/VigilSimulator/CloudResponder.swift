@@ -18,16 +18,20 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         self.scenario = scenario
         self.clock = clock
         self.oidc = OIDCProvider(faults: scenario.oidcFaults, users: scenario.effectiveUsers, clock: clock)
+        self.userSecrets = scenario.effectiveUsers.sorted { $0.key < $1.key }.flatMap { user, password in
+            [PlantedSecret(what: "the password of \(user)", value: password),
+             PlantedSecret(what: "the Basic credentials of \(user)", value: Data("\(user):\(password)".utf8).base64EncodedString())]
+        }
     }
 
     /// What a client must never write to a log or a file: the test users' passwords and every
     /// code, token and verifier the provider issued or received so far.
     public func plantedSecrets() -> [PlantedSecret] {
-        scenario.effectiveUsers.sorted { $0.key < $1.key }.flatMap { user, password in
-            [PlantedSecret(what: "the password of \(user)", value: password),
-             PlantedSecret(what: "the Basic credentials of \(user)", value: Data("\(user):\(password)".utf8).base64EncodedString())]
-        } + oidc.issuedSecrets()
+        userSecrets + oidc.issuedSecrets()
     }
+
+    /// The test users' passwords and their Basic form.
+    private let userSecrets: [PlantedSecret]
 
     /// Tells the responder where each listener runs: key `https:1`, value `https://127.0.0.1:8443`.
     public func setBase(_ key: String, _ url: String) {

@@ -98,7 +98,8 @@ public final class HostSimulator: Sendable {
                 let journal = self.journal
                 let channel = SimulatorChannel(makeHandler: {
                     if let upstream = plan.upstream, !plan.genuine {
-                        return InterceptingProxyHandler(upstream: upstream, address: plan.address, journal: journal)
+                        let cloud = site.responder
+                        return InterceptingProxyHandler(upstream: upstream, address: plan.address, journal: journal, planted: { cloud.plantedSecrets() })
                     }
                     return ResponderHandler(site: site)
                 })

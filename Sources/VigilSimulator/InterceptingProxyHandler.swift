@@ -20,11 +20,14 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
     private var queued: [HTTPClientRequestPart] = []
     /// What the attacker saw of requests not answered yet, oldest first.
     private var seen: [JournalEntry] = []
+    /// The secrets a client holds (the responder's planted secrets), to spot them anywhere in a request.
+    private let planted: @Sendable () -> [PlantedSecret]
 
-    init(upstream: Upstream, address: String, journal: Journal) {
+    init(upstream: Upstream, address: String, journal: Journal, planted: @escaping @Sendable () -> [PlantedSecret] = { [] }) {
         self.upstream = upstream
         self.address = address
         self.journal = journal
+        self.planted = planted
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -34,10 +37,14 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
         case .head(let head):
             let path = SimulatedRequest.path(of: head.uri)
             let announcesBody = head.headers.contains(name: "transfer-encoding") || (head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+            // What the attacker could take: any body (not looked into), a credential header or
+            // query field, or a planted secret anywhere in the target or the headers.
+            var request = SimulatedRequest(method: head.method.rawValue, target: head.uri, headers: [:], hasBody: false, scheme: "https", host: 1)
+            for (name, value) in head.headers { request.headers[name.lowercased()] = value }
+            let credential = announcesBody || SimulatedSite.carriesCredential(request, planted: planted())
             seen.append(JournalEntry(time: "", host: address, method: head.method.rawValue, path: path, status: 0,
                                      authorization: head.headers.contains(name: "authorization"), cookie: head.headers.contains(name: "cookie"),
-                                     body: announcesBody, mitm: true, scheme: "https",
-                                     credential: head.headers.contains(name: "authorization") || head.headers.contains(name: "cookie") || announcesBody))
+                                     body: announcesBody, mitm: true, scheme: "https", credential: credential))
             forwarded = .head(head)
         case .body(let bytes):
             forwarded = .body(.byteBuffer(bytes))
@@ -106,6 +113,12 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // What the attacker saw stays in the journal even when no answer came back.
+        for var entry in seen {
+            entry.time = Journal.timestamp()
+            journal.record(entry)
+        }
+        seen.removeAll()
         upstreamChannel?.close(promise: nil)
         upstreamChannel = nil
         context.fireChannelInactive()

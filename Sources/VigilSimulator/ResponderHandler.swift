@@ -105,6 +105,15 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// A request cut off before its end is journalled all the same.
+    func channelInactive(context: ChannelHandlerContext) {
+        if let head {
+            site.abandoned(head, body: body.map { Array($0.readableBytesView) } ?? [])
+            self.head = nil
+        }
+        context.fireChannelInactive()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A broken TLS record, a malformed request or a reset: this connection ends, the server goes on.
         context.close(promise: nil)

@@ -136,6 +136,9 @@ extension Scenario {
         guard name.range(of: #"^[a-z0-9][a-z0-9-]*$"#, options: .regularExpression) != nil else {
             throw fail("name", "must be lower-case letters, digits and dashes")
         }
+        for (user, password) in users ?? [:] where password.count < 8 || user.isEmpty || user.contains(":") {
+            throw fail("users", "gives \(user.isEmpty ? "a user" : user) a password under 8 characters or a name with ':' (a short password could not be told apart in logs and files)")
+        }
         if let schemes = authSchemes, schemes.isEmpty || !schemes.allSatisfy(["basic", "bearer"].contains) {
             throw fail("authSchemes", "must list basic and/or bearer")
         }
@@ -158,8 +161,11 @@ extension Scenario {
                 throw fail("client.then", "applies only to ask-certificate and ask-redirect; with \(outcome.rawValue), the outcome itself is reached after any approval")
             }
             for (name, host) in client.hosts ?? [:] {
-                guard !name.isEmpty, !name.contains(":"), !name.contains("/"), (1...3).contains(host) else {
-                    throw fail("client.hosts", "maps \(name) to \(host): a host name (no ':' or '/') to host 1, 2 or 3")
+                let label = #"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"#
+                let isName = name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { $0.range(of: label, options: .regularExpression) != nil }
+                let isAddress = name.split(separator: ".").allSatisfy { Int($0) != nil }
+                guard isName, !isAddress, (1...3).contains(host) else {
+                    throw fail("client.hosts", "maps \(name) to \(host): a DNS name (lower-case labels, not an address) to host 1, 2 or 3")
                 }
             }
             if let timeout = client.timeout, !(0.1...600).contains(timeout) {

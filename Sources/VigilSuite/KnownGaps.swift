@@ -9,11 +9,15 @@ public struct KnownGaps: Sendable, Hashable {
     public struct Gap: Sendable, Hashable, Codable {
         /// The outcome not reached yet (the fixture's outcome, or its `client.then`).
         public var outcome: String
+        /// What Vigil's client gets today, exactly as `vigil simulate` shows it: a gap that changes
+        /// is checked again, never covered silently.
+        public var got: String
         /// Why, in words; names the issue that closes it.
         public var reason: String
 
-        public init(outcome: String, reason: String) {
+        public init(outcome: String, got: String, reason: String) {
             self.outcome = outcome
+            self.got = got
             self.reason = reason
         }
     }
@@ -34,7 +38,7 @@ public struct KnownGaps: Sendable, Hashable {
         } catch let DecodingError.keyNotFound(key, context) {
             throw SuiteError(.malformedKnownGaps, "\(file): \(context.codingPath.first?.stringValue ?? "an entry"): field \(key.stringValue) is missing.")
         } catch {
-            throw SuiteError(.malformedKnownGaps, "\(file): not an object of {\"outcome\", \"reason\"} per scenario (\(error)).")
+            throw SuiteError(.malformedKnownGaps, "\(file): not an object of {\"outcome\", \"got\", \"reason\"} per scenario (\(error)).")
         }
         let byName = Dictionary(scenarios.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for (name, gap) in decoded.sorted(by: { $0.key < $1.key }) {

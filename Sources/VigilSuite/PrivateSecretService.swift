@@ -29,6 +29,10 @@ public final class PrivateSecretService: @unchecked Sendable {  // immutable aft
         // Spawned by hand (not Foundation's Process): GNOME Keyring, started on this bus, inherits
         // the descriptors Process watches, and Process would then wait for it too.
         var environment = ProcessInfo.processInfo.environment
+        // Nothing of the user's own session reaches the daemons.
+        for name in ["GNOME_KEYRING_CONTROL", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_PID", "DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE", "GPG_AGENT_INFO"] {
+            environment[name] = nil
+        }
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         environment["XDG_DATA_HOME"] = directory + "/data"
         environment["XDG_RUNTIME_DIR"] = directory + "/run"
@@ -119,6 +123,9 @@ public final class PrivateSecretService: @unchecked Sendable {  // immutable aft
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
+
+    /// Where GNOME Keyring keeps this service's keyrings.
+    public var keyringDirectory: String { directory + "/data/keyrings" }
 
     /// Ends the bus (GNOME Keyring leaves with it) and deletes the keyrings.
     public func stop() {

@@ -25,13 +25,29 @@ public struct ScenarioEvidence: Sendable {
     public var plantedSecrets: [PlantedSecret]
     /// Pinned host names and their addresses (the journal knows hosts by address).
     public var addresses: [String: String]
+    /// Where setup started: scheme and address.
+    public var start: (scheme: String, address: String)
+    /// The address a man in the middle intercepts (host 1's), if the scenario has one.
+    public var interceptedAddress: String?
+    /// Why the scenario's database could not be read, if it could not.
+    public var databaseProblem: String?
+
+    /// The address of `host:port` or `name:port`.
+    public func address(of hostPort: String) -> String {
+        let host = ScenarioJudge.host(of: hostPort)
+        return addresses[host] ?? host
+    }
 
     public init(result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], approvedCertificates: Set<String> = [], journal: [JournalEntry] = [],
                 listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],
                 accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
                 filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
-                addresses: [String: String] = [:]) {
+                addresses: [String: String] = [:], start: (scheme: String, address: String) = ("https", "127.0.0.1"),
+                interceptedAddress: String? = nil, databaseProblem: String? = nil) {
         self.addresses = addresses
+        self.start = start
+        self.interceptedAddress = interceptedAddress
+        self.databaseProblem = databaseProblem
         self.result = result
         self.questions = questions
         self.approvedCertificates = approvedCertificates

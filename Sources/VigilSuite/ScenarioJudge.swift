@@ -1,9 +1,15 @@
 import Foundation
-import VigilStore
 public import VigilSimulator
+import VigilStore
 
-/// Holds a scenario's evidence to its fixture: the outcome exactly, then the four invariants.
-/// Pure: the same evidence gives the same verdict.
+/// Holds a scenario's evidence to its fixture: the outcome exactly, then the invariants. Pure:
+/// the same evidence gives the same verdict.
+///
+/// Only an outcome missed can be a known gap. Everything that concerns what left the machine or
+/// what was saved is a violation, which no known gap covers: a credential at an untrusted host or
+/// over plain HTTP (invariant 1), a request to a server the user never agreed to, anything sent
+/// after the user declined, trust or an account saved without the user's consent, a secret in a
+/// log line or a file (2, 3), the keyring not exactly as expected (4).
 public struct ScenarioJudge: Sendable {
     public let scenario: Scenario
 
@@ -43,26 +49,26 @@ public struct ScenarioJudge: Sendable {
         return evidence.questions.first { $0.question == wanted }
     }
 
-    /// The outcome's failures (empty when reached), then the invariants'.
+    /// The outcome's failures (empty when reached), the invariants, and every violation.
     public func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
         let credentialViolations = credentialFailures(evidence)
         invariants.credentials = credentialViolations.isEmpty
         let logViolations = logFailures(evidence)
         invariants.logs = logViolations.isEmpty
-        let fileViolations = evidence.filesWithSecrets.map { "\($0.file) contains \($0.what) (invariant 3: no secret in a file)" }
+        let fileViolations = evidence.filesWithSecrets.map { "\($0.file) contains \($0.what) (invariant 3: no secret in a file)." }
         invariants.files = fileViolations.isEmpty
         let keyringViolations = keyringFailures(evidence)
         invariants.keyring = keyringViolations.isEmpty
-        return (outcomeFailures(evidence), invariants, credentialViolations + logViolations + fileViolations + keyringViolations)
+        let conduct = destinationFailures(evidence) + declineFailures(evidence) + savedFailures(evidence) + proofFailures(evidence)
+        return (outcomeFailures(evidence), invariants, credentialViolations + conduct + logViolations + fileViolations + keyringViolations)
     }
 
     // MARK: - Outcome
 
     func outcomeFailures(_ evidence: ScenarioEvidence) -> [String] {
         let final = Self.finalOutcome(evidence)
-        let said = evidence.result.message.map { " The client said: \(Self.oneLine($0))" } ?? ""
-        var failures: [String] = []
+        let said = evidence.result.message.map { " The client said: \(SuiteText.oneLine($0))" } ?? ""
         let approvals = Set(scenario.client?.approve ?? [])
         switch scenario.outcome {
         case .askCertificate, .askRedirect:
@@ -73,89 +79,105 @@ public struct ScenarioJudge: Sendable {
             if approvals.contains(question) {
                 let then = scenario.client?.then.map(ClientOutcome.init) ?? .login
                 if !asked.approved {
-                    failures.append("The user approved the \(question.rawValue) of \(asked.about), but the approval did not match what the host serves (fingerprint).")
-                } else if final != then {
-                    failures.append("After the user approved the \(question.rawValue) of \(asked.about), expected \(then.rawValue), got \(final.rawValue).\(said)")
-                } else {
-                    failures += successFailures(final, evidence)
+                    return ["The user would approve the \(question.rawValue) of \(asked.about), but what was presented is not what the host serves (fingerprint)."]
                 }
-            } else if final != ClientOutcome(scenario.outcome) {
-                failures.append("Expected the client to stop at the \(question.rawValue) question, declined; it ended with \(final.rawValue).\(said)")
-            } else {
-                failures += sentAfterDecline(asked, evidence)
+                return final == then ? [] : ["After the user approved the \(question.rawValue) of \(asked.about), expected \(then.rawValue), got \(final.rawValue).\(said)"]
             }
+            return final == ClientOutcome(scenario.outcome) ? [] : ["Expected the client to stop at the \(question.rawValue) question, declined; it ended with \(final.rawValue).\(said)"]
         case .refuse, .reportError, .login:
             let wanted = ClientOutcome(scenario.outcome)
-            if final != wanted {
-                let asked = evidence.questions.last.map { " (it asked about the \($0.question.rawValue) of \($0.about))" } ?? ""
-                failures.append("Expected \(wanted.rawValue), got \(final.rawValue)\(asked).\(said)")
-            } else {
-                failures += successFailures(final, evidence)
-            }
-        }
-        return failures
-    }
-
-    /// The extra conditions of an outcome reached: `login` proved by a request with credentials
-    /// that succeeded; `report-error` with a message and nothing saved.
-    func successFailures(_ final: ClientOutcome, _ evidence: ScenarioEvidence) -> [String] {
-        switch final {
-        case .login:
-            let proved = evidence.journal.contains { $0.carriesCredential && (200..<300).contains($0.status) && !isHostile($0, evidence) }
-            return proved ? [] : ["The account was added, but the journal shows no request with its credentials that succeeded at a trusted host."]
-        case .reportError:
-            var failures: [String] = []
-            if (evidence.result.message ?? "").trimmingCharacters(in: .whitespaces).isEmpty { failures.append("The client reported no message for the error.") }
-            if evidence.accountsLeft > 0 { failures.append("The client reported an error but saved an account.") }
-            return failures
-        default:
-            return []
+            guard final != wanted else { return [] }
+            let asked = evidence.questions.last.map { " (it asked about the \($0.question.rawValue) of \($0.about))" } ?? ""
+            return ["Expected \(wanted.rawValue), got \(final.rawValue)\(asked).\(said)"]
         }
     }
 
-    /// Declining must send nothing more: no request at the declined certificate's host, no
-    /// request at the declined redirect's target, no credential anywhere.
-    func sentAfterDecline(_ asked: ScriptedUser.Asked, _ evidence: ScenarioEvidence) -> [String] {
+    // MARK: - Conduct (violations, never covered by a known gap)
+
+    /// `login` must be proved by the journal: a request with the account's credentials that
+    /// succeeded at a trusted host the user agreed to.
+    func proofFailures(_ evidence: ScenarioEvidence) -> [String] {
+        guard evidence.result.account != nil else { return [] }
+        let proved = evidence.journal.enumerated().contains { index, entry in
+            entry.carriesCredential && (200..<300).contains(entry.status) && !isHostile(entry, at: index, evidence) && isAgreed(entry, at: index, evidence)
+        }
+        return proved ? [] : ["The client says the account was added, but the journal shows no request with its credentials that succeeded at a trusted host."]
+    }
+
+    /// Nothing saved without the user's consent: no account unless the client logged in (and none
+    /// left after the removal), no certificate approval the user did not give.
+    func savedFailures(_ evidence: ScenarioEvidence) -> [String] {
         var failures: [String] = []
-        let named = Self.host(of: asked.about)
-        let address = evidence.addresses[named] ?? named
-        let port = asked.about.split(separator: ":").last.map(String.init) ?? ""
-        let listener = evidence.listeners.first { $0.address == address && String($0.port) == port }
-        if asked.question == .certificate {
-            let sent = evidence.journal.filter { $0.host == address && ($0.scheme ?? "https") == (listener?.scheme ?? "https") }
-            if let first = sent.first {
-                failures.append("The user declined the certificate of \(asked.about), yet \(sent.count) request(s) reached it (first: \(first.method) \(first.path)).")
-            }
-        } else if let target = listener, target.address != evidence.listeners.first?.address {
-            let sent = evidence.journal.filter { $0.host == target.address }
-            if let first = sent.first {
-                failures.append("The user declined the redirect to \(asked.about), yet \(sent.count) request(s) reached it (first: \(first.method) \(first.path)).")
-            }
+        if let problem = evidence.databaseProblem { failures.append("The scenario's database cannot be read: \(problem).") }
+        if evidence.result.account == nil, evidence.accountsLeft > 0 {
+            failures.append("The client did not log in, yet saved \(evidence.accountsLeft) account(s).")
         }
-        if let leaked = evidence.journal.first(where: \.carriesCredential) {
-            failures.append("The user declined, yet a credential was sent: \(leaked.method) \(leaked.path) at \(leaked.host).")
+        let given = evidence.questions.filter { $0.question == .certificate && $0.approved }.count
+        if evidence.approvalsLeft > given {
+            failures.append("The database holds \(evidence.approvalsLeft) certificate approval(s); the user gave \(given).")
+        }
+        if evidence.result.failureKind == .error, (evidence.result.message ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+            failures.append("The client reported an error without a message.")
         }
         return failures
+    }
+
+    /// After a declined certificate, not one request at that server.
+    func declineFailures(_ evidence: ScenarioEvidence) -> [String] {
+        var failures: [String] = []
+        for asked in evidence.questions where asked.question == .certificate && !asked.approved {
+            let address = evidence.address(of: asked.about)
+            let sent = evidence.journal.dropFirst(asked.at).filter { $0.host == address && ($0.scheme ?? "https") == "https" }
+            if let first = sent.first {
+                failures.append("The user declined the certificate of \(asked.about), yet \(sent.count) request(s) reached it afterwards (first: \(first.method) \(first.path)).")
+            }
+        }
+        return failures
+    }
+
+    /// Requests only to the server setup started at and to redirect targets the user approved
+    /// (before the request): no plain-HTTP detour, no other host.
+    func destinationFailures(_ evidence: ScenarioEvidence) -> [String] {
+        var failures: [String] = []
+        for (index, entry) in evidence.journal.enumerated() where !isAgreed(entry, at: index, evidence) {
+            failures.append("A request reached \(entry.scheme ?? "https")://\(entry.host) (\(entry.method) \(entry.path)), a server the user never agreed to: not where setup started, not an approved redirect.")
+            if failures.count == 3 { break }
+        }
+        return failures
+    }
+
+    /// The request went to the start server, or to a redirect target approved before it.
+    func isAgreed(_ entry: JournalEntry, at index: Int, _ evidence: ScenarioEvidence) -> Bool {
+        let scheme = entry.scheme ?? "https"
+        if scheme == evidence.start.scheme && entry.host == evidence.start.address { return true }
+        return evidence.questions.contains {
+            $0.question == .redirect && $0.approved && $0.at <= index && $0.scheme == scheme && evidence.address(of: $0.about) == entry.host
+        }
     }
 
     // MARK: - Invariants
 
-    /// Invariant 1: no credential at a host whose certificate was neither trusted nor approved,
-    /// none over plain HTTP.
+    /// Invariant 1: no credential at a host whose certificate was neither trusted nor approved
+    /// (at the time), none over plain HTTP, none at a server the user never agreed to.
     func credentialFailures(_ evidence: ScenarioEvidence) -> [String] {
-        evidence.journal.filter { $0.carriesCredential && isHostile($0, evidence) }.map { entry in
-            "A credential reached \(describe(entry)) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts, never over plain HTTP)."
+        evidence.journal.enumerated().filter { index, entry in
+            entry.carriesCredential && (isHostile(entry, at: index, evidence) || !isAgreed(entry, at: index, evidence))
+        }.map { _, entry in
+            "A credential reached \(describe(entry)) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts the user agreed to, never over plain HTTP)."
         }
     }
 
-    /// Plain HTTP; a man in the middle not approved; a host serving a certificate that is not its
-    /// genuine one (nor accepted by the fixture), not approved.
-    func isHostile(_ entry: JournalEntry, _ evidence: ScenarioEvidence) -> Bool {
+    /// Plain HTTP; a man in the middle whose certificate was not approved before; a host serving
+    /// a certificate that is not its genuine one (nor accepted by the fixture), not approved before.
+    func isHostile(_ entry: JournalEntry, at index: Int, _ evidence: ScenarioEvidence) -> Bool {
         if entry.scheme == "http" { return true }
-        let approved = evidence.approvedCertificates.contains { (evidence.addresses[Self.host(of: $0)] ?? Self.host(of: $0)) == entry.host }
-        let genuineBehindProxy = scenario.mitm == true && entry.mitm != true
-        if genuineBehindProxy { return false }
+        let approved = evidence.questions.contains {
+            $0.question == .certificate && $0.approved && $0.at <= index && evidence.address(of: $0.about) == entry.host
+        }
         if entry.mitm == true { return !approved }
+        // The genuine host behind a man in the middle sees what the interceptor forwarded; the
+        // interceptor's own entry is the one judged.
+        if scenario.mitm == true, entry.host == evidence.interceptedAddress { return false }
         let served = certificateCase(at: entry.host)
         let accepted = served == HostSimulatorCases.genuine(for: entry.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
         return !(accepted || approved)
@@ -168,14 +190,15 @@ public struct ScenarioJudge: Sendable {
     func describe(_ entry: JournalEntry) -> String {
         if entry.scheme == "http" { return "\(entry.host) over plain HTTP" }
         if entry.mitm == true { return "the man in the middle at \(entry.host) (certificate \(certificateCase(at: entry.host)))" }
-        return "\(entry.host), whose certificate \(certificateCase(at: entry.host)) was neither trusted nor approved"
+        return "\(entry.host) (certificate \(certificateCase(at: entry.host)))"
     }
 
-    /// Invariant 2: no planted secret in a log line or a message shown.
+    /// Invariant 2: no planted secret in a log line, a message shown, or the client's error.
     func logFailures(_ evidence: ScenarioEvidence) -> [String] {
         var failures: [String] = []
-        for secret in evidence.plantedSecrets where secret.value.count >= 6 {
-            if let hit = evidence.logLines.first(where: { $0.line.contains(secret.value) }) {
+        let lines = evidence.logLines + (evidence.result.message.map { [(source: "the client's error message", line: $0)] } ?? [])
+        for secret in evidence.plantedSecrets {
+            if let hit = lines.first(where: { $0.line.contains(secret.value) }) {
                 failures.append("\(hit.source) has a line with \(secret.what) (invariant 2: no secret in a log line).")
             }
         }
@@ -195,7 +218,7 @@ public struct ScenarioJudge: Sendable {
             for (other, kinds) in evidence.keyringAfterAdd.sorted(by: { $0.key < $1.key }) where other != account.secretAccount {
                 failures.append("After setup the keyring held \(Self.list(Set(kinds))) for \(other), which is not the account added (invariant 4).")
             }
-            if let error = evidence.removalError { failures.append("Removing the account failed: \(error) (invariant 4).") }
+            if let error = evidence.removalError { failures.append("Removing the account failed: \(SuiteText.oneLine(error)) (invariant 4).") }
             for (other, kinds) in evidence.keyringAfterRemoval.sorted(by: { $0.key < $1.key }) {
                 failures.append("After the account was removed the keyring still held \(Self.list(Set(kinds))) for \(other) (invariant 4).")
             }
@@ -219,10 +242,6 @@ public struct ScenarioJudge: Sendable {
     static func host(of hostPort: String) -> String {
         guard let colon = hostPort.lastIndex(of: ":") else { return hostPort }
         return String(hostPort[..<colon])
-    }
-
-    static func oneLine(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) }).prefix(300).description
     }
 }
 

@@ -15,7 +15,12 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
         public var question: ScenarioClient.Question
         /// host:port asked about (the server for a certificate, the redirect's target for a redirect).
         public var about: String
+        /// The scheme of what was asked about (`https`; a redirect's target may be `http`).
+        public var scheme: String
         public var approved: Bool
+        /// How many requests the simulator's journal held when the question was answered: an
+        /// approval counts for the requests after it, never for those before.
+        public var at: Int
     }
 
     let approve: Set<ScenarioClient.Question>
@@ -25,6 +30,8 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     let servedLeaves: [String: String]
     let caFile: String
     let browserTimeout: Int
+    /// The journal's length now.
+    let journalPosition: @Sendable () -> Int
     /// `HOST:PORT:ADDRESS` pins the browser stand-in uses too.
     let resolve: [String]
 
@@ -34,8 +41,9 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     private var approvedEndpoints: Set<String> = []
 
     public init(approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
-                resolve: [String] = []) {
+                resolve: [String] = [], journalPosition: @escaping @Sendable () -> Int = { 0 }) {
         self.resolve = resolve
+        self.journalPosition = journalPosition
         self.approve = approve
         self.password = password
         self.servedLeaves = servedLeaves
@@ -60,13 +68,14 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     public func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
         let about = "\(endpoint.host):\(endpoint.port)"
         let approved = approve.contains(.certificate) && chain.first?.sha256Fingerprint != nil && chain.first?.sha256Fingerprint == servedLeaves[about]
-        record(Asked(question: .certificate, about: about, approved: approved))
+        record(Asked(question: .certificate, about: about, scheme: "https", approved: approved, at: journalPosition()))
         return approved
     }
 
     public func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
         let approved = approve.contains(.redirect)
-        record(Asked(question: .redirect, about: Self.hostPort(of: redirect.location), approved: approved))
+        record(Asked(question: .redirect, about: Self.hostPort(of: redirect.location), scheme: redirect.location.lowercased().hasPrefix("http://") ? "http" : "https",
+                     approved: approved, at: journalPosition()))
         show("redirect \(redirect.status) to \(redirect.location)")
         return approved
     }
@@ -95,7 +104,8 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     static func hostPort(of url: String) -> String {
         guard let endpoint = try? Endpoint(url: url) else {
             let rest = url.components(separatedBy: "://").last ?? url
-            let authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? rest
+            var authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? rest
+            if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
             return authority.contains(":") ? authority : authority + (url.hasPrefix("http://") ? ":80" : ":443")
         }
         return "\(endpoint.host):\(endpoint.port)"

@@ -15,6 +15,11 @@ public struct SimulationSuite: Sendable {
     public var timeout: Duration = .seconds(10)
     public var client: any SuiteClient = VigilClient()
     public var secrets: any SecretStore
+    /// The keyring is the suite's own: after the run it must hold nothing at all.
+    public var requireEmptyKeyring = false
+    /// Directories outside the scenarios' that the client could write to (the run's HOME and
+    /// TMPDIR): after the run, no planted secret of any scenario may be in a file there.
+    public var scanDirectories: [String] = []
 
     public init(scenarios: [Scenario], knownGaps: KnownGaps, certificatesDirectory: String, workDirectory: String, secrets: any SecretStore) {
         self.scenarios = scenarios
@@ -27,8 +32,8 @@ public struct SimulationSuite: Sendable {
     /// Plays every scenario; `progress` is called as each one ends (from any task).
     public func run(progress: @escaping @Sendable (ScenarioResult) -> Void = { _ in }) async -> SuiteReport {
         let started = ContinuousClock.now
-        let results = await withTaskGroup(of: (Int, ScenarioResult).self) { group in
-            var collected: [(Int, ScenarioResult)] = []
+        let outcomes = await withTaskGroup(of: (Int, ScenarioResult, [PlantedSecret]).self) { group in
+            var collected: [(Int, ScenarioResult, [PlantedSecret])] = []
             var next = 0
             func start(_ index: Int) {
                 let scenario = scenarios[index]
@@ -38,10 +43,10 @@ public struct SimulationSuite: Sendable {
                 let gap = knownGaps.gaps[scenario.name]
                 let keep = self.keep
                 group.addTask {
-                    var result = await runner.run(knownGap: gap)
+                    var (result, planted) = await runner.runKeepingSecrets(knownGap: gap)
                     if keep { result.evidence = runner.directory } else { try? FileManager.default.removeItem(atPath: runner.directory) }
                     progress(result)
-                    return (index, result)
+                    return (index, result, planted)
                 }
             }
             while next < min(max(1, jobs), scenarios.count) { start(next); next += 1 }
@@ -49,9 +54,25 @@ public struct SimulationSuite: Sendable {
                 collected.append(done)
                 if next < scenarios.count { start(next); next += 1 }
             }
-            return collected.sorted { $0.0 < $1.0 }.map(\.1)
+            return collected.sorted { $0.0 < $1.0 }
+        }
+        var runFailures: [String] = []
+        if requireEmptyKeyring {
+            do {
+                let left = try secrets.accounts(kind: nil)
+                if !left.isEmpty { runFailures.append("After the run the suite's keyring still holds secrets for \(left.count) account(s) (invariant 4).") }
+            } catch {
+                runFailures.append("After the run the suite's keyring cannot be listed: \(error).")
+            }
+        }
+        let planted = outcomes.flatMap(\.2)
+        for directory in scanDirectories {
+            for hit in ScenarioRunner.files(under: directory, containing: planted) {
+                runFailures.append(SuiteText.oneLine("\(directory)/\(hit.file) contains \(hit.what) (invariant 3: no secret in a file, outside the scenarios' directories too)."))
+            }
         }
         let elapsed = ContinuousClock.now - started
-        return SuiteReport(results: results, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, jobs: jobs)
+        return SuiteReport(results: outcomes.map(\.1), runFailures: runFailures,
+                           seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, jobs: jobs)
     }
 }

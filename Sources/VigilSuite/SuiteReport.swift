@@ -3,6 +3,9 @@ import Foundation
 /// The suite's results, and their table, JSON and JUnit forms.
 public struct SuiteReport: Sendable, Codable {
     public var results: [ScenarioResult]
+    /// What broke across the run rather than in one scenario (the keyring not empty at the end, a
+    /// secret in the run's HOME or TMPDIR).
+    public var runFailures: [String] = []
     /// Wall time of the whole run.
     public var seconds: Double
     public var jobs: Int
@@ -12,11 +15,18 @@ public struct SuiteReport: Sendable, Codable {
     public var knownGaps: Int { results.filter { $0.status == .knownGap }.count }
     public var closedGaps: Int { results.filter { $0.status == .gapClosed }.count }
     /// Every scenario passed or is a known gap.
-    public var succeeded: Bool { results.allSatisfy(\.status.isAcceptable) }
+    public var succeeded: Bool { runFailures.isEmpty && results.allSatisfy(\.status.isAcceptable) }
+
+    public init(results: [ScenarioResult], runFailures: [String] = [], seconds: Double, jobs: Int) {
+        self.results = results
+        self.runFailures = runFailures
+        self.seconds = seconds
+        self.jobs = jobs
+    }
 
     /// One line per scenario as it ends (for a terminal).
     public static func progressLine(_ result: ScenarioResult) -> String {
-        printable("\(Self.mark(result.status)) \(result.scenario) (\(String(format: "%.1f", result.seconds)) s)")
+        SuiteText.printable("\(Self.mark(result.status)) \(result.scenario) (\(String(format: "%.1f", result.seconds)) s)")
     }
 
     static func mark(_ status: ScenarioResult.Status) -> String {
@@ -43,8 +53,9 @@ public struct SuiteReport: Sendable, Codable {
         var out = rows.map { row in row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }.joined(separator: "  ")
             .trimmingCharacters(in: .whitespaces) }.joined(separator: "\n") + "\n"
         let failing = results.filter { !$0.status.isAcceptable }
-        if !failing.isEmpty {
+        if !failing.isEmpty || !runFailures.isEmpty {
             out += "\nFailures:\n"
+            for failure in runFailures { out += "  (the run): \(failure)\n" }
             for result in failing {
                 for failure in result.failures { out += "  \(result.scenario): \(failure)\n" }
                 if let evidence = result.evidence { out += "    evidence: \(evidence)\n" }
@@ -56,25 +67,12 @@ public struct SuiteReport: Sendable, Codable {
             for gap in gaps { out += "  \(gap.scenario): expected \(gap.expected), got \(gap.got): \(gap.gapReason ?? "")\n" }
         }
         out += "\n" + summary() + "\n"
-        return Self.printable(out)
-    }
-
-    /// Text from servers and fixtures is hostile: control characters (but the line breaks the
-    /// table makes) are shown escaped, never sent to the terminal.
-    static func printable(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar == "\n" || !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)) {
-                out.unicodeScalars.append(scalar)
-            } else {
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
-            }
-        }
-        return out
+        return SuiteText.printable(out, keepingLines: true)
     }
 
     public func summary() -> String {
         var parts = ["\(results.count) scenarios", "\(passed) passed", "\(failed + closedGaps) failed", "\(knownGaps) known gaps remain"]
+        if !runFailures.isEmpty { parts.append("\(runFailures.count) run-wide failure(s)") }
         if closedGaps > 0 { parts.append("\(closedGaps) known gap(s) now pass: remove them from known-gaps.json") }
         return parts.joined(separator: ", ") + String(format: " (%.1f s, %d job%@)", seconds, jobs, jobs == 1 ? "" : "s")
     }
@@ -83,8 +81,9 @@ public struct SuiteReport: Sendable, Codable {
     /// with what the client did wrong, known gaps as skipped with their reason.
     public func junit() -> String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"vigil simulate\" tests=\"\(results.count)\" failures=\"\(failed + closedGaps)\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
-        xml += "  <testsuite name=\"vigil simulate\" tests=\"\(results.count)\" failures=\"\(failed + closedGaps)\" errors=\"0\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        let failures = failed + closedGaps + (runFailures.isEmpty ? 0 : 1), tests = results.count + (runFailures.isEmpty ? 0 : 1)
+        xml += "<testsuites name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        xml += "  <testsuite name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
         for result in results {
             xml += "    <testcase classname=\"vigil.simulate\" name=\"\(Self.escape(result.scenario))\" time=\"\(String(format: "%.3f", result.seconds))\">"
             switch result.status {
@@ -99,6 +98,9 @@ public struct SuiteReport: Sendable, Codable {
                 xml += "\n      <failure message=\"\(Self.escape(message))\" type=\"\(result.status == .gapClosed ? "gap-closed" : "scenario-failed")\">\(Self.escape(body))</failure>\n    </testcase>\n"
             }
         }
+        if !runFailures.isEmpty {
+            xml += "    <testcase classname=\"vigil.simulate\" name=\"(the run)\" time=\"0\">\n      <failure message=\"\(Self.escape(runFailures[0]))\" type=\"run-failed\">\(Self.escape(runFailures.joined(separator: "\n")))</failure>\n    </testcase>\n"
+        }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
     }
@@ -106,7 +108,7 @@ public struct SuiteReport: Sendable, Codable {
     /// XML text and attribute escaping; control characters (never valid in XML 1.0) become spaces.
     static func escape(_ text: String) -> String {
         var out = ""
-        for scalar in text.unicodeScalars {
+        for scalar in SuiteText.printable(text, keepingLines: true).unicodeScalars {
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

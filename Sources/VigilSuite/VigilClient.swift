@@ -38,11 +38,12 @@ public struct VigilClient: SuiteClient {
         switch error {
         case let error as AccountSetupError:
             switch error.code {
-            case .certificateRejected, .redirected, .wrongCredentials, .invalidURL:
+            case .certificateRejected, .redirected, .responseRejected, .invalidURL:
+                // Refused by Vigil's own checks; a server that says no (wrong credentials) is an error reported.
                 return .failed(.refused, code: error.code.rawValue, error.reason)
             case .unsupportedMethod, .configuration, .noUsableMethod:
                 return .failed(.notImplemented, code: error.code.rawValue, error.reason)
-            case .notACloudServer, .maintenance, .noPassword, .duplicate:
+            case .notACloudServer, .maintenance, .noPassword, .duplicate, .wrongCredentials:
                 return .failed(.error, code: error.code.rawValue, error.reason)
             }
         case let error as HTTPError:

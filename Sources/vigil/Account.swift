@@ -84,7 +84,7 @@ extension Vigil {
                     let account = try await setup.add(server: url, user: user, interaction: interaction)
                     print("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); the password is in the keyring")
                 } catch let error as AccountSetupError {
-                    let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword]
+                    let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected]
                     let status = refused.contains(error.code) ? ExitStatus.untrusted : error.code == .configuration ? ExitStatus.configuration : ExitStatus.error
                     ExitStatus.fail(error.reason, status: status)
                 } catch let error as HTTPError {

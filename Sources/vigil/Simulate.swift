@@ -55,6 +55,38 @@ extension Vigil {
             guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
         }
 
+        /// Before any scenario: a canary secret must land in the private keyring's own files (so no
+        /// scenario can touch the user's keyring), and leave again.
+        static func checkPrivateKeyring(_ service: PrivateSecretService) throws {
+            let store = KeyringSecretStore()
+            let key = try SecretKey(account: "vigil-simulate-canary", kind: .password)
+            try store.store(Secret("canary-\(UUID().uuidString)"), for: key)
+            defer { _ = try? store.remove(key) }
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: service.keyringDirectory)) ?? []
+            guard files.contains(where: { $0.hasSuffix(".keyring") }) else {
+                throw SuiteError(.secretService, "the canary secret did not reach \(service.keyringDirectory)")
+            }
+        }
+
+        /// SIGINT, SIGTERM, SIGHUP: the private Secret Service is stopped and removed, then exit 130.
+        static func stopOnSignals(_ service: PrivateSecretService) {
+            for number in [SIGINT, SIGTERM, SIGHUP] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    service.stop()
+                    FileHandle.standardError.write(Data("vigil: simulate interrupted; its Secret Service was stopped.\n".utf8))
+                    // _exit: the scenarios' threads are still running, and exit()'s global
+                    // destructors would pull their state from under them.
+                    _exit(130)
+                }
+                source.resume()
+                signalSources.append(source)
+            }
+        }
+
+        nonisolated(unsafe) static var signalSources: [any DispatchSourceSignal] = []
+
         func run() async throws {
             let (settings, _) = CommandContext.start(logOptions)
             let fixtures = paths.fixturesDirectory(settings.string("host-simulator.fixtures"))
@@ -82,20 +114,34 @@ extension Vigil {
                 return
             }
 
-            let service: PrivateSecretService
-            do { service = try PrivateSecretService.start() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
-            defer { service.stop() }
             let work: String
             if let keep {
                 work = (keep as NSString).standardizingPath
             } else {
                 work = NSTemporaryDirectory() + "vigil-simulate-" + UUID().uuidString.prefix(8).lowercased()
             }
+            let home = work + "/run.home", temporary = work + "/run.tmp"  // scenario names have no dot
             do {
-                try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                for directory in [work, home, temporary] {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                }
+            } catch {
+                ExitStatus.fail("cannot create \(work): \(error.localizedDescription)")
+            }
+            let service: PrivateSecretService
+            do { service = try PrivateSecretService.start() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
+            Self.stopOnSignals(service)
+            // The client runs in this process: whatever it might write under HOME, the XDG
+            // directories or TMPDIR goes to the run's directories, which are scanned afterwards.
+            for (name, value) in ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
+                                  "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache", "TMPDIR": temporary] {
+                setenv(name, value, 1)
+            }
+            do {
+                try Self.checkPrivateKeyring(service)
             } catch {
                 service.stop()
-                ExitStatus.fail("cannot create \(work): \(error.localizedDescription)")
+                ExitStatus.fail("the suite's own keyring does not answer as expected, so nothing was run: \(error)")
             }
 
             var suite = SimulationSuite(scenarios: selected, knownGaps: gaps, certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures),
@@ -103,6 +149,8 @@ extension Vigil {
             suite.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
             suite.keep = keep != nil
             suite.timeout = .milliseconds(Int64(timeout * 1000))
+            suite.requireEmptyKeyring = true
+            suite.scanDirectories = [home, temporary]
             let showProgress = !json && isatty(STDOUT_FILENO) == 1
             let report = await suite.run { result in
                 if showProgress { FileHandle.standardOutput.write(Data((SuiteReport.progressLine(result) + "\n").utf8)) }
@@ -125,9 +173,9 @@ extension Vigil {
             }
             service.stop()
             fflush(nil)
-            // Exit now: idle GLib (libsecret) and NIO threads would otherwise hold the process for
-            // seconds after the last scenario.
-            Foundation.exit(report.succeeded ? 0 : ExitStatus.untrusted)
+            // Exit now, without global destructors: idle GLib (libsecret) and NIO threads would
+            // otherwise hold the process for seconds, or meet destroyed globals.
+            _exit(report.succeeded ? 0 : ExitStatus.untrusted)
         }
     }
 }

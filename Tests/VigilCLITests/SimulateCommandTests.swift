@@ -47,7 +47,7 @@ struct SimulateCommandTests {
 
         try #"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#
             .write(toFile: directory + "/x.json", atomically: true, encoding: .utf8)
-        try #"{"x": {"outcome": "refuse", "reason": "r"}}"#.write(toFile: directory + "/known-gaps.json", atomically: true, encoding: .utf8)
+        try #"{"x": {"outcome": "refuse", "got": "login", "reason": "r"}}"#.write(toFile: directory + "/known-gaps.json", atomically: true, encoding: .utf8)
         let gaps = try CommandRunner.vigil(["simulate", "--fixtures", directory])
         #expect(gaps.status == 2)
         #expect(gaps.standardError.contains("known-gaps.json: x: field outcome is refuse, but the fixture expects login"), "\(gaps.standardError)")

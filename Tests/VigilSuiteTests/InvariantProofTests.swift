@@ -14,7 +14,7 @@ enum Keyring {
 
 /// A client that does what Vigil's does, then one wrong thing.
 struct MisbehavingClient: SuiteClient {
-    enum Fault: Sendable { case passwordToTheInterceptor, passwordInTheLog, passwordInAFile, secretLeftInTheKeyring }
+    enum Fault: Sendable { case passwordToTheInterceptor, passwordInTheLog, passwordInAFile, secretLeftInTheKeyring, requestAfterDecline, passwordToTheDeclinedRedirect }
     let fault: Fault
 
     func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
@@ -39,6 +39,19 @@ struct MisbehavingClient: SuiteClient {
             return result
         case .secretLeftInTheKeyring:
             return await VigilClient().addAccount(context)
+        case .requestAfterDecline:
+            // Asks, hears no, and fetches status.php anyway (no credential).
+            let result = await VigilClient().addAccount(context)
+            _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", "--max-time", "10", context.server + "/status.php"])
+            return result
+        case .passwordToTheDeclinedRedirect:
+            // Asks about the redirect, hears no, and logs in at the target anyway (its certificate is valid).
+            let result = await VigilClient().addAccount(context)
+            if let target = context.user.questions.last?.about {
+                _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "-u", "alice:\(password)",
+                                                                           "-X", "PROPFIND", "https://\(target)/remote.php/dav/files/alice/"])
+            }
+            return result
         }
     }
 
@@ -111,7 +124,7 @@ struct InvariantProofTests {
 
     /// A known gap covers an outcome, never an invariant.
     @Test func aKnownGapDoesNotCoverABrokenInvariant() async throws {
-        let gap = KnownGaps.Gap(outcome: "ask-certificate", reason: "test")
+        let gap = KnownGaps.Gap(outcome: "ask-certificate", got: "refuse", reason: "test")
         let result = try await run("mitm-forged", client: MisbehavingClient(fault: .passwordToTheInterceptor), gap: gap)
         #expect(result.status == .failed)
     }
@@ -121,7 +134,7 @@ struct InvariantProofTests {
         let scenario = try library.scenario(named: "basic-only")
         let directory = try TestPaths.temporaryDirectory().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let listed = SimulationSuite(scenarios: [scenario], knownGaps: KnownGaps(gaps: ["basic-only": .init(outcome: "login", reason: "pretend")]),
+        let listed = SimulationSuite(scenarios: [scenario], knownGaps: KnownGaps(gaps: ["basic-only": .init(outcome: "login", got: "report-error", reason: "pretend")]),
                                      certificatesDirectory: RunningSimulator.certificates, workDirectory: directory, secrets: KeyringSecretStore())
         let report = await listed.run()
         #expect(!report.succeeded)
@@ -130,11 +143,36 @@ struct InvariantProofTests {
         #expect(report.junit().contains("type=\"gap-closed\""))
 
         // And a listed scenario that still misses its outcome is a known gap: the suite passes.
-        var stillMissing = SimulationSuite(scenarios: [scenario], knownGaps: KnownGaps(gaps: ["basic-only": .init(outcome: "login", reason: "not yet")]),
+        var stillMissing = SimulationSuite(scenarios: [scenario], knownGaps: KnownGaps(gaps: ["basic-only": .init(outcome: "login", got: "report-error", reason: "not yet")]),
                                            certificatesDirectory: RunningSimulator.certificates, workDirectory: directory, secrets: KeyringSecretStore())
         stillMissing.client = GivesUp()
         let gapReport = await stillMissing.run()
         #expect(gapReport.succeeded && gapReport.results.first?.status == .knownGap)
         #expect(gapReport.junit().contains("<skipped message=\"known gap"))
+
+        // A gap that changes (the client gets something else now) is checked again.
+        var changed = stillMissing
+        changed.knownGaps = KnownGaps(gaps: ["basic-only": .init(outcome: "login", got: "refuse", reason: "recorded before")])
+        let changedReport = await changed.run()
+        #expect(!changedReport.succeeded && changedReport.results.first?.status == .failed)
+        #expect(changedReport.results.first?.failures.contains { $0.contains("records that Vigil gets refuse here; it now gets report-error") } == true)
+    }
+
+    /// Declining is final: a client that asks, hears no and goes on anyway fails, even where
+    /// nothing it sent was a credential, and a known gap does not cover it.
+    @Test func aRequestAfterTheUserDeclinedTheCertificate() async throws {
+        let result = try await run("self-signed", client: MisbehavingClient(fault: .requestAfterDecline),
+                                   gap: .init(outcome: "ask-certificate", got: "ask-certificate", reason: "would hide it"))
+        #expect(result.status == .failed)
+        #expect(result.got == "ask-certificate", "the outcome alone looks right")
+        #expect(result.failures.contains { $0.contains("The user declined the certificate of 127.0.0.1:") && $0.contains("GET /status.php") }, "\(result.failures)")
+    }
+
+    @Test func aPasswordToARedirectTargetTheUserDeclined() async throws {
+        let result = try await run("redirect-cross-host-302", client: MisbehavingClient(fault: .passwordToTheDeclinedRedirect))
+        #expect(result.status == .failed)
+        #expect(!result.invariants.credentials, "host 2's certificate is valid, but the user never agreed to it")
+        #expect(result.failures.contains { $0.contains("A credential reached 127.0.0.2") && $0.contains("PROPFIND") }, "\(result.failures)")
+        #expect(result.failures.contains { $0.contains("a server the user never agreed to") })
     }
 }

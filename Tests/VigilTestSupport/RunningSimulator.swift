@@ -6,7 +6,7 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
     public let simulator: HostSimulator
     public let listeners: [HostSimulator.Listener]
     public let clock: ManualSimulatorClock
-    private let task: Task<Void, any Error>
+    private let running: RunningHostSimulator
 
     public static let fixtures = TestPaths.root.appendingPathComponent("mitm-fixtures").path
     public static let certificates = TestPaths.root.appendingPathComponent("testcerts").path
@@ -16,14 +16,11 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
         var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: Self.certificates)
         let clock = ManualSimulatorClock()
         configuration.clock = clock
-        let simulator = try HostSimulator(configuration: configuration, journal: try Journal())
-        let (stream, continuation) = AsyncStream<[HostSimulator.Listener]>.makeStream()
-        task = Task { try await simulator.run { continuation.yield($0); continuation.finish() } }
-        var started: [HostSimulator.Listener] = []
-        for await listeners in stream { started = listeners }
-        self.simulator = simulator
-        self.listeners = started
+        let running = try await RunningHostSimulator(try HostSimulator(configuration: configuration, journal: try Journal()))
+        self.simulator = running.simulator
+        self.listeners = running.listeners
         self.clock = clock
+        self.running = running
     }
 
     public func url(host: Int = 1, scheme: String = "https", path: String = "/status.php") -> String {
@@ -31,8 +28,7 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
     }
 
     public func stop() async {
-        task.cancel()
-        _ = await task.result
+        await running.stop()
     }
 
     /// curl with the test CA; returns exit status, HTTP status and headers.
