@@ -133,6 +133,12 @@ key intermediate-ca p384
 sign intermediate-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test Intermediate CA" intermediate_ext root-ca "$VALID_FROM" "$VALID_UNTIL"
 key sha1-intermediate-ca rsa2048
 sign sha1-intermediate-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test SHA-1 Intermediate CA" intermediate_ext root-ca "$VALID_FROM" "$VALID_UNTIL" sha1
+# An old root that expired in 2001, and a cross-certificate in which it signed the test root's
+# key: a server that still sends it offers a path that fails (through the old root) and one
+# that works (the test root, trusted) - as Let's Encrypt's DST Root X3 cross-sign did in 2021.
+key old-root-ca rsa2048
+sign old-root-ca "/C=DE/O=Vigil Old PKI/CN=Vigil Old Root CA" root_ext self 20000101000000Z 20010101000000Z
+sign root-ca-cross "/C=DE/O=Vigil Test PKI/CN=Vigil Test Root CA" root_ext old-root-ca 20000101000000Z 20010101000000Z sha256 "$OUT/root-ca.key"
 # An intermediate that expired in 2001 (its leaves are otherwise valid).
 key expired-intermediate-ca p256
 sign expired-intermediate-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test Expired Intermediate CA" intermediate_ext root-ca 20000101000000Z 20010101000000Z
@@ -175,6 +181,8 @@ leaf unknown-critical "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca "$VALID_FROM
 leaf expired-intermediate "IP:127.0.0.1" 127.0.0.1 p256 expired-intermediate-ca
 leaf ed25519 "IP:127.0.0.1" 127.0.0.1 ed25519 intermediate-ca
 leaf rsa-4096 "IP:127.0.0.1" 127.0.0.1 rsa4096 intermediate-ca
+leaf cross-signed "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca
+cat "$OUT/root-ca-cross.pem" >> "$OUT/cross-signed-chain.pem"   # leaf, intermediate, the expired cross-sign
 key self-signed p256
 VIGIL_SAN="IP:127.0.0.1" sign self-signed "/C=DE/O=Vigil Test PKI/CN=127.0.0.1" self_signed_ext self "$VALID_FROM" "$VALID_UNTIL"
 cp "$OUT/self-signed.pem" "$OUT/self-signed-chain.pem"
