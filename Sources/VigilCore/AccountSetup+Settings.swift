@@ -1,4 +1,4 @@
-public import VigilAuth
+import VigilAuth
 public import VigilSettings
 
 extension AccountSetup.Options {

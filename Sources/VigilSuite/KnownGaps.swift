@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import VigilSimulator
 
 /// `known-gaps.json` beside the fixtures: per scenario, the outcome Vigil's client does not reach

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A Secret Service of the suite's own: a private D-Bus session bus (dbus-daemon) and a GNOME
 /// Keyring on it, unlocked with a throw-away password, its keyrings in a temporary directory.

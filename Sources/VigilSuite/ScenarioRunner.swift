@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 import Logging
 import VigilCertificates
-public import VigilHTTP
+import VigilHTTP
 import VigilLogging
 public import VigilSecrets
 import VigilSettings

@@ -1,7 +1,7 @@
 import Foundation
 import VigilAuth
-public import VigilCertificates
-public import VigilCore
+import VigilCertificates
+import VigilCore
 import VigilHTTP
 import VigilSecrets
 public import VigilStore
