@@ -244,12 +244,15 @@ public struct AccountSetup: Sendable {
 
     func approveIfTheUserAgrees(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws {
         guard let leaf = chain.first else { throw AccountSetupError(.certificateRejected, "\(endpoint) sent no certificate.") }
+        // Broken cryptography or another name: refused before the user is asked, and an earlier
+        // approval does not count either.
+        let refusals = ApprovalRule.refusals(evaluation, sent: chain)
+        if !refusals.isEmpty {
+            throw AccountSetupError(.certificateRejected, "The certificate of \(endpoint) cannot be approved: " + refusals.map(\.message).joined(separator: " ") + " Nothing was sent.")
+        }
         if try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).contains(leaf.sha256Fingerprint) {
             await interaction.progress("The certificate is not trusted, but was approved before for \(endpoint.host):\(endpoint.port).")
             return
-        }
-        if evaluation.verdict.isForAnotherName {
-            throw AccountSetupError(.certificateRejected, "The certificate is not valid for \(endpoint.host); it cannot be approved for it.")
         }
         guard await interaction.approveCertificate(evaluation, chain: chain, endpoint: endpoint) else {
             throw AccountSetupError(.certificateRejected, "The certificate of \(endpoint) is not trusted and was not approved; nothing was sent.")

@@ -29,8 +29,9 @@ public enum TLSDecision: Sendable {
 }
 
 /// The standard policy: Vigil's ``VigilCertificates/TrustEvaluator`` (strict profile), plus the
-/// leaf certificates a user approved after reviewing them, by SHA-256 fingerprint. An approval
-/// never overrides a wrong host name: the leaf must still name the endpoint.
+/// leaf certificates a user approved after reviewing them, by SHA-256 fingerprint, for this host
+/// and port. An approval never overrides what ``VigilCertificates/ApprovalRule`` refuses (another
+/// name, a weak key or signature, a CA as leaf), even when the database holds one.
 public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     public var evaluator: TrustEvaluator
     /// SHA-256 fingerprints (hex, as ``VigilCertificates/Certificate/sha256Fingerprint`` gives them) of approved leaves.
@@ -45,7 +46,7 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
         let evaluation = evaluator.evaluate(chain, for: endpoint.peerName)
         if evaluation.verdict.isTrusted { return .trusted(evaluation) }
         guard let leaf = chain.first, approvedLeaves.contains(leaf.sha256Fingerprint),
-              !evaluation.verdict.isForAnotherName else {
+              ApprovalRule.refusals(evaluation, sent: chain).isEmpty else {
             return .refused(evaluation)
         }
         return .approved(evaluation)

@@ -38,14 +38,16 @@ extension Vigil {
                 discussion: """
                     Connects to URL (a TLS handshake, no HTTP request), and approves the leaf certificate for that
                     host and port only if its SHA-256 fingerprint is the one given, obtained from the server's admin
-                    through another channel. Exit codes: 0 approved, 1 the fingerprint differs (nothing approved),
-                    2 error.
+                    through another channel. A certificate that no approval can make safe (for another name, a weak
+                    key or signature, a CA certificate as the server's) is refused. Exit codes: 0 approved, 1 the
+                    fingerprint differs or the certificate cannot be approved (nothing approved), 2 error.
                     """
             )
             @Argument(help: "The server, https://HOST[:PORT].") var url: String
             @Option(help: "The leaf's SHA-256 fingerprint (hex, colons optional, any case).") var fingerprint: String
             @Option(help: "Why it was approved, kept with the approval.") var note: String?
             @Option(help: "Seconds to wait for the connection and handshake.") var timeout: Double = 10
+            @Option(name: .customLong("ca-file"), help: "Judge the chain against only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
             @OptionGroup var store: StoreOptions
             @OptionGroup var logOptions: LogOptions
 
@@ -71,12 +73,20 @@ extension Vigil {
                         FileHandle.standardError.write(Data("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n".utf8))
                         throw ExitCode(ExitStatus.untrusted)
                     }
+                    let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
+                    let refusals = ApprovalRule.refusals(evaluator.evaluate(handshake.chain, for: endpoint.peerName), sent: handshake.chain)
+                    guard refusals.isEmpty else {
+                        FileHandle.standardError.write(Data("vigil: not approved: \(refusals.map(\.message).joined(separator: " "))\n".utf8))
+                        throw ExitCode(ExitStatus.untrusted)
+                    }
                     let approval = try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)
                     logger.privacy.notice("Approved a certificate for \(endpoint.description)", metadata: ["tags": "certificates"])
                     print("approved \(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)")
                 } catch let error as HTTPError {
                     ExitStatus.fail(error.reason)
                 } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                } catch let error as CertificateError {
                     ExitStatus.fail(error.reason)
                 }
             }

@@ -1,0 +1,54 @@
+/// What no user approval can make acceptable. One rule, used wherever an approval is asked for,
+/// stored or honoured: account setup, `vigil certificates approve`, and the HTTP trust policy.
+///
+/// Never approvable: a certificate for another name; a key below 2048-bit RSA or DSA, or 224-bit
+/// EC; a SHA-1, MD5, MD4 or MD2 signature anywhere but a root's own self-signature; a CA
+/// certificate used as the server's certificate. Approvable after review: expired, not yet valid,
+/// self-signed, an unknown root, a missing intermediate, a wrong or missing extended key usage.
+///
+/// It lives here, not in VigilCore, because the trust policy in VigilHTTP honours approvals and
+/// must apply the same rule, and VigilHTTP sits below VigilCore.
+public enum ApprovalRule {
+    /// Why an approval is refused: a stable code and the reason in words.
+    public struct Refusal: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var code: String
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The reasons `evaluation` (of `sent`, the chain as the server sent it) can never be approved;
+    /// empty when an approval after review is possible.
+    public static func refusals(_ evaluation: TrustEvaluation, sent: [Certificate]) -> [Refusal] {
+        var refusals: [Refusal] = []
+        if evaluation.verdict.isForAnotherName {
+            let name = evaluation.peerName?.value ?? "this host"
+            refusals.append(Refusal(code: "another-name", message: "The certificate is not valid for \(name); no approval can make it so."))
+        }
+        // The sent chain and the chain verification built (which may add the anchor), each once.
+        var seen: Set<String> = []
+        var certificates: [(Certificate, CertificateRole)] = []
+        for (index, certificate) in sent.enumerated() where seen.insert(certificate.sha256Fingerprint).inserted {
+            certificates.append((certificate, CertificateRole(position: index, of: certificate)))
+        }
+        for (index, certificate) in evaluation.verifiedChain.enumerated() where seen.insert(certificate.sha256Fingerprint).inserted {
+            certificates.append((certificate, CertificateRole(position: index, of: certificate, isAnchor: index == evaluation.verifiedChain.count - 1 && index > 0)))
+        }
+        for (certificate, role) in certificates {
+            let summary = certificate.summary(at: evaluation.time, role: role)
+            let who = role == .leaf ? "The server's certificate" : "\(summary.subject) (\(role.rawValue))"
+            let key = summary.publicKey
+            if ((key.algorithm.hasPrefix("RSA") || key.algorithm == "DSA") && key.bits < 2048) || (key.algorithm == "EC" && key.bits < 224) {
+                refusals.append(Refusal(code: "weak-key", message: "\(who) has a \(key.bits)-bit \(key.algorithm) key, which can be broken; it cannot be approved."))
+            }
+            let algorithm = summary.signatureAlgorithm.lowercased()
+            let isRootSelfSignature = role == .root && summary.isSelfSigned
+            if !isRootSelfSignature, ["sha1", "md5", "md4", "md2"].contains(where: algorithm.contains) {
+                refusals.append(Refusal(code: "weak-signature", message: "\(who) is signed with \(summary.signatureAlgorithm), which can be forged; it cannot be approved."))
+            }
+            if role == .leaf, summary.basicConstraints?.isCA == true {
+                refusals.append(Refusal(code: "ca-as-leaf", message: "The server's certificate is a CA certificate (cA=TRUE); a server must not use one, and it cannot be approved."))
+            }
+        }
+        return refusals
+    }
+}
