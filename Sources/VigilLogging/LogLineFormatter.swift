@@ -43,6 +43,8 @@ public struct LogLineFormatter: Sendable {
 
     /// `TIME LEVEL LABEL: message key=value [error] (source)`, one line per message line when single-lined.
     func composed(timestamp: String, label: String, event: LogEvent, message: String) -> String {
+        // A text log is read on a terminal: what came from a server or a certificate is escaped.
+        let message = SafeText.escaped(message, keepingLines: true)
         var leadIn = timestamp
         leadIn += " "
         leadIn += event.level.rawValue
@@ -56,12 +58,12 @@ public struct LogLineFormatter: Sendable {
                 leadOut += " "
                 leadOut += key
                 leadOut += "="
-                leadOut += metadata[key]!.description
+                leadOut += SafeText.escaped(metadata[key]!.description)
             }
         }
         if let error = event.error {
             leadOut += " error="
-            leadOut += String(describing: error)
+            leadOut += SafeText.escaped(String(describing: error))
         }
         leadOut += " ("
         leadOut += event.source

@@ -82,7 +82,7 @@ extension Vigil {
                                                           acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
                                                           browser: browser.map { $0.split(separator: " ").map(String.init) })
                     let account = try await setup.add(server: url, user: user, interaction: interaction)
-                    print("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); the password is in the keyring")
+                    print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); the password is in the keyring"))
                 } catch let error as AccountSetupError {
                     let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected]
                     let status = refused.contains(error.code) ? ExitStatus.untrusted : error.code == .configuration ? ExitStatus.configuration : ExitStatus.error
@@ -115,7 +115,7 @@ extension Vigil {
                         print("no accounts")
                     } else {
                         for account in accounts {
-                            print("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(Certificates.time(account.createdAt))")
+                            print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(Certificates.time(account.createdAt))"))
                         }
                     }
                 } catch let error as StoreError {
@@ -169,21 +169,21 @@ struct TerminalInteraction: AccountSetupInteraction {
         let presented = Vigil.Certificates.Approve.normalized(leaf.sha256Fingerprint)
         if let approvedFingerprint {
             if approvedFingerprint == presented { return true }
-            print("The server presents \(leaf.sha256Fingerprint), not the fingerprint given with --approve-certificate.")
+            print("The server presents \(leaf.sha256Fingerprint), not the fingerprint given with --approve-certificate.")  // hex: safe
             return false
         }
         guard interactive else {
             print("Not approved. Check the fingerprint \(leaf.sha256Fingerprint) with the server's admin, then pass it with --approve-certificate.")
             return false
         }
-        return confirm("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first.")
+        return confirm(SafeText.escaped("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first."))
     }
 
     func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
-        print("\(from)/status.php redirects (\(redirect.status)) to \(redirect.location)" + (redirect.changesHost ? ", another host." : "."))
+        print(SafeText.escaped("\(from)/status.php redirects (\(redirect.status)) to \(redirect.location)" + (redirect.changesHost ? ", another host." : ".")))
         if acceptedRedirects.contains(redirect.location) { return true }
         guard interactive else {
-            print("Not followed. If this move is expected, pass --accept-redirect \(redirect.location)")
+            print(SafeText.escaped("Not followed. If this move is expected, pass --accept-redirect \(redirect.location)"))
             return false
         }
         return confirm("Follow it and review that server?")
@@ -208,7 +208,7 @@ struct TerminalInteraction: AccountSetupInteraction {
     }
 
     func openBrowser(_ url: String) async {
-        print("Log in here if no browser opens: \(url)")
+        print(SafeText.escaped("Log in here if no browser opens: \(url)"))
         fflush(nil)
         let environment = ProcessInfo.processInfo.environment
         let command = browser ?? ((environment["DISPLAY"] ?? environment["WAYLAND_DISPLAY"]) != nil ? ["xdg-open"] : nil)
@@ -226,6 +226,6 @@ struct TerminalInteraction: AccountSetupInteraction {
     }
 
     func progress(_ message: String) async {
-        print(message)
+        print(SafeText.escaped(message))
     }
 }

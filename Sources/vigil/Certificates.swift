@@ -81,7 +81,7 @@ extension Vigil {
                     }
                     let approval = try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)
                     logger.privacy.notice("Approved a certificate for \(endpoint.description)", metadata: ["tags": "certificates"])
-                    print("approved \(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)")
+                    print(SafeText.escaped("approved \(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)"))
                 } catch let error as HTTPError {
                     ExitStatus.fail(error.reason)
                 } catch let error as StoreError {
@@ -110,7 +110,7 @@ extension Vigil {
                     } else {
                         for approval in approvals {
                             let state = approval.revokedAt.map { "revoked \(Certificates.time($0)): \(approval.revocationReason ?? "")" } ?? "active"
-                            print("\(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)  approved \(Certificates.time(approval.approvedAt))  \(state)")
+                            print(SafeText.escaped("\(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)  approved \(Certificates.time(approval.approvedAt))  \(state)"))
                         }
                     }
                 } catch let error as StoreError {
@@ -151,7 +151,7 @@ extension Vigil {
                     if json {
                         print(try JSONOutput.text(events))
                     } else {
-                        for event in events { print("\(Certificates.time(event.time))  \(event.kind.rawValue)  \(event.target)  \(event.detail)") }
+                        for event in events { print(SafeText.escaped("\(Certificates.time(event.time))  \(event.kind.rawValue)  \(event.target)  \(event.detail)")) }
                     }
                 } catch let error as StoreError {
                     ExitStatus.fail(error.reason)

@@ -1,4 +1,5 @@
 import Foundation
+import VigilLogging
 
 /// Exit codes, documented in docs/cli.md. The same for files and live hosts.
 enum ExitStatus {
@@ -16,7 +17,8 @@ enum ExitStatus {
     /// Prints `vigil: error: MESSAGE` on standard error and exits with `status`: the one way a
     /// command fails after parsing.
     static func fail(_ message: String, status: Int32 = ExitStatus.error) -> Never {
-        FileHandle.standardError.write(Data("vigil: error: \(message)\n".utf8))
+        // Messages carry server and certificate text: escaped, one line.
+        FileHandle.standardError.write(Data("vigil: error: \(SafeText.escaped(message))\n".utf8))
         Foundation.exit(status)
     }
 }

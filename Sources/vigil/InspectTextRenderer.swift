@@ -1,30 +1,37 @@
 import Foundation
 import VigilCertificates
+import VigilLogging
 
 /// Renders an ``InspectReport`` for a person: verdict first, then the chain, then each certificate.
+/// Every text that comes from a certificate, a server or a file name goes through ``t(_:)``: its
+/// control characters and bidirectional overrides are shown escaped, so a certificate under
+/// review cannot redraw the screen (only the renderer's own colours reach the terminal).
 struct InspectTextRenderer {
     let terminal: Terminal
 
+    /// External text, made safe for the terminal.
+    func t(_ text: String) -> String { SafeText.escaped(text) }
+
     func render(_ report: InspectReport) -> String {
         var lines: [String] = []
-        let what = report.target.url ?? report.target.files?.joined(separator: " ") ?? ""
-        let name = report.target.peerName.map { "\($0.kind.rawValue) \($0.value)" } ?? "no name checked"
+        let what = t(report.target.url ?? report.target.files?.joined(separator: " ") ?? "")
+        let name = report.target.peerName.map { "\($0.kind.rawValue) \(t($0.value))" } ?? "no name checked"
         if report.verdict.trusted, let basis = report.verdict.basis {
             lines.append(terminal.green("TRUSTED") + "  \(what)")
-            let source = basis.source == .caFile ? "CA file \(basis.path ?? "")" : basis.source.description
+            let source = basis.source == .caFile ? "CA file \(t(basis.path ?? ""))" : basis.source.description
             lines.append("  for \(name), at \(report.evaluatedAt)")
-            lines.append("  anchor: \(basis.anchorSubject) (\(source))")
+            lines.append("  anchor: \(t(basis.anchorSubject)) (\(source))")
         } else {
             lines.append(terminal.red("UNTRUSTED") + "  \(what)")
             lines.append("  for \(name), at \(report.evaluatedAt)")
             for reason in report.verdict.reasons {
-                var line = "  - \(reason.message)"
-                if let code = reason.opensslCode { line += terminal.dim(" [OpenSSL \(code): \(reason.opensslMessage ?? "")]") }
+                var line = "  - \(t(reason.message))"
+                if let code = reason.opensslCode { line += terminal.dim(" [OpenSSL \(code): \(t(reason.opensslMessage ?? ""))]") }
                 lines.append(line)
             }
         }
         if let connection = report.connection {
-            lines.append("  connection: \(connection.protocolVersion), \(connection.cipher), \(connection.address)")
+            lines.append("  connection: \(t(connection.protocolVersion)), \(t(connection.cipher)), \(t(connection.address))")
         }
         lines.append("")
         lines += chain(report.chain)
@@ -40,16 +47,16 @@ struct InspectTextRenderer {
     func chain(_ chain: ChainSummary) -> [String] {
         var lines = ["Chain as sent (\(chain.sent.count)):"]
         for (index, entry) in chain.sent.enumerated() {
-            lines.append("  \(index) \(entry.role.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.subject)")
+            lines.append("  \(index) \(entry.role.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(t(entry.subject))")
         }
         lines.append("Chain as verified (\(chain.verified.count)):")
         for (index, entry) in chain.verified.enumerated() {
             let role = entry.isAnchor ? "root/anchor" : entry.role.rawValue
-            lines.append("  \(index) \(role.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.subject)")
+            lines.append("  \(index) \(role.padding(toLength: 12, withPad: " ", startingAt: 0)) \(t(entry.subject))")
         }
         lines.append("  root sent: \(chain.rootSent ? "yes" : "no"); sent in order: \(chain.sentInOrder ? "yes" : "no")")
         if !chain.missingIssuers.isEmpty {
-            lines.append("  " + terminal.yellow("missing issuer: ") + chain.missingIssuers.joined(separator: "; "))
+            lines.append("  " + terminal.yellow("missing issuer: ") + t(chain.missingIssuers.joined(separator: "; ")))
         }
         if !chain.unusedSent.isEmpty {
             lines.append("  sent but unused: certificates \(chain.unusedSent.map(String.init).joined(separator: ", "))")
@@ -62,7 +69,7 @@ struct InspectTextRenderer {
             s.extensions.first { $0.oid == oid }?.critical == true ? " (critical)" : ""
         }
         func row(_ label: String, _ value: String) -> String {
-            "  " + (label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + value
+            "  " + (label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + t(value)
         }
         var lines = [
             row("Subject", s.subject),
@@ -93,7 +100,7 @@ struct InspectTextRenderer {
         lines.append(row("Embedded SCTs", "\(s.embeddedSCTCount)"))
         for ext in s.extensions where !ext.summarized {
             let text = ext.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
-            lines.append(row(ext.name + (ext.critical ? " (critical)" : ""), text))
+            lines.append(row(t(ext.name) + (ext.critical ? " (critical)" : ""), text))
         }
         lines.append(row("SHA-256", s.fingerprints.sha256))
         lines.append(row("SHA-1", s.fingerprints.sha1))
@@ -101,7 +108,7 @@ struct InspectTextRenderer {
         for finding in s.findings {
             let label = "[\(finding.severity.rawValue)]"
             let painted = finding.severity == .critical ? terminal.red(label) : finding.severity == .warning ? terminal.yellow(label) : label
-            lines.append("  \(painted) \(finding.message)")
+            lines.append("  \(painted) \(t(finding.message))")
         }
         return lines
     }
