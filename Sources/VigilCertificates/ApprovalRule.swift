@@ -3,7 +3,7 @@
 ///
 /// Never approvable: a certificate for another name; a key below 2048-bit RSA or DSA, or 224-bit
 /// EC; a SHA-1, MD5, MD4 or MD2 signature anywhere but a root's own self-signature; a CA
-/// certificate used as the server's certificate. Approvable after review: expired, not yet valid,
+/// certificate used as the server's certificate; a connection below the minimum TLS version. Approvable after review: expired, not yet valid,
 /// self-signed, an unknown root, a missing intermediate, a wrong or missing extended key usage.
 ///
 /// It lives here, not in VigilCore, because the trust policy in VigilHTTP honours approvals and
@@ -16,6 +16,9 @@ public enum ApprovalRule {
         public var description: String { message }
     }
 
+    /// The verdict reason for a connection below the minimum TLS version (added by the HTTP layer).
+    public static let tlsVersionCode = "tls-version"
+
     /// The reasons `evaluation` (of `sent`, the chain as the server sent it) can never be approved;
     /// empty when an approval after review is possible.
     public static func refusals(_ evaluation: TrustEvaluation, sent: [Certificate]) -> [Refusal] {
@@ -23,6 +26,9 @@ public enum ApprovalRule {
         if evaluation.verdict.isForAnotherName {
             let name = evaluation.peerName?.value ?? "this host"
             refusals.append(Refusal(code: "another-name", message: "The certificate is not valid for \(name); no approval can make it so."))
+        }
+        if let reason = evaluation.verdict.reasons.first(where: { $0.code == tlsVersionCode }) {
+            refusals.append(Refusal(code: tlsVersionCode, message: reason.message + " It cannot be approved."))
         }
         // The sent chain and the chain verification built (which may add the anchor), each once.
         var seen: Set<String> = []

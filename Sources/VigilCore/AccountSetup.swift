@@ -43,6 +43,8 @@ public struct AccountSetup: Sendable {
         public var browserTimeout: Duration = .seconds(300)
         /// Names pinned to addresses (curl's `--resolve`), for every connection of the setup.
         public var resolve: [HostResolution] = []
+        /// `connection.minimum-tls-version`: a server below it is refused, never offered for approval.
+        public var minimumTLSVersion: TLSProtocolVersion = .tls12
         public init() {}
     }
 
@@ -219,6 +221,7 @@ public struct AccountSetup: Sendable {
     func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> HTTPClient {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
         let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
+            .requiring(tls: options.minimumTLSVersion, negotiated: handshake.protocolVersion)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
@@ -226,6 +229,7 @@ public struct AccountSetup: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = options.timeout
         configuration.resolve = options.resolve
+        configuration.minimumTLSVersion = options.minimumTLSVersion
         return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvedLeaves: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)),
                           configuration: configuration, logger: logger)
     }

@@ -21,6 +21,8 @@ public struct HTTPClient: Sendable {
         public var allowPlainHTTP = false
         /// Names pinned to addresses (curl's `--resolve`).
         public var resolve: [HostResolution] = []
+        /// The oldest TLS version offered (`connection.minimum-tls-version`).
+        public var minimumTLSVersion: TLSProtocolVersion = .tls12
 
         public init() {}
     }
@@ -105,6 +107,7 @@ public struct HTTPClient: Sendable {
             _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)
             _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
             _ = vigil_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
+            _ = vigil_curl_setopt_long(handle, CURLOPT_SSLVERSION, configuration.minimumTLSVersion.curlMinimum)
             // An answer that announces more than the limit is refused before its body is read.
             _ = vigil_curl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumBodySize))
             // Peer verification on, so that OpenSSL aborts the handshake when the policy refuses;
@@ -140,7 +143,11 @@ public struct HTTPClient: Sendable {
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw TLSProbe.error(for: code, detail: detail, endpoint: endpoint)
+            var error = TLSProbe.error(for: code, detail: detail, endpoint: endpoint)
+            if error.code == .handshakeFailed {
+                error = HTTPError(.handshakeFailed, error.reason + " Vigil offers TLS \(configuration.minimumTLSVersion.rawValue) or later (connection.minimum-tls-version).", curlCode: Int(code.rawValue))
+            }
+            throw error
         }
         if secure, transfer.decision == nil {
             throw HTTPError(.handshakeFailed, "\(endpoint): the connection was not judged by the trust policy.")

@@ -3,6 +3,7 @@ import Foundation
 import VigilCertificates
 import VigilHTTP
 import VigilLogging
+import VigilSettings
 import VigilStore
 import Logging
 
@@ -63,7 +64,8 @@ extension Vigil {
             }
 
             func run() async throws {
-                let (_, logger) = CommandContext.start(logOptions)
+                let (settings, logger) = CommandContext.start(logOptions)
+                let minimumTLS = settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12
                 let approvals = CertificateApprovals(database: store.open())
                 do {
                     let endpoint = try Endpoint(url: url)
@@ -74,7 +76,8 @@ extension Vigil {
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
-                    let refusals = ApprovalRule.refusals(evaluator.evaluate(handshake.chain, for: endpoint.peerName), sent: handshake.chain)
+                    let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName).requiring(tls: minimumTLS, negotiated: handshake.protocolVersion)
+                    let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {
                         FileHandle.standardError.write(Data("vigil: not approved: \(refusals.map(\.message).joined(separator: " "))\n".utf8))
                         throw ExitCode(ExitStatus.untrusted)

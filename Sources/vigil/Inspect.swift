@@ -72,9 +72,9 @@ extension Vigil {
         }
 
         func run() async throws {
-            let (_, logger) = CommandContext.start(logOptions)
+            let (settings, logger) = CommandContext.start(logOptions)
             do {
-                let code = try await inspect(logger: logger)
+                let code = try await inspect(logger: logger, minimumTLS: settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12)
                 throw ExitCode(code)
             } catch let error as CertificateError {
                 ExitStatus.fail(error.reason)
@@ -83,7 +83,7 @@ extension Vigil {
             }
         }
 
-        func inspect(logger: Logger) async throws -> Int32 {
+        func inspect(logger: Logger, minimumTLS: TLSProtocolVersion) async throws -> Int32 {
             var configuration = caFiles.isEmpty ? TrustEvaluator.Configuration.system : .caFiles(caFiles)
             configuration.time = at.flatMap(Self.parseTime)
             let evaluator = try TrustEvaluator(configuration: configuration)
@@ -103,7 +103,10 @@ extension Vigil {
                 chain = try files.flatMap { try Certificate.load(path: $0) }
                 target = .init(kind: "files", url: nil, files: files, peerName: host.map { PeerName(host: $0) })
             }
-            let evaluation = evaluator.evaluate(chain, for: target.peerName)
+            var evaluation = evaluator.evaluate(chain, for: target.peerName)
+            // A live server's connection is part of the verdict: the handshake still completes with
+            // an old protocol (to show what the server offers), but below the minimum it is untrusted.
+            if let connection { evaluation = evaluation.requiring(tls: minimumTLS, negotiated: connection.protocolVersion) }
             logger.privacy.notice("Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")", metadata: [
                 "tags": "tls",
                 "leaf": .privateHashed(chain.first?.sha256Fingerprint ?? ""),
