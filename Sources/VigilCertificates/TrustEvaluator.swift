@@ -26,6 +26,8 @@ public struct TrustEvaluator: Sendable {
         public var crlsPEM: [String]
         /// OpenSSL security level for keys and signatures; 2 rejects RSA < 2048 and SHA-1.
         public var securityLevel: Int
+        /// Which rules of the strict profile decide (``TrustProfile``); by default, the anchor decides.
+        public var profile: TrustProfile.Choice = .byAnchor
 
         /// The system trust store, TLS server purpose, security level 2.
         public static var system: Configuration {
@@ -76,8 +78,13 @@ public struct TrustEvaluator: Sendable {
         }
         let run = store.verify(leaf: leaf, untrusted: Array(chain.dropFirst()), configuration: configuration, time: time, peerName: peerName)
         var reasons = run.reasons
+        let profile = TrustProfile.decide(configuration.profile, anchor: run.accepted ? run.chain.last.map(basis(for:))?.source : nil,
+                                          usesSystemStore: configuration.useSystemStore)
+        var notApplied: [TrustReason] = []
         if run.accepted || !reasons.isEmpty {
-            reasons += StrictProfile.check(chain: run.chain, peerName: peerName, purpose: configuration.purpose, alreadyFound: reasons)
+            let strict = StrictProfile.check(chain: run.chain, peerName: peerName, purpose: configuration.purpose, alreadyFound: reasons)
+            reasons += strict.filter { profile.profile == .webpki || !TrustProfile.isWebPKIOnly($0.code) }
+            notApplied = strict.filter { profile.profile == .rfc5280 && TrustProfile.isWebPKIOnly($0.code) }
         }
         let verdict: TrustVerdict
         if run.accepted && reasons.isEmpty, let anchor = run.chain.last {
@@ -89,7 +96,10 @@ public struct TrustEvaluator: Sendable {
             verdict = .untrusted(reasons)
         }
         let summary = Self.chainSummary(sent: chain, verified: run.chain, trusted: verdict.isTrusted, reasons: reasons)
-        return TrustEvaluation(verdict: verdict, chain: summary, verifiedChain: run.chain, time: time, peerName: peerName)
+        var evaluation = TrustEvaluation(verdict: verdict, chain: summary, verifiedChain: run.chain, time: time, peerName: peerName)
+        evaluation.profile = profile
+        evaluation.rulesNotApplied = notApplied
+        return evaluation
     }
 
     func basis(for anchor: Certificate) -> TrustBasis {
@@ -127,6 +137,11 @@ public struct TrustEvaluator: Sendable {
 /// A verdict with what was evaluated and how the chain was built.
 public struct TrustEvaluation: Sendable {
     public var verdict: TrustVerdict
+    /// The profile that decided, and why.
+    public var profile: TrustProfile.Decision = .init(profile: .webpki, why: "forced")
+    /// Rules of the Web PKI profile the chain breaks that did not decide because the rfc5280
+    /// profile applied: shown as findings, never silent.
+    public var rulesNotApplied: [TrustReason] = []
     public var chain: ChainSummary
     /// Leaf to anchor, as verification built it (possibly partial when untrusted).
     public var verifiedChain: [Certificate]

@@ -38,6 +38,9 @@ extension Vigil {
         @Option(help: "Connect to HOST:PORT at ADDRESS instead of resolving it (curl's HOST:PORT:ADDRESS; repeatable).")
         var resolve: [String] = []
 
+        @Option(help: "The rules that decide: webpki (RFC 5280 and the CA/Browser Forum's) or rfc5280 (default: by the anchor: webpki for the system store, rfc5280 for CAs you supply).")
+        var profile: String?
+
         @Flag(help: "Print the report as JSON (schema in docs/cli.md).")
         var json = false
 
@@ -59,6 +62,7 @@ extension Vigil {
             for entry in resolve {
                 do { _ = try HostResolution(parsing: entry) } catch let error as HTTPError { throw ValidationError(error.reason) }
             }
+            if let profile, TrustProfile(rawValue: profile) == nil { throw ValidationError("--profile must be webpki or rfc5280.") }
             if !(timeout > 0 && timeout <= 600) {
                 throw ValidationError("--timeout must be between 0 and 600 seconds.")
             }
@@ -86,6 +90,7 @@ extension Vigil {
         func inspect(logger: Logger, minimumTLS: TLSProtocolVersion) async throws -> Int32 {
             var configuration = caFiles.isEmpty ? TrustEvaluator.Configuration.system : .caFiles(caFiles)
             configuration.time = at.flatMap(Self.parseTime)
+            if let profile = profile.flatMap(TrustProfile.init(rawValue:)) { configuration.profile = .forced(profile) }
             let evaluator = try TrustEvaluator(configuration: configuration)
 
             let chain: [Certificate]

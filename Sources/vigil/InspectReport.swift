@@ -15,6 +15,10 @@ struct InspectReport: Encodable {
         var trusted: Bool
         var basis: TrustBasis?
         var reasons: [TrustReason]
+        /// The profile that decided (`webpki` or `rfc5280`) and why.
+        var profile: TrustProfile.Decision
+        /// Web PKI rules the chain breaks that did not decide under `rfc5280`: findings.
+        var rulesNotApplied: [TrustReason]
     }
     struct Connection: Encodable {
         var protocolVersion: String
@@ -34,8 +38,8 @@ struct InspectReport: Encodable {
         self.target = target
         self.evaluatedAt = evaluation.time.formatted(.iso8601)
         switch evaluation.verdict {
-        case .trusted(let basis): self.verdict = Verdict(trusted: true, basis: basis, reasons: [])
-        case .untrusted(let reasons): self.verdict = Verdict(trusted: false, basis: nil, reasons: reasons)
+        case .trusted(let basis): self.verdict = Verdict(trusted: true, basis: basis, reasons: [], profile: evaluation.profile, rulesNotApplied: evaluation.rulesNotApplied)
+        case .untrusted(let reasons): self.verdict = Verdict(trusted: false, basis: nil, reasons: reasons, profile: evaluation.profile, rulesNotApplied: evaluation.rulesNotApplied)
         }
         self.connection = connection
         self.chain = evaluation.chain

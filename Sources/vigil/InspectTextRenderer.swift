@@ -30,6 +30,10 @@ struct InspectTextRenderer {
                 lines.append(line)
             }
         }
+        lines.append("  profile: \(report.verdict.profile.profile.rawValue) (\(report.verdict.profile.why))")
+        for rule in report.verdict.rulesNotApplied {
+            lines.append("  " + terminal.yellow("[web pki rule, not applied]") + " \(t(rule.message))")
+        }
         if let connection = report.connection {
             lines.append("  connection: \(t(connection.protocolVersion)), \(t(connection.cipher)), \(t(connection.address))")
         }

@@ -73,6 +73,8 @@ public enum LimboHarness {
             let intermediates = try testcase.untrusted_intermediates.flatMap { try Certificate.parsePEM($0) }
             let peer = try Certificate.parsePEM(testcase.peer_certificate)
             var configuration = TrustEvaluator.Configuration.anchors(anchors)
+            // Limbo's anchors stand for the public store: the Web PKI profile decides.
+            configuration.profile = .forced(.webpki)
             configuration.purpose = testcase.validation_kind == "CLIENT" ? .clientAuth : .serverAuth
             if testcase.extended_key_usage == ["clientAuth"] { configuration.purpose = .clientAuth }
             configuration.maximumIntermediates = testcase.max_chain_depth

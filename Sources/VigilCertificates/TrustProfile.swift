@@ -1,0 +1,43 @@
+/// Which rules decide a verdict. `webpki`: RFC 5280 plus the CA/Browser Forum Baseline
+/// Requirements' rules of the strict profile, for chains that end in a system-store anchor (the
+/// public Web PKI). `rfc5280`: RFC 5280 only, for chains that end in an anchor the user or the
+/// administrator supplied (a CA file, an anchor given in code): a rule only the Baseline
+/// Requirements impose is then a finding, not a rejection, because private CAs are not bound by
+/// them and every other client accepts their certificates (docs/trust.md lists each rule).
+public enum TrustProfile: String, Sendable, Hashable, Codable {
+    case webpki
+    case rfc5280
+
+    /// What the caller asks for.
+    public enum Choice: Sendable, Hashable {
+        /// The anchor decides (the default).
+        case byAnchor
+        /// This profile, whatever the anchor (`--profile`; the x509-limbo harness forces `webpki`).
+        case forced(TrustProfile)
+    }
+
+    /// The profile that decided, and why, in words.
+    public struct Decision: Sendable, Hashable, Codable {
+        public var profile: TrustProfile
+        public var why: String
+    }
+
+    /// The profile for a chain anchored in `anchor` (nil: not trusted, no anchor).
+    static func decide(_ choice: Choice, anchor: TrustBasis.Source?, usesSystemStore: Bool) -> Decision {
+        if case .forced(let profile) = choice { return Decision(profile: profile, why: "chosen with --profile") }
+        switch anchor {
+        case .systemStore?: return Decision(profile: .webpki, why: "the chain ends in the system trust store (the public Web PKI)")
+        case .some: return Decision(profile: .rfc5280, why: "the chain ends in an anchor you supplied: a CA file or a given certificate")
+        case nil where usesSystemStore: return Decision(profile: .webpki, why: "no anchor was found, and the system trust store was searched")
+        case nil: return Decision(profile: .rfc5280, why: "no anchor was found among the anchors you supplied")
+        }
+    }
+
+    /// The strict profile's rules that only the Baseline Requirements (or root programs) impose.
+    static let webPKIOnly: Set<String> = [
+        "profile-forbidden-key", "profile-no-eku", "profile-any-eku", "profile-critical-eku", "profile-cn-not-in-san",
+        "profile-public-suffix-wildcard", "profile-root-with-eku", "profile-critical-san", "profile-nc-wildcard",
+    ]
+
+    static func isWebPKIOnly(_ code: String) -> Bool { webPKIOnly.contains(code) }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import VigilCertificates
+import VigilTestSupport
+
+/// A private CA's certificate is judged by RFC 5280; the Web PKI's own rules become findings.
+@Suite("Trust profiles")
+struct TrustProfileTests {
+    /// The example: CN=origin.example.test, SANs IP:127.0.0.1 and DNS:localhost, from a
+    /// private CA. curl, OpenSSL and browsers accept it; the Web PKI's CN rule does not.
+    func privateLeaf() throws -> [Certificate] {
+        let directory = try TestPaths.temporaryDirectory().path
+        let key = directory + "/k.pem", csr = directory + "/r.csr", cert = directory + "/c.pem", ext = directory + "/ext.cnf"
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+            .write(toFile: ext, atomically: true, encoding: .utf8)
+        for arguments in [
+            ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=origin.example.test", "-keyout", key, "-out", csr],
+            ["x509", "-req", "-in", csr, "-CA", TestPaths.testcert("intermediate-ca.pem"), "-CAkey", TestPaths.testcert("intermediate-ca.key"),
+             "-CAcreateserial", "-days", "30", "-sha256", "-extfile", ext, "-out", cert],
+        ] {
+            let result = try CommandRunner.run("/usr/bin/openssl", arguments)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        return try Certificate.load(path: cert) + Certificate.load(path: TestPaths.testcert("intermediate-ca.pem"))
+    }
+
+    @Test func aPrivateCAsLeafIsTrustedUnderRFC5280() throws {
+        let chain = try privateLeaf()
+        let byAnchor = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate(chain, for: PeerName(host: "127.0.0.1"))
+        #expect(byAnchor.verdict.isTrusted, "\(byAnchor.verdict.reasons)")
+        #expect(byAnchor.profile.profile == .rfc5280)
+        #expect(byAnchor.rulesNotApplied.map(\.code) == ["profile-cn-not-in-san"], "shown, never silent")
+
+        var webpki = TrustEvaluator.Configuration.caFiles([TestPaths.caBundle])
+        webpki.profile = .forced(.webpki)
+        let forced = try TrustEvaluator(configuration: webpki).evaluate(chain, for: PeerName(host: "127.0.0.1"))
+        #expect(!forced.verdict.isTrusted && forced.verdict.reasons.map(\.code) == ["profile-cn-not-in-san"])
+        #expect(forced.rulesNotApplied.isEmpty)
+    }
+
+    /// RFC 5280's own rules still decide under rfc5280.
+    @Test func rfc5280RulesStillDecide() throws {
+        for name in ["ca-as-leaf", "wrong-eku", "unknown-critical", "expired-intermediate"] {
+            let chain = try Certificate.load(path: TestPaths.testcert("\(name)-chain.pem"))
+            let evaluation = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate(chain, for: PeerName(host: "127.0.0.1"))
+            #expect(!evaluation.verdict.isTrusted, "\(name)")
+        }
+    }
+}
