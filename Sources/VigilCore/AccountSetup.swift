@@ -230,7 +230,7 @@ public struct AccountSetup: Sendable {
         configuration.timeout = options.timeout
         configuration.resolve = options.resolve
         configuration.minimumTLSVersion = options.minimumTLSVersion
-        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvedLeaves: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)),
+        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)]),
                           configuration: configuration, logger: logger)
     }
 

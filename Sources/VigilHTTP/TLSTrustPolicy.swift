@@ -34,18 +34,25 @@ public enum TLSDecision: Sendable {
 /// name, a weak key or signature, a CA as leaf), even when the database holds one.
 public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     public var evaluator: TrustEvaluator
-    /// SHA-256 fingerprints (hex, as ``VigilCertificates/Certificate/sha256Fingerprint`` gives them) of approved leaves.
-    public var approvedLeaves: Set<String>
+    /// SHA-256 fingerprints (hex, as ``VigilCertificates/Certificate/sha256Fingerprint`` gives them)
+    /// of approved leaves, per host and port: an approval counts for the endpoint it was made for
+    /// and no other, even when the same client reaches several hosts.
+    public var approvals: [Endpoint: Set<String>]
 
-    public init(evaluator: TrustEvaluator, approvedLeaves: Set<String> = []) {
+    public init(evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:]) {
         self.evaluator = evaluator
-        self.approvedLeaves = approvedLeaves
+        self.approvals = approvals
+    }
+
+    /// The leaves approved for `endpoint` (host compared case-insensitively).
+    public func approvedLeaves(for endpoint: Endpoint) -> Set<String> {
+        approvals.first { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port }?.value ?? []
     }
 
     public func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision {
         let evaluation = evaluator.evaluate(chain, for: endpoint.peerName)
         if evaluation.verdict.isTrusted { return .trusted(evaluation) }
-        guard let leaf = chain.first, approvedLeaves.contains(leaf.sha256Fingerprint),
+        guard let leaf = chain.first, approvedLeaves(for: endpoint).contains(leaf.sha256Fingerprint),
               ApprovalRule.refusals(evaluation, sent: chain).isEmpty else {
             return .refused(evaluation)
         }

@@ -11,12 +11,12 @@ import VigilTestSupport
 struct HTTPClientTests {
     static let basic = [(name: "Authorization", value: "Basic " + Data("alice:alice-test-password".utf8).base64EncodedString())]
 
-    func client(approving leaves: Set<String> = [], _ configure: (inout HTTPClient.Configuration) -> Void = { _ in }) throws -> HTTPClient {
+    func client(approving approvals: [Endpoint: Set<String>] = [:], _ configure: (inout HTTPClient.Configuration) -> Void = { _ in }) throws -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .seconds(10)
         configure(&configuration)
         let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
-        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvedLeaves: leaves), configuration: configuration)
+        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: approvals), configuration: configuration)
     }
 
     @Test func aTrustedServerAnswers() async throws {
@@ -62,14 +62,14 @@ struct HTTPClientTests {
         let leaf = try #require(try Certificate.load(path: TestPaths.testcert("self-signed.pem")).first)
         let running = try await RunningSimulator("self-signed")
         defer { Task { await running.stop() } }
-        let response = try await client(approving: [leaf.sha256Fingerprint]).send(HTTPRequest(url: running.url()))
+        let response = try await client(approving: [try Endpoint(url: running.url()): [leaf.sha256Fingerprint]]).send(HTTPRequest(url: running.url()))
         #expect(response.status == 200)
         guard case .approved = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
 
         let wrong = try #require(try Certificate.load(path: TestPaths.testcert("wrong-host.pem")).first)
         let other = try await RunningSimulator("wrong-host")
         defer { Task { await other.stop() } }
-        await #expect(throws: HTTPError.self) { _ = try await client(approving: [wrong.sha256Fingerprint]).send(HTTPRequest(url: other.url())) }
+        await #expect(throws: HTTPError.self) { _ = try await client(approving: [try Endpoint(url: other.url()): [wrong.sha256Fingerprint]]).send(HTTPRequest(url: other.url())) }
         #expect(other.simulator.journal.entries.isEmpty, "an approval never covers a certificate for another name")
     }
 
