@@ -3,7 +3,8 @@
 ///
 /// Never approvable: a certificate for another name; a key below 2048-bit RSA or DSA, or 224-bit
 /// EC; a SHA-1, MD5, MD4 or MD2 signature anywhere but a root's own self-signature; a CA
-/// certificate used as the server's certificate; a connection below the minimum TLS version. Approvable after review: expired, not yet valid,
+/// certificate used as the server's certificate; a connection below the minimum TLS version; a
+/// pinned host whose chain holds none of its pinned keys. Approvable after review: expired, not yet valid,
 /// self-signed, an unknown root, a missing intermediate, a wrong or missing extended key usage.
 ///
 /// It lives here, not in VigilCore, because the trust policy in VigilHTTP honours approvals and
@@ -18,6 +19,8 @@ public enum ApprovalRule {
 
     /// The verdict reason for a connection below the minimum TLS version (added by the HTTP layer).
     public static let tlsVersionCode = "tls-version"
+    /// The verdict reason for a pinned host whose chain holds no pinned key (added by the HTTP layer).
+    public static let pinMismatchCode = "pin-mismatch"
 
     /// The reasons `evaluation` (of `sent`, the chain as the server sent it) can never be approved;
     /// empty when an approval after review is possible.
@@ -27,8 +30,10 @@ public enum ApprovalRule {
             let name = evaluation.peerName?.value ?? "this host"
             refusals.append(Refusal(code: "another-name", message: "The certificate is not valid for \(name); no approval can make it so."))
         }
-        if let reason = evaluation.verdict.reasons.first(where: { $0.code == tlsVersionCode }) {
-            refusals.append(Refusal(code: tlsVersionCode, message: reason.message + " It cannot be approved."))
+        for code in [tlsVersionCode, pinMismatchCode] {
+            if let reason = evaluation.verdict.reasons.first(where: { $0.code == code }) {
+                refusals.append(Refusal(code: code, message: reason.message + " It cannot be approved."))
+            }
         }
         // The sent chain and the chain verification built (which may add the anchor), each once.
         var seen: Set<String> = []

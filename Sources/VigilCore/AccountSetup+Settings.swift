@@ -18,6 +18,7 @@ extension AccountSetup.Options {
         oauth2AuthorizationPath = settings.string("authentication-oauth2.oa2-authorization-endpoint") ?? oauth2AuthorizationPath
         oauth2TokenPath = settings.string("authentication-oauth2.oa2-token-endpoint") ?? oauth2TokenPath
         oauth2RedirectPort = settings.integer("authentication-oauth2.oa2-redirect-port") ?? 0
+        pins = PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? [])
         minimumTLSVersion = settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12
     }
 }

@@ -45,6 +45,8 @@ public struct AccountSetup: Sendable {
         public var resolve: [HostResolution] = []
         /// `connection.minimum-tls-version`: a server below it is refused, never offered for approval.
         public var minimumTLSVersion: TLSProtocolVersion = .tls12
+        /// `connection.pinned-public-keys`: a pinned server whose chain holds no pinned key is refused.
+        public var pins = PublicKeyPins()
         public init() {}
     }
 
@@ -222,6 +224,7 @@ public struct AccountSetup: Sendable {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
         let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
             .requiring(tls: options.minimumTLSVersion, negotiated: handshake.protocolVersion)
+            .requiring(pins: options.pins, for: endpoint, sent: handshake.chain)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
@@ -230,7 +233,8 @@ public struct AccountSetup: Sendable {
         configuration.timeout = options.timeout
         configuration.resolve = options.resolve
         configuration.minimumTLSVersion = options.minimumTLSVersion
-        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)]),
+        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)],
+                                                      pins: options.pins),
                           configuration: configuration, logger: logger)
     }
 

@@ -38,10 +38,13 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     /// of approved leaves, per host and port: an approval counts for the endpoint it was made for
     /// and no other, even when the same client reaches several hosts.
     public var approvals: [Endpoint: Set<String>]
+    /// `connection.pinned-public-keys`: a pinned endpoint accepts only chains holding a pinned key.
+    public var pins: PublicKeyPins
 
-    public init(evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:]) {
+    public init(evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:], pins: PublicKeyPins = PublicKeyPins()) {
         self.evaluator = evaluator
         self.approvals = approvals
+        self.pins = pins
     }
 
     /// The leaves approved for `endpoint` (host compared case-insensitively).
@@ -50,7 +53,7 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     }
 
     public func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision {
-        let evaluation = evaluator.evaluate(chain, for: endpoint.peerName)
+        let evaluation = evaluator.evaluate(chain, for: endpoint.peerName).requiring(pins: pins, for: endpoint, sent: chain)
         if evaluation.verdict.isTrusted { return .trusted(evaluation) }
         guard let leaf = chain.first, approvedLeaves(for: endpoint).contains(leaf.sha256Fingerprint),
               ApprovalRule.refusals(evaluation, sent: chain).isEmpty else {

@@ -11,6 +11,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case choiceList([String])
         case url
         case template([String])
+        case pinList
     }
     private let base: Base
 
@@ -24,6 +25,9 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
     public static func choiceList(_ values: [String]) -> SettingKind { SettingKind(base: .choiceList(values)) }
     /// A string with `{{placeholder}}`s, only the given ones allowed.
     public static func template(placeholders: [String]) -> SettingKind { SettingKind(base: .template(placeholders)) }
+
+    /// A list of `HOST[:PORT]=PIN` entries, PIN an RFC 7469 SPKI SHA-256 in base64.
+    public static let pinList = SettingKind(base: .pinList)
 
     /// The values a choice or choice list allows.
     public var allowedValues: [String]? {
@@ -43,6 +47,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case .choiceList(let values): return "list of: " + values.joined(separator: ", ")
         case .url: return "http(s) URL"
         case .template(let placeholders): return "string with placeholders " + placeholders.map { "{{\($0)}}" }.joined(separator: ", ")
+        case .pinList: return "list of HOST[:PORT]=PIN (PIN: the SPKI SHA-256 in base64, RFC 7469)"
         }
     }
 
@@ -56,14 +61,14 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case (.string, .string), (.choice, .string), (.url, .string), (.template, .string):
             guard case .string(let text) = json else { break }
             return check(.string(text))
-        case (.stringList, .array(let items)), (.choiceList, .array(let items)):
+        case (.stringList, .array(let items)), (.choiceList, .array(let items)), (.pinList, .array(let items)):
             var strings: [String] = []
             for item in items {
                 guard case .string(let text) = item else { return .failure(.init("the list holds \(item.kindName); expected \(self)")) }
                 strings.append(text)
             }
             return check(.strings(strings))
-        case (.stringList, .string(let text)), (.choiceList, .string(let text)):
+        case (.stringList, .string(let text)), (.choiceList, .string(let text)), (.pinList, .string(let text)):
             return parse(text: text)
         default:
             break
@@ -85,7 +90,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
                 return .failure(.init("\"\(text)\" is not an integer; expected \(self)"))
             }
             return check(.integer(value))
-        case .stringList, .choiceList:
+        case .stringList, .choiceList, .pinList:
             if text.hasPrefix("["), let data = text.data(using: .utf8), let json = try? JSONDecoder().decode(JSONValue.self, from: data) {
                 return parse(json: json)
             }
@@ -110,6 +115,14 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case (.url, .string(let text)):
             guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false else {
                 return .failure(.init("\"\(text)\" is not an http(s) URL with a host"))
+            }
+        case (.pinList, .strings(let items)):
+            for item in items {
+                let parts = item.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(where: { $0 == " " || $0 == "/" || $0 == "@" }),
+                      let pin = Data(base64Encoded: String(parts[1])), pin.count == 32 else {
+                    return .failure(.init("\"\(item)\" is not HOST[:PORT]=PIN with PIN the base64 of a SHA-256 (44 characters)"))
+                }
             }
         case (.template(let allowed), .string(let text)):
             var rest = Substring(text)

@@ -19,6 +19,8 @@ public enum SettingsCatalog {
               "Plain (unencrypted) http URLs: `warn` raises an issue the user must accept; `forbidden` refuses them."),
         .init("connection.minimum-tls-version", .choice(["1.2", "1.3"]), default: .string("1.2"),
               "The oldest TLS version Vigil accepts for connections that carry credentials."),
+        .init("connection.pinned-public-keys", .pinList, default: nil,
+              "Public keys a host's chain must contain, as HOST[:PORT]=PIN (the SPKI SHA-256 in base64, RFC 7469; `vigil inspect` shows it). A pinned host accepts no other chain, even one a CA trusts, and no approval overrides it. Usually set in the managed file."),
         .init("connection.certificate-extended-validation-rule", .string, default: nil,
               "A rule every server certificate must also pass (rule language of the certificate store). Unset: no extra rule."),
         .init("connection.renewed-certificate-acceptance-rule", .string, default: .string(seedsRenewedCertificateRule),

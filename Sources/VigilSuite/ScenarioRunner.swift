@@ -170,10 +170,10 @@ public struct ScenarioRunner: Sendable {
         var object: [String: Any] = [:]
         for (key, value) in scenario.client?.settings ?? [:] {
             switch value {
-            case .string(let text): object[key] = text
+            case .string(let text): object[key] = try expandPins(text)
             case .integer(let number): object[key] = number
             case .bool(let flag): object[key] = flag
-            case .strings(let list): object[key] = list
+            case .strings(let list): object[key] = try list.map(expandPins)
             }
         }
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: URL(fileURLWithPath: userFile))
@@ -183,6 +183,21 @@ public struct ScenarioRunner: Sendable {
             throw SuiteError(.invalidFixture, "\(scenario.name): client.settings: \(problem)")
         }
         return settings
+    }
+
+    /// `{spki:CASE}` in a fixture's setting: the SPKI pin of that testcerts case's leaf (the test PKI
+    /// is regenerated with new keys, so fixtures name keys, not their hashes).
+    func expandPins(_ text: String) throws -> String {
+        var result = text
+        while let open = result.range(of: "{spki:"), let close = result.range(of: "}", range: open.upperBound..<result.endIndex) {
+            let name = String(result[open.upperBound..<close.lowerBound])
+            let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
+            guard let leaf = try? Certificate.load(path: path).first else {
+                throw SuiteError(.invalidFixture, "\(scenario.name): client.settings names {spki:\(name)}, and \(path) is not a certificate.")
+            }
+            result.replaceSubrange(open.lowerBound..<close.upperBound, with: leaf.spkiPin)
+        }
+        return result
     }
 
     /// SHA-256 fingerprint of the leaf each HTTPS host genuinely serves, by `host:port`: what the

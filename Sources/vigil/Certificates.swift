@@ -76,7 +76,9 @@ extension Vigil {
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
+                    let pins = PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? [])
                     let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName).requiring(tls: minimumTLS, negotiated: handshake.protocolVersion)
+                        .requiring(pins: pins, for: endpoint, sent: handshake.chain)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {
                         FileHandle.standardError.write(Data("vigil: not approved: \(refusals.map(\.message).joined(separator: " "))\n".utf8))

@@ -78,7 +78,8 @@ extension Vigil {
         func run() async throws {
             let (settings, logger) = CommandContext.start(logOptions)
             do {
-                let code = try await inspect(logger: logger, minimumTLS: settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12)
+                let code = try await inspect(logger: logger, minimumTLS: settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12,
+                                             pins: PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? []))
                 throw ExitCode(code)
             } catch let error as CertificateError {
                 ExitStatus.fail(error.reason)
@@ -87,7 +88,7 @@ extension Vigil {
             }
         }
 
-        func inspect(logger: Logger, minimumTLS: TLSProtocolVersion) async throws -> Int32 {
+        func inspect(logger: Logger, minimumTLS: TLSProtocolVersion, pins: PublicKeyPins) async throws -> Int32 {
             var configuration = caFiles.isEmpty ? TrustEvaluator.Configuration.system : .caFiles(caFiles)
             configuration.time = at.flatMap(Self.parseTime)
             if let profile = profile.flatMap(TrustProfile.init(rawValue:)) { configuration.profile = .forced(profile) }
@@ -111,7 +112,9 @@ extension Vigil {
             var evaluation = evaluator.evaluate(chain, for: target.peerName)
             // A live server's connection is part of the verdict: the handshake still completes with
             // an old protocol (to show what the server offers), but below the minimum it is untrusted.
-            if let connection { evaluation = evaluation.requiring(tls: minimumTLS, negotiated: connection.protocolVersion) }
+            if let connection, let url, let endpoint = try? Endpoint(url: url) {
+                evaluation = evaluation.requiring(tls: minimumTLS, negotiated: connection.protocolVersion).requiring(pins: pins, for: endpoint, sent: chain)
+            }
             logger.privacy.notice("Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")", metadata: [
                 "tags": "tls",
                 "leaf": .privateHashed(chain.first?.sha256Fingerprint ?? ""),

@@ -1,0 +1,45 @@
+public import VigilCertificates
+
+/// `connection.pinned-public-keys`: per host (and port, when given), the SPKI SHA-256 pins
+/// (RFC 7469, base64) of which the chain must contain at least one. A pinned host accepts no
+/// other chain, even one a CA trusts (a TLS-inspecting proxy with a trusted CA), and no approval
+/// overrides a pin (``VigilCertificates/ApprovalRule``).
+public struct PublicKeyPins: Sendable, Hashable {
+    /// `host` or `host:port` (lower case) to pins.
+    public private(set) var entries: [String: Set<String>] = [:]
+
+    public init() {}
+
+    /// From the setting's `HOST[:PORT]=PIN` items (validated by the settings catalogue).
+    public init(settingValues: [String]) {
+        for item in settingValues {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            entries[parts[0].lowercased(), default: []].insert(parts[1])
+        }
+    }
+
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The pins for `endpoint`: those for its host and port, and those for its host alone.
+    public func pins(for endpoint: Endpoint) -> Set<String> {
+        let host = endpoint.host.lowercased()
+        let hostForm = host.contains(":") ? "[\(host)]" : host
+        return (entries["\(hostForm):\(endpoint.port)"] ?? []).union(entries[hostForm] ?? []).union(entries[host] ?? [])
+    }
+}
+
+extension TrustEvaluation {
+    /// A pinned endpoint whose chain (as sent, and as verified) holds none of its pinned keys is
+    /// untrusted with the reason `pin-mismatch`, whatever else vouches for it.
+    public func requiring(pins: PublicKeyPins, for endpoint: Endpoint, sent: [Certificate]) -> TrustEvaluation {
+        let wanted = pins.pins(for: endpoint)
+        guard !wanted.isEmpty else { return self }
+        if (sent + verifiedChain).contains(where: { wanted.contains($0.spkiPin) }) { return self }
+        let reason = TrustReason(code: ApprovalRule.pinMismatchCode,
+                                 message: "\(endpoint) is pinned (connection.pinned-public-keys), and no certificate in its chain has a pinned key.")
+        var evaluation = self
+        evaluation.verdict = .untrusted(verdict.reasons + [reason])
+        return evaluation
+    }
+}
