@@ -20,6 +20,9 @@ public struct ApprovedCertificate: Sendable, Hashable, Codable, FetchableRecord,
     public var note: String?
     public var revokedAt: Date?
     public var revocationReason: String?
+    /// The certificate as reviewed (DER), for later summaries and audits; nil for approvals
+    /// stored before Vigil kept certificates.
+    public var der: Data?
 
     public var isActive: Bool { revokedAt == nil }
 

@@ -6,11 +6,25 @@ public import GRDB
 public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "audit_event"
 
-    public enum Kind: String, Sendable, Hashable, Codable {
-        case certificateApproved = "certificate-approved"
-        case certificateRevoked = "certificate-revoked"
-        case accountAdded = "account-added"
-        case accountRemoved = "account-removed"
+    /// What happened. Open-ended: a kind written by a newer Vigil is kept and shown as it is,
+    /// never an error that hides the rest of the trail.
+    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+        public var description: String { rawValue }
+
+        public static let certificateApproved = Kind(rawValue: "certificate-approved")
+        public static let certificateRevoked = Kind(rawValue: "certificate-revoked")
+        public static let accountAdded = Kind(rawValue: "account-added")
+        public static let accountRemoved = Kind(rawValue: "account-removed")
+        /// The kinds this version writes.
+        public static let known: Set<Kind> = [.certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved]
+        public var isKnown: Bool { Self.known.contains(self) }
     }
 
     public var id: Int64?
@@ -20,6 +34,24 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
     public var target: String
     /// The certificate's SHA-256 fingerprint, or other detail in words.
     public var detail: String
+    /// The operating-system user who acted (nil in events written before it was recorded).
+    public var actor: String?
+
+    public init(id: Int64? = nil, time: Date, kind: Kind, target: String, detail: String, actor: String? = AuditEvent.currentUser) {
+        self.id = id
+        self.time = time
+        self.kind = kind
+        self.target = target
+        self.detail = detail
+        self.actor = actor
+    }
+
+    /// The OS user this process runs as (`name (uid N)`).
+    public static var currentUser: String {
+        let uid = geteuid()
+        if let entry = getpwuid(uid), let name = entry.pointee.pw_name { return "\(String(cString: name)) (uid \(uid))" }
+        return "uid \(uid)"
+    }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

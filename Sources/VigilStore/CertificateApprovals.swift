@@ -21,7 +21,8 @@ public struct CertificateApprovals: Sendable {
             if let existing = try Self.active(host: host, port: port, sha256: summary.fingerprints.sha256).fetchOne(db) { return existing }
             var approval = ApprovedCertificate(
                 id: nil, host: host, port: port, sha256: summary.fingerprints.sha256, spkiSHA256: summary.fingerprints.spkiSHA256,
-                subject: summary.subject, issuer: summary.issuer, notAfter: summary.validity.notAfter, approvedAt: time, note: note)
+                subject: summary.subject, issuer: summary.issuer, notAfter: summary.validity.notAfter, approvedAt: time, note: note,
+                der: Data(certificate.derEncoded))
             try approval.insert(db)
             var event = AuditEvent(time: time, kind: .certificateApproved, target: "\(host):\(port)", detail: approval.sha256)
             try event.insert(db)

@@ -90,6 +90,10 @@ public final class VigilDatabase: Sendable {
                 table.uniqueKey(["server", "user"])
             }
         }
+        migrator.registerMigration("v3: the reviewed certificate, and who acted") { db in
+            try db.alter(table: ApprovedCertificate.databaseTableName) { table in table.add(column: "der", .blob) }
+            try db.alter(table: AuditEvent.databaseTableName) { table in table.add(column: "actor", .text) }
+        }
         return migrator
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCore
 import VigilHTTP
 import VigilLogging
 import VigilSettings
@@ -144,21 +145,57 @@ extension Vigil {
         }
 
         struct Audit: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show the audit trail: approvals, revocations, accounts added and removed.")
+            static let configuration = CommandConfiguration(
+                abstract: "Show the audit trail, or (--check) the approvals that need attention.",
+                discussion: """
+                    Without --check: approvals, revocations, accounts added and removed, each with the OS user who
+                    acted. With --check: active approvals that expired or expire within 30 days, that the approval
+                    rule would now refuse (a weak key or signature, a CA as leaf), that no account uses; revoked
+                    approvals whose key is still pinned; with --live also those whose server presents another
+                    certificate now. Exit codes: 0 nothing to report, 1 something needs attention (for cron and CI),
+                    2 error.
+                    """
+            )
+            @Flag(help: "Report the approvals that need attention instead of the trail.") var check = false
+            @Flag(help: "With --check: also ask each server which certificate it presents now (a TLS handshake, no request).") var live = false
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: StoreOptions
             @OptionGroup var logOptions: LogOptions
 
+            func validate() throws {
+                if live && !check { throw ValidationError("--live goes with --check.") }
+            }
+
             func run() async throws {
-                _ = CommandContext.start(logOptions)
+                let (settings, _) = CommandContext.start(logOptions)
                 do {
-                    let events = try store.open().auditTrail()
+                    let database = store.open()
+                    if check {
+                        let audit = ApprovalAudit(approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                                                  pins: PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? []))
+                        let problems = try await audit.check(live: live)
+                        if json {
+                            print(try JSONOutput.text(problems))
+                        } else if problems.isEmpty {
+                            print("no approval needs attention")
+                        } else {
+                            for problem in problems { print(SafeText.escaped("\(problem.approval)  \(problem.target)  \(problem.code)  \(problem.message)")) }
+                        }
+                        if !problems.isEmpty { throw ExitCode(ExitStatus.untrusted) }
+                        return
+                    }
+                    let events = try database.auditTrail()
                     if json {
                         print(try JSONOutput.text(events))
                     } else {
-                        for event in events { print(SafeText.escaped("\(Certificates.time(event.time))  \(event.kind.rawValue)  \(event.target)  \(event.detail)")) }
+                        for event in events {
+                            let kind = event.kind.isKnown ? event.kind.rawValue : "\(event.kind.rawValue) (a kind this version does not know)"
+                            print(SafeText.escaped("\(Certificates.time(event.time))  \(kind)  \(event.target)  \(event.detail)  by \(event.actor ?? "(not recorded)")"))
+                        }
                     }
                 } catch let error as StoreError {
+                    ExitStatus.fail(error.reason)
+                } catch let error as CertificateError {
                     ExitStatus.fail(error.reason)
                 }
             }

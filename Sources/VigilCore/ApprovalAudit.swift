@@ -1,0 +1,82 @@
+public import Foundation
+public import VigilCertificates
+public import VigilHTTP
+public import VigilStore
+
+/// `vigil certificates audit --check`: approvals that need attention, not only events.
+public struct ApprovalAudit: Sendable {
+    /// One problem with one approval.
+    public struct Problem: Sendable, Hashable, Codable {
+        /// The approval's id.
+        public var approval: Int64
+        /// `host:port`.
+        public var target: String
+        /// `expired`, `expires-soon`, `cannot-be-approved`, `unused`, `revoked-but-pinned`,
+        /// `no-longer-presented`, `not-kept`, `unreachable`.
+        public var code: String
+        public var message: String
+    }
+
+    public var approvals: CertificateApprovals
+    public var accounts: Accounts
+    /// `connection.pinned-public-keys`.
+    public var pins: PublicKeyPins
+    public var now: Date
+
+    public init(approvals: CertificateApprovals, accounts: Accounts, pins: PublicKeyPins, now: Date = Date()) {
+        self.approvals = approvals
+        self.accounts = accounts
+        self.pins = pins
+        self.now = now
+    }
+
+    /// Every problem found offline; with `live`, each active approval's server is also asked which
+    /// certificate it presents now (a TLS handshake, no request).
+    public func check(live: Bool = false, timeout: Duration = .seconds(10)) async throws -> [Problem] {
+        var problems: [Problem] = []
+        let all = try approvals.list(includingRevoked: true)
+        let servers = try accounts.list().compactMap { try? Endpoint(url: $0.server) }
+        let evaluator = try TrustEvaluator(configuration: .system)
+        for approval in all {
+            guard let id = approval.id else { continue }
+            let target = "\(approval.host):\(approval.port)"
+            func add(_ code: String, _ message: String) { problems.append(Problem(approval: id, target: target, code: code, message: message)) }
+            let endpoint = Endpoint(host: approval.host, port: approval.port)
+            if !approval.isActive {
+                if pins.pins(for: endpoint).contains(approval.spkiSHA256) {
+                    add("revoked-but-pinned", "Revoked, but its key is still pinned for \(target) in connection.pinned-public-keys.")
+                }
+                continue
+            }
+            let certificate = approval.der.flatMap { try? Certificate(derEncoded: [UInt8]($0)) }
+            if let certificate {
+                let summary = certificate.summary(at: now)
+                if summary.validity.daysLeft < 0 {
+                    add("expired", "Expired on \(approval.notAfter).")
+                } else if summary.validity.daysLeft < Certificate.expiryWarningDays {
+                    add("expires-soon", "Expires in \(summary.validity.daysLeft) days, on \(approval.notAfter).")
+                }
+                let evaluation = evaluator.evaluate([certificate], for: endpoint.peerName)
+                for refusal in ApprovalRule.refusals(evaluation, sent: [certificate]) {
+                    add("cannot-be-approved", refusal.message)
+                }
+            } else {
+                add("not-kept", "The approval predates Vigil keeping the certificate; expiry and strength cannot be checked offline (run with --live).")
+            }
+            if !servers.contains(where: { $0.host.lowercased() == approval.host.lowercased() && $0.port == approval.port }) {
+                add("unused", "No account uses \(target).")
+            }
+            if live {
+                do {
+                    let handshake = try await TLSProbe(timeout: timeout).handshake(with: endpoint)
+                    if handshake.chain.first?.sha256Fingerprint != approval.sha256 {
+                        add("no-longer-presented", "\(target) now presents another certificate (\(handshake.chain.first?.sha256Fingerprint ?? "none")).")
+                    }
+                } catch {
+                    add("unreachable", "\(target) could not be reached: \(error).")
+                }
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import VigilSimulator
+import VigilTestSupport
+
+/// `vigil certificates audit --check`: approvals that need attention, with an exit code for cron.
+@Suite("certificates audit --check", .serialized)
+struct AuditCheckTests {
+    static func fingerprint(_ name: String) throws -> String {
+        try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("\(name).pem"), "-noout", "-fingerprint", "-sha256"])
+            .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+    }
+
+    @Test func expiredUnusedAndNoLongerPresented() async throws {
+        let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
+        let clean = try await CommandRunner.vigilDetached(["certificates", "audit", "--check", "--database", database])
+        #expect(clean.status == 0 && clean.standardOutput.contains("no approval needs attention"), "\(clean.standardOutput)\(clean.standardError)")
+
+        let running = try await RunningSimulator("expired")
+        let url = running.url(path: "")
+        let approved = try await CommandRunner.vigilDetached(["certificates", "approve", url, "--fingerprint", try Self.fingerprint("expired"),
+                                                              "--ca-file", TestPaths.caBundle, "--database", database])
+        #expect(approved.status == 0, "\(approved.standardError)")
+        await running.stop()
+
+        let offline = try await CommandRunner.vigilDetached(["certificates", "audit", "--check", "--database", database])
+        #expect(offline.status == 1, "\(offline.standardOutput)")
+        #expect(offline.standardOutput.contains("expired  Expired on") && offline.standardOutput.contains("unused  No account uses"), "\(offline.standardOutput)")
+
+        // The server is gone now: --live says so.
+        let live = try await CommandRunner.vigilDetached(["certificates", "audit", "--check", "--live", "--json", "--database", database])
+        #expect(live.status == 1)
+        let problems = try #require(try JSONSerialization.jsonObject(with: Data(live.standardOutput.utf8)) as? [[String: Any]])
+        #expect(Set(problems.compactMap { $0["code"] as? String }) == ["expired", "unused", "unreachable"], "\(problems)")
+
+        let trail = try await CommandRunner.vigilDetached(["certificates", "audit", "--database", database])
+        #expect(trail.standardOutput.contains("certificate-approved") && trail.standardOutput.contains("by ") && trail.standardOutput.contains("(uid "), "\(trail.standardOutput)")
+        #expect(try CommandRunner.vigil(["certificates", "audit", "--live", "--database", database]).status == 64)
+    }
+}
