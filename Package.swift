@@ -12,6 +12,7 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "vigil",
     products: [
+        .library(name: "VigilRules", targets: ["VigilRules"]),
         .library(name: "VigilCertificates", targets: ["VigilCertificates"]),
         .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
@@ -48,15 +49,21 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // The certificate rule language's parser: no dependencies, so that settings validate rules
+        // and certificates evaluate them.
+        .target(
+            name: "VigilRules",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "VigilCertificates",
-            dependencies: ["COpenSSL"],
+            dependencies: ["COpenSSL", "VigilRules"],
             swiftSettings: strictSettings
         ),
         // Settings from environment, user file, managed file and defaults; no Vigil dependency.
         .target(
             name: "VigilSettings",
-            dependencies: [.product(name: "Configuration", package: "swift-configuration")],
+            dependencies: ["VigilRules", .product(name: "Configuration", package: "swift-configuration")],
             swiftSettings: strictSettings
         ),
         // Privacy-masking swift-log handler, writers, HTTP redaction.
@@ -145,6 +152,7 @@ let package = Package(
                 "VigilLogging",
                 "VigilSimulator",
                 "VigilSuite",
+                "VigilRules",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -159,7 +167,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilCertificatesTests",
-            dependencies: ["VigilCertificates", "VigilTestSupport"],
+            dependencies: ["VigilCertificates", "VigilRules", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

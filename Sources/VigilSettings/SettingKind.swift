@@ -1,4 +1,5 @@
 import Foundation
+import VigilRules
 
 /// The type of a setting, with its validation. A struct over a private enum so kinds can be added.
 public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
@@ -12,6 +13,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case url
         case template([String])
         case pinList
+        case rule
     }
     private let base: Base
 
@@ -25,6 +27,9 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
     public static func choiceList(_ values: [String]) -> SettingKind { SettingKind(base: .choiceList(values)) }
     /// A string with `{{placeholder}}`s, only the given ones allowed.
     public static func template(placeholders: [String]) -> SettingKind { SettingKind(base: .template(placeholders)) }
+
+    /// A certificate rule (VigilRules' language), checked by parsing it.
+    public static let rule = SettingKind(base: .rule)
 
     /// A list of `HOST[:PORT]=PIN` entries, PIN an RFC 7469 SPKI SHA-256 in base64.
     public static let pinList = SettingKind(base: .pinList)
@@ -48,6 +53,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case .url: return "http(s) URL"
         case .template(let placeholders): return "string with placeholders " + placeholders.map { "{{\($0)}}" }.joined(separator: ", ")
         case .pinList: return "list of HOST[:PORT]=PIN (PIN: the SPKI SHA-256 in base64, RFC 7469)"
+        case .rule: return "certificate rule (see docs/trust.md)"
         }
     }
 
@@ -58,7 +64,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case (.integer, .number(let number)):
             guard number == number.rounded(), abs(number) < 1e15 else { return .failure(.init("\(number) is not a whole number; expected \(self)")) }
             return check(.integer(Int(number)))
-        case (.string, .string), (.choice, .string), (.url, .string), (.template, .string):
+        case (.string, .string), (.choice, .string), (.url, .string), (.template, .string), (.rule, .string):
             guard case .string(let text) = json else { break }
             return check(.string(text))
         case (.stringList, .array(let items)), (.choiceList, .array(let items)), (.pinList, .array(let items)):
@@ -96,7 +102,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
             }
             let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             return check(.strings(items))
-        case .string, .choice, .url, .template:
+        case .string, .choice, .url, .template, .rule:
             return check(.string(text))
         }
     }
@@ -115,6 +121,12 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case (.url, .string(let text)):
             guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false else {
                 return .failure(.init("\"\(text)\" is not an http(s) URL with a host"))
+            }
+        case (.rule, .string(let text)):
+            do { _ = try CertificateRule(parsing: text) } catch let error as CertificateRule.SyntaxError {
+                return .failure(.init("the rule does not parse at \(error)"))
+            } catch {
+                return .failure(.init("the rule does not parse: \(error)"))
             }
         case (.pinList, .strings(let items)):
             for item in items {

@@ -14,7 +14,7 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             abstract: "Approve, list, revoke and audit the certificates users approved.",
             discussion: "The store is $XDG_DATA_HOME/vigil/vigil.sqlite unless --database names another file.",
-            subcommands: [Approve.self, List.self, Revoke.self, Audit.self]
+            subcommands: [Approve.self, List.self, Revoke.self, Audit.self, RuleTest.self]
         )
 
         /// `--database`, on every subcommand.

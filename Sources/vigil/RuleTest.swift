@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import VigilCertificates
+import VigilRules
+
+extension Vigil.Certificates {
+    /// `vigil certificates rule-test`: one rule, two chains, the answer.
+    struct RuleTest: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rule-test",
+            abstract: "Evaluate a certificate rule against a stored (bookmark) and a presented (server) chain.",
+            discussion: """
+                The rule language of connection.renewed-certificate-acceptance-rule and
+                connection.certificate-extended-validation-rule (docs/trust.md). The server chain's
+                passedValidationOrIsUserAccepted is its verdict against --ca-file (or the system store) for --host.
+                Exit codes: 0 the rule holds, 1 it does not, 2 unreadable certificates, 64 a rule that does not
+                parse (the column is named).
+                """
+        )
+        @Argument(help: "The rule.") var rule: String
+        @Option(help: "PEM file of the chain stored with the account (leaf first).") var bookmark: String
+        @Option(help: "PEM file of the chain the server presents (leaf first).") var server: String
+        @Option(help: "The host the server chain must be valid for.") var host: String?
+        @Option(name: .customLong("ca-file"), help: "Judge the server chain against only these CAs (repeatable).") var caFiles: [String] = []
+        @OptionGroup var logOptions: LogOptions
+
+        func validate() throws {
+            do { _ = try CertificateRule(parsing: rule) } catch let error as CertificateRule.SyntaxError {
+                throw ValidationError("the rule does not parse at \(error)")
+            }
+        }
+
+        func run() throws {
+            _ = CommandContext.start(logOptions)
+            do {
+                let parsed = try CertificateRule(parsing: rule)
+                let bookmarkChain = try Certificate.load(path: bookmark), serverChain = try Certificate.load(path: server)
+                let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
+                let passed = evaluator.evaluate(serverChain, for: host.map { PeerName(host: $0) }).verdict.isTrusted
+                let holds = parsed.evaluate(CertificateRuleContext(bookmark: bookmarkChain, server: serverChain, serverPassedValidationOrIsUserAccepted: passed))
+                print(holds ? "the rule holds" : "the rule does not hold")
+                if !holds { throw ExitCode(ExitStatus.untrusted) }
+            } catch let error as CertificateError {
+                ExitStatus.fail(error.reason)
+            } catch let error as CertificateRule.SyntaxError {
+                ExitStatus.fail("the rule does not parse at \(error)", status: ExitStatus.usage)
+            }
+        }
+    }
+}
