@@ -85,9 +85,10 @@ public struct AccountSetup: Sendable {
         var base = requested
         var endpoint = firstEndpoint
         var client: HTTPClient
+        var reviewedChain: [Certificate] = []
         var hops = 0
         while true {
-            client = try await reviewedClient(for: endpoint, interaction: interaction)
+            (client, reviewedChain) = try await reviewedClient(for: endpoint, interaction: interaction)
             let status: HTTPResponse
             do {
                 status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"))
@@ -128,7 +129,7 @@ public struct AccountSetup: Sendable {
             let chosen = try Self.choose(ranked: ranked, forced: options.method)
 
             if chosen == .oauth2 {
-                return try await oauth2(base: base, user: user, client: client, interaction: interaction)
+                return try await oauth2(base: base, user: user, client: client, interaction: interaction, reviewedChain: reviewedChain)
             }
             // 5. Basic: the password only now, checked before it is stored.
             guard chosen == .basicAuth else {
@@ -148,7 +149,7 @@ public struct AccountSetup: Sendable {
             default: throw AccountSetupError(.notACloudServer, "\(base) answered the WebDAV check with \(check.status).")
             }
 
-            let account = Account(server: base, user: user, method: chosen.rawValue)
+            let account = Account(server: base, user: user, method: chosen.rawValue, reviewedChainPEM: Self.pem(reviewedChain))
             try accounts.add(account)
             do {
                 try secrets.store(password, for: SecretKey(account: account.secretAccount, kind: .password))
@@ -165,7 +166,7 @@ public struct AccountSetup: Sendable {
 
     /// OAuth2 through the browser (``VigilAuth/OAuth2Login``); the access token is checked on the
     /// user's WebDAV folder, then both tokens go to the keyring.
-    func oauth2(base: String, user: String, client: HTTPClient, interaction: any AccountSetupInteraction) async throws -> Account {
+    func oauth2(base: String, user: String, client: HTTPClient, interaction: any AccountSetupInteraction, reviewedChain: [Certificate]) async throws -> Account {
         guard let clientID = options.oauth2ClientID, !clientID.isEmpty else {
             throw AccountSetupError(.configuration, "OAuth2 needs a client id registered on the server: set authentication-oauth2.oa2-client-id.")
         }
@@ -191,7 +192,7 @@ public struct AccountSetup: Sendable {
         guard check.status == 207 else {
             throw AccountSetupError(.wrongCredentials, "The token from the browser login does not open \(user)'s files on \(base) (HTTP \(check.status)): was another user logged in?")
         }
-        let account = Account(server: base, user: user, method: AuthenticationMethodIdentifier.oauth2.rawValue)
+        let account = Account(server: base, user: user, method: AuthenticationMethodIdentifier.oauth2.rawValue, reviewedChainPEM: Self.pem(reviewedChain))
         try accounts.add(account)
         do {
             try secrets.store(tokens.accessToken, for: SecretKey(account: account.secretAccount, kind: .accessToken))
@@ -220,7 +221,12 @@ public struct AccountSetup: Sendable {
 
     /// Probes `endpoint`, shows the chain, has an untrusted leaf approved (or stops), and returns
     /// a client whose policy accepts exactly what was trusted or approved.
-    func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> HTTPClient {
+    /// A chain as PEM, leaf first.
+    static func pem(_ chain: [Certificate]) -> String? {
+        chain.isEmpty ? nil : chain.map(\.pemEncoded).joined()
+    }
+
+    func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> (HTTPClient, [Certificate]) {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
         let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
             .requiring(tls: options.minimumTLSVersion, negotiated: handshake.protocolVersion)
@@ -233,9 +239,9 @@ public struct AccountSetup: Sendable {
         configuration.timeout = options.timeout
         configuration.resolve = options.resolve
         configuration.minimumTLSVersion = options.minimumTLSVersion
-        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)],
+        return (HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)],
                                                       pins: options.pins),
-                          configuration: configuration, logger: logger)
+                          configuration: configuration, logger: logger), handshake.chain)
     }
 
     /// The server a status.php redirect points to: its location without the status path. A

@@ -20,6 +20,13 @@ public struct TLSProbe: Sendable {
         public var cipher: String
         /// The address connected to.
         public var remoteAddress: String
+
+        public init(chain: [Certificate], protocolVersion: String, cipher: String, remoteAddress: String) {
+            self.chain = chain
+            self.protocolVersion = protocolVersion
+            self.cipher = cipher
+            self.remoteAddress = remoteAddress
+        }
     }
 
     /// Connect plus handshake timeout.

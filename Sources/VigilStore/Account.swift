@@ -13,13 +13,18 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
     /// The authentication method's identifier (`com.owncloud.basicauth`, ...).
     public var method: String
     public var createdAt: Date
+    /// The certificate chain the user reviewed when the account was set up, as the server sent it
+    /// (PEM, leaf first): the bookmark certificate of the renewal rules; nil for accounts set up
+    /// before Vigil kept it.
+    public var reviewedChainPEM: String?
 
-    public init(id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date()) {
+    public init(id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil) {
         self.id = id
         self.server = server
         self.user = user
         self.method = method
         self.createdAt = createdAt
+        self.reviewedChainPEM = reviewedChainPEM
     }
 
     /// How its secret is named in the keyring.

@@ -94,6 +94,9 @@ public final class VigilDatabase: Sendable {
             try db.alter(table: ApprovedCertificate.databaseTableName) { table in table.add(column: "der", .blob) }
             try db.alter(table: AuditEvent.databaseTableName) { table in table.add(column: "actor", .text) }
         }
+        migrator.registerMigration("v4: the chain an account was set up with") { db in
+            try db.alter(table: Account.databaseTableName) { table in table.add(column: "reviewedChainPEM", .text) }
+        }
         return migrator
     }
 

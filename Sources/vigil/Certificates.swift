@@ -43,9 +43,14 @@ extension Vigil {
                     through another channel. A certificate that no approval can make safe (for another name, a weak
                     key or signature, a CA certificate as the server's) is refused. Exit codes: 0 approved, 1 the
                     fingerprint differs or the certificate cannot be approved (nothing approved), 2 error.
+                    Offline, with --file PEM --host HOST[:PORT] instead of URL: the file's leaf is summarized and,
+                    if its fingerprint is the one given and the approval rule allows it, approved for that host and
+                    port without contacting the server (port 443 when none is given).
                     """
             )
-            @Argument(help: "The server, https://HOST[:PORT].") var url: String
+            @Argument(help: "The server, https://HOST[:PORT].") var url: String?
+            @Option(help: "Approve the leaf of this PEM file instead of connecting (with --host).") var file: String?
+            @Option(help: "With --file: the host (and port, default 443) the approval is for.") var host: String?
             @Option(help: "The leaf's SHA-256 fingerprint (hex, colons optional, any case).") var fingerprint: String
             @Option(help: "Why it was approved, kept with the approval.") var note: String?
             @Option(help: "Seconds to wait for the connection and handshake.") var timeout: Double = 10
@@ -54,6 +59,10 @@ extension Vigil {
             @OptionGroup var logOptions: LogOptions
 
             func validate() throws {
+                guard (url == nil) != (file == nil) else { throw ValidationError("Give either the server URL or --file PEM with --host.") }
+                if file != nil {
+                    guard let host, (try? Endpoint(url: "https://" + host)) != nil else { throw ValidationError("--file needs --host HOST[:PORT].") }
+                }
                 guard Self.normalized(fingerprint).count == 64 else {
                     throw ValidationError("--fingerprint must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
                 }
@@ -69,8 +78,18 @@ extension Vigil {
                 let minimumTLS = settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12
                 let approvals = CertificateApprovals(database: store.open())
                 do {
-                    let endpoint = try Endpoint(url: url)
-                    let handshake = try await TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger).handshake(with: endpoint)
+                    let endpoint = try Endpoint(url: url ?? "https://" + (host ?? ""))
+                    let handshake: TLSProbe.Handshake
+                    if let file {
+                        let chain = try Certificate.load(path: file)
+                        handshake = TLSProbe.Handshake(chain: chain, protocolVersion: "TLSv1.3", cipher: "offline", remoteAddress: "offline")
+                        let evaluation = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)).evaluate(chain, for: endpoint.peerName)
+                        let report = InspectReport(target: .init(kind: "files", url: endpoint.description, files: [file], peerName: endpoint.peerName),
+                                                   evaluation: evaluation, sent: chain, connection: nil)
+                        print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
+                    } else {
+                        handshake = try await TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger).handshake(with: endpoint)
+                    }
                     guard let leaf = handshake.chain.first else { ExitStatus.fail("\(endpoint) sent no certificate.") }
                     guard Self.normalized(leaf.sha256Fingerprint) == Self.normalized(fingerprint) else {
                         FileHandle.standardError.write(Data("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n".utf8))

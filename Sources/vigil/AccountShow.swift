@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import VigilCertificates
+import VigilLogging
+import VigilStore
+
+extension Vigil.AccountCommand {
+    /// `vigil account show ID`: the account and the chain the user reviewed when adding it.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show an account and the certificate chain it was set up with (never its secret).",
+            discussion: "The chain is summarized as stored at setup, judged now against --ca-file (or the system store). Exit codes: 0 shown, 2 unknown id or unreadable database."
+        )
+        @Argument(help: "The account's id (see list).") var id: String
+        @Option(name: .customLong("ca-file"), help: "Judge the stored chain against only these CAs (repeatable).") var caFiles: [String] = []
+        @Flag(help: "JSON instead of text.") var json = false
+        @OptionGroup var store: Vigil.Certificates.StoreOptions
+        @OptionGroup var logOptions: LogOptions
+
+        func run() async throws {
+            _ = CommandContext.start(logOptions)
+            do {
+                guard let account = try Accounts(database: store.open()).list().first(where: { $0.id == id }) else {
+                    ExitStatus.fail("No account with id \(id); see vigil account list.")
+                }
+                let chain = try account.reviewedChainPEM.map { try Certificate.parsePEM($0) } ?? []
+                let endpoint = URLComponents(string: account.server)
+                let peer = endpoint?.host.map { PeerName(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) }
+                if json {
+                    let evaluation = chain.isEmpty ? nil : try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)).evaluate(chain, for: peer)
+                    print(try JSONOutput.text(Shown(account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [])))
+                    return
+                }
+                print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(Vigil.Certificates.time(account.createdAt))"))
+                guard !chain.isEmpty else {
+                    print("no reviewed chain is stored (the account predates it)")
+                    return
+                }
+                let evaluation = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)).evaluate(chain, for: peer)
+                let report = InspectReport(target: .init(kind: "account", url: account.server, files: nil, peerName: peer), evaluation: evaluation, sent: chain, connection: nil)
+                print("Reviewed chain, as stored at setup and judged now:")
+                print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
+            } catch let error as StoreError {
+                ExitStatus.fail(error.reason)
+            } catch let error as CertificateError {
+                ExitStatus.fail(error.reason)
+            }
+        }
+
+        struct Shown: Encodable {
+            var account: Account
+            var reviewedChain: [CertificateSummary]
+        }
+    }
+}
