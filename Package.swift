@@ -86,7 +86,7 @@ let package = Package(
         // The account-setup flow: certificate review, status, detection, ranking, Basic login.
         .target(
             name: "VigilCore",
-            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings",
+            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings", "VigilRules",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),

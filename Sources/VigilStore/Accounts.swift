@@ -33,6 +33,19 @@ public struct Accounts: Sendable {
         }
     }
 
+    /// Replaces the reviewed chain of account `id` (a renewal a rule accepted), audited with why.
+    @discardableResult
+    public func replaceReviewedChain(id: String, with pem: String, because reason: String, at time: Date = Date()) throws -> Account {
+        try database.write { db in
+            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            account.reviewedChainPEM = pem
+            try account.update(db)
+            var event = AuditEvent(time: time, kind: .accountChainRenewed, target: account.server, detail: reason)
+            try event.insert(db)
+            return account
+        }
+    }
+
     /// Every account, oldest first.
     public func list() throws -> [Account] {
         try database.read { db in try Account.order(Column("createdAt"), Column("id")).fetchAll(db) }

@@ -22,8 +22,10 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
         public static let certificateRevoked = Kind(rawValue: "certificate-revoked")
         public static let accountAdded = Kind(rawValue: "account-added")
         public static let accountRemoved = Kind(rawValue: "account-removed")
+        /// A changed certificate was accepted by the renewal rule; the account's chain replaced.
+        public static let accountChainRenewed = Kind(rawValue: "account-chain-renewed")
         /// The kinds this version writes.
-        public static let known: Set<Kind> = [.certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved]
+        public static let known: Set<Kind> = [.certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed]
         public var isKnown: Bool { Self.known.contains(self) }
     }
 

@@ -16,7 +16,7 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             commandName: "account",
             abstract: "Add an account with certificate review, list accounts, remove one.",
-            subcommands: [Add.self, List.self, Show.self, Remove.self]
+            subcommands: [Add.self, List.self, Show.self, Check.self, Remove.self]
         )
 
         struct Add: AsyncParsableCommand {
