@@ -41,7 +41,7 @@ extension Vigil {
             @Option(help: "Open the OAuth2 login with this command (words split on spaces; the URL is added last) instead of xdg-open.") var browser: String?
             @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
-            @Option(help: "Connect to HOST:PORT at ADDRESS instead of resolving it (curl's HOST:PORT:ADDRESS; repeatable).") var resolve: [String] = []
+            @OptionGroup var resolveOptions: ResolveOptions
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup var logOptions: LogOptions
 
@@ -53,9 +53,6 @@ extension Vigil {
                     throw ValidationError("--method must be basic, oauth2 or openid-connect.")
                 }
                 guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
-                for entry in resolve {
-                    do { _ = try HostResolution(parsing: entry) } catch let error as HTTPError { throw ValidationError(error.reason) }
-                }
             }
 
             static func identifier(_ text: String) -> AuthenticationMethodIdentifier? {
@@ -73,7 +70,7 @@ extension Vigil {
                 var options = AccountSetup.Options(settings: settings)
                 options.method = method.flatMap(Self.identifier)
                 options.timeout = .milliseconds(Int64(timeout * 1000))
-                options.resolve = resolve.compactMap { try? HostResolution(parsing: $0) }
+                options.resolve = resolveOptions.pins
                 do {
                     let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
                     let setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),

@@ -23,15 +23,9 @@ extension Vigil.AccountCommand {
         )
         @Argument(help: "The account's id (see list).") var id: String
         @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
-        @Option(help: "Connect to HOST:PORT at ADDRESS instead of resolving it (curl's HOST:PORT:ADDRESS; repeatable).") var resolve: [String] = []
+        @OptionGroup var resolveOptions: ResolveOptions
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup var logOptions: LogOptions
-
-        func validate() throws {
-            for entry in resolve {
-                do { _ = try HostResolution(parsing: entry) } catch let error as HTTPError { throw ValidationError(error.reason) }
-            }
-        }
 
         static func rule(_ settings: Settings, _ key: String) -> (text: String, rule: CertificateRule)? {
             guard let text = settings.string(key), let rule = try? CertificateRule(parsing: text) else { return nil }
@@ -46,7 +40,7 @@ extension Vigil.AccountCommand {
                     ExitStatus.fail("No account with id \(id); see vigil account list.")
                 }
                 var options = AccountSetup.Options(settings: settings)
-                options.resolve = resolve.compactMap { try? HostResolution(parsing: $0) }
+                options.resolve = resolveOptions.pins
                 let check = AccountCheck(evaluator: try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)),
                                          approvals: CertificateApprovals(database: database), accounts: Accounts(database: database), options: options,
                                          renewalRule: Self.rule(settings, "connection.renewed-certificate-acceptance-rule"),

@@ -35,8 +35,7 @@ extension Vigil {
         @Option(help: "Seconds to wait for the connection and handshake.")
         var timeout: Double = 10
 
-        @Option(help: "Connect to HOST:PORT at ADDRESS instead of resolving it (curl's HOST:PORT:ADDRESS; repeatable).")
-        var resolve: [String] = []
+        @OptionGroup var resolveOptions: ResolveOptions
 
         @Option(help: "The rules that decide: webpki (RFC 5280 and the CA/Browser Forum's) or rfc5280 (default: by the anchor: webpki for the system store, rfc5280 for CAs you supply).")
         var profile: String?
@@ -58,9 +57,6 @@ extension Vigil {
             }
             if let at, Self.parseTime(at) == nil {
                 throw ValidationError("--at \(at) is not an ISO 8601 time such as 2030-01-01T00:00:00Z.")
-            }
-            for entry in resolve {
-                do { _ = try HostResolution(parsing: entry) } catch let error as HTTPError { throw ValidationError(error.reason) }
             }
             if let profile, TrustProfile(rawValue: profile) == nil { throw ValidationError("--profile must be webpki or rfc5280.") }
             if !(timeout > 0 && timeout <= 600) {
@@ -100,7 +96,7 @@ extension Vigil {
             if let url {
                 let endpoint = try Endpoint(url: url)
                 logger.privacy.info("Inspecting \(endpoint.description)", metadata: ["tags": "tls"])
-                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, resolve: try resolve.map(HostResolution.init(parsing:)))
+                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, resolve: resolveOptions.pins)
                 let handshake = try await probe.handshake(with: endpoint)
                 chain = handshake.chain
                 connection = .init(protocolVersion: handshake.protocolVersion, cipher: handshake.cipher, address: handshake.remoteAddress)
