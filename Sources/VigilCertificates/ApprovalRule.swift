@@ -48,13 +48,21 @@ public enum ApprovalRule {
             let summary = certificate.summary(at: evaluation.time, role: role)
             let who = role == .leaf ? "The server's certificate" : "\(summary.subject) (\(role.rawValue))"
             let key = summary.publicKey
-            if ((key.algorithm.hasPrefix("RSA") || key.algorithm == "DSA") && key.bits < 2048) || (key.algorithm == "EC" && key.bits < 224) {
+            let knownKey = key.algorithm.hasPrefix("RSA") || ["DSA", "EC", "ED25519", "ED448"].contains(key.algorithm.uppercased())
+            if !knownKey || key.bits == 0 {
+                refusals.append(Refusal(code: "weak-key", message: "\(who) has a key Vigil cannot judge (\(key.algorithm)); it cannot be approved."))
+            } else if ((key.algorithm.hasPrefix("RSA") || key.algorithm == "DSA") && key.bits < 2048) || (key.algorithm == "EC" && key.bits < 224) {
                 refusals.append(Refusal(code: "weak-key", message: "\(who) has a \(key.bits)-bit \(key.algorithm) key, which can be broken; it cannot be approved."))
             }
-            let algorithm = summary.signatureAlgorithm.lowercased()
-            let isRootSelfSignature = role == .root && summary.isSelfSigned
-            if !isRootSelfSignature, ["sha1", "md5", "md4", "md2"].contains(where: algorithm.contains) {
-                refusals.append(Refusal(code: "weak-signature", message: "\(who) is signed with \(summary.signatureAlgorithm), which can be forged; it cannot be approved."))
+            // The digest as OpenSSL reads it, parameters included (RSASSA-PSS names its hash only
+            // there); a digest it cannot name, or one under 112 bits of security, is weak too.
+            let isRootSelfSignature = role == .root && certificate.isVerifiedSelfSigned
+            let digest = certificate.signatureDigest
+            let digestName = (digest.name ?? "").lowercased()
+            let weakNames = ["sha1", "md5", "md4", "md2", "mdc2", "sha", "ripemd160"]
+            // Ed25519 has no separate digest (no name) but 128 bits; 0 bits means OpenSSL could not tell.
+            if !isRootSelfSignature, weakNames.contains(digestName) || digest.securityBits < 112 {
+                refusals.append(Refusal(code: "weak-signature", message: "\(who) is signed with \(summary.signatureAlgorithm) (digest \(digest.name ?? "unknown")), which can be forged; it cannot be approved."))
             }
             if role == .leaf, summary.basicConstraints?.isCA == true {
                 refusals.append(Refusal(code: "ca-as-leaf", message: "The server's certificate is a CA certificate (cA=TRUE); a server must not use one, and it cannot be approved."))

@@ -356,3 +356,27 @@ extension Certificate {
         }
     }
 }
+
+extension Certificate {
+    /// The signature's digest and strength as OpenSSL reads them (`X509_get_signature_info`),
+    /// parameters included (RSASSA-PSS names its hash only there): the digest's short name (nil
+    /// when OpenSSL cannot tell) and the security bits (0 when unknown).
+    public var signatureDigest: (name: String?, securityBits: Int) {
+        var mdnid: Int32 = 0, pknid: Int32 = 0, secbits: Int32 = 0
+        var flags: UInt32 = 0
+        guard X509_get_signature_info(storage.x509, &mdnid, &pknid, &secbits, &flags) == 1 else { return (nil, 0) }
+        let name = mdnid == NID_undef ? nil : OBJ_nid2sn(mdnid).map { String(cString: $0) }
+        return (name, Int(secbits))
+    }
+
+    /// Self-signed, with the signature checked (not only the names and key identifiers).
+    public var isVerifiedSelfSigned: Bool { X509_self_signed(storage.x509, 1) == 1 }
+}
+
+extension Certificate {
+    /// `issuer` names this certificate's issuer and its key verifies this certificate's signature.
+    public func isCryptographicallySigned(by issuer: Certificate) -> Bool {
+        guard isSigned(by: issuer), let key = X509_get0_pubkey(issuer.storage.x509) else { return false }
+        return X509_verify(storage.x509, key) == 1
+    }
+}

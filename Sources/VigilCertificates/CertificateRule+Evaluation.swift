@@ -26,6 +26,11 @@ extension CertificateRule {
         case truth(Bool)
         case nothing
 
+        var isNothing: Bool {
+            if case .nothing = self { return true }
+            return false
+        }
+
         static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case (.certificate(let a, _, _, _), .certificate(let b, _, _, _)): return a == b
@@ -48,10 +53,12 @@ extension CertificateRule {
         case .or(let left, let right): return left.evaluate(context) || right.evaluate(context)
         case .equal(let left, let right):
             let (a, b) = (left.value(in: context), right.value(in: context))
-            return a != .nothing && b != .nothing && a == b
+            return !a.isNothing && !b.isNothing && a == b
         case .notEqual(let left, let right):
+            // A comparison with something that does not exist (no parent, no common name) is false,
+            // with either operator.
             let (a, b) = (left.value(in: context), right.value(in: context))
-            return a != .nothing && b != .nothing && a != b
+            return !a.isNothing && !b.isNothing && a != b
         }
     }
 
@@ -74,8 +81,11 @@ extension CertificateRule {
         var value: Value
         switch path.root {
         case .check:
-            let bookmarkParent = context.bookmark.dropFirst().first, serverParent = context.server.dropFirst().first
-            guard let bookmarkParent, let serverParent else { return .truth(false) }
+            func parent(_ chain: [Certificate]) -> Certificate? {
+                guard chain.count > 1, chain[0].isCryptographicallySigned(by: chain[1]) else { return nil }
+                return chain[1]
+            }
+            guard let bookmarkParent = parent(context.bookmark), let serverParent = parent(context.server) else { return .truth(false) }
             return .truth(bookmarkParent.spkiPin == serverParent.spkiPin)
         case .bookmarkCertificate:
             guard let leaf = context.bookmark.first else { return .nothing }
@@ -86,10 +96,16 @@ extension CertificateRule {
         }
         for member in path.members {
             switch (value, member) {
-            case (.certificate(_, let chain, let index, let isServer), .parentCertificate):
-                value = index + 1 < chain.count ? .certificate(chain[index + 1], chain: chain, index: index + 1, isServer: isServer) : .nothing
-            case (.certificate(_, let chain, _, let isServer), .rootCertificate):
-                value = chain.last.map { .certificate($0, chain: chain, index: chain.count - 1, isServer: isServer) } ?? .nothing
+            case (.certificate(let certificate, let chain, let index, let isServer), .parentCertificate):
+                // The next certificate counts as the parent only if it really signed this one (a
+                // server can send anything after its leaf).
+                guard index + 1 < chain.count, certificate.isCryptographicallySigned(by: chain[index + 1]) else { return .nothing }
+                value = .certificate(chain[index + 1], chain: chain, index: index + 1, isServer: isServer)
+            case (.certificate(_, let chain, let index, let isServer), .rootCertificate):
+                // The end of the signed path from here, not merely the last certificate sent.
+                var top = index
+                while top + 1 < chain.count, chain[top].isCryptographicallySigned(by: chain[top + 1]) { top += 1 }
+                value = .certificate(chain[top], chain: chain, index: top, isServer: isServer)
             case (.certificate(let certificate, _, _, _), .publicKeyData):
                 value = .bytes(certificate.spkiPin)
             case (.certificate(let certificate, _, _, _), .sha256Fingerprint):
@@ -98,7 +114,8 @@ extension CertificateRule {
                 // "73 0C 1B ..." as the ownCloud SDK prints fingerprints.
                 value = .text(hex.uppercased().replacingOccurrences(of: ":", with: " "))
             case (.certificate(let certificate, _, _, _), .commonName):
-                value = .text(certificate.commonNames.first ?? "")
+                guard let name = certificate.commonNames.first else { return .nothing }
+                value = .text(name)
             case (.certificate(_, _, _, let isServer), .passedValidationOrIsUserAccepted):
                 // The stored certificate was validated or accepted when the account was set up.
                 value = .truth(isServer ? context.serverPassedValidationOrIsUserAccepted : true)

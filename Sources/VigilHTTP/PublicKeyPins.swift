@@ -30,12 +30,16 @@ public struct PublicKeyPins: Sendable, Hashable {
 }
 
 extension TrustEvaluation {
-    /// A pinned endpoint whose chain (as sent, and as verified) holds none of its pinned keys is
-    /// untrusted with the reason `pin-mismatch`, whatever else vouches for it.
+    /// A pinned endpoint whose verified path (or, when the chain is not trusted, whose leaf) holds
+    /// none of its pinned keys is untrusted with the reason `pin-mismatch`, whatever else vouches for it.
     public func requiring(pins: PublicKeyPins, for endpoint: Endpoint, sent: [Certificate]) -> TrustEvaluation {
         let wanted = pins.pins(for: endpoint)
         guard !wanted.isEmpty else { return self }
-        if (sent + verifiedChain).contains(where: { wanted.contains($0.spkiPin) }) { return self }
+        // Only certificates that vouch for this connection count: the verified path of a trusted
+        // chain, or the leaf alone otherwise. An extra certificate the server merely sends (the
+        // genuine leaf appended by an interceptor) proves nothing.
+        let vouching = verdict.isTrusted ? verifiedChain : Array(sent.prefix(1))
+        if vouching.contains(where: { wanted.contains($0.spkiPin) }) { return self }
         let reason = TrustReason(code: ApprovalRule.pinMismatchCode,
                                  message: "\(endpoint) is pinned (connection.pinned-public-keys), and no certificate in its chain has a pinned key.")
         var evaluation = self

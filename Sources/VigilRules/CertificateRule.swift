@@ -49,8 +49,17 @@ public indirect enum CertificateRule: Sendable, Hashable {
         public var description: String { "column \(column): \(reason)" }
     }
 
+    /// The longest rule accepted, and the deepest nesting: a rule is a short expression, and a
+    /// hostile settings file must not exhaust the stack of the parser or the evaluator.
+    public static let maximumLength = 4096
+    public static let maximumDepth = 64
+    public static let maximumOperators = 256
+
     /// Parses `text`; throws ``SyntaxError`` naming the column.
     public init(parsing text: String) throws {
+        guard text.unicodeScalars.count <= Self.maximumLength else {
+            throw SyntaxError(column: Self.maximumLength + 1, reason: "the rule is longer than \(Self.maximumLength) characters")
+        }
         var parser = RuleParser(text: text)
         self = try parser.parseRule()
     }
@@ -64,6 +73,8 @@ struct RuleParser {
 
     let scalars: [Unicode.Scalar]
     var position = 0
+    var depth = 0
+    var operators = 0
     var current: (token: Token, column: Int) = (.end, 1)
 
     init(text: String) {
@@ -78,9 +89,25 @@ struct RuleParser {
         return rule
     }
 
+    /// One more operator; too many make the tree too deep to evaluate safely.
+    mutating func countOperator() throws {
+        operators += 1
+        if operators > CertificateRule.maximumOperators {
+            throw CertificateRule.SyntaxError(column: current.column, reason: "more than \(CertificateRule.maximumOperators) operators")
+        }
+    }
+
+    mutating func enter() throws {
+        depth += 1
+        if depth > CertificateRule.maximumDepth {
+            throw CertificateRule.SyntaxError(column: current.column, reason: "nested deeper than \(CertificateRule.maximumDepth) levels")
+        }
+    }
+
     mutating func parseOr() throws -> CertificateRule {
         var left = try parseAnd()
         while current.token == .word("OR") {
+            try countOperator()
             try advance()
             left = .or(left, try parseAnd())
         }
@@ -90,6 +117,7 @@ struct RuleParser {
     mutating func parseAnd() throws -> CertificateRule {
         var left = try parseUnary()
         while current.token == .word("AND") {
+            try countOperator()
             try advance()
             left = .and(left, try parseUnary())
         }
@@ -98,6 +126,9 @@ struct RuleParser {
 
     mutating func parseUnary() throws -> CertificateRule {
         if current.token == .word("NOT") {
+            try countOperator()
+            try enter()
+            defer { depth -= 1 }
             try advance()
             return .not(try parseUnary())
         }
@@ -113,6 +144,8 @@ struct RuleParser {
         let (token, column) = current
         switch token {
         case .open:
+            try enter()
+            defer { depth -= 1 }
             try advance()
             let inner = try parseOr()
             guard current.token == .close else { throw CertificateRule.SyntaxError(column: current.column, reason: "expected ) to close the ( at column \(column)") }

@@ -133,8 +133,8 @@ extension Vigil {
                     let result = try AccountRemoval(accounts: Accounts(database: store.open()), secrets: KeyringSecretStore()).remove(id: id)
                     let account = result.account
                     let removed = result.removedSecrets.map(\.rawValue)
-                    print("removed account \(account.id): \(account.user) on \(account.server)"
-                          + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))"))
+                    print(SafeText.escaped("removed account \(account.id): \(account.user) on \(account.server)"
+                          + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")))
                 } catch let error as StoreError {
                     ExitStatus.fail(error.reason)
                 } catch let error as SecretStoreError {

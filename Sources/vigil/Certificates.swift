@@ -101,7 +101,7 @@ extension Vigil {
                         .requiring(pins: pins, for: endpoint, sent: handshake.chain)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {
-                        FileHandle.standardError.write(Data("vigil: not approved: \(refusals.map(\.message).joined(separator: " "))\n".utf8))
+                        FileHandle.standardError.write(Data("vigil: not approved: \(SafeText.escaped(refusals.map(\.message).joined(separator: " ")))\n".utf8))
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let approval = try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)
