@@ -22,6 +22,8 @@ public struct ApprovalAudit: Sendable {
     /// `connection.pinned-public-keys`.
     public var pins: PublicKeyPins
     public var now: Date
+    /// `connection.minimum-tls-version`, for --live.
+    public var minimumTLSVersion: TLSProtocolVersion = .tls12
 
     public init(approvals: CertificateApprovals, accounts: Accounts, pins: PublicKeyPins, now: Date = Date()) {
         self.approvals = approvals
@@ -71,6 +73,13 @@ public struct ApprovalAudit: Sendable {
                     let handshake = try await TLSProbe(timeout: timeout).handshake(with: endpoint)
                     if handshake.chain.first?.sha256Fingerprint != approval.sha256 {
                         add("no-longer-presented", "\(target) now presents another certificate (\(handshake.chain.first?.sha256Fingerprint ?? "none")).")
+                    }
+                    // The live chain as a whole (intermediates, the protocol, the pins) under the approval rule.
+                    let live = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
+                        .requiring(tls: minimumTLSVersion, negotiated: handshake.protocolVersion)
+                        .requiring(pins: pins, for: endpoint, sent: handshake.chain)
+                    for refusal in ApprovalRule.refusals(live, sent: handshake.chain) {
+                        add("cannot-be-approved-live", refusal.message)
                     }
                 } catch {
                     add("unreachable", "\(target) could not be reached: \(error).")

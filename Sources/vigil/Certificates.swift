@@ -14,7 +14,7 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             abstract: "Approve, list, revoke and audit the certificates users approved.",
             discussion: "The store is $XDG_DATA_HOME/vigil/vigil.sqlite unless --database names another file.",
-            subcommands: [Approve.self, List.self, Revoke.self, Audit.self, RuleTest.self]
+            subcommands: [Approve.self, List.self, Show.self, Revoke.self, Audit.self, RuleTest.self]
         )
 
         /// `--database`, on every subcommand.
@@ -190,8 +190,9 @@ extension Vigil {
                 do {
                     let database = store.open()
                     if check {
-                        let audit = ApprovalAudit(approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                        var audit = ApprovalAudit(approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                                   pins: PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? []))
+                        audit.minimumTLSVersion = settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12
                         let problems = try await audit.check(live: live)
                         if json {
                             print(try JSONOutput.text(problems))

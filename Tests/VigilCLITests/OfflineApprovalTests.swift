@@ -27,6 +27,12 @@ struct OfflineApprovalTests {
         let listed = try CommandRunner.vigil(["certificates", "list", "--json", "--database", database])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
         #expect(array.count == 1 && array.first?["port"] as? Int == 8443)
+
+        // The certificate as it was reviewed, later.
+        let shown = try CommandRunner.vigil(["certificates", "show", "1", "--database", database])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(shown.standardOutput.contains("127.0.0.1:8443") && shown.standardOutput.contains("SPKI pin (SHA-256):"))
+        #expect(try CommandRunner.vigil(["certificates", "show", "7", "--database", database]).status == 2)
     }
 
     @Test(arguments: [["--file", "x.pem"], ["https://127.0.0.1", "--file", "x.pem", "--host", "127.0.0.1"], []])

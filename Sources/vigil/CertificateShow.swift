@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import VigilCertificates
+import VigilLogging
+import VigilStore
+
+extension Vigil.Certificates {
+    /// `vigil certificates show ID`: an approval and the certificate as the user reviewed it.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show an approval and the certificate as it was reviewed (the full summary).",
+            discussion: "Judged now against --ca-file (or the system store) for the approval's host. Exit codes: 0 shown, 2 unknown id or unreadable database."
+        )
+        @Argument(help: "The approval's id (see list --all).") var id: Int64
+        @Option(name: .customLong("ca-file"), help: "Judge the certificate against only these CAs (repeatable).") var caFiles: [String] = []
+        @Flag(help: "JSON instead of text.") var json = false
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var logOptions: LogOptions
+
+        func run() throws {
+            _ = CommandContext.start(logOptions)
+            do {
+                guard let approval = try CertificateApprovals(database: store.open()).list(includingRevoked: true).first(where: { $0.id == id }) else {
+                    ExitStatus.fail("No approval with id \(id); see vigil certificates list --all.")
+                }
+                let state = approval.revokedAt.map { "revoked \(Vigil.Certificates.time($0)): \(approval.revocationReason ?? "")" } ?? "active"
+                let certificate = try approval.der.map { try Certificate(derEncoded: [UInt8]($0)) }
+                if json {
+                    print(try JSONOutput.text(Shown(approval: approval, certificate: certificate.map { $0.summary() })))
+                    return
+                }
+                print(SafeText.escaped("\(id)  \(approval.host):\(approval.port)  \(approval.sha256)  approved \(Vigil.Certificates.time(approval.approvedAt))  \(state)"))
+                guard let certificate else {
+                    print("the certificate itself was not kept (approved before Vigil kept certificates)")
+                    return
+                }
+                let peer = PeerName(host: approval.host)
+                let evaluation = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)).evaluate([certificate], for: peer)
+                let report = InspectReport(target: .init(kind: "approval", url: "\(approval.host):\(approval.port)", files: nil, peerName: peer),
+                                           evaluation: evaluation, sent: [certificate], connection: nil)
+                print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
+            } catch let error as StoreError {
+                ExitStatus.fail(error.reason)
+            } catch let error as CertificateError {
+                ExitStatus.fail(error.reason)
+            }
+        }
+
+        struct Shown: Encodable {
+            var approval: ApprovedCertificate
+            var certificate: CertificateSummary?
+        }
+    }
+}
