@@ -19,6 +19,7 @@ extension AccountSetup.Options {
         oauth2TokenPath = settings.string("authentication-oauth2.oa2-token-endpoint") ?? oauth2TokenPath
         oauth2RedirectPort = settings.integer("authentication-oauth2.oa2-redirect-port") ?? 0
         pins = PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? [])
+        preApproved = PreApprovedCertificates(settingValues: settings.strings("connection.approved-certificates") ?? [])
         minimumTLSVersion = settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12
     }
 }

@@ -47,6 +47,8 @@ public struct AccountSetup: Sendable {
         public var minimumTLSVersion: TLSProtocolVersion = .tls12
         /// `connection.pinned-public-keys`: a pinned server whose chain holds no pinned key is refused.
         public var pins = PublicKeyPins()
+        /// `connection.approved-certificates`: leaves the administrator approved in advance.
+        public var preApproved = PreApprovedCertificates()
         public init() {}
     }
 
@@ -239,7 +241,8 @@ public struct AccountSetup: Sendable {
         configuration.timeout = options.timeout
         configuration.resolve = options.resolve
         configuration.minimumTLSVersion = options.minimumTLSVersion
-        return (HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)],
+        return (HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator,
+                                                      approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))],
                                                       pins: options.pins),
                           configuration: configuration, logger: logger), handshake.chain)
     }
@@ -266,6 +269,10 @@ public struct AccountSetup: Sendable {
         }
         if try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).contains(leaf.sha256Fingerprint) {
             await interaction.progress("The certificate is not trusted, but was approved before for \(endpoint.host):\(endpoint.port).")
+            return
+        }
+        if options.preApproved.fingerprints(for: endpoint).contains(leaf.sha256Fingerprint) {
+            await interaction.progress("The certificate is not trusted, but the administrator approved it in advance for \(endpoint.host):\(endpoint.port) (connection.approved-certificates).")
             return
         }
         guard await interaction.approveCertificate(evaluation, chain: chain, endpoint: endpoint) else {

@@ -13,6 +13,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case url
         case template([String])
         case pinList
+        case fingerprintList
         case rule
     }
     private let base: Base
@@ -27,6 +28,9 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
     public static func choiceList(_ values: [String]) -> SettingKind { SettingKind(base: .choiceList(values)) }
     /// A string with `{{placeholder}}`s, only the given ones allowed.
     public static func template(placeholders: [String]) -> SettingKind { SettingKind(base: .template(placeholders)) }
+
+    /// A list of `HOST[:PORT]=SHA256` entries (a certificate's SHA-256 fingerprint, hex, colons optional).
+    public static let fingerprintList = SettingKind(base: .fingerprintList)
 
     /// A certificate rule (VigilRules' language), checked by parsing it.
     public static let rule = SettingKind(base: .rule)
@@ -54,6 +58,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case .template(let placeholders): return "string with placeholders " + placeholders.map { "{{\($0)}}" }.joined(separator: ", ")
         case .pinList: return "list of HOST[:PORT]=PIN (PIN: the SPKI SHA-256 in base64, RFC 7469)"
         case .rule: return "certificate rule (see docs/trust.md)"
+        case .fingerprintList: return "list of HOST[:PORT]=SHA256 (a certificate's SHA-256 fingerprint, hex, colons optional)"
         }
     }
 
@@ -67,14 +72,14 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case (.string, .string), (.choice, .string), (.url, .string), (.template, .string), (.rule, .string):
             guard case .string(let text) = json else { break }
             return check(.string(text))
-        case (.stringList, .array(let items)), (.choiceList, .array(let items)), (.pinList, .array(let items)):
+        case (.stringList, .array(let items)), (.choiceList, .array(let items)), (.pinList, .array(let items)), (.fingerprintList, .array(let items)):
             var strings: [String] = []
             for item in items {
                 guard case .string(let text) = item else { return .failure(.init("the list holds \(item.kindName); expected \(self)")) }
                 strings.append(text)
             }
             return check(.strings(strings))
-        case (.stringList, .string(let text)), (.choiceList, .string(let text)), (.pinList, .string(let text)):
+        case (.stringList, .string(let text)), (.choiceList, .string(let text)), (.pinList, .string(let text)), (.fingerprintList, .string(let text)):
             return parse(text: text)
         default:
             break
@@ -96,7 +101,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
                 return .failure(.init("\"\(text)\" is not an integer; expected \(self)"))
             }
             return check(.integer(value))
-        case .stringList, .choiceList, .pinList:
+        case .stringList, .choiceList, .pinList, .fingerprintList:
             if text.hasPrefix("["), let data = text.data(using: .utf8), let json = try? JSONDecoder().decode(JSONValue.self, from: data) {
                 return parse(json: json)
             }
@@ -121,6 +126,15 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case (.url, .string(let text)):
             guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false else {
                 return .failure(.init("\"\(text)\" is not an http(s) URL with a host"))
+            }
+        case (.fingerprintList, .strings(let items)):
+            for item in items {
+                let parts = item.split(separator: "=", maxSplits: 1)
+                let hex = parts.count == 2 ? parts[1].filter { $0 != ":" } : ""
+                guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(where: { $0 == " " || $0 == "/" || $0 == "@" }),
+                      hex.count == 64, hex.allSatisfy(\.isHexDigit) else {
+                    return .failure(.init("\"\(item)\" is not HOST[:PORT]=SHA256 with SHA256 a certificate's fingerprint (64 hex digits, colons optional)"))
+                }
             }
         case (.rule, .string(let text)):
             do { _ = try CertificateRule(parsing: text) } catch let error as CertificateRule.SyntaxError {

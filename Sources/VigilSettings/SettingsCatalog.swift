@@ -21,6 +21,8 @@ public enum SettingsCatalog {
               "The oldest TLS version Vigil accepts for connections that carry credentials."),
         .init("connection.pinned-public-keys", .pinList, default: nil,
               "Public keys a host's chain must contain, as HOST[:PORT]=PIN (the SPKI SHA-256 in base64, RFC 7469; `vigil inspect` shows it). A pinned host accepts no other chain, even one a CA trusts, and no approval overrides it. Usually set in the managed file."),
+        .init("connection.approved-certificates", .fingerprintList, default: nil,
+              "Certificates approved in advance, as HOST[:PORT]=SHA256 (the leaf's SHA-256 fingerprint): account setup accepts them without asking, as if the user had approved them after review; what no approval can make safe is still refused. Usually set in the managed file."),
         .init("connection.certificate-extended-validation-rule", .rule, default: nil,
               "A rule every server certificate must also pass (rule language of the certificate store). Unset: no extra rule."),
         .init("connection.renewed-certificate-acceptance-rule", .rule, default: .string(seedsRenewedCertificateRule),

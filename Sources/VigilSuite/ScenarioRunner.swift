@@ -185,17 +185,20 @@ public struct ScenarioRunner: Sendable {
         return settings
     }
 
-    /// `{spki:CASE}` in a fixture's setting: the SPKI pin of that testcerts case's leaf (the test PKI
-    /// is regenerated with new keys, so fixtures name keys, not their hashes).
+    /// `{spki:CASE}` and `{sha256:CASE}` in a fixture's setting: the SPKI pin or the fingerprint of
+    /// that testcerts case's leaf (the test PKI is regenerated with new keys, so fixtures name
+    /// certificates, not their hashes).
     func expandPins(_ text: String) throws -> String {
         var result = text
-        while let open = result.range(of: "{spki:"), let close = result.range(of: "}", range: open.upperBound..<result.endIndex) {
-            let name = String(result[open.upperBound..<close.lowerBound])
-            let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
-            guard let leaf = try? Certificate.load(path: path).first else {
-                throw SuiteError(.invalidFixture, "\(scenario.name): client.settings names {spki:\(name)}, and \(path) is not a certificate.")
+        for (marker, value) in [("{spki:", { (leaf: Certificate) in leaf.spkiPin }), ("{sha256:", { (leaf: Certificate) in leaf.sha256Fingerprint })] {
+            while let open = result.range(of: marker), let close = result.range(of: "}", range: open.upperBound..<result.endIndex) {
+                let name = String(result[open.upperBound..<close.lowerBound])
+                let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
+                guard let leaf = try? Certificate.load(path: path).first else {
+                    throw SuiteError(.invalidFixture, "\(scenario.name): client.settings names \(marker)\(name)}, and \(path) is not a certificate.")
+                }
+                result.replaceSubrange(open.lowerBound..<close.upperBound, with: value(leaf))
             }
-            result.replaceSubrange(open.lowerBound..<close.upperBound, with: leaf.spkiPin)
         }
         return result
     }

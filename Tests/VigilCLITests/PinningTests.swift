@@ -41,5 +41,7 @@ struct PinningTests {
     func aMalformedPinIsABrokenSetting(value: String) throws {
         let result = try CommandRunner.vigil(["inspect", "https://127.0.0.1:1"], environment: ["VIGIL_CONNECTION_PINNED_PUBLIC_KEYS": value])
         #expect(result.status == 78, "\(value): \(result.standardError)")
+        let approved = try CommandRunner.vigil(["inspect", "https://127.0.0.1:1"], environment: ["VIGIL_CONNECTION_APPROVED_CERTIFICATES": value])
+        #expect(approved.status == 78, "\(value): \(approved.standardError)")
     }
 }
