@@ -22,14 +22,12 @@ public struct PreApprovedCertificates: Sendable, Hashable {
                 pairs.append(String(hex[index..<next]))
                 index = next
             }
-            entries[parts[0].lowercased(), default: []].insert(pairs.joined(separator: ":"))
+            entries[HostKey.key(parts[0]), default: []].insert(pairs.joined(separator: ":"))
         }
     }
 
     /// The fingerprints approved for `endpoint`: for its host and port, and for its host alone.
     public func fingerprints(for endpoint: Endpoint) -> Set<String> {
-        let host = endpoint.host.lowercased()
-        let hostForm = host.contains(":") ? "[\(host)]" : host
-        return (entries["\(hostForm):\(endpoint.port)"] ?? []).union(entries[hostForm] ?? []).union(entries[host] ?? [])
+        HostKey.keys(for: endpoint).reduce(into: Set<String>()) { $0.formUnion(entries[$1] ?? []) }
     }
 }

@@ -15,7 +15,7 @@ public struct PublicKeyPins: Sendable, Hashable {
         for item in settingValues {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { continue }
-            entries[parts[0].lowercased(), default: []].insert(parts[1])
+            entries[HostKey.key(parts[0]), default: []].insert(parts[1])
         }
     }
 
@@ -23,9 +23,7 @@ public struct PublicKeyPins: Sendable, Hashable {
 
     /// The pins for `endpoint`: those for its host and port, and those for its host alone.
     public func pins(for endpoint: Endpoint) -> Set<String> {
-        let host = endpoint.host.lowercased()
-        let hostForm = host.contains(":") ? "[\(host)]" : host
-        return (entries["\(hostForm):\(endpoint.port)"] ?? []).union(entries[hostForm] ?? []).union(entries[host] ?? [])
+        HostKey.keys(for: endpoint).reduce(into: Set<String>()) { $0.formUnion(entries[$1] ?? []) }
     }
 }
 
