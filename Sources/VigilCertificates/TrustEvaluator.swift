@@ -78,8 +78,12 @@ public struct TrustEvaluator: Sendable {
         }
         let run = store.verify(leaf: leaf, untrusted: Array(chain.dropFirst()), configuration: configuration, time: time, peerName: peerName)
         var reasons = run.reasons
-        let profile = TrustProfile.decide(configuration.profile, anchor: run.accepted ? run.chain.last.map(basis(for:))?.source : nil,
-                                          usesSystemStore: configuration.useSystemStore)
+        var anchorSource = run.accepted ? run.chain.last.map(basis(for:))?.source : nil
+        // A public root passed as a CA file is still the Web PKI.
+        if let source = anchorSource, source != .systemStore, case .byAnchor = configuration.profile, let anchor = run.chain.last, SystemAnchors.contains(anchor) {
+            anchorSource = .systemStore
+        }
+        let profile = TrustProfile.decide(configuration.profile, anchor: anchorSource, usesSystemStore: configuration.useSystemStore)
         var notApplied: [TrustReason] = []
         if run.accepted || !reasons.isEmpty {
             let strict = StrictProfile.check(chain: run.chain, peerName: peerName, purpose: configuration.purpose, alreadyFound: reasons)

@@ -46,4 +46,15 @@ struct TrustProfileTests {
             #expect(!evaluation.verdict.isTrusted, "\(name)")
         }
     }
+
+    /// A root that is also in the system store is the Web PKI, even when passed with --ca-file.
+    @Test func aPublicRootPassedAsACAFileIsStillTheWebPKI() throws {
+        let leaf = TestPaths.testcert("no-eku-chain.pem")
+        let asPrivate = try CommandRunner.vigil(["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle])
+        #expect(asPrivate.status == 0 && asPrivate.standardOutput.contains("profile: rfc5280"), "\(asPrivate.standardOutput)")
+        // Make the test root part of "the system store" for this run.
+        let asPublic = try CommandRunner.vigil(["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle],
+                                               environment: ["SSL_CERT_FILE": TestPaths.caBundle])
+        #expect(asPublic.status == 1 && asPublic.standardOutput.contains("profile: webpki"), "\(asPublic.standardOutput)")
+    }
 }
