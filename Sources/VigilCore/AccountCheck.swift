@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
 public import VigilCertificates
-public import VigilHTTP
+import VigilHTTP
 public import VigilRules
 public import VigilStore
 

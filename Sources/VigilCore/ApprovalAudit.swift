@@ -1,5 +1,5 @@
 public import Foundation
-public import VigilCertificates
+import VigilCertificates
 public import VigilHTTP
 public import VigilStore
 

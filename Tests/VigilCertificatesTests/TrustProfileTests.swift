@@ -16,7 +16,7 @@ struct TrustProfileTests {
         for arguments in [
             ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=origin.example.test", "-keyout", key, "-out", csr],
             ["x509", "-req", "-in", csr, "-CA", TestPaths.testcert("intermediate-ca.pem"), "-CAkey", TestPaths.testcert("intermediate-ca.key"),
-             "-CAcreateserial", "-days", "30", "-sha256", "-extfile", ext, "-out", cert],
+             "-CAserial", directory + "/serial.srl", "-CAcreateserial", "-days", "30", "-sha256", "-extfile", ext, "-out", cert],
         ] {
             let result = try CommandRunner.run("/usr/bin/openssl", arguments)
             #expect(result.status == 0, "\(result.standardError)")
