@@ -45,3 +45,27 @@ enum HostKey {
         return port.map { "\(host):\($0)" } ?? host
     }
 }
+
+/// Values per host (and port) from a setting's `HOST[:PORT]=VALUE` entries: what pins and
+/// pre-approvals share. A lookup finds the values for the endpoint's host and port and those for
+/// its host alone, however the setting and the URL write the host.
+struct HostKeyedValues: Sendable, Hashable {
+    private(set) var entries: [String: Set<String>] = [:]
+
+    init() {}
+
+    /// `normalize` turns an entry's value into the stored form; nil drops the entry.
+    init(settingValues: [String], normalize: (String) -> String?) {
+        for item in settingValues {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let value = normalize(parts[1]) else { continue }
+            entries[HostKey.key(parts[0]), default: []].insert(value)
+        }
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    func values(for endpoint: Endpoint) -> Set<String> {
+        HostKey.keys(for: endpoint).reduce(into: Set<String>()) { $0.formUnion(entries[$1] ?? []) }
+    }
+}

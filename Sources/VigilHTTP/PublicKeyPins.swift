@@ -5,26 +5,19 @@ public import VigilCertificates
 /// other chain, even one a CA trusts (a TLS-inspecting proxy with a trusted CA), and no approval
 /// overrides a pin (``VigilCertificates/ApprovalRule``).
 public struct PublicKeyPins: Sendable, Hashable {
-    /// `host` or `host:port` (lower case) to pins.
-    public private(set) var entries: [String: Set<String>] = [:]
+    private var values = HostKeyedValues()
 
     public init() {}
 
     /// From the setting's `HOST[:PORT]=PIN` items (validated by the settings catalogue).
     public init(settingValues: [String]) {
-        for item in settingValues {
-            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { continue }
-            entries[HostKey.key(parts[0]), default: []].insert(parts[1])
-        }
+        values = HostKeyedValues(settingValues: settingValues) { $0 }
     }
 
-    public var isEmpty: Bool { entries.isEmpty }
+    public var isEmpty: Bool { values.isEmpty }
 
     /// The pins for `endpoint`: those for its host and port, and those for its host alone.
-    public func pins(for endpoint: Endpoint) -> Set<String> {
-        HostKey.keys(for: endpoint).reduce(into: Set<String>()) { $0.formUnion(entries[$1] ?? []) }
-    }
+    public func pins(for endpoint: Endpoint) -> Set<String> { values.values(for: endpoint) }
 }
 
 extension TrustEvaluation {
