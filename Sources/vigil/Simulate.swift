@@ -68,13 +68,15 @@ extension Vigil {
             }
         }
 
-        /// SIGINT, SIGTERM, SIGHUP: the private Secret Service is stopped and removed, then exit 130.
-        static func stopOnSignals(_ service: PrivateSecretService) {
+        /// SIGINT, SIGTERM, SIGHUP: the private Secret Service is stopped and removed (and the run's
+        /// directory, unless kept), then exit 130.
+        static func stopOnSignals(_ service: PrivateSecretService, removing work: String?) {
             for number in [SIGINT, SIGTERM, SIGHUP] {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
                     service.stop()
+                    if let work { try? FileManager.default.removeItem(atPath: work) }
                     FileHandle.standardError.write(Data("vigil: simulate interrupted; its Secret Service was stopped.\n".utf8))
                     // _exit: the scenarios' threads are still running, and exit()'s global
                     // destructors would pull their state from under them.
@@ -130,7 +132,7 @@ extension Vigil {
             }
             let service: PrivateSecretService
             do { service = try PrivateSecretService.start() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
-            Self.stopOnSignals(service)
+            Self.stopOnSignals(service, removing: keep == nil ? work : nil)
             // The client runs in this process: whatever it might write under HOME, the XDG
             // directories or TMPDIR goes to the run's directories, which are scanned afterwards.
             for (name, value) in ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
