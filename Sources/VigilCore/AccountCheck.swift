@@ -55,9 +55,7 @@ public struct AccountCheck: Sendable {
     public func check(_ account: Account) async throws -> Result {
         let endpoint = try Endpoint(url: account.server)
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
-        let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
-            .requiring(tls: options.minimumTLSVersion, negotiated: handshake.protocolVersion)
-            .requiring(pins: options.pins, for: endpoint, sent: handshake.chain)
+        let evaluation = options.requirements.apply(to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
         let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
         if !refusals.isEmpty { return .refused(reasons: refusals.map(\.message)) }
         guard let leaf = handshake.chain.first else { return .refused(reasons: ["\(endpoint) sent no certificate."]) }

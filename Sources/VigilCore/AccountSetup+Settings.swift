@@ -1,5 +1,5 @@
 import VigilAuth
-import VigilHTTP
+public import VigilHTTP
 public import VigilSettings
 
 extension AccountSetup.Options {
@@ -18,8 +18,16 @@ extension AccountSetup.Options {
         oauth2AuthorizationPath = settings.string("authentication-oauth2.oa2-authorization-endpoint") ?? oauth2AuthorizationPath
         oauth2TokenPath = settings.string("authentication-oauth2.oa2-token-endpoint") ?? oauth2TokenPath
         oauth2RedirectPort = settings.integer("authentication-oauth2.oa2-redirect-port") ?? 0
-        pins = PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? [])
+        requirements = ConnectionRequirements(settings: settings)
         preApproved = PreApprovedCertificates(settingValues: settings.strings("connection.approved-certificates") ?? [])
-        minimumTLSVersion = settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12
+    }
+}
+
+extension ConnectionRequirements {
+    /// `connection.minimum-tls-version` and `connection.pinned-public-keys`, for every command that
+    /// judges a live handshake.
+    public init(settings: Settings) {
+        self.init(minimumTLSVersion: settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12,
+                  pins: PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? []))
     }
 }

@@ -43,10 +43,9 @@ public struct AccountSetup: Sendable {
         public var browserTimeout: Duration = .seconds(300)
         /// Names pinned to addresses (curl's `--resolve`), for every connection of the setup.
         public var resolve: [HostResolution] = []
-        /// `connection.minimum-tls-version`: a server below it is refused, never offered for approval.
-        public var minimumTLSVersion: TLSProtocolVersion = .tls12
-        /// `connection.pinned-public-keys`: a pinned server whose chain holds no pinned key is refused.
-        public var pins = PublicKeyPins()
+        /// `connection.minimum-tls-version` and `connection.pinned-public-keys`: a server below
+        /// the one or without the other is refused, never offered for approval.
+        public var requirements = ConnectionRequirements()
         /// `connection.approved-certificates`: leaves the administrator approved in advance.
         public var preApproved = PreApprovedCertificates()
         public init() {}
@@ -230,9 +229,7 @@ public struct AccountSetup: Sendable {
 
     func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> (HTTPClient, [Certificate]) {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
-        let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
-            .requiring(tls: options.minimumTLSVersion, negotiated: handshake.protocolVersion)
-            .requiring(pins: options.pins, for: endpoint, sent: handshake.chain)
+        let evaluation = options.requirements.apply(to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
@@ -240,10 +237,10 @@ public struct AccountSetup: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = options.timeout
         configuration.resolve = options.resolve
-        configuration.minimumTLSVersion = options.minimumTLSVersion
+        configuration.minimumTLSVersion = options.requirements.minimumTLSVersion
         return (HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator,
                                                       approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))],
-                                                      pins: options.pins),
+                                                      pins: options.requirements.pins),
                           configuration: configuration, logger: logger), handshake.chain)
     }
 

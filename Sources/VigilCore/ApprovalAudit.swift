@@ -19,16 +19,14 @@ public struct ApprovalAudit: Sendable {
 
     public var approvals: CertificateApprovals
     public var accounts: Accounts
-    /// `connection.pinned-public-keys`.
-    public var pins: PublicKeyPins
+    /// The minimum TLS version (for --live) and the pins (`revoked-but-pinned`).
+    public var requirements: ConnectionRequirements
     public var now: Date
-    /// `connection.minimum-tls-version`, for --live.
-    public var minimumTLSVersion: TLSProtocolVersion = .tls12
 
-    public init(approvals: CertificateApprovals, accounts: Accounts, pins: PublicKeyPins, now: Date = Date()) {
+    public init(approvals: CertificateApprovals, accounts: Accounts, requirements: ConnectionRequirements, now: Date = Date()) {
         self.approvals = approvals
         self.accounts = accounts
-        self.pins = pins
+        self.requirements = requirements
         self.now = now
     }
 
@@ -45,7 +43,7 @@ public struct ApprovalAudit: Sendable {
             func add(_ code: String, _ message: String) { problems.append(Problem(approval: id, target: target, code: code, message: message)) }
             let endpoint = Endpoint(host: approval.host, port: approval.port)
             if !approval.isActive {
-                if pins.pins(for: endpoint).contains(approval.spkiSHA256) {
+                if requirements.pins.pins(for: endpoint).contains(approval.spkiSHA256) {
                     add("revoked-but-pinned", "Revoked, but its key is still pinned for \(target) in connection.pinned-public-keys.")
                 }
                 continue
@@ -75,9 +73,7 @@ public struct ApprovalAudit: Sendable {
                         add("no-longer-presented", "\(target) now presents another certificate (\(handshake.chain.first?.sha256Fingerprint ?? "none")).")
                     }
                     // The live chain as a whole (intermediates, the protocol, the pins) under the approval rule.
-                    let live = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
-                        .requiring(tls: minimumTLSVersion, negotiated: handshake.protocolVersion)
-                        .requiring(pins: pins, for: endpoint, sent: handshake.chain)
+                    let live = requirements.apply(to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
                     for refusal in ApprovalRule.refusals(live, sent: handshake.chain) {
                         add("cannot-be-approved-live", refusal.message)
                     }

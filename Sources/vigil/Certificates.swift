@@ -75,7 +75,7 @@ extension Vigil {
 
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
-                let minimumTLS = settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12
+                let requirements = ConnectionRequirements(settings: settings)
                 let approvals = CertificateApprovals(database: store.open())
                 do {
                     let endpoint = try Endpoint(url: url ?? "https://" + (host ?? ""))
@@ -96,9 +96,7 @@ extension Vigil {
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
-                    let pins = PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? [])
-                    let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName).requiring(tls: minimumTLS, negotiated: handshake.protocolVersion)
-                        .requiring(pins: pins, for: endpoint, sent: handshake.chain)
+                    let evaluation = requirements.apply(to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {
                         FileHandle.standardError.write(Data("vigil: not approved: \(SafeText.escaped(refusals.map(\.message).joined(separator: " ")))\n".utf8))
@@ -190,9 +188,8 @@ extension Vigil {
                 do {
                     let database = store.open()
                     if check {
-                        var audit = ApprovalAudit(approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                                                  pins: PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? []))
-                        audit.minimumTLSVersion = settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12
+                        let audit = ApprovalAudit(approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                                                  requirements: ConnectionRequirements(settings: settings))
                         let problems = try await audit.check(live: live)
                         if json {
                             print(try JSONOutput.text(problems))

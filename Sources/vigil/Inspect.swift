@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCore
 import VigilHTTP
 import VigilSettings
 import VigilLogging
@@ -74,8 +75,7 @@ extension Vigil {
         func run() async throws {
             let (settings, logger) = CommandContext.start(logOptions)
             do {
-                let code = try await inspect(logger: logger, minimumTLS: settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12,
-                                             pins: PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? []))
+                let code = try await inspect(logger: logger, requirements: ConnectionRequirements(settings: settings))
                 throw ExitCode(code)
             } catch let error as CertificateError {
                 ExitStatus.fail(error.reason)
@@ -84,7 +84,7 @@ extension Vigil {
             }
         }
 
-        func inspect(logger: Logger, minimumTLS: TLSProtocolVersion, pins: PublicKeyPins) async throws -> Int32 {
+        func inspect(logger: Logger, requirements: ConnectionRequirements) async throws -> Int32 {
             var configuration = caFiles.isEmpty ? TrustEvaluator.Configuration.system : .caFiles(caFiles)
             configuration.time = at.flatMap(Self.parseTime)
             if let profile = profile.flatMap(TrustProfile.init(rawValue:)) { configuration.profile = .forced(profile) }
@@ -93,6 +93,7 @@ extension Vigil {
             let chain: [Certificate]
             let target: InspectReport.Target
             var connection: InspectReport.Connection?
+            var live: (handshake: TLSProbe.Handshake, endpoint: Endpoint)?
             if let url {
                 let endpoint = try Endpoint(url: url)
                 logger.privacy.info("Inspecting \(endpoint.description)", metadata: ["tags": "tls"])
@@ -100,6 +101,7 @@ extension Vigil {
                 let handshake = try await probe.handshake(with: endpoint)
                 chain = handshake.chain
                 connection = .init(protocolVersion: handshake.protocolVersion, cipher: handshake.cipher, address: handshake.remoteAddress)
+                live = (handshake, endpoint)
                 target = .init(kind: "host", url: endpoint.description, files: nil, peerName: endpoint.peerName)
             } else {
                 chain = try files.flatMap { try Certificate.load(path: $0) }
@@ -108,9 +110,7 @@ extension Vigil {
             var evaluation = evaluator.evaluate(chain, for: target.peerName)
             // A live server's connection is part of the verdict: the handshake still completes with
             // an old protocol (to show what the server offers), but below the minimum it is untrusted.
-            if let connection, let url, let endpoint = try? Endpoint(url: url) {
-                evaluation = evaluation.requiring(tls: minimumTLS, negotiated: connection.protocolVersion).requiring(pins: pins, for: endpoint, sent: chain)
-            }
+            if let live { evaluation = requirements.apply(to: evaluation, handshake: live.handshake, endpoint: live.endpoint) }
             logger.privacy.notice("Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")", metadata: [
                 "tags": "tls",
                 "leaf": .privateHashed(chain.first?.sha256Fingerprint ?? ""),
