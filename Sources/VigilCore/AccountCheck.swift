@@ -75,7 +75,7 @@ public struct AccountCheck: Sendable {
         guard let renewalRule, renewalRule.rule.evaluate(context) else {
             return .changed(reason: "\(endpoint) presents another certificate than the one reviewed (\(leaf.sha256Fingerprint)), and the renewal rule does not accept it: review it again.")
         }
-        try accounts.replaceReviewedChain(id: account.id, with: handshake.chain.map(\.pemEncoded).joined(),
+        try accounts.replaceReviewedChain(id: account.id, with: AccountSetup.pem(handshake.chain) ?? "",
                                           because: "renewed to \(leaf.sha256Fingerprint) by the rule: \(renewalRule.text)")
         return .renewed(rule: renewalRule.text)
     }

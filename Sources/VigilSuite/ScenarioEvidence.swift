@@ -4,8 +4,6 @@ public import VigilSimulator
 public struct ScenarioEvidence: Sendable {
     public var result: SuiteClientResult
     public var questions: [ScriptedUser.Asked]
-    /// `host:port` whose certificate the user approved.
-    public var approvedCertificates: Set<String>
     public var journal: [JournalEntry]
     public var listeners: [HostSimulator.Listener]
     /// Kinds of secret per keyring account of this scenario's servers, right after setup.
@@ -38,7 +36,7 @@ public struct ScenarioEvidence: Sendable {
         return addresses[host] ?? host
     }
 
-    public init(result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], approvedCertificates: Set<String> = [], journal: [JournalEntry] = [],
+    public init(result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], journal: [JournalEntry] = [],
                 listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],
                 accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
                 filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
@@ -50,7 +48,6 @@ public struct ScenarioEvidence: Sendable {
         self.databaseProblem = databaseProblem
         self.result = result
         self.questions = questions
-        self.approvedCertificates = approvedCertificates
         self.journal = journal
         self.listeners = listeners
         self.keyringAfterAdd = keyringAfterAdd

@@ -70,7 +70,7 @@ public struct ScenarioRunner: Sendable {
             result.failures = [SuiteText.oneLine("The scenario could not run: \(error)")]
         }
         let elapsed = ContinuousClock.now - started
-        result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        result.seconds = elapsed.seconds
         return (result, planted)
     }
 
@@ -142,7 +142,7 @@ public struct ScenarioRunner: Sendable {
         var logLines = Self.lines(ofFiles: RotatingFileSink.files(for: logFile)).map { (source: "the log (\(Self.relative($0.file, to: directory)))", line: $0.line) }
         logLines += user.shown.map { (source: "a message shown to the user", line: $0) }
         return ScenarioEvidence(
-            result: result, questions: user.questions, approvedCertificates: user.approvedCertificates, journal: entries,
+            result: result, questions: user.questions, journal: entries,
             listeners: running.listeners, keyringAfterAdd: keyringAfterAdd, keyringAfterRemoval: keyringAfterRemoval,
             accountsLeft: counts.accounts, approvalsLeft: counts.approvals, removalError: removalError, logLines: logLines,
             filesWithSecrets: Self.files(under: directory, containing: planted), plantedSecrets: planted,

@@ -38,7 +38,6 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     private let lock = NSLock()
     private var asked: [Asked] = []
     private var lines: [String] = []
-    private var approvedEndpoints: Set<String> = []
 
     public init(approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
                 resolve: [String] = [], journalPosition: @escaping @Sendable () -> Int = { 0 }) {
@@ -55,10 +54,8 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     public var questions: [Asked] { lock.lock(); defer { lock.unlock() }; return asked }
     /// What the client showed the user (reviews, progress, questions), one entry per message.
     public var shown: [String] { lock.lock(); defer { lock.unlock() }; return lines }
-    /// `host:port` whose certificate the user approved.
-    public var approvedCertificates: Set<String> { lock.lock(); defer { lock.unlock() }; return approvedEndpoints }
 
-    func record(_ question: Asked) { lock.lock(); asked.append(question); if question.approved && question.question == .certificate { approvedEndpoints.insert(question.about) }; lock.unlock() }
+    func record(_ question: Asked) { lock.lock(); asked.append(question); lock.unlock() }
     public func show(_ text: String) { lock.lock(); lines.append(text); lock.unlock() }
 
     public func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
@@ -100,14 +97,10 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
 
     public func progress(_ message: String) async { show(message) }
 
-    /// `host:port` of a URL (`https` 443, `http` 80 when no port is given).
+    /// `host:port` of a URL (`https` 443, `http` 80 when no port is given; user information dropped).
     static func hostPort(of url: String) -> String {
-        guard let endpoint = try? Endpoint(url: url) else {
-            let rest = url.components(separatedBy: "://").last ?? url
-            var authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? rest
-            if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
-            return authority.contains(":") ? authority : authority + (url.hasPrefix("http://") ? ":80" : ":443")
-        }
-        return "\(endpoint.host):\(endpoint.port)"
+        guard let parts = URLComponents(string: url), let host = parts.host else { return url }
+        let port = parts.port ?? (parts.scheme?.lowercased() == "http" ? 80 : 443)
+        return "\(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))):\(port)"
     }
 }

@@ -73,6 +73,6 @@ public struct SimulationSuite: Sendable {
         }
         let elapsed = ContinuousClock.now - started
         return SuiteReport(results: outcomes.map(\.1), runFailures: runFailures,
-                           seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, jobs: jobs)
+                           seconds: elapsed.seconds, jobs: jobs)
     }
 }

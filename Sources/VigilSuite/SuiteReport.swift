@@ -1,4 +1,5 @@
 import Foundation
+import VigilLogging
 
 /// The suite's results, and their table, JSON and JUnit forms.
 public struct SuiteReport: Sendable, Codable {
@@ -26,7 +27,7 @@ public struct SuiteReport: Sendable, Codable {
 
     /// One line per scenario as it ends (for a terminal).
     public static func progressLine(_ result: ScenarioResult) -> String {
-        SuiteText.printable("\(Self.mark(result.status)) \(result.scenario) (\(String(format: "%.1f", result.seconds)) s)")
+        SafeText.escaped("\(Self.mark(result.status)) \(result.scenario) (\(String(format: "%.1f", result.seconds)) s)")
     }
 
     static func mark(_ status: ScenarioResult.Status) -> String {
@@ -67,7 +68,7 @@ public struct SuiteReport: Sendable, Codable {
             for gap in gaps { out += "  \(gap.scenario): expected \(gap.expected), got \(gap.got): \(gap.gapReason ?? "")\n" }
         }
         out += "\n" + summary() + "\n"
-        return SuiteText.printable(out, keepingLines: true)
+        return SafeText.escaped(out, keepingLines: true)
     }
 
     public func summary() -> String {
@@ -108,7 +109,7 @@ public struct SuiteReport: Sendable, Codable {
     /// XML text and attribute escaping; control characters (never valid in XML 1.0) become spaces.
     static func escape(_ text: String) -> String {
         var out = ""
-        for scalar in SuiteText.printable(text, keepingLines: true).unicodeScalars {
+        for scalar in SafeText.escaped(text, keepingLines: true).unicodeScalars {
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

@@ -72,7 +72,7 @@ extension Vigil {
                 options.timeout = .milliseconds(Int64(timeout * 1000))
                 options.resolve = resolveOptions.pins
                 do {
-                    let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
+                    let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
                     let setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                              secrets: KeyringSecretStore(), options: options, logger: logger)
                     let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized),

@@ -41,7 +41,7 @@ extension Vigil.AccountCommand {
                 }
                 var options = AccountSetup.Options(settings: settings)
                 options.resolve = resolveOptions.pins
-                let check = AccountCheck(evaluator: try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)),
+                let check = AccountCheck(evaluator: try TrustEvaluator(caFilesOrSystem: caFiles),
                                          approvals: CertificateApprovals(database: database), accounts: Accounts(database: database), options: options,
                                          renewalRule: Self.rule(settings, "connection.renewed-certificate-acceptance-rule"),
                                          extendedValidationRule: Self.rule(settings, "connection.certificate-extended-validation-rule"), logger: logger)

@@ -27,7 +27,7 @@ extension Vigil.AccountCommand {
                 let endpoint = URLComponents(string: account.server)
                 let peer = endpoint?.host.map { PeerName(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) }
                 if json {
-                    let evaluation = chain.isEmpty ? nil : try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)).evaluate(chain, for: peer)
+                    let evaluation = chain.isEmpty ? nil : try TrustEvaluator(caFilesOrSystem: caFiles).evaluate(chain, for: peer)
                     print(try JSONOutput.text(Shown(account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [])))
                     return
                 }
@@ -36,10 +36,8 @@ extension Vigil.AccountCommand {
                     print("no reviewed chain is stored (the account predates it)")
                     return
                 }
-                let evaluation = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)).evaluate(chain, for: peer)
-                let report = InspectReport(target: .init(kind: "account", url: account.server, files: nil, peerName: peer), evaluation: evaluation, sent: chain, connection: nil)
                 print("Reviewed chain, as stored at setup and judged now:")
-                print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
+                print(try StoredChainReview.text(chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles), terminator: "")
             } catch let error as StoreError {
                 ExitStatus.fail(error.reason)
             } catch let error as CertificateError {

@@ -35,10 +35,7 @@ extension Vigil.Certificates {
                     return
                 }
                 let peer = PeerName(host: approval.host)
-                let evaluation = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)).evaluate([certificate], for: peer)
-                let report = InspectReport(target: .init(kind: "approval", url: "\(approval.host):\(approval.port)", files: nil, peerName: peer),
-                                           evaluation: evaluation, sent: [certificate], connection: nil)
-                print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
+                print(try StoredChainReview.text([certificate], kind: "approval", label: "\(approval.host):\(approval.port)", peer: peer, caFiles: caFiles), terminator: "")
             } catch let error as StoreError {
                 ExitStatus.fail(error.reason)
             } catch let error as CertificateError {

@@ -83,7 +83,7 @@ extension Vigil {
                     if let file {
                         let chain = try Certificate.load(path: file)
                         handshake = TLSProbe.Handshake(chain: chain, protocolVersion: "TLSv1.3", cipher: "offline", remoteAddress: "offline")
-                        let evaluation = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles)).evaluate(chain, for: endpoint.peerName)
+                        let evaluation = try TrustEvaluator(caFilesOrSystem: caFiles).evaluate(chain, for: endpoint.peerName)
                         let report = InspectReport(target: .init(kind: "files", url: endpoint.description, files: [file], peerName: endpoint.peerName),
                                                    evaluation: evaluation, sent: chain, connection: nil)
                         print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
@@ -95,7 +95,7 @@ extension Vigil {
                         FileHandle.standardError.write(Data("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n".utf8))
                         throw ExitCode(ExitStatus.untrusted)
                     }
-                    let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
+                    let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
                     let evaluation = requirements.apply(to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {

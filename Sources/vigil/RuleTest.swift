@@ -35,7 +35,7 @@ extension Vigil.Certificates {
             do {
                 let parsed = try CertificateRule(parsing: rule)
                 let bookmarkChain = try Certificate.load(path: bookmark), serverChain = try Certificate.load(path: server)
-                let evaluator = try TrustEvaluator(configuration: caFiles.isEmpty ? .system : .caFiles(caFiles))
+                let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
                 let passed = evaluator.evaluate(serverChain, for: host.map { PeerName(host: $0) }).verdict.isTrusted
                 let holds = parsed.evaluate(CertificateRuleContext(bookmark: bookmarkChain, server: serverChain, serverPassedValidationOrIsUserAccepted: passed))
                 print(holds ? "the rule holds" : "the rule does not hold")

@@ -6,10 +6,6 @@ import VigilTestSupport
 /// `vigil certificates audit --check`: approvals that need attention, with an exit code for cron.
 @Suite("certificates audit --check", .serialized)
 struct AuditCheckTests {
-    static func fingerprint(_ name: String) throws -> String {
-        try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("\(name).pem"), "-noout", "-fingerprint", "-sha256"])
-            .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-    }
 
     @Test func expiredUnusedAndNoLongerPresented() async throws {
         let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
@@ -18,7 +14,7 @@ struct AuditCheckTests {
 
         let running = try await RunningSimulator("expired")
         let url = running.url(path: "")
-        let approved = try await CommandRunner.vigilDetached(["certificates", "approve", url, "--fingerprint", try Self.fingerprint("expired"),
+        let approved = try await CommandRunner.vigilDetached(["certificates", "approve", url, "--fingerprint", try TestPaths.sha256Fingerprint(of: "expired"),
                                                               "--ca-file", TestPaths.caBundle, "--database", database])
         #expect(approved.status == 0, "\(approved.standardError)")
         await running.stop()

@@ -6,15 +6,11 @@ import VigilTestSupport
 /// after showing the summary; the approval rule and the fingerprint still apply.
 @Suite("Offline approval")
 struct OfflineApprovalTests {
-    static func fingerprint(_ name: String) throws -> String {
-        try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("\(name).pem"), "-noout", "-fingerprint", "-sha256"])
-            .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-    }
 
     @Test func approveAFileForAHostAndPort() throws {
         let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
         let ok = try CommandRunner.vigil(["certificates", "approve", "--file", TestPaths.testcert("self-signed-chain.pem"), "--host", "127.0.0.1:8443",
-                                          "--fingerprint", try Self.fingerprint("self-signed"), "--database", database])
+                                          "--fingerprint", try TestPaths.sha256Fingerprint(of: "self-signed"), "--database", database])
         #expect(ok.status == 0, "\(ok.standardError)")
         #expect(ok.standardOutput.contains("SHA-256:") && ok.standardOutput.contains("approved 1  127.0.0.1:8443"), "the summary first, then the approval")
 
@@ -22,7 +18,7 @@ struct OfflineApprovalTests {
                                              "--fingerprint", String(repeating: "ab", count: 32), "--database", database])
         #expect(wrong.status == 1)
         let weak = try CommandRunner.vigil(["certificates", "approve", "--file", TestPaths.testcert("rsa-1024-chain.pem"), "--host", "127.0.0.1",
-                                            "--fingerprint", try Self.fingerprint("rsa-1024"), "--ca-file", TestPaths.caBundle, "--database", database])
+                                            "--fingerprint", try TestPaths.sha256Fingerprint(of: "rsa-1024"), "--ca-file", TestPaths.caBundle, "--database", database])
         #expect(weak.status == 1 && weak.standardError.contains("cannot be approved"))
         let listed = try CommandRunner.vigil(["certificates", "list", "--json", "--database", database])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])

@@ -7,10 +7,6 @@ import VigilTestSupport
 /// approve` or `account add --approve-certificate`; nothing is stored and nothing is sent.
 @Suite("Unapprovable certificates", .serialized)
 struct UnapprovableCertificateTests {
-    static func fingerprint(_ name: String) throws -> String {
-        try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("\(name).pem"), "-noout", "-fingerprint", "-sha256"])
-            .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-    }
 
     @Test(arguments: [("weak-rsa-1024", "rsa-1024", "1024-bit RSA"), ("sha1-intermediate", "sha1-intermediate", "sha1WithRSAEncryption"), ("ca-as-leaf", "ca-as-leaf", "CA certificate")])
     func refusedEverywhere(scenario: String, certificate: String, words: String) async throws {
@@ -18,7 +14,7 @@ struct UnapprovableCertificateTests {
         defer { Task { await running.stop() } }
         let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
         let url = running.url(path: "")
-        let fingerprint = try Self.fingerprint(certificate)
+        let fingerprint = try TestPaths.sha256Fingerprint(of: certificate)
 
         let approve = try await CommandRunner.vigilDetached(["certificates", "approve", url, "--fingerprint", fingerprint, "--ca-file", TestPaths.caBundle, "--database", database])
         #expect(approve.status == 1, "\(approve.standardOutput)\(approve.standardError)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VigilLogging
 @testable import VigilSuite
 
 /// Text from servers is hostile: the table, JUnit and JSON never carry a control character,
@@ -15,7 +16,7 @@ struct SuiteReportTests {
     }
 
     static func isClean(_ text: String, allowing: Set<Unicode.Scalar> = ["\n"]) -> Bool {
-        text.unicodeScalars.allSatisfy { allowing.contains($0) || !SuiteText.isDangerous($0) }
+        text.unicodeScalars.allSatisfy { allowing.contains($0) || !SafeText.isDangerous($0) }
     }
 
     @Test func theTableEscapesHostileText() {

@@ -17,6 +17,12 @@ public enum TestPaths {
         root.appendingPathComponent("testcerts").appendingPathComponent(name).path
     }
 
+    /// The SHA-256 fingerprint of a testcerts leaf, as `openssl x509 -fingerprint -sha256` prints it.
+    public static func sha256Fingerprint(of name: String) throws -> String {
+        try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", testcert("\(name).pem"), "-noout", "-fingerprint", "-sha256"])
+            .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+    }
+
     /// The CA bundle that trusts the test root.
     public static var caBundle: String { testcert("ca-bundle.pem") }
 
