@@ -123,7 +123,7 @@ leaf() {
   [ "$type" = reuse ] || key "$name" "$type"
   VIGIL_SAN=$san sign "$name" "/C=DE/O=Vigil Test PKI/CN=$cn" "$ext" "$issuer" "$from" "$until"
   cat "$OUT/$name.pem" > "$OUT/$name-chain.pem"
-  [ "$issuer" = root-ca ] || [ "$issuer" = untrusted-root-ca ] || [ "$issuer" = attacker-ca ] || cat "$OUT/$issuer.pem" >> "$OUT/$name-chain.pem"
+  [ "$issuer" = root-ca ] || [ "$issuer" = untrusted-root-ca ] || [ "$issuer" = attacker-ca ] || [ "$issuer" = interception-ca ] || cat "$OUT/$issuer.pem" >> "$OUT/$name-chain.pem"
 }
 
 echo "testcerts: certificate authorities"
@@ -147,6 +147,10 @@ sign untrusted-root-ca "/C=DE/O=Vigil Untrusted PKI/CN=Vigil Untrusted Root CA" 
 # The attacker's CA copies the real intermediate's name, so name-based path building is fooled.
 key attacker-ca p256
 sign attacker-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test Intermediate CA" root_ext self "$VALID_FROM" "$VALID_UNTIL"
+# A corporate interception CA: a root the client of mitm-trusted-ca trusts besides the test root
+# (installed by an administrator), that never issued the genuine servers' certificates.
+key interception-ca p256
+sign interception-ca "/C=DE/O=Vigil Corporate Proxy/CN=Vigil Interception CA" root_ext self "$VALID_FROM" "$VALID_UNTIL"
 cp "$OUT/root-ca.pem" "$OUT/ca-bundle.pem"
 
 echo "testcerts: server certificates"
@@ -170,6 +174,8 @@ leaf rekeyed-b1 "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca      # B1: same na
 # The forged leaf copies the real subject and SANs; only its issuer's key differs.
 leaf mitm-forged "IP:127.0.0.1" 127.0.0.1 p256 attacker-ca
 cat "$OUT/attacker-ca.pem" >> "$OUT/mitm-forged-chain.pem"
+# The interception proxy's leaf for 127.0.0.1: same name, issued by the interception CA.
+leaf intercepted-127.0.0.1 "IP:127.0.0.1" 127.0.0.1 p256 interception-ca
 leaf cn-only "" 127.0.0.1 p256 intermediate-ca "$VALID_FROM" "$VALID_UNTIL" cn_only_ext
 # DNS-named hosts (pinned to loopback addresses with --resolve): one name, and a wildcard.
 leaf cloud-example "DNS:cloud.example.test" cloud.example.test p256 intermediate-ca

@@ -1,4 +1,8 @@
 import VigilAuth
+public import Logging
+public import VigilCertificates
+import VigilRules
+public import VigilStore
 public import VigilHTTP
 public import VigilSettings
 
@@ -29,5 +33,20 @@ extension ConnectionRequirements {
     public init(settings: Settings) {
         self.init(minimumTLSVersion: settings.string("connection.minimum-tls-version").flatMap(TLSProtocolVersion.init(name:)) ?? .tls12,
                   pins: PublicKeyPins(settingValues: settings.strings("connection.pinned-public-keys") ?? []))
+    }
+}
+
+extension AccountCheck {
+    /// An account check with the options and rules the settings ask for
+    /// (`connection.renewed-certificate-acceptance-rule`, `connection.certificate-extended-validation-rule`):
+    /// the one mapping shared by `vigil account check` and `vigil simulate`.
+    public init(evaluator: TrustEvaluator, database: VigilDatabase, settings: Settings, logger: Logger) {
+        func rule(_ key: String) -> (text: String, rule: CertificateRule)? {
+            guard let text = settings.string(key), let rule = try? CertificateRule(parsing: text) else { return nil }
+            return (text, rule)
+        }
+        self.init(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                  options: AccountSetup.Options(settings: settings), renewalRule: rule("connection.renewed-certificate-acceptance-rule"),
+                  extendedValidationRule: rule("connection.certificate-extended-validation-rule"), logger: logger)
     }
 }

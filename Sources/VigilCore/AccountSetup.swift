@@ -234,14 +234,23 @@ public struct AccountSetup: Sendable {
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
         }
+        return (try Self.client(for: endpoint, evaluator: evaluator, approvals: approvals, options: options, reviewed: handshake.chain.first, logger: logger),
+                handshake.chain)
+    }
+
+    /// A client for `endpoint` whose policy accepts what the evaluator trusts, or a leaf approved
+    /// (by the user or in advance) for this host and port, and nothing below the requirements;
+    /// with `reviewed`, that very leaf and no other.
+    static func client(for endpoint: Endpoint, evaluator: TrustEvaluator, approvals: CertificateApprovals, options: Options,
+                       reviewed: Certificate?, logger: Logger) throws -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = options.timeout
         configuration.resolve = options.resolve
         configuration.minimumTLSVersion = options.requirements.minimumTLSVersion
-        return (HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator,
-                                                      approvals: [endpoint: try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))],
-                                                      pins: options.requirements.pins),
-                          configuration: configuration, logger: logger), handshake.chain)
+        let approved = try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))
+        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: approved], pins: options.requirements.pins,
+                                                       reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:]),
+                          configuration: configuration, logger: logger)
     }
 
     /// The server a status.php redirect points to: its location without the status path. A

@@ -40,11 +40,17 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     public var approvals: [Endpoint: Set<String>]
     /// `connection.pinned-public-keys`: a pinned endpoint accepts only chains holding a pinned key.
     public var pins: PublicKeyPins
+    /// The leaf (SHA-256 fingerprint) an endpoint must present, trusted or not: the one the user
+    /// reviewed, or an account's rules accepted, moments before. Another leaf is refused even when
+    /// a CA trusts it, so that nothing changes between the review and the request.
+    public var reviewedLeaves: [Endpoint: String]
 
-    public init(evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:], pins: PublicKeyPins = PublicKeyPins()) {
+    public init(evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:], pins: PublicKeyPins = PublicKeyPins(),
+                reviewedLeaves: [Endpoint: String] = [:]) {
         self.evaluator = evaluator
         self.approvals = approvals
         self.pins = pins
+        self.reviewedLeaves = reviewedLeaves
     }
 
     /// The leaves approved for `endpoint` (host compared case-insensitively).
@@ -53,7 +59,13 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     }
 
     public func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision {
-        let evaluation = evaluator.evaluate(chain, for: endpoint.peerName).requiring(pins: pins, for: endpoint, sent: chain)
+        var evaluation = evaluator.evaluate(chain, for: endpoint.peerName).requiring(pins: pins, for: endpoint, sent: chain)
+        if let reviewed = reviewedLeaves.first(where: { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port })?.value,
+           chain.first?.sha256Fingerprint != reviewed {
+            evaluation.verdict = .untrusted(evaluation.verdict.reasons + [TrustReason(code: "not-reviewed",
+                message: "\(endpoint) presents another certificate than the one reviewed moments before (\(reviewed)).")])
+            return .refused(evaluation)
+        }
         if evaluation.verdict.isTrusted { return .trusted(evaluation) }
         guard let leaf = chain.first, approvedLeaves(for: endpoint).contains(leaf.sha256Fingerprint),
               ApprovalRule.refusals(evaluation, sent: chain).isEmpty else {

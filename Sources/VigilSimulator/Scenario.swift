@@ -174,6 +174,12 @@ extension Scenario {
             if let user = client.user, effectiveUsers[user] == nil {
                 throw fail("client.user", "names \(user), who is not one of the scenario's users")
             }
+            if client.account != nil, client.start != nil || client.hosts != nil || outcome == .askRedirect {
+                throw fail("client.account", "is an account on host 1 by its address: it goes with neither client.start, client.hosts nor ask-redirect")
+            }
+            for name in (client.trust ?? []) + [client.account?.certificate].compactMap({ $0 }) where name.isEmpty || name.contains("/") || name.hasPrefix(".") {
+                throw fail(client.trust?.contains(name) == true ? "client.trust" : "client.account.certificate", "names \(name), which is not a testcerts case")
+            }
         }
         switch behaviour.kind {
         case .redirect:

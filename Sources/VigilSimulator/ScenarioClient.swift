@@ -37,6 +37,21 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
         }
     }
 
+    /// An account the user already has on host 1, set up when the host served another certificate:
+    /// the scenario is then that account's next connection (`vigil account check`), judged
+    /// against the chain reviewed at setup by the renewal rules, not a new setup.
+    public struct ExistingAccount: Sendable, Hashable, Codable {
+        /// The testcerts case host 1 served at setup (default: its genuine certificate).
+        public var certificate: String?
+        /// Whether the user approved that certificate at setup (it was not trusted by a CA).
+        public var approved: Bool?
+
+        public init(certificate: String? = nil, approved: Bool? = nil) {
+            self.certificate = certificate
+            self.approved = approved
+        }
+    }
+
     /// The questions the simulated user answers yes; every other question is answered no.
     public var approve: [Question]?
     /// With approvals: the outcome the client must reach after them (`login`, `refuse`, ...).
@@ -55,6 +70,11 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
     /// client connects by name, pinned to the host's address and port (curl's `--resolve`), and
     /// `{https:NAME}` in `start` or a redirect target is `https://NAME:PORT`.
     public var hosts: [String: Int]?
+    /// The account set up before the scenario; nil: the scenario is an account setup.
+    public var account: ExistingAccount?
+    /// The testcerts CA certificates the client trusts (default: `ca-bundle`, the test root); an
+    /// empty list trusts none, as a client that meets a private CA for the first time.
+    public var trust: [String]?
     /// Seconds the client waits for each connection and answer (default: the suite's, 10).
     public var timeout: Double?
 

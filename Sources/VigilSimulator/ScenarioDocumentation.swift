@@ -48,6 +48,10 @@ public enum ScenarioDocumentation {
     static func user(_ scenario: Scenario) -> String {
         guard let client = scenario.client else { return "" }
         var parts: [String] = []
+        if let account = client.account {
+            parts.append("has an account set up with `\(account.certificate ?? "valid-127.0.0.1")`" + (account.approved == true ? " (approved)" : ""))
+        }
+        if let trust = client.trust { parts.append(trust.isEmpty ? "trusts no CA" : "trusts " + trust.map { "`\($0)`" }.joined(separator: ", ")) }
         if let approve = client.approve, !approve.isEmpty {
             parts.append("approves the " + approve.map(\.rawValue).joined(separator: " and ") + (client.then.map { ", then `\($0.rawValue)`" } ?? ""))
         }

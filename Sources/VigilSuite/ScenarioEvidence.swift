@@ -1,4 +1,5 @@
 public import VigilSimulator
+public import VigilStore
 
 /// What a scenario left behind, gathered by ``ScenarioRunner`` and judged by ``ScenarioJudge``.
 public struct ScenarioEvidence: Sendable {
@@ -29,6 +30,10 @@ public struct ScenarioEvidence: Sendable {
     public var interceptedAddress: String?
     /// Why the scenario's database could not be read, if it could not.
     public var databaseProblem: String?
+    /// The account the user had before the scenario (`client.account`), and the approvals that
+    /// came with it.
+    public var existingAccount: Account? = nil
+    public var approvalsSeeded = 0
 
     /// The address of `host:port` or `name:port`.
     public func address(of hostPort: String) -> String {
@@ -41,7 +46,9 @@ public struct ScenarioEvidence: Sendable {
                 accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
                 filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
                 addresses: [String: String] = [:], start: (scheme: String, address: String) = ("https", "127.0.0.1"),
-                interceptedAddress: String? = nil, databaseProblem: String? = nil) {
+                interceptedAddress: String? = nil, databaseProblem: String? = nil, existingAccount: Account? = nil, approvalsSeeded: Int = 0) {
+        self.existingAccount = existingAccount
+        self.approvalsSeeded = approvalsSeeded
         self.addresses = addresses
         self.start = start
         self.interceptedAddress = interceptedAddress

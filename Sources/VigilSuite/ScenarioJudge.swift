@@ -113,8 +113,10 @@ public struct ScenarioJudge: Sendable {
             failures.append("The client did not log in, yet saved \(evidence.accountsLeft) account(s).")
         }
         let given = evidence.questions.filter { $0.question == .certificate && $0.approved }.count
-        if evidence.approvalsLeft > given {
-            failures.append("The database holds \(evidence.approvalsLeft) certificate approval(s); the user gave \(given).")
+        let allowed = given + evidence.approvalsSeeded + evidence.result.approvalsByRule
+        if evidence.approvalsLeft > allowed {
+            failures.append("The database holds \(evidence.approvalsLeft) certificate approval(s); the user gave \(given)"
+                            + (allowed > given ? ", and \(allowed - given) came with the account or its renewal." : "."))
         }
         if evidence.result.failureKind == .error, (evidence.result.message ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
             failures.append("The client reported an error without a message.")
@@ -209,7 +211,7 @@ public struct ScenarioJudge: Sendable {
     /// (none when no account was added); after the removal, none.
     func keyringFailures(_ evidence: ScenarioEvidence) -> [String] {
         var failures: [String] = []
-        if let account = evidence.result.account {
+        if let account = evidence.result.account ?? evidence.existingAccount {
             let expected = Self.secretKinds(method: account.method)
             let held = evidence.keyringAfterAdd[account.secretAccount].map(Set.init) ?? []
             if held != expected {

@@ -112,18 +112,27 @@ public struct ScenarioRunner: Sendable {
                                 journalPosition: { journal.entries.count })
         let logFile = state + "/vigil/logs/vigil.log"
         let server = Self.expand(running.resolve(scenario.client?.start ?? "{https:1}"), resolve)
+        let trusted = try (scenario.client?.trust ?? ["ca-bundle"]).map { name in
+            let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
+            guard FileManager.default.fileExists(atPath: path) else { throw SuiteError(.invalidFixture, "\(scenario.name): client.trust names \(name), and \(path) does not exist.") }
+            return path
+        }
         let context = SuiteClientContext(
-            server: server, userName: userName, user: user, settings: settings, caFile: caFile,
+            server: server, userName: userName, user: user, settings: settings, caFile: caFile, trustedCAFiles: trusted,
             databasePath: data + "/vigil/vigil.sqlite", dataDirectory: data, configDirectory: config, stateDirectory: state,
             secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout, resolve: resolve)
         try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 
-        let result = await client.addAccount(context)
+        var existing: (account: Account, approvals: Int)?
+        if let premise = scenario.client?.account {
+            existing = try seed(premise, server: server, user: userName, password: users[userName], running: running, context: context)
+        }
+        let result = if let existing { await client.useAccount(existing.account, context: context) } else { await client.addAccount(context) }
         let servers = running.listeners.map(\.url) + resolve.map { "https://\($0.host):\($0.port)" }
         let keyringAfterAdd = try keyringItems(for: servers)
         var keyringAfterRemoval: [String: [String]] = [:]
         var removalError: String?
-        if let account = result.account {
+        if let account = result.account ?? existing?.account {
             do { try await client.removeAccount(account, context: context) } catch { removalError = "\(error)" }
             keyringAfterRemoval = try keyringItems(for: servers)
         } else if !keyringAfterAdd.isEmpty {
@@ -148,7 +157,29 @@ public struct ScenarioRunner: Sendable {
             filesWithSecrets: Self.files(under: directory, containing: planted), plantedSecrets: planted,
             addresses: addresses, start: (startURL?.scheme?.lowercased() ?? "https", addresses[startHost] ?? startHost),
             interceptedAddress: scenario.mitm == true ? running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.address : nil,
-            databaseProblem: counts.problem)
+            databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0)
+    }
+
+    /// The account of `client.account`, as setup would have left it when host 1 served the premise's
+    /// certificate: the row with that reviewed chain, the password in the keyring, and the approval
+    /// when the user gave one. Returns the account and the approvals made.
+    func seed(_ premise: ScenarioClient.ExistingAccount, server: String, user: String, password: String?, running: RunningHostSimulator,
+              context: SuiteClientContext) throws -> (account: Account, approvals: Int) {
+        guard let password, let endpoint = try? Endpoint(url: server) else {
+            throw SuiteError(.invalidFixture, "\(scenario.name): client.account needs the user's password and an https host 1.")
+        }
+        let name = premise.certificate ?? HostSimulatorCases.genuine(for: endpoint.host)
+        let path = (certificatesDirectory as NSString).appendingPathComponent("\(name)-chain.pem")
+        guard let chain = try? Certificate.load(path: path), let leaf = chain.first else {
+            throw SuiteError(.invalidFixture, "\(scenario.name): client.account.certificate names \(name), and \(path) is not a chain.")
+        }
+        let database = try VigilDatabase(path: context.databasePath)
+        let account = Account(server: server, user: user, method: "com.owncloud.basicauth", reviewedChainPEM: chain.map(\.pemEncoded).joined())
+        try Accounts(database: database).add(account)
+        try secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
+        guard premise.approved == true else { return (account, 0) }
+        try CertificateApprovals(database: database).approve(leaf, host: endpoint.host, port: endpoint.port, note: "approved at setup (the scenario's premise)")
+        return (account, 1)
     }
 
     /// The fixture's host names pinned to their hosts' HTTPS addresses and ports.

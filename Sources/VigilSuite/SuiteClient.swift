@@ -13,6 +13,16 @@ public protocol SuiteClient: Sendable {
     func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult
     /// Removes the account added (its row and every secret).
     func removeAccount(_ account: Account, context: SuiteClientContext) async throws
+    /// Uses an account the user already has (`vigil account check`): the server's certificate
+    /// judged against the chain reviewed at setup, then the stored credentials; never throws. The
+    /// result's account is set when the credentials opened the user's files.
+    func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult
+}
+
+extension SuiteClient {
+    public func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult {
+        .failed(.notImplemented, code: "not-implemented", "This client cannot use an existing account.")
+    }
 }
 
 /// Everything a client gets for one scenario: private directories, its settings, the keyring,
@@ -25,8 +35,10 @@ public struct SuiteClientContext: Sendable {
     /// The scripted user: answers questions, types the password, drives the browser stand-in.
     public var user: ScriptedUser
     public var settings: Settings
-    /// The CA file the simulated user trusts (the test PKI's root).
+    /// The CA file the browser stand-in trusts (the test PKI's root).
     public var caFile: String
+    /// The CA files the client trusts (the fixture's `client.trust`; by default the test PKI's root).
+    public var trustedCAFiles: [String]
     /// The scenario's database file (under its data directory).
     public var databasePath: String
     /// The scenario's data, config and state directories (`XDG_*_HOME` for the client).
@@ -60,6 +72,9 @@ public struct SuiteClientResult: Sendable {
     public var message: String?
     /// The failure's code (`certificate-rejected`, `handshake-failed`, ...).
     public var code: String?
+    /// Certificate approvals the client recorded without asking, because a rule carried the
+    /// user's earlier approval over to a renewal (audited as such).
+    public var approvalsByRule = 0
 
     public static func added(_ account: Account) -> SuiteClientResult { SuiteClientResult(account: account) }
     public static func failed(_ kind: FailureKind, code: String, _ message: String) -> SuiteClientResult {

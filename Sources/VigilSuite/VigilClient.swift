@@ -19,10 +19,43 @@ public struct VigilClient: SuiteClient {
             options.timeout = context.timeout
             options.browserTimeout = context.timeout * 2
             options.resolve = context.resolve
-            let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([context.caFile])),
+            let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)),
                                      approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                      secrets: context.secrets, options: options, logger: context.logger)
             return .added(try await setup.add(server: context.server, user: context.userName, interaction: context.user))
+        } catch {
+            return Self.classify(error)
+        }
+    }
+
+    /// `vigil account check` with the scripted user to ask when the certificate changed.
+    public func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult {
+        do {
+            let database = try VigilDatabase(path: context.databasePath)
+            var check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)), database: database,
+                                     settings: context.settings, logger: context.logger)
+            check.options.timeout = context.timeout
+            check.options.resolve = context.resolve
+            let before = try check.approvals.list(includingRevoked: true).count
+            let report = try await check.connect(account, secrets: context.secrets, interaction: context.user)
+            switch report.certificate {
+            case .refused(let reasons):
+                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.rawValue, reasons.joined(separator: " "))
+            case .changed(let reason):
+                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.rawValue, reason + " The user did not approve it; nothing was sent.")
+            case .unchanged, .renewed, .approvedAgain:
+                break
+            }
+            switch report.filesStatus {
+            case 207?:
+                var result = SuiteClientResult.added(account)
+                if case .renewed = report.certificate { result.approvalsByRule = try check.approvals.list(includingRevoked: true).count - before }
+                return result
+            case 401?, 403?:
+                return .failed(.error, code: AccountSetupError.Code.wrongCredentials.rawValue, "\(account.server) refused the stored credentials: log in again.")
+            default:
+                return .failed(.error, code: AccountSetupError.Code.notACloudServer.rawValue, "\(account.server) answered the files root with \(report.filesStatus.map(String.init) ?? "nothing").")
+            }
         } catch {
             return Self.classify(error)
         }

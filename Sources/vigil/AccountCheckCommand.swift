@@ -4,62 +4,127 @@ import VigilCertificates
 import VigilCore
 import VigilHTTP
 import VigilLogging
-import VigilRules
+import VigilSecrets
 import VigilSettings
 import VigilStore
 
 extension Vigil.AccountCommand {
-    /// `vigil account check ID`: the server's certificate against the chain the account was set up with.
+    /// `vigil account check ID|--all`: each account's server judged against the chain reviewed at
+    /// setup, then its files root read with the stored credentials.
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check an account's server certificate against the chain reviewed at setup (the renewal rules).",
+            abstract: "Check accounts: the server certificate against the chain reviewed at setup, then the stored credentials.",
             discussion: """
-                A TLS handshake (no request, no credential). What no approval can make safe is refused; the
-                extended-validation rule, when set, must hold; the reviewed leaf passes; a changed leaf passes only
-                when connection.renewed-certificate-acceptance-rule accepts it, and then the stored chain is replaced
-                and the change audited with the rule. Exit codes: 0 unchanged or renewed by the rule, 1 changed
-                (review again) or refused, 2 error.
+                For each account: a TLS handshake; what no approval can make safe is refused; the extended-validation
+                rule, when set, must hold; the reviewed leaf passes; a changed leaf passes only when
+                connection.renewed-certificate-acceptance-rule accepts it (the stored chain is then replaced and the change
+                audited with the rule). Any other change is shown for review: approved at the terminal or with
+                --approve-certificate, it replaces the stored chain; otherwise nothing is sent. Then the user's files root is
+                read with the credentials in the keyring (PROPFIND), through a connection that accepts only the leaf just
+                judged. With --certificate-only, the handshake alone.
+                Exit codes: 0 every account works, 1 a certificate changed or was refused, or the server refused the stored
+                credentials (log in again), 2 error (unreachable server, keyring, database).
                 """
         )
-        @Argument(help: "The account's id (see list).") var id: String
+        @Argument(help: "The account's id (see list).") var id: String?
+        @Flag(help: "Check every account.") var all = false
+        @Flag(help: "The certificate only: a TLS handshake, no request, no credential.") var certificateOnly = false
+        @Option(help: "Approve a changed certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
+        @Flag(help: "JSON instead of text.") var json = false
         @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
         @OptionGroup var resolveOptions: ResolveOptions
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup var logOptions: LogOptions
 
-        static func rule(_ settings: Settings, _ key: String) -> (text: String, rule: CertificateRule)? {
-            guard let text = settings.string(key), let rule = try? CertificateRule(parsing: text) else { return nil }
-            return (text, rule)
+        func validate() throws {
+            guard (id != nil) != all else { throw ValidationError("Give an account id or --all, not both.") }
+            if let approveCertificate, Vigil.Certificates.Approve.normalized(approveCertificate).count != 64 {
+                throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
+            }
+        }
+
+        /// One account's line of the report.
+        struct Row: Encodable {
+            var id: String
+            var server: String
+            var user: String
+            /// `ok`, `changed`, `refused`, `needs-login` or `error`.
+            var status: String
+            /// `unchanged`, `renewed`, `approved-again`, `changed` or `refused`; nil when the check failed before.
+            var certificate: String?
+            var message: String
+            var filesStatus: Int?
         }
 
         func run() async throws {
             let (settings, logger) = CommandContext.start(logOptions)
+            let database = store.open()
+            let accounts: [Account]
             do {
-                let database = store.open()
-                guard let account = try Accounts(database: database).list().first(where: { $0.id == id }) else {
-                    ExitStatus.fail("No account with id \(id); see vigil account list.")
+                let everyAccount = try Accounts(database: database).list()
+                if let id {
+                    guard let account = everyAccount.first(where: { $0.id == id }) else { ExitStatus.fail("No account with id \(id); see vigil account list.") }
+                    accounts = [account]
+                } else {
+                    accounts = everyAccount
                 }
-                var options = AccountSetup.Options(settings: settings)
-                options.resolve = resolveOptions.pins
-                let check = AccountCheck(evaluator: try TrustEvaluator(caFilesOrSystem: caFiles),
-                                         approvals: CertificateApprovals(database: database), accounts: Accounts(database: database), options: options,
-                                         renewalRule: Self.rule(settings, "connection.renewed-certificate-acceptance-rule"),
-                                         extendedValidationRule: Self.rule(settings, "connection.certificate-extended-validation-rule"), logger: logger)
-                let result = try await check.check(account)
-                switch result {
-                case .unchanged: print(SafeText.escaped("\(account.server): the certificate reviewed at setup"))
-                case .renewed(let rule): print(SafeText.escaped("\(account.server): a renewed certificate, accepted by the rule \(rule); the stored chain was replaced (see the audit)"))
-                case .changed(let reason): print(SafeText.escaped("\(account.server): CHANGED: \(reason)"))
-                case .refused(let reasons): print(SafeText.escaped("\(account.server): REFUSED: " + reasons.joined(separator: " ")))
-                }
-                if !result.isAcceptable { throw ExitCode(ExitStatus.untrusted) }
-            } catch let error as HTTPError {
-                ExitStatus.fail(error.reason)
             } catch let error as StoreError {
                 ExitStatus.fail(error.reason)
-            } catch let error as CertificateError {
-                ExitStatus.fail(error.reason)
             }
+            let evaluator: TrustEvaluator
+            do { evaluator = try TrustEvaluator(caFilesOrSystem: caFiles) } catch let error as CertificateError { ExitStatus.fail(error.reason) }
+            var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
+            check.options.resolve = resolveOptions.pins
+            let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
+                                                  acceptedRedirects: [], passwordFromStandardInput: false, browser: nil)
+            var rows: [Row] = []
+            for account in accounts {
+                let row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: json ? nil : interaction)
+                if !json { print(SafeText.escaped("\(account.id) \(account.user) on \(account.server): \(row.status.uppercased()): \(row.message)")) }
+                rows.append(row)
+            }
+            if json { print(try JSONOutput.text(rows)) }
+            if accounts.isEmpty, !json { print("No accounts.") }
+            if rows.contains(where: { $0.status == "error" }) { throw ExitCode(ExitStatus.error) }
+            if rows.contains(where: { $0.status != "ok" }) { throw ExitCode(ExitStatus.untrusted) }
+        }
+
+        static func row(for account: Account, check: AccountCheck, certificateOnly: Bool, interaction: TerminalInteraction?) async -> Row {
+            var row = Row(id: account.id, server: account.server, user: account.user, status: "error", certificate: nil, message: "", filesStatus: nil)
+            do {
+                let report = certificateOnly ? AccountCheck.Report(certificate: try await check.check(account), filesStatus: nil)
+                    : try await check.connect(account, secrets: KeyringSecretStore(), interaction: interaction)
+                row.filesStatus = report.filesStatus
+                switch report.certificate {
+                case .unchanged: (row.certificate, row.message) = ("unchanged", "the certificate reviewed at setup")
+                case .renewed(let rule): (row.certificate, row.message) = ("renewed", "a renewed certificate, accepted by the rule \(rule); the stored chain was replaced (see the audit)")
+                case .approvedAgain: (row.certificate, row.message) = ("approved-again", "a changed certificate, approved again; the stored chain was replaced (see the audit)")
+                case .changed(let reason): (row.certificate, row.status, row.message) = ("changed", "changed", reason)
+                case .refused(let reasons): (row.certificate, row.status, row.message) = ("refused", "refused", reasons.joined(separator: " "))
+                }
+                guard report.certificate.isAcceptable else { return row }
+                if let status = report.filesStatus {
+                    switch status {
+                    case 207: row.status = "ok"; row.message += "; the stored credentials open the files"
+                    case 401, 403: row.status = "needs-login"; row.message += "; the server refused the stored credentials (HTTP \(status)): log in again"
+                    default: row.status = "error"; row.message += "; the files root answered HTTP \(status)"
+                    }
+                } else {
+                    row.status = "ok"
+                }
+            } catch let error as AccountSetupError {
+                row.status = error.code == .redirected ? "refused" : "error"
+                row.message = error.reason
+            } catch let error as HTTPError {
+                row.message = error.reason
+            } catch let error as StoreError {
+                row.message = error.reason
+            } catch let error as SecretStoreError {
+                row.message = "the keyring: \(error)"
+            } catch {
+                row.message = "\(error)"
+            }
+            return row
         }
     }
 }

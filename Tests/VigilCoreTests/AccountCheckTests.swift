@@ -3,6 +3,9 @@ import Testing
 import VigilCertificates
 import VigilCore
 import VigilRules
+import VigilHTTP
+import VigilSecrets
+import VigilSimulator
 import VigilStore
 import VigilTestSupport
 
@@ -64,4 +67,103 @@ struct AccountCheckTests {
     @Test func brokenCryptographyIsRefused() async throws {
         guard case .refused = try await check("weak-rsa-1024", rule: Self.seedsRenewal).0 else { Issue.record("weak key accepted"); return }
     }
+
+    // MARK: - connect: the certificate judged, then the stored credentials
+
+    /// The user of a later connection: approves a changed certificate, or not.
+    final class Reviewer: AccountSetupInteraction, @unchecked Sendable {  // `log` guarded by lock
+        let approves: Bool
+        private let lock = NSLock()
+        private var log: [String] = []
+        init(approves: Bool) { self.approves = approves }
+        var asked: [String] { lock.lock(); defer { lock.unlock() }; return log }
+        private func note(_ text: String) { lock.lock(); log.append(text); lock.unlock() }
+        func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {}
+        func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
+            note("approve?"); return approves
+        }
+        func approveRedirect(_ redirect: Redirect, from: String) async -> Bool { false }
+        func password(user: String, server: String) async -> Secret? { nil }
+        func openBrowser(_ url: String) async {}
+        func progress(_ message: String) async {}
+    }
+
+    struct Connected {
+        var report: AccountCheck.Report
+        var approvals: CertificateApprovals
+        var accounts: Accounts
+        var journal: [JournalEntry]
+    }
+
+    /// An account reviewed with `reviewed` (approved at setup when `approved`), the password
+    /// `password` in the keyring, its server now playing `scenario`; the client trusts `trust`.
+    func connect(_ scenario: String, reviewed: String = "renewed-a1", approved: Bool = false, trust: [String] = [TestPaths.caBundle],
+                 password: String = "alice-test-password", user: Reviewer? = nil) async throws -> Connected {
+        let running = try await RunningSimulator(scenario)
+        defer { Task { await running.stop() } }
+        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+        let accounts = Accounts(database: database), approvals = CertificateApprovals(database: database)
+        let chain = try String(contentsOfFile: TestPaths.testcert("\(reviewed)-chain.pem"), encoding: .utf8)
+        let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: chain)
+        try accounts.add(account)
+        let endpoint = try Endpoint(url: account.server)
+        if approved { try approvals.approve(try Certificate.parsePEM(chain)[0], host: endpoint.host, port: endpoint.port) }
+        let secrets = MemorySecretStore()
+        try secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
+        var options = AccountSetup.Options()
+        options.timeout = .seconds(10)
+        let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(trust)), approvals: approvals, accounts: accounts, options: options,
+                                 renewalRule: (Self.seedsRenewal, try CertificateRule(parsing: Self.seedsRenewal)), extendedValidationRule: nil)
+        let report = try await check.connect(account, secrets: secrets, interaction: user)
+        return Connected(report: report, approvals: approvals, accounts: accounts, journal: running.simulator.journal.entries)
+    }
+
+    @Test func aWorkingAccountOpensItsFilesWithTheStoredPassword() async throws {
+        let connected = try await connect("renewed-same-key")
+        #expect(connected.report.certificate == .renewed(rule: Self.seedsRenewal))
+        #expect(connected.report.filesStatus == 207 && connected.report.isWorking)
+        #expect(connected.journal.contains { $0.method == "PROPFIND" && $0.carriesCredential })
+    }
+
+    @Test func anApprovalCarriesOverToARenewalTheRuleAccepts() async throws {
+        // A private CA the client does not trust: A1 was approved; A2 (same key) is accepted by the
+        // rule, and the approval moves to A2 so that the connection itself accepts it.
+        let connected = try await connect("renewed-same-key", approved: true, trust: [])
+        #expect(connected.report.certificate == .renewed(rule: Self.seedsRenewal))
+        #expect(connected.report.filesStatus == 207)
+        let a2 = try Certificate.load(path: TestPaths.testcert("renewed-a2.pem"))[0]
+        let carried = try connected.approvals.list().first { $0.sha256 == a2.sha256Fingerprint }
+        #expect(carried?.note?.contains("accepted by the rule") == true)
+    }
+
+    @Test func aNewKeyFromAPrivateCAIsAskedAgain() async throws {
+        let user = Reviewer(approves: false)
+        let connected = try await connect("rekeyed", approved: true, trust: [], user: user)
+        guard case .changed = connected.report.certificate else { Issue.record("\(connected.report)"); return }
+        #expect(user.asked == ["approve?"])
+        #expect(connected.report.filesStatus == nil)
+        #expect(connected.journal.isEmpty, "declined: not one request")
+    }
+
+    @Test func aTrustedInterceptionCAIsAskedAndNothingIsSentWhenDeclined() async throws {
+        let trust = [TestPaths.caBundle, TestPaths.testcert("interception-ca.pem")]
+        let declined = try await connect("mitm-trusted-ca", reviewed: "valid-127.0.0.1", trust: trust, user: Reviewer(approves: false))
+        guard case .changed = declined.report.certificate else { Issue.record("\(declined.report)"); return }
+        #expect(declined.journal.isEmpty)
+        #expect(try declined.accounts.list()[0].reviewedChainPEM == String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1-chain.pem"), encoding: .utf8))
+
+        let approved = try await connect("mitm-trusted-ca", reviewed: "valid-127.0.0.1", trust: trust, user: Reviewer(approves: true))
+        #expect(approved.report.certificate == .approvedAgain)
+        #expect(approved.report.filesStatus == 207)
+        let stored = try #require(try approved.accounts.list()[0].reviewedChainPEM)
+        #expect(try Certificate.parsePEM(stored)[0] == Certificate.load(path: TestPaths.testcert("intercepted-127.0.0.1.pem"))[0])
+        #expect(try approved.accounts.database.auditTrail().last?.kind == .accountChainRenewed)
+    }
+
+    @Test func aRefusedPasswordMeansLogInAgain() async throws {
+        let connected = try await connect("renewed-same-key", password: "not-the-password")
+        #expect(connected.report.filesStatus == 401 && connected.report.needsLogin)
+        #expect(!connected.report.isWorking)
+    }
 }
+
