@@ -29,7 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -100,7 +101,7 @@ let package = Package(
         .target(
             name: "VigilAuth",
             dependencies: ["VigilHTTP", "VigilLogging", "VigilSecrets", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "JWTKit", package: "jwt-kit")],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -186,7 +187,8 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilAuthTests",
-            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilSecrets", "VigilTestSupport", "VigilSimulator"],
+            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilSecrets", "VigilTestSupport", "VigilSimulator",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -63,6 +63,7 @@ public struct AuthenticationDetector: Sendable {
                                                                       openIDConfiguration: configuration), at: 0)
             case .failure(let problem):
                 detection.notes.append(problem.reason)
+                detection.rejectedOpenIDConnect = problem.reason
             }
         }
         logger.privacy.info("Detected \(public: detection.methods.map(\.identifier.rawValue).joined(separator: ", ")) at \(base)", metadata: ["tags": "auth"])
@@ -77,11 +78,11 @@ public struct AuthenticationDetector: Sendable {
         }
         let issuer = configuration.issuer.hasSuffix("/") ? String(configuration.issuer.dropLast()) : configuration.issuer
         guard issuer == server else {
-            return .failure(DetectionProblem(reason: "The OpenID Connect issuer \(configuration.issuer) is not this server (\(server)); discovery ignored."))
+            return .failure(DetectionProblem(reason: "The OpenID Connect issuer \(configuration.issuer) is not this server (\(server))."))
         }
         let endpoints = [configuration.authorizationEndpoint, configuration.tokenEndpoint] + [configuration.jwksURI, configuration.registrationEndpoint].compactMap { $0 }
         guard endpoints.allSatisfy({ $0.lowercased().hasPrefix("https://") }) else {
-            return .failure(DetectionProblem(reason: "The OpenID Connect discovery document names an endpoint that is not https; discovery ignored."))
+            return .failure(DetectionProblem(reason: "The OpenID Connect discovery document names an endpoint that is not https."))
         }
         return .success(configuration)
     }
@@ -99,6 +100,10 @@ public struct AuthenticationDetection: Sendable {
     public var redirects: [Redirect] = []
     /// Things seen and not accepted, in words (a discovery document for another issuer, say).
     public var notes: [String] = []
+    /// The server offers OpenID Connect through a discovery document that is unsafe to use
+    /// (another issuer, an endpoint over plain http): why. Setup refuses such a server rather
+    /// than fall back silently to another method.
+    public var rejectedOpenIDConnect: String?
 
     public init() {}
 }

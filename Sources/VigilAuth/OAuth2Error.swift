@@ -11,6 +11,17 @@ public struct OAuth2Error: Error, Sendable, Hashable, CustomStringConvertible {
         case stateMismatch = "state-mismatch"
         /// The token answer is not what RFC 6749 section 5.1 describes.
         case invalidTokenResponse = "invalid-token-response"
+        /// OpenID Connect: the provider's discovery document is unsafe to use (another issuer, an
+        /// endpoint over plain http, no S256, no JWKS).
+        case discoveryRejected = "discovery-rejected"
+        /// The authorization response names another issuer (RFC 9207): a mix-up.
+        case issuerMismatch = "issuer-mismatch"
+        /// Dynamic client registration (RFC 7591) failed.
+        case registration
+        /// The id_token failed validation (signature, algorithm, issuer, audience, expiry, nonce).
+        case invalidIDToken = "invalid-id-token"
+        /// The provider logged in another user than the one being added.
+        case userMismatch = "user-mismatch"
     }
 
     public var code: Code

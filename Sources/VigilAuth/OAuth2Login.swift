@@ -9,6 +9,8 @@ public struct OAuth2Tokens: Sendable {
     public var tokenType: String
     /// Seconds the access token lives, as the server said.
     public var expiresIn: Int?
+    /// OpenID Connect's id_token (a JWT, still to be validated).
+    public var idToken: Secret?
 }
 
 /// OAuth2 authorization code with PKCE through the system browser and a loopback redirect
@@ -82,7 +84,7 @@ public struct OAuth2Login: Sendable {
             throw OAuth2Error(.invalidTokenResponse, "The token endpoint's answer has no Bearer access_token.")
         }
         return OAuth2Tokens(accessToken: Secret(access), refreshToken: (object["refresh_token"] as? String).map(Secret.init),
-                            tokenType: type, expiresIn: object["expires_in"] as? Int)
+                            tokenType: type, expiresIn: object["expires_in"] as? Int, idToken: (object["id_token"] as? String).map(Secret.init))
     }
 
     static func form(_ items: [(String, String)]) -> String {

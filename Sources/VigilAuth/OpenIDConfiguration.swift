@@ -8,6 +8,10 @@ public struct OpenIDConfiguration: Sendable, Hashable, Codable {
     public var registrationEndpoint: String?
     public var userinfoEndpoint: String?
     public var codeChallengeMethodsSupported: [String]?
+    /// RFC 9207: the provider puts `iss` in every authorization response.
+    public var authorizationResponseIssParameterSupported: Bool?
+    /// RFC 7009.
+    public var revocationEndpoint: String?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -17,5 +21,7 @@ public struct OpenIDConfiguration: Sendable, Hashable, Codable {
         case registrationEndpoint = "registration_endpoint"
         case userinfoEndpoint = "userinfo_endpoint"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case revocationEndpoint = "revocation_endpoint"
     }
 }

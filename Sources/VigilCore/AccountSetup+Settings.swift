@@ -22,6 +22,9 @@ extension AccountSetup.Options {
         oauth2AuthorizationPath = settings.string("authentication-oauth2.oa2-authorization-endpoint") ?? oauth2AuthorizationPath
         oauth2TokenPath = settings.string("authentication-oauth2.oa2-token-endpoint") ?? oauth2TokenPath
         oauth2RedirectPort = settings.integer("authentication-oauth2.oa2-redirect-port") ?? 0
+        oidcScope = settings.string("authentication-oidc.scope") ?? oidcScope
+        oidcPrompt = settings.string("authentication-oidc.prompt") ?? oidcPrompt
+        oidcRegisterClient = settings.bool("authentication-oidc.register-client") ?? oidcRegisterClient
         requirements = ConnectionRequirements(settings: settings)
         preApproved = PreApprovedCertificates(settingValues: settings.strings("connection.approved-certificates") ?? [])
     }

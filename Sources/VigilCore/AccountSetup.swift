@@ -17,9 +17,11 @@ public import VigilStore
 ///    setup starts again there (that server's certificate reviewed in turn, nothing carried over;
 ///    at most ten hops; a downgrade to http is never offered). Any other redirect stops setup;
 /// 5. Basic authentication: the password is asked only now, checked with a `PROPFIND`, and kept
-///    in the keyring; or OAuth2: the browser, a loopback redirect and PKCE, the access token checked
-///    the same way, both tokens kept in the keyring. The account (never a secret) goes to the
-///    database. OpenID Connect is detected but not implemented yet.
+///    in the keyring; or OAuth2 / OpenID Connect: the browser, a loopback redirect and PKCE (and
+///    for OpenID Connect a registered client, `nonce`, the `iss` of the answer and a validated
+///    id_token), the access token checked the same way, both tokens kept in the keyring. The
+///    account (never a secret) goes to the database. An unsafe OpenID Connect discovery document
+///    refuses the server instead of falling back to another method.
 public struct AccountSetup: Sendable {
     public struct Options: Sendable {
         /// `connection.allowed-authentication-methods`; nil allows every detected method.
@@ -39,6 +41,10 @@ public struct AccountSetup: Sendable {
         public var oauth2TokenPath = "index.php/apps/oauth2/api/v1/token"
         /// `authentication-oauth2.oa2-redirect-port`; 0 picks a free one.
         public var oauth2RedirectPort = 0
+        /// `authentication-oidc.scope`, `.prompt` and `.register-client`.
+        public var oidcScope = "openid offline_access email profile"
+        public var oidcPrompt: String? = "select_account consent"
+        public var oidcRegisterClient = true
         /// How long the user has to finish in the browser.
         public var browserTimeout: Duration = .seconds(300)
         /// Names pinned to addresses (curl's `--resolve`), for every connection of the setup.
@@ -127,10 +133,21 @@ public struct AccountSetup: Sendable {
             try Self.stopOnRedirect(detection.redirects.first)
             let ranked = AuthenticationMethodRanking.rank(detection.methods.map(\.identifier), allowed: options.allowedMethods, preferred: options.preferredMethods)
             await interaction.progress("Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", ")).")
+            if let problem = detection.rejectedOpenIDConnect, options.allowedMethods?.contains(.openIDConnect) ?? true {
+                throw AccountSetupError(.responseRejected, "\(base) offers OpenID Connect through an unsafe discovery document: \(problem) Vigil refuses the server rather than fall back to another method.")
+            }
             let chosen = try Self.choose(ranked: ranked, forced: options.method)
 
-            if chosen == .oauth2 {
+            switch chosen {
+            case .oauth2:
                 return try await oauth2(base: base, user: user, client: client, interaction: interaction, reviewedChain: reviewedChain)
+            case .openIDConnect:
+                guard let configuration = detection.methods.first(where: { $0.identifier == .openIDConnect })?.openIDConfiguration else {
+                    throw AccountSetupError(.noUsableMethod, "OpenID Connect was picked without a discovery document.")
+                }
+                return try await openIDConnect(base: base, user: user, configuration: configuration, client: client, interaction: interaction, reviewedChain: reviewedChain)
+            default:
+                break
             }
             // 5. Basic: the password only now, checked before it is stored.
             guard chosen == .basicAuth else {
@@ -147,7 +164,7 @@ public struct AccountSetup: Sendable {
             switch check.status {
             case 207: break
             case 401, 403: throw AccountSetupError(.wrongCredentials, "\(base) refused the user name or password.")
-            default: throw AccountSetupError(.notACloudServer, "\(base) answered the WebDAV check with \(check.status).")
+            default: throw Self.notWebDAV(check, base: base)
             }
 
             let account = Account(server: base, user: user, method: chosen.rawValue, reviewedChainPEM: Self.pem(reviewedChain))
@@ -176,24 +193,56 @@ public struct AccountSetup: Sendable {
         login.timeout = options.browserTimeout
         login.redirectPort = options.oauth2RedirectPort
         await interaction.progress("Log in as \(user) in the browser; Vigil waits for it on a loopback address.")
-        let tokens: OAuth2Tokens
+        let tokens = try await Self.mapped { try await login.login(user: user) { url in await interaction.openBrowser(url) } }
+        return try await keep(tokens, method: .oauth2, base: base, user: user, client: client, reviewedChain: reviewedChain)
+    }
+
+    /// OpenID Connect through the browser (``VigilAuth/OpenIDConnectLogin``): the id_token
+    /// validated, the user checked, then as OAuth2.
+    func openIDConnect(base: String, user: String, configuration: OpenIDConfiguration, client: HTTPClient,
+                       interaction: any AccountSetupInteraction, reviewedChain: [Certificate]) async throws -> Account {
+        var login = OpenIDConnectLogin(client: client, configuration: configuration, clientID: options.oauth2ClientID)
+        login.registerClient = options.oidcRegisterClient
+        login.scope = options.oidcScope
+        login.prompt = options.oidcPrompt
+        login.timeout = options.browserTimeout
+        login.redirectPort = options.oauth2RedirectPort
+        await interaction.progress("Log in as \(user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
+        let result = try await Self.mapped { try await login.login(user: user) { url in await interaction.openBrowser(url) } }
+        await interaction.progress("The id_token is valid: \(result.claims.userName), issued by \(result.claims.iss) to client \(result.clientID).")
+        return try await keep(result.tokens, method: .openIDConnect, base: base, user: user, client: client, reviewedChain: reviewedChain)
+    }
+
+    /// A login's failure as a setup error: a forged, mixed-up or invalid answer is refused; a
+    /// provider that says no is wrong credentials; no browser in time is no password.
+    static func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            tokens = try await login.login(user: user) { url in await interaction.openBrowser(url) }
+            return try await body()
         } catch let error as OAuth2Error {
             switch error.code {
             case .timeout: throw AccountSetupError(.noPassword, error.reason)
-            case .stateMismatch, .invalidTokenResponse: throw AccountSetupError(.responseRejected, error.reason)
-            default: throw AccountSetupError(.wrongCredentials, error.reason)
+            case .stateMismatch, .invalidTokenResponse, .discoveryRejected, .issuerMismatch, .invalidIDToken, .userMismatch:
+                throw AccountSetupError(.responseRejected, error.reason)
+            case .registration: throw AccountSetupError(.configuration, error.reason)
+            case .redirectListener, .refused: throw AccountSetupError(.wrongCredentials, error.reason)
             }
         }
-        let bearer = tokens.accessToken.withValue { "Bearer \($0)" }
-        let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
-                                                      headers: [(name: "Authorization", value: bearer), (name: "Depth", value: "0")]))
-        try Self.stopOnRedirect(check.redirect)
-        guard check.status == 207 else {
-            throw AccountSetupError(.wrongCredentials, "The token from the browser login does not open \(user)'s files on \(base) (HTTP \(check.status)): was another user logged in?")
+    }
+
+    /// The access token checked on the user's WebDAV folder, then the account saved and both
+    /// tokens put in the keyring (the account removed again if the keyring fails).
+    func keep(_ tokens: OAuth2Tokens, method: AuthenticationMethodIdentifier, base: String, user: String, client: HTTPClient, reviewedChain: [Certificate]) async throws -> Account {
+        let check = try await tokens.accessToken.withValue { token in
+            try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
+                                              headers: [(name: "Authorization", value: "Bearer \(token)"), (name: "Depth", value: "0")]))
         }
-        let account = Account(server: base, user: user, method: AuthenticationMethodIdentifier.oauth2.rawValue, reviewedChainPEM: Self.pem(reviewedChain))
+        try Self.stopOnRedirect(check.redirect)
+        switch check.status {
+        case 207: break
+        case 401, 403: throw AccountSetupError(.wrongCredentials, "The token from the browser login does not open \(user)'s files on \(base) (HTTP \(check.status)): was another user logged in?")
+        default: throw Self.notWebDAV(check, base: base)
+        }
+        let account = Account(server: base, user: user, method: method.rawValue, reviewedChainPEM: Self.pem(reviewedChain))
         try accounts.add(account)
         do {
             try secrets.store(tokens.accessToken, for: SecretKey(account: account.secretAccount, kind: .accessToken))
@@ -203,8 +252,18 @@ public struct AccountSetup: Sendable {
             for kind in [SecretKey.Kind.accessToken, .refreshToken] { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
             throw error
         }
-        logger.privacy.notice("Added an OAuth2 account on \(base)", metadata: ["tags": "setup"])
+        logger.privacy.notice("Added an account on \(base) (\(public: method.rawValue))", metadata: ["tags": "setup"])
         return account
+    }
+
+    /// The WebDAV check answered with something other than a multi-status, in words: an HTML page
+    /// is most likely an access-policy manager's or a captive portal's login page.
+    static func notWebDAV(_ response: HTTPResponse, base: String) -> AccountSetupError {
+        let type = response.header("Content-Type")?.lowercased() ?? ""
+        if type.contains("text/html") || response.body.starts(with: Array("<!DOCTYPE".utf8)) || response.body.starts(with: Array("<html".utf8)) {
+            return AccountSetupError(.notACloudServer, "\(base) answered the WebDAV check with an HTML page (HTTP \(response.status)), not WebDAV: a login page of an access-policy manager or captive portal in front of the server? Log in to it in a browser, or ask its admin.")
+        }
+        return AccountSetupError(.notACloudServer, "\(base) answered the WebDAV check with HTTP \(response.status) instead of a WebDAV multi-status.")
     }
 
     /// A user name as one path segment.

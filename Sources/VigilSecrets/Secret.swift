@@ -14,6 +14,11 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         try body(value)
     }
 
+    /// The value, for the one asynchronous call that needs it (a request that carries it).
+    public func withValue<Result>(_ body: (String) async throws -> Result) async rethrows -> Result {
+        try await body(value)
+    }
+
     public var isEmpty: Bool { value.isEmpty }
 
     public var description: String { "«secret»" }

@@ -184,9 +184,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             return json(200, Self.capabilities)
         case ("GET", "/.well-known/openid-configuration"):
             lock.lock(); let plain = bases["http:1"]; lock.unlock()
-            return json(200, oidc.discovery(issuer: issuer, plainBase: plain))
+            return json(200, oidc.discovery(issuer: issuer(for: request), plainBase: plain))
         case ("GET", "/.well-known/webfinger"):
-            return oidc.webfinger(resource: request.query["resource"], issuer: issuer)
+            return oidc.webfinger(resource: request.query["resource"], issuer: issuer(for: request))
         case ("GET", "/index.php/apps/oauth2/jwks"):
             return json(200, oidc.jwks())
         case ("POST", "/index.php/apps/oauth2/register"):
@@ -194,7 +194,7 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         case ("GET", "/index.php/apps/oauth2/authorize"):
             return oidc.authorize(query: request.query)
         case ("POST", "/index.php/apps/oauth2/api/v1/token"):
-            return oidc.token(form: OIDCProvider.form(String(decoding: request.body, as: UTF8.self)), issuer: issuer)
+            return oidc.token(form: OIDCProvider.form(String(decoding: request.body, as: UTF8.self)), issuer: issuer(for: request))
         case ("GET", "/index.php/apps/oauth2/userinfo"):
             guard let user = authenticatedUser(request) else { return unauthorized() }
             return json(200, #"{"sub":"\#(user)","email":"\#(user)@example.test","preferred_username":"\#(user)"}"#)
@@ -218,8 +218,15 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         return notFound()
     }
 
-    /// The issuer: host 1's https URL.
-    var issuer: String { resolve("{https:1}", path: "") }
+    /// The issuer: the https URL the request was sent to (its Host), as a server configured with
+    /// its own URL announces it; the host's address and port when the Host is missing or odd.
+    func issuer(for request: SimulatedRequest) -> String {
+        if let host = request.headers["host"], !host.isEmpty, host.count < 256,
+           host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }) {
+            return "https://" + host.lowercased()
+        }
+        return resolve("{https:\(request.host)}", path: "")
+    }
 
     /// The user named by valid Basic credentials or a valid Bearer token, if any.
     func authenticatedUser(_ request: SimulatedRequest) -> String? {

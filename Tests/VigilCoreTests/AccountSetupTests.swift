@@ -163,17 +163,41 @@ struct AccountSetupTests {
         #expect(running.simulator.journal.entries.allSatisfy { !$0.authorization })
     }
 
-    @Test func methodsTheSettingsForbidOrVigilLacksStopBeforeThePassword() async throws {
-        let bearer = try await RunningSimulator("bearer-only")
-        let user = ScriptedUser()
-        await expectFailure(.unsupportedMethod) { try await setup().add(server: bearer.url(path: ""), user: "alice", interaction: user) }
-        #expect(!user.asked.contains("password?"))
-        await bearer.stop()
-
+    @Test func methodsTheSettingsForbidStopBeforeThePassword() async throws {
         let basic = try await RunningSimulator("basic-only")
         defer { Task { await basic.stop() } }
+        let user = ScriptedUser()
         await expectFailure(.noUsableMethod) { try await setup { $0.allowedMethods = [.oauth2] }.add(server: basic.url(path: ""), user: "alice", interaction: user) }
+        #expect(!user.asked.contains("password?"))
         #expect(basic.simulator.journal.entries.allSatisfy { !$0.authorization })
+    }
+
+    @Test func openIDConnectIsTheDefaultAndKeepsBothTokensInTheKeyring() async throws {
+        let running = try await RunningSimulator("bearer-only")
+        defer { Task { await running.stop() } }
+        let user = ScriptedUser()
+        let account = try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: user)
+        let access = try SecretKey(account: account.secretAccount, kind: .accessToken)
+        let refresh = try SecretKey(account: account.secretAccount, kind: .refreshToken)
+        defer { _ = try? keyring.remove(access); _ = try? keyring.remove(refresh) }
+        #expect(account.method == "com.owncloud.openid-connect")
+        #expect(user.asked == ["review: trusted", "browser"], "no password is asked")
+        #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
+        let entries = running.simulator.journal.entries
+        #expect(entries.contains { $0.method == "POST" && $0.path.hasSuffix("/register") }, "a client registered for the login (RFC 7591)")
+        let authorized = entries.filter(\.authorization)
+        #expect(authorized.map(\.method) == ["GET", "PROPFIND"], "only userinfo and the WebDAV check carry the token: \(authorized.map(\.path))")
+    }
+
+    @Test(arguments: ["oidc-alg-none", "oidc-bad-nonce", "oidc-expired-id-token", "oidc-issuer-mismatch", "oidc-jwks-over-http", "oidc-missing-id-token",
+                      "oidc-mix-up", "oidc-no-s256", "oidc-unknown-kid", "oidc-wrong-audience", "oidc-wrong-issuer"])
+    func openIDConnectFaultsAreRefusedAndNothingIsKept(scenario: String) async throws {
+        let running = try await RunningSimulator(scenario)
+        defer { Task { await running.stop() } }
+        await expectFailure(.responseRejected) { try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
+        #expect(try Accounts(database: database).list().isEmpty)
+        #expect(try keyring.accounts(kind: nil).allSatisfy { !$0.contains(running.url(path: "")) })
+        #expect(running.simulator.journal.entries.allSatisfy { !($0.authorization && $0.method == "PROPFIND") }, "no token reached WebDAV")
     }
 
     @Test func oauth2ThroughTheBrowserKeepsBothTokensInTheKeyring() async throws {

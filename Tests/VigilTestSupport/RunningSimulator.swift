@@ -14,7 +14,8 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
     public init(_ name: String) async throws {
         let scenario = try ScenarioLibrary(directory: Self.fixtures).scenario(named: name)
         var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: Self.certificates)
-        let clock = ManualSimulatorClock()
+        // Now, so that tokens the simulator issues are current for a client on the real clock.
+        let clock = ManualSimulatorClock(Date())
         configuration.clock = clock
         let running = try await RunningHostSimulator(try HostSimulator(configuration: configuration, journal: try Journal()))
         self.simulator = running.simulator

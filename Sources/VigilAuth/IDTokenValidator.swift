@@ -1,0 +1,175 @@
+public import Foundation
+import JWTKit
+
+/// The claims of an id_token Vigil reads (OpenID Connect Core 1.0, section 2).
+public struct IDTokenClaims: Sendable, Equatable {
+    public var iss: String
+    public var sub: String
+    public var aud: [String]
+    public var exp: Double
+    public var iat: Double
+    public var nonce: String?
+    public var azp: String?
+    public var preferredUsername: String?
+
+    public init(iss: String, sub: String, aud: [String], exp: Double, iat: Double, nonce: String? = nil, azp: String? = nil, preferredUsername: String? = nil) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.exp = exp
+        self.iat = iat
+        self.nonce = nonce
+        self.azp = azp
+        self.preferredUsername = preferredUsername
+    }
+
+    /// The user name to show: `preferred_username`, else `sub`.
+    public var userName: String { preferredUsername.flatMap { $0.isEmpty ? nil : $0 } ?? sub }
+}
+
+/// The id_token as jwt-kit decodes it (`aud` a string or a list).
+struct IDTokenPayload: JWTPayload {
+    var iss: String
+    var sub: String
+    var aud: AudienceClaim
+    var exp: Double
+    var iat: Double
+    var nonce: String?
+    var azp: String?
+    var preferredUsername: String?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, exp, iat, nonce, azp
+        case preferredUsername = "preferred_username"
+    }
+
+    /// Claims are checked by ``IDTokenValidator`` after the signature, for messages that say which.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+
+    var claims: IDTokenClaims {
+        IDTokenClaims(iss: iss, sub: sub, aud: aud.value, exp: exp, iat: iat, nonce: nonce, azp: azp, preferredUsername: preferredUsername)
+    }
+}
+
+/// Validates an id_token the way OpenID Connect Core 1.0 section 3.1.3.7 asks, with jwt-kit for
+/// the signature: an asymmetric algorithm only (never `none`, never HMAC with a public client),
+/// the JWKS key whose `kid` the header names (the JWKS fetched again once when the `kid` is
+/// unknown: a rotated key), `iss` exactly the issuer, `aud` containing the client id, `azp` the
+/// client when present (and required with several audiences), `exp` in the future and `iat` not,
+/// with a small leeway, and `nonce` the one sent.
+public struct IDTokenValidator: Sendable {
+    public var issuer: String
+    public var clientID: String
+    public var nonce: String
+    public var now: Date
+    /// Clock skew tolerated on `exp` and `iat`.
+    public var leeway: TimeInterval = 60
+
+    /// Algorithms an id_token may be signed with.
+    public static let allowedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+
+    public init(issuer: String, clientID: String, nonce: String, now: Date = Date()) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.nonce = nonce
+        self.now = now
+    }
+
+    /// The verified claims. `fetchJWKS` returns the provider's JWKS (JSON); it is called once, and
+    /// a second time only when the token names a `kid` the first answer lacks.
+    public func validate(_ token: String, fetchJWKS: @Sendable () async throws -> [UInt8]) async throws -> IDTokenClaims {
+        let header = try Self.header(of: token)
+        guard let algorithm = header["alg"] as? String, Self.allowedAlgorithms.contains(algorithm) else {
+            throw Self.invalid("it is signed with \(Self.shown(header["alg"])), not an asymmetric algorithm Vigil accepts (never none, never HMAC)")
+        }
+        let kid = header["kid"] as? String
+        var keys = try Self.keys(from: try await fetchJWKS())
+        if let kid, !keys.contains(where: { $0.kid == kid }) {
+            keys = try Self.keys(from: try await fetchJWKS())  // a rotated key: fetched again, once
+        }
+        let candidates = keys.filter { kid == nil ? keys.count == 1 : $0.kid == kid }
+        guard let key = candidates.first else {
+            throw Self.invalid(kid.map { "its key id \(SafeKID.shown($0)) is not in the provider's JWKS, even fetched again" }
+                               ?? "it names no key id, and the provider's JWKS has several keys")
+        }
+        if let keyAlgorithm = key.alg, keyAlgorithm != algorithm {
+            throw Self.invalid("its algorithm \(algorithm) is not the one its key is for (\(keyAlgorithm))")
+        }
+        let collection = JWTKeyCollection()
+        let claims: IDTokenClaims
+        do {
+            try await collection.add(jwk: key.jwk, isDefault: true)
+            claims = try await collection.verify(token, as: IDTokenPayload.self).claims
+        } catch {
+            throw Self.invalid("its signature does not verify with the provider's key")
+        }
+        try check(claims)
+        return claims
+    }
+
+    /// The claims a signature does not prove: who issued it, for whom, when, for which request.
+    public func check(_ claims: IDTokenClaims) throws {
+        guard claims.iss == issuer else { throw Self.invalid("its issuer is \(claims.iss), not \(issuer)") }
+        guard claims.aud.contains(clientID) else { throw Self.invalid("it is not for this client (aud: \(claims.aud.joined(separator: ", ")))") }
+        if claims.aud.count > 1 || claims.azp != nil {
+            guard claims.azp == clientID else { throw Self.invalid("its authorized party (azp) is \(claims.azp ?? "missing"), not this client") }
+        }
+        let time = now.timeIntervalSince1970
+        guard claims.exp + leeway > time else { throw Self.invalid("it expired at \(Date(timeIntervalSince1970: claims.exp))") }
+        guard claims.iat - leeway <= time else { throw Self.invalid("it was issued in the future (\(Date(timeIntervalSince1970: claims.iat)))") }
+        guard let sent = claims.nonce, OAuth2Login.constantTimeEqual(sent, nonce) else {
+            throw Self.invalid(claims.nonce == nil ? "it carries no nonce" : "its nonce is not the one Vigil sent (a replayed or injected token)")
+        }
+    }
+
+    static func invalid(_ why: String) -> OAuth2Error {
+        OAuth2Error(.invalidIDToken, "The id_token is refused: \(why).")
+    }
+
+    /// The JOSE header, decoded (not trusted: it only picks the key).
+    static func header(of token: String) throws -> [String: Any] {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let data = base64URLDecoded(String(parts[0])),
+              let header = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw invalid("it is not a signed JWT (three base64url parts)")
+        }
+        return header
+    }
+
+    struct Key: Sendable {
+        var kid: String?
+        var alg: String?
+        var jwk: JWK
+    }
+
+    /// The JWKS's signing keys (RSA, EC, OKP; `use` absent or `sig`); symmetric and encryption
+    /// keys are dropped before jwt-kit sees them.
+    static func keys(from json: [UInt8]) throws -> [Key] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any], let entries = object["keys"] as? [[String: Any]] else {
+            throw OAuth2Error(.discoveryRejected, "The provider's JWKS is not a JSON object with keys.")
+        }
+        return entries.compactMap { entry in
+            guard let type = entry["kty"] as? String, ["RSA", "EC", "OKP"].contains(type), (entry["use"] as? String ?? "sig") == "sig",
+                  let data = try? JSONSerialization.data(withJSONObject: entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data) else { return nil }
+            return Key(kid: entry["kid"] as? String, alg: entry["alg"] as? String, jwk: jwk)
+        }
+    }
+
+    static func base64URLDecoded(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
+    static func shown(_ value: Any?) -> String {
+        guard let text = value as? String else { return "no algorithm" }
+        return SafeKID.shown(text)
+    }
+}
+
+/// A header value from a token, cut and made printable before it is quoted in a message.
+enum SafeKID {
+    static func shown(_ text: String) -> String {
+        "\"" + String(text.prefix(40).map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "?" }) + "\""
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+public import VigilHTTP
+public import VigilSecrets
+
+/// What an OpenID Connect login gives: the tokens, the id_token's verified claims, and the client
+/// id they were issued to (registered for this login, or configured).
+public struct OpenIDConnectLogin: Sendable {
+    public struct Result: Sendable {
+        public var tokens: OAuth2Tokens
+        public var claims: IDTokenClaims
+        public var clientID: String
+    }
+
+    public var client: HTTPClient
+    /// The provider's discovery document, already checked by ``AuthenticationDetector``.
+    public var configuration: OpenIDConfiguration
+    /// The configured client (`authentication-oauth2.oa2-client-id`), used when registration is
+    /// off or the provider does not offer it.
+    public var clientID: String?
+    /// `authentication-oidc.register-client`.
+    public var registerClient = true
+    /// `authentication-oidc.scope`.
+    public var scope = "openid offline_access email profile"
+    /// `authentication-oidc.prompt`; nil or empty: none sent.
+    public var prompt: String?
+    public var timeout: Duration = .seconds(300)
+    public var redirectPort = 0
+
+    public init(client: HTTPClient, configuration: OpenIDConfiguration, clientID: String? = nil) {
+        self.client = client
+        self.configuration = configuration
+        self.clientID = clientID
+    }
+
+    /// Authorization code with PKCE S256, `state`, `nonce`, the RFC 9207 `iss` check, the code
+    /// exchanged through the trust-gated client, the id_token validated (``IDTokenValidator``), and
+    /// its subject checked against the userinfo endpoint when there is one. `user` is the
+    /// `login_hint`, and the id_token's user must be that user.
+    public func login(user: String, openBrowser: @Sendable (String) async -> Void) async throws -> Result {
+        try Self.check(configuration)
+        let receiver = try LoopbackRedirectReceiver(port: redirectPort)
+        let clientID = try await self.clientID(redirectURI: receiver.redirectURI)
+        let pkce = PKCE()
+        let state = PKCE.randomToken(), nonce = PKCE.randomToken()
+        var query = [
+            ("response_type", "code"), ("client_id", clientID), ("redirect_uri", receiver.redirectURI), ("scope", scope),
+            ("code_challenge", pkce.challenge), ("code_challenge_method", pkce.method), ("state", state), ("nonce", nonce), ("login_hint", user),
+        ]
+        if let prompt, !prompt.isEmpty { query.append(("prompt", prompt)) }
+        let endpoint = configuration.authorizationEndpoint
+        let url = endpoint + (endpoint.contains("?") ? "&" : "?") + OAuth2Login.form(query)
+
+        async let response = receiver.waitForResponse(timeout: timeout)
+        await openBrowser(url)
+        let answer = try await response
+        guard answer["state"].map({ OAuth2Login.constantTimeEqual($0, state) }) == true else {
+            throw OAuth2Error(.stateMismatch, "The authorization response does not carry the state Vigil sent; it is ignored.")
+        }
+        // RFC 9207: an authorization response that names another issuer came from another provider.
+        if let issuer = answer["iss"], issuer != configuration.issuer {
+            throw OAuth2Error(.issuerMismatch, "The authorization response comes from another issuer (\(issuer)) than \(configuration.issuer): a mix-up; nothing is exchanged.")
+        }
+        if answer["iss"] == nil, configuration.authorizationResponseIssParameterSupported == true {
+            throw OAuth2Error(.issuerMismatch, "The provider promises an iss in its authorization responses (RFC 9207), and this one has none.")
+        }
+        if let error = answer["error"] {
+            throw OAuth2Error(.refused, "The provider refused: \(error)" + (answer["error_description"].map { " (\($0))" } ?? "") + ".")
+        }
+        guard let code = answer["code"], !code.isEmpty else { throw OAuth2Error(.refused, "The authorization response carries no code.") }
+
+        let form = OAuth2Login.form([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI),
+                                     ("client_id", clientID), ("code_verifier", pkce.verifier)])
+        let tokenResponse = try await client.send(HTTPRequest(method: "POST", url: configuration.tokenEndpoint,
+                                                              headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded"), (name: "Accept", value: "application/json")],
+                                                              body: Array(form.utf8)))
+        let tokens = try OAuth2Login.tokens(from: tokenResponse)
+        guard let idToken = tokens.idToken else {
+            throw OAuth2Error(.invalidIDToken, "The token response has no id_token: this is OAuth2, not OpenID Connect; the tokens are discarded.")
+        }
+        let validator = IDTokenValidator(issuer: configuration.issuer, clientID: clientID, nonce: nonce)
+        let jwks = configuration.jwksURI ?? ""
+        let claims = try await idToken.withValue { token in
+            try await validator.validate(token) { try await self.fetch(jwks, what: "the JWKS") }
+        }
+        guard claims.userName == user || claims.sub == user else {
+            throw OAuth2Error(.userMismatch, "The provider logged in \(claims.userName), not \(user); nothing is kept.")
+        }
+        try await checkUserinfo(subject: claims.sub, accessToken: tokens.accessToken)
+        return Result(tokens: tokens, claims: claims, clientID: clientID)
+    }
+
+    /// A discovery document Vigil logs in with: S256 offered (when the provider lists its PKCE
+    /// methods at all) and a JWKS to check id_tokens with.
+    static func check(_ configuration: OpenIDConfiguration) throws {
+        if let methods = configuration.codeChallengeMethodsSupported, !methods.contains("S256") {
+            throw OAuth2Error(.discoveryRejected, "The provider does not offer PKCE with S256 (it lists \(methods.joined(separator: ", "))); Vigil does not log in without it.")
+        }
+        guard let jwks = configuration.jwksURI, jwks.lowercased().hasPrefix("https://") else {
+            throw OAuth2Error(.discoveryRejected, "The provider names no https jwks_uri: id_tokens could not be checked.")
+        }
+    }
+
+    /// The configured client, or one registered now for this redirect URI (RFC 7591).
+    func clientID(redirectURI: String) async throws -> String {
+        if registerClient, let registration = configuration.registrationEndpoint {
+            let body: [String: Any] = [
+                "client_name": "Vigil", "application_type": "native", "redirect_uris": [redirectURI],
+                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"], "token_endpoint_auth_method": "none",
+            ]
+            let answer = try await client.send(HTTPRequest(method: "POST", url: registration,
+                                                           headers: [(name: "Content-Type", value: "application/json"), (name: "Accept", value: "application/json")],
+                                                           body: Array(try JSONSerialization.data(withJSONObject: body))))
+            if let redirect = answer.redirect { throw OAuth2Error(.registration, "Client registration redirects to \(redirect.location); not followed.") }
+            guard answer.status == 201 || answer.status == 200,
+                  let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+                  let id = object["client_id"] as? String, !id.isEmpty else {
+                throw OAuth2Error(.registration, "The provider refused to register Vigil as a client (HTTP \(answer.status)).")
+            }
+            return id
+        }
+        guard let clientID, !clientID.isEmpty else {
+            throw OAuth2Error(.registration, "The provider offers no client registration: set authentication-oauth2.oa2-client-id to the client registered for Vigil.")
+        }
+        return clientID
+    }
+
+    /// GET `url` through the trust-gated client; an answer other than 200 is an error.
+    func fetch(_ url: String, what: String, headers: [(name: String, value: String)] = []) async throws -> [UInt8] {
+        let answer = try await client.send(HTTPRequest(url: url, headers: [(name: "Accept", value: "application/json")] + headers))
+        if let redirect = answer.redirect { throw OAuth2Error(.discoveryRejected, "Fetching \(what) redirects to \(redirect.location); not followed.") }
+        guard answer.status == 200 else { throw OAuth2Error(.refused, "The provider answered \(what) with HTTP \(answer.status).") }
+        return answer.body
+    }
+
+    /// OpenID Connect Core 5.3.2: userinfo's `sub` must be the id_token's.
+    func checkUserinfo(subject: String, accessToken: Secret) async throws {
+        guard let userinfo = configuration.userinfoEndpoint else { return }
+        let body = try await accessToken.withValue { token in
+            try await fetch(userinfo, what: "userinfo", headers: [(name: "Authorization", value: "Bearer \(token)")])
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], let sub = object["sub"] as? String else {
+            throw OAuth2Error(.invalidIDToken, "The userinfo answer has no subject.")
+        }
+        guard sub == subject else {
+            throw OAuth2Error(.userMismatch, "The userinfo subject is not the id_token's: the tokens are for different users; nothing is kept.")
+        }
+    }
+}
