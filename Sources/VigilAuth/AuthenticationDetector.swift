@@ -80,7 +80,8 @@ public struct AuthenticationDetector: Sendable {
         guard issuer == server else {
             return .failure(DetectionProblem(reason: "The OpenID Connect issuer \(configuration.issuer) is not this server (\(server))."))
         }
-        let endpoints = [configuration.authorizationEndpoint, configuration.tokenEndpoint] + [configuration.jwksURI, configuration.registrationEndpoint].compactMap { $0 }
+        let endpoints = [configuration.authorizationEndpoint, configuration.tokenEndpoint]
+            + [configuration.jwksURI, configuration.registrationEndpoint, configuration.userinfoEndpoint, configuration.revocationEndpoint].compactMap { $0 }
         guard endpoints.allSatisfy({ $0.lowercased().hasPrefix("https://") }) else {
             return .failure(DetectionProblem(reason: "The OpenID Connect discovery document names an endpoint that is not https."))
         }

@@ -148,10 +148,13 @@ public struct IDTokenValidator: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any], let entries = object["keys"] as? [[String: Any]] else {
             throw OAuth2Error(.discoveryRejected, "The provider's JWKS is not a JSON object with keys.")
         }
-        return entries.compactMap { entry in
+        return entries.enumerated().compactMap { index, original in
+            var entry = original
+            // jwt-kit keeps keys by kid: one without gets a name of Vigil's (never matched by a token's kid).
+            if entry["kid"] == nil { entry["kid"] = "vigil-unnamed-\(index)" }
             guard let type = entry["kty"] as? String, ["RSA", "EC", "OKP"].contains(type), (entry["use"] as? String ?? "sig") == "sig",
                   let data = try? JSONSerialization.data(withJSONObject: entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data) else { return nil }
-            return Key(kid: entry["kid"] as? String, alg: entry["alg"] as? String, jwk: jwk)
+            return Key(kid: original["kid"] as? String, alg: entry["alg"] as? String, jwk: jwk)
         }
     }
 

@@ -35,17 +35,26 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
     public var redirectURI: String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Waits (on a thread of its own) for the authorization response and returns its query items.
-    public func waitForResponse(timeout: Duration) async throws -> [String: String] {
+    /// With `state`, a response carrying another state (a page or a local process trying to end
+    /// or inject into the login) is answered with a short refusal and ignored; Vigil keeps
+    /// waiting until the deadline, which also bounds a slow sender.
+    public func waitForResponse(timeout: Duration, state: String? = nil) async throws -> [String: String] {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try self.blockingWait(timeout: timeout) }) }.start()
+            Thread { continuation.resume(with: Result { try self.blockingWait(timeout: timeout, state: state) }) }.start()
         }
     }
 
-    func blockingWait(timeout: Duration) throws -> [String: String] {
+    func blockingWait(timeout: Duration, state: String?) throws -> [String: String] {
         let deadline = ContinuousClock.now + timeout
+        var ignored = 0
         while true {
             let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw OAuth2Error(.timeout, "The browser did not come back within the time allowed.") }
+            guard left > .zero else {
+                if ignored > 0 {
+                    throw OAuth2Error(.stateMismatch, "\(ignored) authorization response(s) with another state than Vigil sent came back and were ignored; the login's own answer did not come in time.")
+                }
+                throw OAuth2Error(.timeout, "The browser did not come back within the time allowed.")
+            }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000, 1000))
             guard poll(&poller, 1, max(milliseconds, 1)) > 0 else { continue }
@@ -58,7 +67,13 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
                 Self.answer(client, status: "404 Not Found", body: "Not found.")
                 continue
             }
-            let body = query["error"] == nil ? "Vigil received the authorization. You can close this window." : "The authorization was refused. You can close this window."
+            if let state, !OAuth2Login.constantTimeEqual(query["state"] ?? "", state) {
+                ignored += 1
+                Self.answer(client, status: "400 Bad Request", body: "This answer is not for the login Vigil is waiting for, and was ignored. Finish the login in the window Vigil opened.")
+                continue
+            }
+            let body = query["error"] == nil ? "Vigil received the authorization. You can close this window and go back to the terminal."
+                : "The authorization was refused. Close this window; the terminal says what happened."
             Self.answer(client, status: "200 OK", body: body)
             return query
         }

@@ -20,6 +20,8 @@ public struct OAuth2Error: Error, Sendable, Hashable, CustomStringConvertible {
         case registration
         /// The id_token failed validation (signature, algorithm, issuer, audience, expiry, nonce).
         case invalidIDToken = "invalid-id-token"
+        /// The provider is unavailable for now (5xx, 429): nothing was decided.
+        case unavailable
         /// The provider logged in another user than the one being added.
         case userMismatch = "user-mismatch"
     }

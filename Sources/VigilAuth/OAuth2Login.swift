@@ -30,6 +30,8 @@ public struct OAuth2Login: Sendable {
     public var timeout: Duration = .seconds(300)
     /// The loopback port (`authentication-oauth2.oa2-redirect-port`); 0 picks a free one.
     public var redirectPort = 0
+    /// A confidential client's secret at the token endpoint.
+    public var clientAuthentication = OAuth2ClientAuthentication.none
 
     public init(client: HTTPClient, authorizationEndpoint: String, tokenEndpoint: String, clientID: String, scope: String? = nil) {
         self.client = client
@@ -52,7 +54,7 @@ public struct OAuth2Login: Sendable {
         if let user { query.append(("login_hint", user)) }
         let url = authorizationEndpoint + (authorizationEndpoint.contains("?") ? "&" : "?") + Self.form(query)
 
-        async let response = receiver.waitForResponse(timeout: timeout)
+        async let response = receiver.waitForResponse(timeout: timeout, state: state)
         await openBrowser(url)
         let answer = try await response
         guard answer["state"].map({ Self.constantTimeEqual($0, state) }) == true else {
@@ -64,11 +66,8 @@ public struct OAuth2Login: Sendable {
         guard let code = answer["code"], !code.isEmpty else {
             throw OAuth2Error(.refused, "The authorization response carries no code.")
         }
-        let form = Self.form([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI),
-                              ("client_id", clientID), ("code_verifier", pkce.verifier)])
-        let tokenResponse = try await client.send(HTTPRequest(method: "POST", url: tokenEndpoint,
-                                                              headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded"), (name: "Accept", value: "application/json")],
-                                                              body: Array(form.utf8)))
+        let tokenResponse = try await OAuth2TokenClient(client: client, clientID: clientID, authentication: clientAuthentication)
+            .post(tokenEndpoint, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI), ("code_verifier", pkce.verifier)])
         return try Self.tokens(from: tokenResponse)
     }
 
@@ -88,10 +87,14 @@ public struct OAuth2Login: Sendable {
     }
 
     static func form(_ items: [(String, String)]) -> String {
-        var allowed = CharacterSet.alphanumerics
+        items.map { "\(formEncoded($0.0))=\(formEncoded($0.1))" }.joined(separator: "&")
+    }
+
+    /// Percent-encoding of everything but the unreserved characters.
+    static func formEncoded(_ text: String) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         allowed.insert(charactersIn: "-._~")
-        return items.map { "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            .joined(separator: "&")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {

@@ -12,6 +12,8 @@ public struct OpenIDConfiguration: Sendable, Hashable, Codable {
     public var authorizationResponseIssParameterSupported: Bool?
     /// RFC 7009.
     public var revocationEndpoint: String?
+    /// How a confidential client may authenticate at the token endpoint.
+    public var tokenEndpointAuthMethodsSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -23,5 +25,6 @@ public struct OpenIDConfiguration: Sendable, Hashable, Codable {
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case revocationEndpoint = "revocation_endpoint"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
     }
 }

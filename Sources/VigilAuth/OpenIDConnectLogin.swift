@@ -25,6 +25,9 @@ public struct OpenIDConnectLogin: Sendable {
     public var prompt: String?
     public var timeout: Duration = .seconds(300)
     public var redirectPort = 0
+    /// `authentication-oauth2.oa2-client-secret` for a configured confidential client (a
+    /// registered client is public).
+    public var clientSecret: Secret?
 
     public init(client: HTTPClient, configuration: OpenIDConfiguration, clientID: String? = nil) {
         self.client = client
@@ -50,7 +53,7 @@ public struct OpenIDConnectLogin: Sendable {
         let endpoint = configuration.authorizationEndpoint
         let url = endpoint + (endpoint.contains("?") ? "&" : "?") + OAuth2Login.form(query)
 
-        async let response = receiver.waitForResponse(timeout: timeout)
+        async let response = receiver.waitForResponse(timeout: timeout, state: state)
         await openBrowser(url)
         let answer = try await response
         guard answer["state"].map({ OAuth2Login.constantTimeEqual($0, state) }) == true else {
@@ -68,11 +71,9 @@ public struct OpenIDConnectLogin: Sendable {
         }
         guard let code = answer["code"], !code.isEmpty else { throw OAuth2Error(.refused, "The authorization response carries no code.") }
 
-        let form = OAuth2Login.form([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI),
-                                     ("client_id", clientID), ("code_verifier", pkce.verifier)])
-        let tokenResponse = try await client.send(HTTPRequest(method: "POST", url: configuration.tokenEndpoint,
-                                                              headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded"), (name: "Accept", value: "application/json")],
-                                                              body: Array(form.utf8)))
+        let tokenResponse = try await OAuth2TokenClient(client: client, clientID: clientID, authentication: authentication(for: clientID))
+            .post(configuration.tokenEndpoint, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI),
+                                                ("code_verifier", pkce.verifier)])
         let tokens = try OAuth2Login.tokens(from: tokenResponse)
         guard let idToken = tokens.idToken else {
             throw OAuth2Error(.invalidIDToken, "The token response has no id_token: this is OAuth2, not OpenID Connect; the tokens are discarded.")
@@ -89,6 +90,12 @@ public struct OpenIDConnectLogin: Sendable {
         return Result(tokens: tokens, claims: claims, clientID: clientID)
     }
 
+    /// The configured secret for the configured client, as the provider accepts it; none for a
+    /// client registered as public.
+    public func authentication(for clientID: String) -> OAuth2ClientAuthentication {
+        clientID == self.clientID ? OAuth2ClientAuthentication.choose(secret: clientSecret, supported: configuration.tokenEndpointAuthMethodsSupported) : .none
+    }
+
     /// A discovery document Vigil logs in with: S256 offered (when the provider lists its PKCE
     /// methods at all) and a JWKS to check id_tokens with.
     static func check(_ configuration: OpenIDConfiguration) throws {
@@ -98,6 +105,22 @@ public struct OpenIDConnectLogin: Sendable {
         guard let jwks = configuration.jwksURI, jwks.lowercased().hasPrefix("https://") else {
             throw OAuth2Error(.discoveryRejected, "The provider names no https jwks_uri: id_tokens could not be checked.")
         }
+        // What Vigil itself sends or trusts (the code and verifier, tokens, the keys) goes only to
+        // the server whose certificate the user reviewed; another host would get no review.
+        let origin = Self.origin(configuration.issuer)
+        let named = [("token_endpoint", configuration.tokenEndpoint), ("jwks_uri", jwks)]
+            + [("registration_endpoint", configuration.registrationEndpoint), ("userinfo_endpoint", configuration.userinfoEndpoint),
+               ("revocation_endpoint", configuration.revocationEndpoint)].compactMap { name, url in url.map { (name, $0) } }
+        for (name, url) in named where origin == nil || Self.origin(url) != origin {
+            throw OAuth2Error(.discoveryRejected, "The provider's \(name) (\(url)) is not on the server reviewed (\(configuration.issuer)); Vigil sends nothing to a host it has not reviewed.")
+        }
+    }
+
+    /// `https://host:port` of an https URL (port 443 when none is given); nil otherwise.
+    static func origin(_ url: String) -> String? {
+        guard let parts = URLComponents(string: url), parts.scheme?.lowercased() == "https", let host = parts.host?.lowercased(), !host.isEmpty,
+              parts.user == nil, parts.password == nil else { return nil }
+        return "https://\(host):\(parts.port ?? 443)"
     }
 
     /// The configured client, or one registered now for this redirect URI (RFC 7591).

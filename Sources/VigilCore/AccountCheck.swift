@@ -61,6 +61,8 @@ public struct AccountCheck: Sendable {
     public var renewalRule: (text: String, rule: CertificateRule)?
     /// `connection.certificate-extended-validation-rule` (parsed); nil: none.
     public var extendedValidationRule: (text: String, rule: CertificateRule)?
+    /// Where token refreshes take their per-account lock (``AccountTokens``); nil: no lock.
+    public var lockDirectory: String?
     public var logger: Logger
 
     public init(evaluator: TrustEvaluator, approvals: CertificateApprovals, accounts: Accounts, options: AccountSetup.Options,
@@ -94,29 +96,52 @@ public struct AccountCheck: Sendable {
             if !judged.evaluation.verdict.isTrusted {
                 try approvals.approve(leaf, host: judged.endpoint.host, port: judged.endpoint.port, note: "approved again for \(account.secretAccount)")
             }
+            if let storedLeaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first {
+                try retire(storedLeaf, at: judged.endpoint, replacedBy: leaf)
+            }
             try accounts.replaceReviewedChain(id: account.id, with: AccountSetup.pem(judged.chain) ?? "",
                                               because: "reviewed again and approved by the user: \(leaf.sha256Fingerprint)")
             result = .approvedAgain
         }
         guard result.isAcceptable else { return Report(certificate: result, filesStatus: nil) }
-        guard let authorization = try Self.authorization(for: account, secrets: secrets) else {
-            return Report(certificate: result, filesStatus: 401)
-        }
         let client = try AccountSetup.client(for: judged.endpoint, evaluator: evaluator, approvals: approvals, options: options,
-                                              reviewed: judged.chain.first, logger: logger)
-        let answer = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/",
-                                                       headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")]))
-        if let redirect = answer.redirect { throw AccountSetup.redirectError(redirect) }
-        return Report(certificate: result, filesStatus: answer.status)
+                                             reviewed: judged.chain.first, logger: logger)
+        let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
+        if account.method == AuthenticationMethodIdentifier.basicAuth.rawValue {
+            guard let password = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: .password)) else {
+                return Report(certificate: result, filesStatus: 401)
+            }
+            let header = password.withValue { "Basic " + Data("\(account.user):\($0)".utf8).base64EncodedString() }
+            return Report(certificate: result, filesStatus: try await propfind(files, authorization: header, client: client))
+        }
+        // OAuth2 / OpenID Connect: refreshed ahead of expiry, and once more after a 401.
+        var tokens = AccountTokens(accounts: accounts, secrets: secrets, client: client, lockDirectory: lockDirectory, logger: logger)
+        tokens.clientSecret = options.oauth2ClientSecret
+        tokens.lifetimeOverride = options.tokenLifetimeOverride
+        let current = try accounts.list().first { $0.id == account.id } ?? account
+        let token = try await tokens.accessToken(for: current)
+        var status = try await token.withValue { try await propfind(files, authorization: "Bearer \($0)", client: client) }
+        if status == 401 {
+            let again = try await tokens.accessToken(for: try accounts.list().first { $0.id == account.id } ?? current, refusedToken: token)
+            status = try await again.withValue { try await propfind(files, authorization: "Bearer \($0)", client: client) }
+        }
+        return Report(certificate: result, filesStatus: status)
     }
 
-    /// The `Authorization` header from the account's secret in the keyring; nil when it is gone.
-    static func authorization(for account: Account, secrets: any SecretStore) throws -> String? {
-        if account.method == "com.owncloud.basicauth" {
-            return try secrets.secret(for: SecretKey(account: account.secretAccount, kind: .password))?
-                .withValue { "Basic " + Data("\(account.user):\($0)".utf8).base64EncodedString() }
+    /// A `PROPFIND` of the files root with `authorization`; its status (a redirect is refused).
+    func propfind(_ url: String, authorization: String, client: HTTPClient) async throws -> Int {
+        let answer = try await client.send(HTTPRequest(method: "PROPFIND", url: url, headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")]))
+        if let redirect = answer.redirect { throw AccountSetup.redirectError(redirect) }
+        return answer.status
+    }
+
+    /// The approval of a leaf that a renewal or a new review replaced is revoked (audited), so
+    /// that the old certificate cannot come back later as a "renewal" of its successor.
+    func retire(_ old: Certificate, at endpoint: Endpoint, replacedBy new: Certificate) throws {
+        guard old != new else { return }
+        for approval in try approvals.list() where approval.host == endpoint.host && approval.port == endpoint.port && approval.sha256 == old.sha256Fingerprint {
+            if let id = approval.id { _ = try approvals.revoke(id: id, reason: "replaced by \(new.sha256Fingerprint)") }
         }
-        return try secrets.secret(for: SecretKey(account: account.secretAccount, kind: .accessToken))?.withValue { "Bearer \($0)" }
     }
 
     func judge(_ account: Account) async throws -> (result: Result, chain: [Certificate], evaluation: TrustEvaluation, endpoint: Endpoint) {
@@ -134,14 +159,19 @@ public struct AccountCheck: Sendable {
         let passed = evaluation.verdict.isTrusted || approvedLeaves.contains(leaf.sha256Fingerprint)
         let stored = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) }) ?? nil
         guard let stored, let storedLeaf = stored.first else {
-            return done(passed ? .unchanged : .changed(reason: "No reviewed chain is stored with this account, and the server's chain is neither trusted nor approved."))
+            // Nothing to compare with (an account from before Vigil kept the chain): never a
+            // silent acceptance; reviewed once, the chain is then kept.
+            return done(.changed(reason: "No reviewed chain is stored with this account: review the server's certificate once; it is then kept."))
         }
         let context = CertificateRuleContext(bookmark: stored, server: chain, serverPassedValidationOrIsUserAccepted: passed)
         if let extendedValidationRule, !extendedValidationRule.rule.evaluate(context) {
-            return done(.changed(reason: "The extended-validation rule does not hold: \(extendedValidationRule.text)"))
+            return done(.refused(reasons: ["The extended-validation rule (connection.certificate-extended-validation-rule) does not hold: \(extendedValidationRule.text)"]))
         }
         if storedLeaf == leaf {
             return done(passed ? .unchanged : .changed(reason: "The reviewed certificate is no longer trusted or approved (its approval was revoked?)."))
+        }
+        if let issued = leaf.notBefore, let reviewed = storedLeaf.notBefore, issued < reviewed {
+            return done(.changed(reason: "\(endpoint) presents a certificate issued before the one reviewed (\(leaf.sha256Fingerprint)): an old certificate coming back is never a renewal; review it."))
         }
         guard let renewalRule, renewalRule.rule.evaluate(context) else {
             return done(.changed(reason: "\(endpoint) presents another certificate than the one reviewed (\(leaf.sha256Fingerprint)), and the renewal rule does not accept it: review it again."))
@@ -154,6 +184,7 @@ public struct AccountCheck: Sendable {
             }
             try approvals.approve(leaf, host: endpoint.host, port: endpoint.port,
                                   note: "renewal of \(storedLeaf.sha256Fingerprint), accepted by the rule: \(renewalRule.text)")
+            try retire(storedLeaf, at: endpoint, replacedBy: leaf)
         }
         try accounts.replaceReviewedChain(id: account.id, with: AccountSetup.pem(chain) ?? "",
                                           because: "renewed to \(leaf.sha256Fingerprint) by the rule: \(renewalRule.text)")

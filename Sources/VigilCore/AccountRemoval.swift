@@ -1,14 +1,22 @@
+import Foundation
+import VigilAuth
+import VigilHTTP
 public import VigilSecrets
 public import VigilStore
 
-/// Removes an account: its row (audited) and every kind of secret it may hold in the keyring.
-/// Shared by `vigil account remove` and `vigil simulate`.
+/// Removes an account: its tokens revoked at the server where it has a revocation endpoint
+/// (RFC 7009), its row (audited) and every kind of secret it may hold in the keyring. Shared by
+/// `vigil account remove` and `vigil simulate`.
 public struct AccountRemoval: Sendable {
     /// What was removed.
     public struct Result: Sendable {
         public var account: Account
         /// The kinds of secret that were in the keyring and are gone.
         public var removedSecrets: [SecretKey.Kind]
+        /// The kinds of token the server confirmed revoked.
+        public var revoked: [SecretKey.Kind] = []
+        /// Why the tokens were not revoked, when they were not (removal goes on regardless).
+        public var revocationProblem: String?
     }
 
     /// Every kind of secret an account may hold.
@@ -32,5 +40,41 @@ public struct AccountRemoval: Sendable {
             removed.append(kind)
         }
         return Result(account: account, removedSecrets: removed)
+    }
+
+    /// Revokes the account's tokens first (refresh token, then access token), but only over a
+    /// connection `check` accepts as the account's own server (its certificate judged against the
+    /// reviewed chain, nothing asked): a token is never sent to a server whose certificate
+    /// changed. Then ``remove(id:)``. A revocation that fails is reported, never fatal.
+    public func remove(id: String, revokingThrough check: AccountCheck) async throws -> Result {
+        guard let account = try accounts.list().first(where: { $0.id == id }) else { return try remove(id: id) }
+        var revoked: [SecretKey.Kind] = []
+        var problem: String?
+        if let endpoint = account.revocationEndpoint, let clientID = account.clientID {
+            do {
+                let judged = try await check.judge(account)
+                if judged.result.isAcceptable {
+                    let client = try AccountSetup.client(for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options,
+                                                         reviewed: judged.chain.first, logger: check.logger)
+                    let tokens = OAuth2TokenClient(client: client, clientID: clientID,
+                                                   authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret, supported: nil))
+                    for (kind, hint) in [(SecretKey.Kind.refreshToken, "refresh_token"), (.accessToken, "access_token")] {
+                        guard let token = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) else { continue }
+                        if try await tokens.revoke(token, hint: hint, at: endpoint) { revoked.append(kind) }
+                    }
+                    if !revoked.isEmpty {
+                        try accounts.record(.accountTokensRevoked, target: account.server, detail: "\(account.user): " + revoked.map(\.rawValue).joined(separator: ", "))
+                    }
+                } else {
+                    problem = "the server's certificate is not the one reviewed, so no token was sent to revoke"
+                }
+            } catch {
+                problem = "the server could not be reached to revoke the tokens (\(error))"
+            }
+        }
+        var result = try remove(id: id)
+        result.revoked = revoked
+        result.revocationProblem = problem
+        return result
     }
 }

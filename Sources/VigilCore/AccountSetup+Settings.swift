@@ -2,6 +2,7 @@ import VigilAuth
 public import Logging
 public import VigilCertificates
 import VigilRules
+import VigilSecrets
 public import VigilStore
 public import VigilHTTP
 public import VigilSettings
@@ -22,6 +23,8 @@ extension AccountSetup.Options {
         oauth2AuthorizationPath = settings.string("authentication-oauth2.oa2-authorization-endpoint") ?? oauth2AuthorizationPath
         oauth2TokenPath = settings.string("authentication-oauth2.oa2-token-endpoint") ?? oauth2TokenPath
         oauth2RedirectPort = settings.integer("authentication-oauth2.oa2-redirect-port") ?? 0
+        oauth2ClientSecret = settings.string("authentication-oauth2.oa2-client-secret").map(Secret.init)
+        tokenLifetimeOverride = settings.integer("authentication-oauth2.oa2-expiration-override-seconds")
         oidcScope = settings.string("authentication-oidc.scope") ?? oidcScope
         oidcPrompt = settings.string("authentication-oidc.prompt") ?? oidcPrompt
         oidcRegisterClient = settings.bool("authentication-oidc.register-client") ?? oidcRegisterClient

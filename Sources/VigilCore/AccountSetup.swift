@@ -41,6 +41,10 @@ public struct AccountSetup: Sendable {
         public var oauth2TokenPath = "index.php/apps/oauth2/api/v1/token"
         /// `authentication-oauth2.oa2-redirect-port`; 0 picks a free one.
         public var oauth2RedirectPort = 0
+        /// `authentication-oauth2.oa2-client-secret`, for a confidential client.
+        public var oauth2ClientSecret: Secret?
+        /// `authentication-oauth2.oa2-expiration-override-seconds`.
+        public var tokenLifetimeOverride: Int?
         /// `authentication-oidc.scope`, `.prompt` and `.register-client`.
         public var oidcScope = "openid offline_access email profile"
         public var oidcPrompt: String? = "select_account consent"
@@ -192,9 +196,14 @@ public struct AccountSetup: Sendable {
                                 tokenEndpoint: "\(base)/\(options.oauth2TokenPath)", clientID: clientID)
         login.timeout = options.browserTimeout
         login.redirectPort = options.oauth2RedirectPort
+        login.clientAuthentication = OAuth2ClientAuthentication.choose(secret: options.oauth2ClientSecret, supported: nil)
         await interaction.progress("Log in as \(user) in the browser; Vigil waits for it on a loopback address.")
+        let started = Date()
         let tokens = try await Self.mapped { try await login.login(user: user) { url in await interaction.openBrowser(url) } }
-        return try await keep(tokens, method: .oauth2, base: base, user: user, client: client, reviewedChain: reviewedChain)
+        let template = Account(server: base, user: user, method: AuthenticationMethodIdentifier.oauth2.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
+                               clientID: clientID, tokenEndpoint: login.tokenEndpoint,
+                               tokenExpiresAt: AccountTokens.expiry(expiresIn: tokens.expiresIn, override: options.tokenLifetimeOverride, from: started))
+        return try await keep(tokens, as: template, client: client)
     }
 
     /// OpenID Connect through the browser (``VigilAuth/OpenIDConnectLogin``): the id_token
@@ -207,10 +216,15 @@ public struct AccountSetup: Sendable {
         login.prompt = options.oidcPrompt
         login.timeout = options.browserTimeout
         login.redirectPort = options.oauth2RedirectPort
+        login.clientSecret = options.oauth2ClientSecret
+        let started = Date()
         await interaction.progress("Log in as \(user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
         let result = try await Self.mapped { try await login.login(user: user) { url in await interaction.openBrowser(url) } }
         await interaction.progress("The id_token is valid: \(result.claims.userName), issued by \(result.claims.iss) to client \(result.clientID).")
-        return try await keep(result.tokens, method: .openIDConnect, base: base, user: user, client: client, reviewedChain: reviewedChain)
+        let template = Account(server: base, user: user, method: AuthenticationMethodIdentifier.openIDConnect.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
+                               clientID: result.clientID, tokenEndpoint: configuration.tokenEndpoint, revocationEndpoint: configuration.revocationEndpoint,
+                               tokenExpiresAt: AccountTokens.expiry(expiresIn: result.tokens.expiresIn, override: options.tokenLifetimeOverride, from: started))
+        return try await keep(result.tokens, as: template, client: client)
     }
 
     /// A login's failure as a setup error: a forged, mixed-up or invalid answer is refused; a
@@ -225,13 +239,15 @@ public struct AccountSetup: Sendable {
                 throw AccountSetupError(.responseRejected, error.reason)
             case .registration: throw AccountSetupError(.configuration, error.reason)
             case .redirectListener, .refused: throw AccountSetupError(.wrongCredentials, error.reason)
+            case .unavailable: throw AccountSetupError(.maintenance, error.reason)
             }
         }
     }
 
     /// The access token checked on the user's WebDAV folder, then the account saved and both
     /// tokens put in the keyring (the account removed again if the keyring fails).
-    func keep(_ tokens: OAuth2Tokens, method: AuthenticationMethodIdentifier, base: String, user: String, client: HTTPClient, reviewedChain: [Certificate]) async throws -> Account {
+    func keep(_ tokens: OAuth2Tokens, as account: Account, client: HTTPClient) async throws -> Account {
+        let base = account.server, user = account.user
         let check = try await tokens.accessToken.withValue { token in
             try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
                                               headers: [(name: "Authorization", value: "Bearer \(token)"), (name: "Depth", value: "0")]))
@@ -242,7 +258,6 @@ public struct AccountSetup: Sendable {
         case 401, 403: throw AccountSetupError(.wrongCredentials, "The token from the browser login does not open \(user)'s files on \(base) (HTTP \(check.status)): was another user logged in?")
         default: throw Self.notWebDAV(check, base: base)
         }
-        let account = Account(server: base, user: user, method: method.rawValue, reviewedChainPEM: Self.pem(reviewedChain))
         try accounts.add(account)
         do {
             try secrets.store(tokens.accessToken, for: SecretKey(account: account.secretAccount, kind: .accessToken))
@@ -252,7 +267,7 @@ public struct AccountSetup: Sendable {
             for kind in [SecretKey.Kind.accessToken, .refreshToken] { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
             throw error
         }
-        logger.privacy.notice("Added an account on \(base) (\(public: method.rawValue))", metadata: ["tags": "setup"])
+        logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
         return account
     }
 

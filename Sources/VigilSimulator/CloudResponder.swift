@@ -195,6 +195,8 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             return oidc.authorize(query: request.query)
         case ("POST", "/index.php/apps/oauth2/api/v1/token"):
             return oidc.token(form: OIDCProvider.form(String(decoding: request.body, as: UTF8.self)), issuer: issuer(for: request))
+        case ("POST", "/index.php/apps/oauth2/revoke"):
+            return oidc.revoke(form: OIDCProvider.form(String(decoding: request.body, as: UTF8.self)))
         case ("GET", "/index.php/apps/oauth2/userinfo"):
             guard let user = authenticatedUser(request) else { return unauthorized() }
             return json(200, #"{"sub":"\#(user)","email":"\#(user)@example.test","preferred_username":"\#(user)"}"#)

@@ -53,6 +53,7 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
     private var codes: [String: Grant] = [:]
     private var refreshTokens: [String: (user: String, client: String, scope: String, used: Bool)] = [:]
     private var accessTokens: Set<String> = []
+    private var revoked: Set<String> = []
     /// Every code, token and verifier this provider issued or received, for `vigil simulate`'s
     /// secret scans (nothing here is ever written anywhere).
     private var seenSecrets: [PlantedSecret] = []
@@ -74,6 +75,7 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
             "jwks_uri": faults.jwksOverHTTP == true ? "\(plainBase ?? issuer.replacingOccurrences(of: "https://", with: "http://"))/index.php/apps/oauth2/jwks" : "\(issuer)/index.php/apps/oauth2/jwks",
             "registration_endpoint": "\(issuer)/index.php/apps/oauth2/register",
             "userinfo_endpoint": "\(issuer)/index.php/apps/oauth2/userinfo",
+            "revocation_endpoint": "\(issuer)/index.php/apps/oauth2/revoke",
             "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code", "refresh_token"],
             "code_challenge_methods_supported": faults.noS256 == true ? ["plain"] : ["S256"],
@@ -180,6 +182,30 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         default:
             return error(400, "unsupported_grant_type", "authorization_code or refresh_token")
         }
+    }
+
+    /// RFC 7009: the token (a refresh or an access token) stops working; 200 whether or not it
+    /// was known, as the RFC asks.
+    func revoke(form: [String: String]) -> SimulatedResponse {
+        guard let token = form["token"] else { return error(400, "invalid_request", "token is required") }
+        lock.lock()
+        refreshTokens.removeValue(forKey: token)
+        accessTokens.remove(token)
+        revoked.insert(token)
+        lock.unlock()
+        return SimulatedResponse(200, [("Cache-Control", "no-store")])
+    }
+
+    /// Whether `token` was revoked (for tests).
+    public func wasRevoked(_ token: String) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return revoked.contains(token)
+    }
+
+    /// How many tokens were revoked (for tests).
+    public var revokedCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return revoked.count
     }
 
     /// Codes, tokens and PKCE verifiers issued or received so far.

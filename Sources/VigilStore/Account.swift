@@ -17,14 +17,29 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
     /// (PEM, leaf first): the bookmark certificate of the renewal rules; nil for accounts set up
     /// before Vigil kept it.
     public var reviewedChainPEM: String?
+    /// OAuth2 and OpenID Connect: the client the tokens were issued to (registered for this
+    /// account, or configured), the endpoints that refresh and revoke them, and when the access
+    /// token expires. None of these is a secret.
+    public var clientID: String?
+    public var tokenEndpoint: String?
+    public var revocationEndpoint: String?
+    public var tokenExpiresAt: Date?
+    /// The server refused the stored credentials (a rejected refresh, a changed password): the
+    /// account needs `vigil account login` before it is used again.
+    public var needsLogin = false
 
-    public init(id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil) {
+    public init(id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,
+                clientID: String? = nil, tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, tokenExpiresAt: Date? = nil) {
         self.id = id
         self.server = server
         self.user = user
         self.method = method
         self.createdAt = createdAt
         self.reviewedChainPEM = reviewedChainPEM
+        self.clientID = clientID
+        self.tokenEndpoint = tokenEndpoint
+        self.revocationEndpoint = revocationEndpoint
+        self.tokenExpiresAt = tokenExpiresAt
     }
 
     /// How its secret is named in the keyring.

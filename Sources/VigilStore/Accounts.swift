@@ -46,6 +46,40 @@ public struct Accounts: Sendable {
         }
     }
 
+    /// Records a token refresh or a login: the new expiry (and client), `needsLogin` cleared;
+    /// or, with `needsLogin`, that the server refused the stored credentials. Audited.
+    @discardableResult
+    public func updateTokens(id: String, expiresAt: Date?, clientID: String? = nil, needsLogin: Bool, because reason: String, at time: Date = Date()) throws -> Account {
+        try database.write { db in
+            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            if !needsLogin { account.tokenExpiresAt = expiresAt }
+            if let clientID { account.clientID = clientID }
+            account.needsLogin = needsLogin
+            try account.update(db)
+            var event = AuditEvent(time: time, kind: needsLogin ? .accountNeedsLogin : .accountTokensRefreshed, target: account.server, detail: "\(account.user): \(reason)")
+            try event.insert(db)
+            return account
+        }
+    }
+
+    /// Writes `account`'s fields over its row (a new login's client and endpoints); the server and
+    /// the user cannot change (they name the account).
+    public func update(_ account: Account) throws {
+        try database.write { db in
+            guard let stored = try Account.fetchOne(db, key: account.id) else { throw StoreError(.notFound, "No account with id \(account.id).") }
+            guard stored.server == account.server, stored.user == account.user else { throw StoreError(.invalid, "An account's server and user cannot change.") }
+            try account.update(db)
+        }
+    }
+
+    /// An audit event about an account that changes no row (tokens revoked at the server).
+    public func record(_ kind: AuditEvent.Kind, target: String, detail: String, at time: Date = Date()) throws {
+        try database.write { db in
+            var event = AuditEvent(time: time, kind: kind, target: target, detail: detail)
+            try event.insert(db)
+        }
+    }
+
     /// Every account, oldest first.
     public func list() throws -> [Account] {
         try database.read { db in try Account.order(Column("createdAt"), Column("id")).fetchAll(db) }

@@ -25,7 +25,14 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
         /// A changed certificate was accepted by the renewal rule; the account's chain replaced.
         public static let accountChainRenewed = Kind(rawValue: "account-chain-renewed")
         /// The kinds this version writes.
-        public static let known: Set<Kind> = [.certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed]
+        /// An account's tokens were refreshed (or it logged in again).
+        public static let accountTokensRefreshed = Kind(rawValue: "account-tokens-refreshed")
+        /// The server refused an account's stored credentials: it needs a new login.
+        public static let accountNeedsLogin = Kind(rawValue: "account-needs-login")
+        /// An account's tokens were revoked at the server (RFC 7009) on removal.
+        public static let accountTokensRevoked = Kind(rawValue: "account-tokens-revoked")
+        public static let known: Set<Kind> = [.certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
+                                              .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked]
         public var isKnown: Bool { Self.known.contains(self) }
     }
 

@@ -97,6 +97,15 @@ public final class VigilDatabase: Sendable {
         migrator.registerMigration("v4: the chain an account was set up with") { db in
             try db.alter(table: Account.databaseTableName) { table in table.add(column: "reviewedChainPEM", .text) }
         }
+        migrator.registerMigration("v5: tokens over time") { db in
+            try db.alter(table: Account.databaseTableName) { table in
+                table.add(column: "clientID", .text)
+                table.add(column: "tokenEndpoint", .text)
+                table.add(column: "revocationEndpoint", .text)
+                table.add(column: "tokenExpiresAt", .datetime)
+                table.add(column: "needsLogin", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 

@@ -34,6 +34,8 @@ public struct ScenarioEvidence: Sendable {
     /// came with it.
     public var existingAccount: Account? = nil
     public var approvalsSeeded = 0
+    /// Approvals in the database that a renewal rule carried over to the leaf host 1 serves.
+    public var approvalsByRule = 0
 
     /// The address of `host:port` or `name:port`.
     public func address(of hostPort: String) -> String {
@@ -46,7 +48,8 @@ public struct ScenarioEvidence: Sendable {
                 accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
                 filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
                 addresses: [String: String] = [:], start: (scheme: String, address: String) = ("https", "127.0.0.1"),
-                interceptedAddress: String? = nil, databaseProblem: String? = nil, existingAccount: Account? = nil, approvalsSeeded: Int = 0) {
+                interceptedAddress: String? = nil, databaseProblem: String? = nil, existingAccount: Account? = nil, approvalsSeeded: Int = 0, approvalsByRule: Int = 0) {
+        self.approvalsByRule = approvalsByRule
         self.existingAccount = existingAccount
         self.approvalsSeeded = approvalsSeeded
         self.addresses = addresses

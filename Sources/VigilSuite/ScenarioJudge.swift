@@ -113,7 +113,7 @@ public struct ScenarioJudge: Sendable {
             failures.append("The client did not log in, yet saved \(evidence.accountsLeft) account(s).")
         }
         let given = evidence.questions.filter { $0.question == .certificate && $0.approved }.count
-        let allowed = given + evidence.approvalsSeeded + evidence.result.approvalsByRule
+        let allowed = given + evidence.approvalsSeeded + evidence.approvalsByRule
         if evidence.approvalsLeft > allowed {
             failures.append("The database holds \(evidence.approvalsLeft) certificate approval(s); the user gave \(given)"
                             + (allowed > given ? ", and \(allowed - given) came with the account or its renewal." : "."))

@@ -140,6 +140,11 @@ public struct ScenarioRunner: Sendable {
             for (account, kinds) in keyringAfterAdd { for kind in kinds { _ = try? secrets.remove(SecretKey(account: account, kind: .init(rawValue: kind))) } }
         }
         let counts = Self.databaseCounts(context.databasePath)
+        // Approvals a renewal rule carried over: read from the database, not from the client, and
+        // only for the leaf host 1 really serves, with the rule's note.
+        let hostOne = running.listeners.first { $0.host == 1 && $0.scheme == "https" }.map { "\($0.address):\($0.port)" }
+        let byRule = existing == nil ? 0 : ((try? CertificateApprovals(database: VigilDatabase(path: context.databasePath)).list(includingRevoked: true)) ?? [])
+            .filter { approval in approval.note?.hasPrefix("renewal of ") == true && hostOne.map { leaves[$0] } == approval.sha256 }.count
         let entries = journal.entries
         if entries.count >= Self.journalLimit / 2 {
             throw SuiteError(.invalidFixture, "\(scenario.name): the client made over \(Self.journalLimit / 2) requests; the journal cannot keep them all.")
@@ -157,7 +162,7 @@ public struct ScenarioRunner: Sendable {
             filesWithSecrets: Self.files(under: directory, containing: planted), plantedSecrets: planted,
             addresses: addresses, start: (startURL?.scheme?.lowercased() ?? "https", addresses[startHost] ?? startHost),
             interceptedAddress: scenario.mitm == true ? running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.address : nil,
-            databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0)
+            databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0, approvalsByRule: byRule)
     }
 
     /// The account of `client.account`, as setup would have left it when host 1 served the premise's

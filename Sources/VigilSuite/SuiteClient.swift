@@ -72,9 +72,6 @@ public struct SuiteClientResult: Sendable {
     public var message: String?
     /// The failure's code (`certificate-rejected`, `handshake-failed`, ...).
     public var code: String?
-    /// Certificate approvals the client recorded without asking, because a rule carried the
-    /// user's earlier approval over to a renewal (audited as such).
-    public var approvalsByRule = 0
 
     public static func added(_ account: Account) -> SuiteClientResult { SuiteClientResult(account: account) }
     public static func failed(_ kind: FailureKind, code: String, _ message: String) -> SuiteClientResult {

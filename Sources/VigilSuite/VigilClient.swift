@@ -36,7 +36,7 @@ public struct VigilClient: SuiteClient {
                                      settings: context.settings, logger: context.logger)
             check.options.timeout = context.timeout
             check.options.resolve = context.resolve
-            let before = try check.approvals.list(includingRevoked: true).count
+            check.lockDirectory = context.stateDirectory + "/vigil/locks"
             let report = try await check.connect(account, secrets: context.secrets, interaction: context.user)
             switch report.certificate {
             case .refused(let reasons):
@@ -48,9 +48,7 @@ public struct VigilClient: SuiteClient {
             }
             switch report.filesStatus {
             case 207?:
-                var result = SuiteClientResult.added(account)
-                if case .renewed = report.certificate { result.approvalsByRule = try check.approvals.list(includingRevoked: true).count - before }
-                return result
+                return .added(account)
             case 401?, 403?:
                 return .failed(.error, code: AccountSetupError.Code.wrongCredentials.rawValue, "\(account.server) refused the stored credentials: log in again.")
             default:
@@ -61,8 +59,14 @@ public struct VigilClient: SuiteClient {
         }
     }
 
+    /// `vigil account remove`: the tokens revoked first where the server offers it.
     public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
-        _ = try AccountRemoval(accounts: Accounts(database: try VigilDatabase(path: context.databasePath)), secrets: context.secrets).remove(id: account.id)
+        let database = try VigilDatabase(path: context.databasePath)
+        var check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)), database: database,
+                                 settings: context.settings, logger: context.logger)
+        check.options.timeout = context.timeout
+        check.options.resolve = context.resolve
+        _ = try await AccountRemoval(accounts: Accounts(database: database), secrets: context.secrets).remove(id: account.id, revokingThrough: check)
     }
 
     /// How a failure of account setup reads: refused on security grounds, an error reported, or

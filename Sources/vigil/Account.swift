@@ -122,23 +122,46 @@ extension Vigil {
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove an account and its secret from the keyring.")
+            static let configuration = CommandConfiguration(
+                abstract: "Remove an account: its tokens revoked at the server, its row, its secrets in the keyring.",
+                discussion: """
+                    OAuth2 and OpenID Connect tokens are revoked first (RFC 7009) where the server names a revocation
+                    endpoint, over a connection whose certificate is the one reviewed for the account (a changed certificate
+                    gets no token; the removal goes on and says so). Then the account and every secret it has in the keyring.
+                    """
+            )
             @Argument(help: "The account's id (see list).") var id: String
+            @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
+            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+            @OptionGroup var resolveOptions: ResolveOptions
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup var logOptions: LogOptions
 
             func run() async throws {
-                _ = CommandContext.start(logOptions)
+                let (settings, logger) = CommandContext.start(logOptions)
                 do {
-                    let result = try AccountRemoval(accounts: Accounts(database: store.open()), secrets: KeyringSecretStore()).remove(id: id)
+                    let database = store.open()
+                    let removal = AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore())
+                    let result: AccountRemoval.Result
+                    if noRevoke {
+                        result = try removal.remove(id: id)
+                    } else {
+                        var check = AccountCheck(evaluator: try TrustEvaluator(caFilesOrSystem: caFiles), database: database, settings: settings, logger: logger)
+                        check.options.resolve = resolveOptions.pins
+                        result = try await removal.remove(id: id, revokingThrough: check)
+                    }
                     let account = result.account
                     let removed = result.removedSecrets.map(\.rawValue)
                     print(SafeText.escaped("removed account \(account.id): \(account.user) on \(account.server)"
-                          + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")))
+                          + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
+                          + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))")))
+                    if let problem = result.revocationProblem { print(SafeText.escaped("warning: the tokens were not revoked: \(problem)")) }
                 } catch let error as StoreError {
                     ExitStatus.fail(error.reason)
                 } catch let error as SecretStoreError {
                     ExitStatus.fail("the account was removed, its secret could not be: \(error)")
+                } catch let error as CertificateError {
+                    ExitStatus.fail(error.reason)
                 }
             }
         }

@@ -75,6 +75,7 @@ extension Vigil.AccountCommand {
             do { evaluator = try TrustEvaluator(caFilesOrSystem: caFiles) } catch let error as CertificateError { ExitStatus.fail(error.reason) }
             var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
             check.options.resolve = resolveOptions.pins
+            check.lockDirectory = StatePaths.locks
             let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
                                                   acceptedRedirects: [], passwordFromStandardInput: false, browser: nil)
             var rows: [Row] = []

@@ -28,6 +28,8 @@ enum StatePaths {
     }
     static var logFile: String { stateHome + "/vigil/logs/vigil.log" }
     static var logHashKey: String { stateHome + "/vigil/log-hash.key" }
+    /// Per-account lock files of token refreshes.
+    static var locks: String { stateHome + "/vigil/locks" }
 }
 
 /// Settings plus logging, set up once per command.

@@ -60,13 +60,30 @@ struct OAuth2LoginTests {
             let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
             _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "5", redirect + "?code=attacker-code&state=attacker-state"])
         }
+        var short = try login(running)
+        short.timeout = .seconds(3)  // the forged answer is ignored; the real one never comes
         do {
-            _ = try await login(running).login(user: nil, openBrowser: forged)
+            _ = try await short.login(user: nil, openBrowser: forged)
             Issue.record("a forged response was accepted")
         } catch let error as OAuth2Error {
             #expect(error.code == .stateMismatch)
         }
         #expect(!running.simulator.journal.entries.contains { $0.path.hasSuffix("/api/v1/token") }, "the attacker's code was never redeemed")
+    }
+
+    @Test func aForgedRedirectDoesNotEndTheLoginTheRealOneCompletes() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let forgedThenReal: @Sendable (String) async -> Void = { url in
+            let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
+            let forged = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5",
+                                                                                 redirect + "?error=access_denied&state=attacker-state"])
+            #expect(forged?.standardOutput == "400", "the forged answer is refused, not taken")
+            await Self.browser(url)
+        }
+        let tokens = try await login(running).login(user: nil, openBrowser: forgedThenReal)
+        #expect(!tokens.accessToken.isEmpty)
+        #expect(running.simulator.journal.entries.filter { $0.path.hasSuffix("/api/v1/token") }.count == 1)
     }
 
     @Test func pkceAndTheLoopbackParser() throws {

@@ -59,9 +59,10 @@ struct AccountCheckTests {
     }
 
     @Test func theExtendedValidationRuleComesFirst() async throws {
+        // A rule every certificate must pass: no renewal rule, no user approval overrides it.
         let (result, _, _) = try await check("renewed-same-key", rule: Self.seedsRenewal, extendedValidation: "bookmarkCertificate == serverCertificate")
-        guard case .changed(let reason) = result else { Issue.record("\(result)"); return }
-        #expect(reason.contains("extended-validation rule"))
+        guard case .refused(let reasons) = result else { Issue.record("\(result)"); return }
+        #expect(reasons.joined().contains("extended-validation rule"))
     }
 
     @Test func brokenCryptographyIsRefused() async throws {
@@ -134,6 +135,30 @@ struct AccountCheckTests {
         let a2 = try Certificate.load(path: TestPaths.testcert("renewed-a2.pem"))[0]
         let carried = try connected.approvals.list().first { $0.sha256 == a2.sha256Fingerprint }
         #expect(carried?.note?.contains("accepted by the rule") == true)
+        // A1's approval is retired: the old certificate cannot come back as a renewal of A2.
+        let a1 = try Certificate.load(path: TestPaths.testcert("renewed-a1.pem"))[0]
+        #expect(try connected.approvals.list(includingRevoked: true).first { $0.sha256 == a1.sha256Fingerprint }?.isActive == false)
+    }
+
+    @Test func anAccountWithoutAStoredChainIsReviewedOnceThenKeepsIt() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+        let accounts = Accounts(database: database)
+        let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: nil)
+        try accounts.add(account)
+        var options = AccountSetup.Options()
+        options.timeout = .seconds(10)
+        let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                                 accounts: accounts, options: options, renewalRule: nil, extendedValidationRule: nil)
+        guard case .changed = try await check.check(account) else { Issue.record("a trusted chain was accepted with nothing to compare"); return }
+        let secrets = MemorySecretStore()
+        try secrets.store(Secret("alice-test-password"), for: SecretKey(account: account.secretAccount, kind: .password))
+        let report = try await check.connect(account, secrets: secrets, interaction: Reviewer(approves: true))
+        #expect(report.certificate == .approvedAgain && report.filesStatus == 207)
+        let kept = try #require(try accounts.list().first)
+        let again = try await check.check(kept)
+        #expect(again == .unchanged)
     }
 
     @Test func aNewKeyFromAPrivateCAIsAskedAgain() async throws {

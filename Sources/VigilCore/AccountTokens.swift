@@ -1,0 +1,115 @@
+public import Foundation
+import VigilLogging
+public import Logging
+public import VigilAuth
+public import VigilHTTP
+public import VigilSecrets
+public import VigilStore
+
+/// An OAuth2 or OpenID Connect account's access token over time: refreshed ahead of expiry (under
+/// ``refreshMargin`` left) or when the server refused it, the rotated refresh token replacing the
+/// old one. Concurrent `vigil` processes serialise on a per-account lock file and re-read the
+/// keyring and the database once they hold it, so that a refresh token is used once (the seeds'
+/// race). A network failure or an unavailable provider keeps the tokens (the user is never logged
+/// out by an outage); a refused refresh marks the account as needing a login instead of retrying.
+public struct AccountTokens: Sendable {
+    public var accounts: Accounts
+    public var secrets: any SecretStore
+    /// Reaches the token endpoint (trust-gated like every other request).
+    public var client: HTTPClient
+    /// Where the per-account lock files live (created 0700); nil: no lock (one process only).
+    public var lockDirectory: String?
+    /// `authentication-oauth2.oa2-client-secret`, when the client is confidential.
+    public var clientSecret: Secret?
+    /// `authentication-oauth2.oa2-expiration-override-seconds`: access tokens treated as expiring
+    /// after this long, whatever the server said.
+    public var lifetimeOverride: Int?
+    public var now: @Sendable () -> Date = { Date() }
+    public var logger: Logger
+
+    /// Refresh when less than this is left.
+    public static let refreshMargin: TimeInterval = 120
+
+    public init(accounts: Accounts, secrets: any SecretStore, client: HTTPClient, lockDirectory: String?, logger: Logger = Logger(label: "vigil.tokens")) {
+        self.accounts = accounts
+        self.secrets = secrets
+        self.client = client
+        self.lockDirectory = lockDirectory
+        self.logger = logger
+    }
+
+    /// When a token that lives `expiresIn` seconds (as the server said) expires, after the override.
+    public static func expiry(expiresIn: Int?, override: Int?, from start: Date) -> Date? {
+        (override ?? expiresIn).map { start.addingTimeInterval(TimeInterval($0)) }
+    }
+
+    /// The access token to send now, refreshed first when it is about to expire, or when
+    /// `refusedToken` is the one the server just refused (401). Throws
+    /// ``AccountSetupError/Code/wrongCredentials`` when the account needs a login.
+    public func accessToken(for account: Account, refusedToken: Secret? = nil) async throws -> Secret {
+        guard !account.needsLogin else { throw Self.needsLogin(account, "it needs a new login") }
+        let accessKey = try SecretKey(account: account.secretAccount, kind: .accessToken)
+        let seen = try secrets.secret(for: accessKey)
+        if refusedToken == nil, let seen, !isDue(account) { return seen }
+        return try await withLock(account) {
+            // Another process may have refreshed while this one waited: read both stores again,
+            // and take a token that changed meanwhile instead of spending the refresh token twice.
+            let current = try accounts.list().first { $0.id == account.id } ?? account
+            guard !current.needsLogin else { throw Self.needsLogin(current, "it needs a new login") }
+            if let token = try secrets.secret(for: accessKey), token != refusedToken, token != seen || !isDue(current) { return token }
+            return try await refresh(current)
+        }
+    }
+
+    func isDue(_ account: Account) -> Bool {
+        guard let expiry = account.tokenExpiresAt else { return false }
+        return expiry.timeIntervalSince(now()) < Self.refreshMargin
+    }
+
+    /// One refresh at the token endpoint; the new tokens stored, the expiry recorded (audited).
+    func refresh(_ account: Account) async throws -> Secret {
+        let refreshKey = try SecretKey(account: account.secretAccount, kind: .refreshToken)
+        guard let refreshToken = try secrets.secret(for: refreshKey), let endpoint = account.tokenEndpoint, let clientID = account.clientID else {
+            try accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "no refresh token or token endpoint is stored")
+            throw Self.needsLogin(account, "its access token expired and it cannot be refreshed")
+        }
+        let tokenClient = OAuth2TokenClient(client: client, clientID: clientID, authentication: OAuth2ClientAuthentication.choose(secret: clientSecret, supported: nil))
+        let started = now()
+        let tokens: OAuth2Tokens
+        do {
+            tokens = try await tokenClient.refresh(refreshToken, at: endpoint)
+        } catch let error as OAuth2Error where error.code == .refused || error.code == .invalidTokenResponse {
+            try accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "the refresh was refused")
+            logger.privacy.notice("The refresh of an account's tokens was refused on \(account.server); it needs a new login", metadata: ["tags": "tokens"])
+            throw Self.needsLogin(account, error.reason)
+        }
+        try secrets.store(tokens.accessToken, for: try SecretKey(account: account.secretAccount, kind: .accessToken))
+        // A rotated refresh token replaces the old one; a provider that keeps it sends none.
+        if let rotated = tokens.refreshToken { try secrets.store(rotated, for: refreshKey) }
+        try accounts.updateTokens(id: account.id, expiresAt: Self.expiry(expiresIn: tokens.expiresIn, override: lifetimeOverride, from: started),
+                                  needsLogin: false, because: tokens.refreshToken == nil ? "refreshed" : "refreshed, refresh token rotated")
+        logger.privacy.info("Refreshed an account's tokens on \(account.server)", metadata: ["tags": "tokens"])
+        return tokens.accessToken
+    }
+
+    static func needsLogin(_ account: Account, _ why: String) -> AccountSetupError {
+        AccountSetupError(.wrongCredentials, "\(account.user) on \(account.server) needs a new login (vigil account login \(account.id)): \(why).")
+    }
+
+    /// Runs `body` holding the account's lock file (flock, exclusive), waiting for another process.
+    func withLock<T: Sendable>(_ account: Account, _ body: () async throws -> T) async throws -> T {
+        guard let lockDirectory else { return try await body() }
+        try FileManager.default.createDirectory(atPath: lockDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = (lockDirectory as NSString).appendingPathComponent("account-\(account.id).lock")
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw AccountSetupError(.configuration, "Cannot open the lock file \(path): \(String(cString: strerror(errno))).") }
+        defer { close(fd) }
+        // flock blocks the thread: wait on one of its own, not on the cooperative pool.
+        let locked = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: flock(fd, LOCK_EX) == 0) }.start()
+        }
+        guard locked else { throw AccountSetupError(.configuration, "Cannot lock \(path): \(String(cString: strerror(errno))).") }
+        defer { flock(fd, LOCK_UN) }
+        return try await body()
+    }
+}

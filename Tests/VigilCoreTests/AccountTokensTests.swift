@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import VigilAuth
+import VigilCertificates
+import VigilCore
+import VigilHTTP
+import VigilSecrets
+import VigilSimulator
+import VigilStore
+import VigilTestSupport
+
+/// Tokens over time against the simulator's OpenID Connect provider, over real TLS: refresh ahead
+/// of expiry with rotation, once after a 401, a reused (rotated-out) refresh token refused into
+/// needs-login, an outage that keeps the tokens, two refreshes at once that hit the provider once,
+/// and revocation on removal.
+@Suite("Account tokens over time, live", .serialized)
+struct AccountTokensTests {
+    struct Fixture {
+        let running: RunningSimulator
+        let database: VigilDatabase
+        let secrets = MemorySecretStore()
+        let lockDirectory: String
+        var account: Account
+        /// `oa2-expiration-override-seconds`, for setup and every check alike.
+        var lifetime: Int?
+
+        var accounts: Accounts { Accounts(database: database) }
+        func key(_ kind: SecretKey.Kind) throws -> SecretKey { try SecretKey(account: account.secretAccount, kind: kind) }
+        func secret(_ kind: SecretKey.Kind) throws -> String? { try secrets.secret(for: key(kind))?.withValue { $0 } }
+        var current: Account { get throws { try accounts.list().first { $0.id == account.id } ?? account } }
+
+        func options(_ configure: (inout AccountSetup.Options) -> Void = { _ in }) -> AccountSetup.Options {
+            var options = AccountSetup.Options()
+            options.timeout = .seconds(10)
+            options.browserTimeout = .seconds(20)
+            options.tokenLifetimeOverride = lifetime
+            configure(&options)
+            return options
+        }
+
+        func check(_ configure: (inout AccountSetup.Options) -> Void = { _ in }) throws -> AccountCheck {
+            var check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                                     accounts: accounts, options: options(configure), renewalRule: nil, extendedValidationRule: nil)
+            check.lockDirectory = lockDirectory
+            return check
+        }
+
+        /// Token requests of one grant type the provider saw.
+        func tokenRequests() -> Int {
+            running.simulator.journal.entries.filter { $0.method == "POST" && $0.path.hasSuffix("/api/v1/token") }.count
+        }
+    }
+
+    /// An OpenID Connect account set up through the browser stand-in; its access token treated as
+    /// living `lifetime` seconds.
+    func fixture(_ scenario: String = "oidc", lifetime: Int? = nil) async throws -> Fixture {
+        let running = try await RunningSimulator(scenario)
+        let directory = try TestPaths.temporaryDirectory()
+        let database = try VigilDatabase(path: directory.appendingPathComponent("vigil.sqlite").path)
+        var fixture = Fixture(running: running, database: database, lockDirectory: directory.appendingPathComponent("locks").path,
+                              account: Account(server: "", user: "", method: ""), lifetime: lifetime)
+        let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                                 accounts: fixture.accounts, secrets: fixture.secrets, options: fixture.options())
+        fixture.account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser())
+        return fixture
+    }
+
+    @Test func anExpiringTokenIsRefreshedAndTheRefreshTokenRotated() async throws {
+        let fixture = try await fixture(lifetime: 60)  // under the 120 s margin: due at once
+        defer { Task { await fixture.running.stop() } }
+        #expect(fixture.account.method == "com.owncloud.openid-connect")
+        #expect(fixture.account.clientID?.hasPrefix("dyn-") == true && fixture.account.tokenEndpoint != nil && fixture.account.revocationEndpoint != nil)
+        let oldAccess = try fixture.secret(.accessToken), oldRefresh = try fixture.secret(.refreshToken)
+        let before = fixture.tokenRequests()
+        let report = try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil)
+        #expect(report.isWorking)
+        #expect(fixture.tokenRequests() == before + 1, "one refresh")
+        #expect(try fixture.secret(.accessToken) != oldAccess && fixture.secret(.refreshToken) != oldRefresh, "both replaced (rotation)")
+        #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRefreshed })
+        #expect(try fixture.current.needsLogin == false)
+    }
+
+    @Test func aFreshTokenIsNotRefreshedButA401RefreshesOnce() async throws {
+        let fixture = try await fixture()
+        defer { Task { await fixture.running.stop() } }
+        let before = fixture.tokenRequests()
+        #expect(try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil).isWorking)
+        #expect(fixture.tokenRequests() == before, "an hour left: no refresh")
+        // The server no longer takes the stored access token: one refresh, one retry.
+        try fixture.secrets.store(Secret("revoked-or-forged-token"), for: fixture.key(.accessToken))
+        #expect(try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil).isWorking)
+        #expect(fixture.tokenRequests() == before + 1)
+    }
+
+    @Test func aRefusedRefreshMeansLogInAgainAndAnOutageKeepsTheTokens() async throws {
+        let fixture = try await fixture(lifetime: 60)
+        defer { Task { await fixture.running.stop() } }
+        let rotatedOut = try #require(try fixture.secret(.refreshToken))
+        _ = try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil)  // rotates
+        // An outage: the token endpoint does not answer. Nothing is lost, nothing marked.
+        var unreachable = try fixture.current
+        unreachable.tokenEndpoint = "https://127.0.0.1:1/token"
+        try fixture.accounts.update(unreachable)
+        let kept = try fixture.secret(.refreshToken)
+        await #expect(throws: (any Error).self) { _ = try await fixture.check().connect(unreachable, secrets: fixture.secrets, interaction: nil) }
+        #expect(try fixture.secret(.refreshToken) == kept && fixture.current.needsLogin == false)
+        // The rotated-out refresh token is refused: needs-login, and no loop.
+        var reused = try fixture.current
+        reused.tokenEndpoint = fixture.account.tokenEndpoint
+        try fixture.accounts.update(reused)
+        try fixture.secrets.store(Secret(rotatedOut), for: fixture.key(.refreshToken))
+        do {
+            _ = try await fixture.check().connect(reused, secrets: fixture.secrets, interaction: nil)
+            Issue.record("a reused refresh token was accepted")
+        } catch let error as AccountSetupError {
+            #expect(error.code == .wrongCredentials && error.reason.contains("needs a new login"))
+        }
+        #expect(try fixture.current.needsLogin)
+        let requests = fixture.tokenRequests()
+        _ = try? await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
+        #expect(fixture.tokenRequests() == requests, "a needs-login account does not try again")
+    }
+
+    @Test func twoRefreshesAtOnceReachTheProviderOnce() async throws {
+        let fixture = try await fixture(lifetime: 60)
+        defer { Task { await fixture.running.stop() } }
+        let before = fixture.tokenRequests()
+        let check = try fixture.check()
+        async let first = check.connect(fixture.account, secrets: fixture.secrets, interaction: nil)
+        async let second = check.connect(fixture.account, secrets: fixture.secrets, interaction: nil)
+        let (a, b) = try await (first, second)
+        #expect(a.isWorking && b.isWorking)
+        #expect(fixture.tokenRequests() == before + 1, "the second waited for the lock and used the first's tokens")
+    }
+
+    @Test func removalRevokesTheTokensAtTheServer() async throws {
+        let fixture = try await fixture()
+        defer { Task { await fixture.running.stop() } }
+        let refresh = try #require(try fixture.secret(.refreshToken)), access = try #require(try fixture.secret(.accessToken))
+        let result = try await AccountRemoval(accounts: fixture.accounts, secrets: fixture.secrets).remove(id: fixture.account.id, revokingThrough: try fixture.check())
+        #expect(result.revoked == [.refreshToken, .accessToken] && result.revocationProblem == nil)
+        #expect(fixture.running.simulator.responder.oidc.wasRevoked(refresh) && fixture.running.simulator.responder.oidc.wasRevoked(access))
+        #expect(try fixture.secrets.accounts(kind: nil).isEmpty && fixture.accounts.list().isEmpty)
+        #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRevoked })
+    }
+}
