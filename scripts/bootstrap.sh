@@ -2,7 +2,8 @@
 # Installs the Debian packages Vigil builds and tests with, when they are missing.
 # Says what it does; does nothing when everything is there.
 set -euo pipefail
-packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-dev gnome-keyring dbus dbus-daemon openssl publicsuffix python3 pkg-config curl bsdutils)
+# chromium and libnss3-tools: the real browser of the end-to-end OAuth2 and OpenID Connect tests.
+packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-dev gnome-keyring dbus dbus-daemon openssl publicsuffix python3 pkg-config curl bsdutils chromium libnss3-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -86,26 +86,8 @@ public struct AccountCheck: Sendable {
     /// a user to ask), then the user's files root read with the stored credentials. Nothing is
     /// sent unless the certificate is acceptable.
     public func connect(_ account: Account, secrets: any SecretStore, interaction: (any AccountSetupInteraction)?) async throws -> Report {
-        let judged = try await judge(account)
-        var result = judged.result
-        if case .changed = result, let interaction, let leaf = judged.chain.first {
-            await interaction.review(judged.evaluation, chain: judged.chain, endpoint: judged.endpoint)
-            guard await interaction.approveCertificate(judged.evaluation, chain: judged.chain, endpoint: judged.endpoint) else {
-                return Report(certificate: result, filesStatus: nil)
-            }
-            if !judged.evaluation.verdict.isTrusted {
-                try approvals.approve(leaf, host: judged.endpoint.host, port: judged.endpoint.port, note: "approved again for \(account.secretAccount)")
-            }
-            if let storedLeaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first {
-                try retire(storedLeaf, at: judged.endpoint, replacedBy: leaf)
-            }
-            try accounts.replaceReviewedChain(id: account.id, with: AccountSetup.pem(judged.chain) ?? "",
-                                              because: "reviewed again and approved by the user: \(leaf.sha256Fingerprint)")
-            result = .approvedAgain
-        }
-        guard result.isAcceptable else { return Report(certificate: result, filesStatus: nil) }
-        let client = try AccountSetup.client(for: judged.endpoint, evaluator: evaluator, approvals: approvals, options: options,
-                                             reviewed: judged.chain.first, logger: logger)
+        let (result, client) = try await reviewedClient(for: account, interaction: interaction)
+        guard let client else { return Report(certificate: result, filesStatus: nil) }
         let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
         if account.method == AuthenticationMethodIdentifier.basicAuth.rawValue {
             guard let password = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: .password)) else {
@@ -126,6 +108,32 @@ public struct AccountCheck: Sendable {
             status = try await again.withValue { try await propfind(files, authorization: "Bearer \($0)", client: client) }
         }
         return Report(certificate: result, filesStatus: status)
+    }
+
+    /// The certificate judged, a changed one shown to the user and approved again when there is a
+    /// user to ask (the approval and the new chain stored, the old leaf's approval retired), and
+    /// a client that accepts only the leaf just judged; no client when the result is not acceptable.
+    public func reviewedClient(for account: Account, interaction: (any AccountSetupInteraction)?) async throws -> (Result, HTTPClient?) {
+        let judged = try await judge(account)
+        var result = judged.result
+        if case .changed = result, let interaction, let leaf = judged.chain.first {
+            await interaction.review(judged.evaluation, chain: judged.chain, endpoint: judged.endpoint)
+            guard await interaction.approveCertificate(judged.evaluation, chain: judged.chain, endpoint: judged.endpoint) else {
+                return (result, nil)
+            }
+            if !judged.evaluation.verdict.isTrusted {
+                try approvals.approve(leaf, host: judged.endpoint.host, port: judged.endpoint.port, note: "approved again for \(account.secretAccount)")
+            }
+            if let storedLeaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first {
+                try retire(storedLeaf, at: judged.endpoint, replacedBy: leaf)
+            }
+            try accounts.replaceReviewedChain(id: account.id, with: AccountSetup.pem(judged.chain) ?? "",
+                                              because: "reviewed again and approved by the user: \(leaf.sha256Fingerprint)")
+            result = .approvedAgain
+        }
+        guard result.isAcceptable else { return (result, nil) }
+        return (result, try AccountSetup.client(for: judged.endpoint, evaluator: evaluator, approvals: approvals, options: options,
+                                                reviewed: judged.chain.first, logger: logger))
     }
 
     /// A `PROPFIND` of the files root with `authorization`; its status (a redirect is refused).

@@ -158,19 +158,7 @@ public struct AccountSetup: Sendable {
                 throw AccountSetupError(.unsupportedMethod, "The method picked, \(chosen.rawValue), is not implemented yet"
                                         + (ranked.contains(where: { $0 != chosen }) ? "; choose another one the server offers with the method option." : "."))
             }
-            guard let password = await interaction.password(user: user, server: base), !password.isEmpty else {
-                throw AccountSetupError(.noPassword, "No password was given.")
-            }
-            let credentials = password.withValue { Data("\(user):\($0)".utf8).base64EncodedString() }
-            let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
-                                                          headers: [(name: "Authorization", value: "Basic \(credentials)"), (name: "Depth", value: "0")]))
-            try Self.stopOnRedirect(check.redirect)
-            switch check.status {
-            case 207: break
-            case 401, 403: throw AccountSetupError(.wrongCredentials, "\(base) refused the user name or password.")
-            default: throw Self.notWebDAV(check, base: base)
-            }
-
+            let password = try await checkedPassword(base: base, user: user, client: client, interaction: interaction)
             let account = Account(server: base, user: user, method: chosen.rawValue, reviewedChainPEM: Self.pem(reviewedChain))
             try accounts.add(account)
             do {
@@ -186,9 +174,65 @@ public struct AccountSetup: Sendable {
         }
     }
 
+    /// `vigil account login`: an existing account logs in again with its method (after a refused
+    /// refresh, a changed password). The server's certificate is judged as on every later
+    /// connection (a changed one reviewed with the user); then the password is asked and checked,
+    /// or the browser login runs again (for OpenID Connect with discovery read again). The new
+    /// secret replaces the old; the account is ready again (audited).
+    public func logIn(again account: Account, check: AccountCheck, interaction: any AccountSetupInteraction) async throws -> Account {
+        let (result, reviewed) = try await check.reviewedClient(for: account, interaction: interaction)
+        guard let client = reviewed else {
+            let why: String
+            switch result {
+            case .refused(let reasons): why = reasons.joined(separator: " ")
+            case .changed(let reason): why = reason + " It was not approved."
+            default: why = "it is not accepted"
+            }
+            throw AccountSetupError(.certificateRejected, "The certificate of \(account.server): \(why) Nothing was sent.")
+        }
+        let current = try accounts.list().first { $0.id == account.id } ?? account
+        switch AuthenticationMethodIdentifier(rawValue: current.method) {
+        case .basicAuth:
+            let password = try await checkedPassword(base: current.server, user: current.user, client: client, interaction: interaction)
+            try secrets.store(password, for: SecretKey(account: current.secretAccount, kind: .password))
+            return try accounts.updateTokens(id: current.id, expiresAt: nil, needsLogin: false, because: "logged in again (password)")
+        case .oauth2:
+            return try await oauth2(base: current.server, user: current.user, client: client, interaction: interaction, reviewedChain: [], existing: current)
+        case .openIDConnect:
+            let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: current.server)
+            if let problem = detection.rejectedOpenIDConnect {
+                throw AccountSetupError(.responseRejected, "\(current.server) offers OpenID Connect through an unsafe discovery document: \(problem)")
+            }
+            guard let configuration = detection.methods.first(where: { $0.identifier == .openIDConnect })?.openIDConfiguration else {
+                throw AccountSetupError(.noUsableMethod, "\(current.server) no longer offers OpenID Connect.")
+            }
+            return try await openIDConnect(base: current.server, user: current.user, configuration: configuration, client: client,
+                                           interaction: interaction, reviewedChain: [], existing: current)
+        default:
+            throw AccountSetupError(.unsupportedMethod, "The account's method \(current.method) is not one Vigil can log in with.")
+        }
+    }
+
+    /// The password from the user, checked with a `PROPFIND` of their files before anything keeps it.
+    func checkedPassword(base: String, user: String, client: HTTPClient, interaction: any AccountSetupInteraction) async throws -> Secret {
+        guard let password = await interaction.password(user: user, server: base), !password.isEmpty else {
+            throw AccountSetupError(.noPassword, "No password was given.")
+        }
+        let credentials = password.withValue { Data("\(user):\($0)".utf8).base64EncodedString() }
+        let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
+                                                      headers: [(name: "Authorization", value: "Basic \(credentials)"), (name: "Depth", value: "0")]))
+        try Self.stopOnRedirect(check.redirect)
+        switch check.status {
+        case 207: return password
+        case 401, 403: throw AccountSetupError(.wrongCredentials, "\(base) refused the user name or password.")
+        default: throw Self.notWebDAV(check, base: base)
+        }
+    }
+
     /// OAuth2 through the browser (``VigilAuth/OAuth2Login``); the access token is checked on the
     /// user's WebDAV folder, then both tokens go to the keyring.
-    func oauth2(base: String, user: String, client: HTTPClient, interaction: any AccountSetupInteraction, reviewedChain: [Certificate]) async throws -> Account {
+    func oauth2(base: String, user: String, client: HTTPClient, interaction: any AccountSetupInteraction, reviewedChain: [Certificate],
+                existing: Account? = nil) async throws -> Account {
         guard let clientID = options.oauth2ClientID, !clientID.isEmpty else {
             throw AccountSetupError(.configuration, "OAuth2 needs a client id registered on the server: set authentication-oauth2.oa2-client-id.")
         }
@@ -200,16 +244,17 @@ public struct AccountSetup: Sendable {
         await interaction.progress("Log in as \(user) in the browser; Vigil waits for it on a loopback address.")
         let started = Date()
         let tokens = try await Self.mapped { try await login.login(user: user) { url in await interaction.openBrowser(url) } }
-        let template = Account(server: base, user: user, method: AuthenticationMethodIdentifier.oauth2.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
+        let template = Account(id: existing?.id ?? UUID().uuidString, server: base, user: user, method: AuthenticationMethodIdentifier.oauth2.rawValue,
+                               createdAt: existing?.createdAt ?? Date(), reviewedChainPEM: existing?.reviewedChainPEM ?? Self.pem(reviewedChain),
                                clientID: clientID, tokenEndpoint: login.tokenEndpoint,
                                tokenExpiresAt: AccountTokens.expiry(expiresIn: tokens.expiresIn, override: options.tokenLifetimeOverride, from: started))
-        return try await keep(tokens, as: template, client: client)
+        return try await keep(tokens, as: template, client: client, existing: existing != nil)
     }
 
     /// OpenID Connect through the browser (``VigilAuth/OpenIDConnectLogin``): the id_token
     /// validated, the user checked, then as OAuth2.
     func openIDConnect(base: String, user: String, configuration: OpenIDConfiguration, client: HTTPClient,
-                       interaction: any AccountSetupInteraction, reviewedChain: [Certificate]) async throws -> Account {
+                       interaction: any AccountSetupInteraction, reviewedChain: [Certificate], existing: Account? = nil) async throws -> Account {
         var login = OpenIDConnectLogin(client: client, configuration: configuration, clientID: options.oauth2ClientID)
         login.registerClient = options.oidcRegisterClient
         login.scope = options.oidcScope
@@ -221,10 +266,11 @@ public struct AccountSetup: Sendable {
         await interaction.progress("Log in as \(user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
         let result = try await Self.mapped { try await login.login(user: user) { url in await interaction.openBrowser(url) } }
         await interaction.progress("The id_token is valid: \(result.claims.userName), issued by \(result.claims.iss) to client \(result.clientID).")
-        let template = Account(server: base, user: user, method: AuthenticationMethodIdentifier.openIDConnect.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
+        let template = Account(id: existing?.id ?? UUID().uuidString, server: base, user: user, method: AuthenticationMethodIdentifier.openIDConnect.rawValue,
+                               createdAt: existing?.createdAt ?? Date(), reviewedChainPEM: existing?.reviewedChainPEM ?? Self.pem(reviewedChain),
                                clientID: result.clientID, tokenEndpoint: configuration.tokenEndpoint, revocationEndpoint: configuration.revocationEndpoint,
                                tokenExpiresAt: AccountTokens.expiry(expiresIn: result.tokens.expiresIn, override: options.tokenLifetimeOverride, from: started))
-        return try await keep(result.tokens, as: template, client: client)
+        return try await keep(result.tokens, as: template, client: client, existing: existing != nil)
     }
 
     /// A login's failure as a setup error: a forged, mixed-up or invalid answer is refused; a
@@ -246,7 +292,7 @@ public struct AccountSetup: Sendable {
 
     /// The access token checked on the user's WebDAV folder, then the account saved and both
     /// tokens put in the keyring (the account removed again if the keyring fails).
-    func keep(_ tokens: OAuth2Tokens, as account: Account, client: HTTPClient) async throws -> Account {
+    func keep(_ tokens: OAuth2Tokens, as account: Account, client: HTTPClient, existing: Bool = false) async throws -> Account {
         let base = account.server, user = account.user
         let check = try await tokens.accessToken.withValue { token in
             try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
@@ -257,6 +303,13 @@ public struct AccountSetup: Sendable {
         case 207: break
         case 401, 403: throw AccountSetupError(.wrongCredentials, "The token from the browser login does not open \(user)'s files on \(base) (HTTP \(check.status)): was another user logged in?")
         default: throw Self.notWebDAV(check, base: base)
+        }
+        if existing {
+            // A new login of an account that exists: its tokens replaced, its row updated, audited.
+            try secrets.store(tokens.accessToken, for: SecretKey(account: account.secretAccount, kind: .accessToken))
+            if let refresh = tokens.refreshToken { try secrets.store(refresh, for: SecretKey(account: account.secretAccount, kind: .refreshToken)) }
+            try accounts.update(account)
+            return try accounts.updateTokens(id: account.id, expiresAt: account.tokenExpiresAt, needsLogin: false, because: "logged in again")
         }
         try accounts.add(account)
         do {

@@ -16,7 +16,7 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             commandName: "account",
             abstract: "Add an account with certificate review, list accounts, remove one.",
-            subcommands: [Add.self, List.self, Show.self, Check.self, Remove.self]
+            subcommands: [Add.self, List.self, Show.self, Check.self, Login.self, Remove.self]
         )
 
         struct Add: AsyncParsableCommand {
@@ -38,7 +38,8 @@ extension Vigil {
             @Option(help: "Approve an untrusted certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
             @Option(help: "Approve a redirect of status.php to this exact URL (repeatable).") var acceptRedirect: [String] = []
             @Option(help: "Use this method: basic, oauth2 or openid-connect (or its full identifier).") var method: String?
-            @Option(help: "Open the OAuth2 login with this command (words split on spaces; the URL is added last) instead of xdg-open.") var browser: String?
+            @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.") var browser: String?
+            @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
             @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
             @OptionGroup var resolveOptions: ResolveOptions
@@ -53,6 +54,19 @@ extension Vigil {
                     throw ValidationError("--method must be basic, oauth2 or openid-connect.")
                 }
                 guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+            }
+
+            /// Exit 1 for what Vigil or the server refused, 78 for a missing setting, 2 otherwise.
+            static func fail(_ error: AccountSetupError) -> Never {
+                let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected]
+                ExitStatus.fail(error.reason, status: refused.contains(error.code) ? ExitStatus.untrusted
+                                : error.code == .configuration ? ExitStatus.configuration : ExitStatus.error)
+            }
+
+            /// What the keyring now holds, in words.
+            static func stored(_ account: Account) -> String {
+                account.method == AuthenticationMethodIdentifier.basicAuth.rawValue ? "the password is in the keyring"
+                    : "the access and refresh tokens are in the keyring" + (account.tokenExpiresAt.map { "; the access token expires \(Certificates.time($0)) and is refreshed when needed" } ?? "")
             }
 
             static func identifier(_ text: String) -> AuthenticationMethodIdentifier? {
@@ -75,15 +89,14 @@ extension Vigil {
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
                     let setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                              secrets: KeyringSecretStore(), options: options, logger: logger)
-                    let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized),
+                    var interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized),
                                                           acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
                                                           browser: browser.map { $0.split(separator: " ").map(String.init) })
+                    interaction.noBrowser = noBrowser
                     let account = try await setup.add(server: url, user: user, interaction: interaction)
-                    print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); the password is in the keyring"))
+                    print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); \(Self.stored(account))"))
                 } catch let error as AccountSetupError {
-                    let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected]
-                    let status = refused.contains(error.code) ? ExitStatus.untrusted : error.code == .configuration ? ExitStatus.configuration : ExitStatus.error
-                    ExitStatus.fail(error.reason, status: status)
+                    Self.fail(error)
                 } catch let error as HTTPError {
                     ExitStatus.fail(error.reason)
                 } catch let error as StoreError {
@@ -173,8 +186,10 @@ struct TerminalInteraction: AccountSetupInteraction {
     let approvedFingerprint: String?
     let acceptedRedirects: Set<String>
     let passwordFromStandardInput: Bool
-    /// A command (and its arguments) that opens a URL; nil: xdg-open when there is a display.
+    /// A command (and its arguments) that opens a URL; nil: `$BROWSER`, else xdg-open when there is a display.
     let browser: [String]?
+    /// Print the URL and wait, open nothing (`--no-browser`).
+    var noBrowser = false
 
     var interactive: Bool { !passwordFromStandardInput && isatty(STDIN_FILENO) == 1 }
 
@@ -228,10 +243,13 @@ struct TerminalInteraction: AccountSetupInteraction {
     }
 
     func openBrowser(_ url: String) async {
-        print(SafeText.escaped("Log in here if no browser opens: \(url)"))
+        print(SafeText.escaped(noBrowser ? "Open this URL in a browser and log in; Vigil waits for the answer: \(url)" : "Log in here if no browser opens: \(url)"))
         fflush(nil)
+        guard !noBrowser else { return }
         let environment = ProcessInfo.processInfo.environment
-        let command = browser ?? ((environment["DISPLAY"] ?? environment["WAYLAND_DISPLAY"]) != nil ? ["xdg-open"] : nil)
+        // $BROWSER: a colon-separated list of commands, the first one used.
+        let fromEnvironment = environment["BROWSER"].flatMap { $0.split(separator: ":").first }.map { $0.split(separator: " ").map(String.init) }
+        let command = browser ?? fromEnvironment ?? ((environment["DISPLAY"] ?? environment["WAYLAND_DISPLAY"]) != nil ? ["xdg-open"] : nil)
         guard let command, let program = command.first else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

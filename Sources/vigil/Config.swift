@@ -60,14 +60,15 @@ extension Vigil.Config {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset).")
+        static let configuration = CommandConfiguration(abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset; a secret shows as «set»).")
         @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
             let (settings, _) = CommandContext.start(logOptions, reporting: true)
             guard let entry = settings[argument.key] else { return }
-            if let value = entry.value { print(value.description) }
+            // A secret (the OAuth2 client secret) is never printed, not even to a script.
+            if let value = entry.value { print(entry.definition.display(value)) }
         }
     }
 

@@ -64,6 +64,49 @@ struct AccountCommandTests {
         #expect(try await vigil(["account", "remove", id]).status == 0)
     }
 
+    func accountID() async throws -> String {
+        let listed = try await vigil(["account", "list", "--json"]).standardOutput
+        return try #require((try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+    }
+
+    @Test func anOpenIDConnectAccountsLifeThroughTheCLI() async throws {
+        let running = try await RunningSimulator("oidc")
+        defer { Task { await running.stop() } }
+        // $BROWSER names the browser (here curl, trusting the test CA, as a browser trusts its store).
+        let browser = ["BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)"]
+        let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
+        let added = try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: browser)
+        #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+        #expect(added.standardOutput.contains("(com.owncloud.openid-connect)") && added.standardOutput.contains("the access and refresh tokens are in the keyring"))
+        let id = try await accountID()
+
+        let shown = try await vigil(["account", "show", id])
+        #expect(shown.standardOutput.contains("status: ready") && shown.standardOutput.contains("tokens: in the keyring"), "\(shown.standardOutput)")
+        let checked = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle])
+        #expect(checked.status == 0 && checked.standardOutput.contains(": OK: "), "\(checked.standardOutput)\(checked.standardError)")
+
+        let again = try await CommandRunner.vigilDetached(["account", "login", id] + ca, environment: browser)
+        #expect(again.status == 0 && again.standardOutput.contains("logged in again"), "\(again.standardOutput)\(again.standardError)")
+
+        let removed = try await vigil(["account", "remove", id, "--ca-file", TestPaths.caBundle])
+        #expect(removed.status == 0 && removed.standardOutput.contains("revoked at the server: refresh-token, access-token"), "\(removed.standardOutput)\(removed.standardError)")
+        #expect(running.simulator.responder.oidc.revokedCount == 2)
+    }
+
+    @Test func aBasicAccountLogsInAgainOnlyWithTheRightPassword() async throws {
+        let running = try await RunningSimulator("basic-only")
+        defer { Task { await running.stop() } }
+        let ca = ["--ca-file", TestPaths.caBundle]
+        #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin"] + ca, password: "alice-test-password").status == 0)
+        let id = try await accountID()
+        let wrong = try await vigil(["account", "login", id, "--password-stdin"] + ca, password: "not-the-password")
+        #expect(wrong.status == 1 && wrong.standardError.contains("refused the user name or password"), "\(wrong.standardError)")
+        let right = try await vigil(["account", "login", id, "--password-stdin"] + ca, password: "alice-test-password")
+        #expect(right.status == 0 && right.standardOutput.contains("the password is in the keyring"), "\(right.standardOutput)\(right.standardError)")
+        #expect(!right.standardOutput.contains("alice-test-password") && !wrong.standardError.contains("not-the-password"))
+        #expect(try await vigil(["account", "remove", id]).status == 0)
+    }
+
     @Test func oauth2WithABrowserCommand() async throws {
         let running = try await RunningSimulator("bearer-only")
         defer { Task { await running.stop() } }

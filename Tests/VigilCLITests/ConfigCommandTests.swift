@@ -47,6 +47,8 @@ struct ConfigCommandTests {
         let text = try vigil(["config", "list"], extra: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SECRET": "s3cr3t-value"])
         #expect(!text.standardOutput.contains("s3cr3t-value"))
         #expect(text.standardOutput.contains("log.privacy-mask"))
+        let got = try vigil(["config", "get", "authentication-oauth2.oa2-client-secret"], extra: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SECRET": "s3cr3t-value"])
+        #expect(got.standardOutput == "«set»\n", "get masks a secret too")
     }
 
     @Test func setRefusesLockedAndInvalidValues() throws {

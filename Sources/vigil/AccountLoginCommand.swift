@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import VigilCertificates
+import VigilCore
+import VigilHTTP
+import VigilLogging
+import VigilSecrets
+import VigilStore
+
+extension Vigil.AccountCommand {
+    /// `vigil account login ID`: an existing account logs in again.
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Log an account in again (after a refused refresh or a changed password).",
+            discussion: """
+                The server's certificate is judged as on every later connection (a changed one is shown for review; approve
+                it at the terminal or with --approve-certificate). Then, with the account's method: the password is asked
+                and checked (Basic), or the browser login runs again (OAuth2; OpenID Connect with discovery read again and
+                the id_token validated). The new secret replaces the old in the keyring and the account is ready again.
+                Exit codes: 0 logged in, 1 refused (certificate, credentials, login not finished), 2 error, 78 a setting
+                the method needs is missing.
+                """
+        )
+        @Argument(help: "The account's id (see list).") var id: String
+        @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
+        @Option(help: "Approve a changed certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
+        @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.") var browser: String?
+        @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
+        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+        @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
+        @OptionGroup var resolveOptions: ResolveOptions
+        @OptionGroup var store: Vigil.Certificates.StoreOptions
+        @OptionGroup var logOptions: LogOptions
+
+        func validate() throws {
+            if let approveCertificate, Vigil.Certificates.Approve.normalized(approveCertificate).count != 64 {
+                throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
+            }
+            guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+        }
+
+        func run() async throws {
+            let (settings, logger) = CommandContext.start(logOptions)
+            let database = store.open()
+            do {
+                guard let account = try Accounts(database: database).list().first(where: { $0.id == id }) else {
+                    ExitStatus.fail("No account with id \(id); see vigil account list.")
+                }
+                let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
+                var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
+                check.options.timeout = .milliseconds(Int64(timeout * 1000))
+                check.options.resolve = resolveOptions.pins
+                let setup = AccountSetup(evaluator: evaluator, approvals: check.approvals, accounts: check.accounts, secrets: KeyringSecretStore(),
+                                         options: check.options, logger: logger)
+                var interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
+                                                      acceptedRedirects: [], passwordFromStandardInput: passwordStdin,
+                                                      browser: browser.map { $0.split(separator: " ").map(String.init) })
+                interaction.noBrowser = noBrowser
+                let updated = try await setup.logIn(again: account, check: check, interaction: interaction)
+                print(SafeText.escaped("logged in again: \(updated.user) on \(updated.server) (\(updated.method)); \(Add.stored(updated))"))
+            } catch let error as AccountSetupError {
+                Add.fail(error)
+            } catch let error as HTTPError {
+                ExitStatus.fail(error.reason)
+            } catch let error as StoreError {
+                ExitStatus.fail(error.reason)
+            } catch let error as SecretStoreError {
+                ExitStatus.fail("the keyring: \(error)")
+            } catch let error as CertificateError {
+                ExitStatus.fail(error.reason)
+            }
+        }
+    }
+}
