@@ -8,7 +8,7 @@ VIGIL := .build/debug/vigil
 simulate: build
 	@scripts/simulate-check.sh $(VIGIL)
 
-.PHONY: all bootstrap build demo test simulate install limbo bench bench-simulator fuzz testcerts man clean
+.PHONY: all bootstrap build demo test simulate install limbo bench bench-simulator bench-account-check fuzz testcerts man clean
 
 all: build
 
@@ -38,6 +38,10 @@ bench: bootstrap
 
 bench-simulator: bootstrap
 	@scripts/bench-simulator.sh
+
+# vigil account check of a Basic account against curl's same requests (release build, hyperfine).
+bench-account-check: bootstrap
+	@scripts/bench-account-check.sh
 
 # libFuzzer + AddressSanitizer on certificate parsing, summaries and trust (FUZZ_SECONDS, default 120).
 fuzz: bootstrap

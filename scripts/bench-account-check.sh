@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `vigil account check` of a Basic account against curl making the same requests (a TLS
+# handshake with the test CA, then a PROPFIND of the user's files root with the password), on a
+# release build, side by side in one hyperfine run. The whole command counts: start-up,
+# settings, database, keyring, the handshake Vigil judges and the request. Runs itself inside a
+# private D-Bus session with an unlocked GNOME Keyring. Prints hyperfine's Markdown table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${BENCH_INNER:-}" ]; then
+  swift build -c release --product vigil >/dev/null
+  command -v hyperfine >/dev/null || { echo "bench: installing hyperfine"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine >/dev/null; }
+  exec env BENCH_INNER=1 dbus-run-session -- scripts/keyring-session.sh "$0" "$@"
+fi
+VIGIL=$PWD/.build/release/vigil
+CA=$PWD/testcerts/ca-bundle.pem
+WORK=$(mktemp -d)
+PORT=${PORT:-47443}
+export XDG_STATE_HOME=$WORK/state XDG_CONFIG_HOME=$WORK/config VIGIL_MANAGED_CONFIG=$WORK/none.json
+"$VIGIL" simulator serve --scenario basic-only --port "$PORT" > "$WORK/simulator.log" 2>&1 &
+SIMULATOR=$!
+trap 'kill $SIMULATOR 2>/dev/null; rm -rf "$WORK"' EXIT
+for _ in $(seq 50); do curl -s --cacert "$CA" "https://127.0.0.1:$PORT/status.php" >/dev/null && break; sleep 0.1; done
+echo alice-test-password | "$VIGIL" account add "https://127.0.0.1:$PORT" --user alice --password-stdin --ca-file "$CA" --database "$WORK/vigil.sqlite" >/dev/null
+ID=$("$VIGIL" account list --json --database "$WORK/vigil.sqlite" | sed -n 's/.*"id" : "\([^"]*\)".*/\1/p' | head -1)
+"$VIGIL" account check "$ID" --ca-file "$CA" --database "$WORK/vigil.sqlite"
+hyperfine --warmup 3 --runs "${RUNS:-30}" --export-markdown "$WORK/table.md" -N \
+  "$VIGIL account check $ID --ca-file $CA --database $WORK/vigil.sqlite" \
+  "curl -s -o /dev/null --cacert $CA -u alice:alice-test-password -X PROPFIND -H Depth:0 https://127.0.0.1:$PORT/remote.php/dav/files/alice/" >&2
+sed -e "s#$WORK#WORK#g" -e "s#$VIGIL#vigil#g" -e "s#$CA#CA#g" "$WORK/table.md"
