@@ -5,7 +5,7 @@ public import VigilHTTP
 public import VigilRules
 public import VigilSecrets
 public import VigilStore
-import VigilAuth
+public import VigilAuth
 
 /// Checks an existing account's server against the chain the user reviewed, the way every later
 /// connection must (the ownCloud SDK's bookmark certificate): what no approval can make safe is
@@ -61,6 +61,8 @@ public struct AccountCheck: Sendable {
     public var renewalRule: (text: String, rule: CertificateRule)?
     /// `connection.certificate-extended-validation-rule` (parsed); nil: none.
     public var extendedValidationRule: (text: String, rule: CertificateRule)?
+    /// The methods an account may use (``VigilAuth/AuthenticationMethods/standard``).
+    public var methods = AuthenticationMethods.standard
     /// Where token refreshes take their per-account lock (``AccountTokens``); nil: no lock.
     public var lockDirectory: String?
     public var logger: Logger
@@ -89,14 +91,16 @@ public struct AccountCheck: Sendable {
         let (result, client) = try await reviewedClient(for: account, interaction: interaction)
         guard let client else { return Report(certificate: result, filesStatus: nil) }
         let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
-        if account.method == AuthenticationMethodIdentifier.basicAuth.rawValue {
-            guard let password = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: .password)) else {
-                return Report(certificate: result, filesStatus: 401)
-            }
-            let header = password.withValue { "Basic " + Data("\(account.user):\($0)".utf8).base64EncodedString() }
+        guard let method = methods.method(AuthenticationMethodIdentifier(rawValue: account.method)) else {
+            throw AccountSetupError(.unsupportedMethod, "The account's method \(account.method) is not one Vigil can use.")
+        }
+        if !method.usesTokens {
+            var stored: [SecretKey.Kind: Secret] = [:]
+            for kind in method.secretKinds { stored[kind] = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
+            guard let header = method.authorization(user: account.user, secrets: stored) else { return Report(certificate: result, filesStatus: 401) }
             return Report(certificate: result, filesStatus: try await propfind(files, authorization: header, client: client))
         }
-        // OAuth2 / OpenID Connect: refreshed ahead of expiry, and once more after a 401.
+        // Token methods: refreshed ahead of expiry, and once more after a 401.
         var tokens = AccountTokens(accounts: accounts, secrets: secrets, client: client, lockDirectory: lockDirectory, logger: logger)
         tokens.clientSecret = options.oauth2ClientSecret
         tokens.lifetimeOverride = options.tokenLifetimeOverride

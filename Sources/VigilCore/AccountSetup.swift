@@ -59,8 +59,26 @@ public struct AccountSetup: Sendable {
         /// `connection.approved-certificates`: leaves the administrator approved in advance.
         public var preApproved = PreApprovedCertificates()
         public init() {}
+
+        /// What the methods read.
+        public var authentication: AuthenticationSettings {
+            var settings = AuthenticationSettings()
+            settings.oauth2ClientID = oauth2ClientID
+            settings.oauth2ClientSecret = oauth2ClientSecret
+            settings.oauth2AuthorizationPath = oauth2AuthorizationPath
+            settings.oauth2TokenPath = oauth2TokenPath
+            settings.redirectPort = oauth2RedirectPort
+            settings.browserTimeout = browserTimeout
+            settings.oidcScope = oidcScope
+            settings.oidcPrompt = oidcPrompt
+            settings.oidcRegisterClient = oidcRegisterClient
+            return settings
+        }
     }
 
+    /// The methods setup can pick from (``VigilAuth/AuthenticationMethods/standard``): a new
+    /// method is registered here, not written into setup.
+    public var methods = AuthenticationMethods.standard
     public var evaluator: TrustEvaluator
     public var approvals: CertificateApprovals
     public var accounts: Accounts
@@ -135,39 +153,27 @@ public struct AccountSetup: Sendable {
             // 3. Which method?
             let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base)
             try Self.stopOnRedirect(detection.redirects.first)
-            let ranked = AuthenticationMethodRanking.rank(detection.methods.map(\.identifier), allowed: options.allowedMethods, preferred: options.preferredMethods)
+            let ranked = AuthenticationMethodRanking.rank(methods.offered(by: detection), allowed: options.allowedMethods, preferred: options.preferredMethods)
             await interaction.progress("Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", ")).")
             if let problem = detection.rejectedOpenIDConnect, options.allowedMethods?.contains(.openIDConnect) ?? true {
                 throw AccountSetupError(.responseRejected, "\(base) offers OpenID Connect through an unsafe discovery document: \(problem) Vigil refuses the server rather than fall back to another method.")
             }
             let chosen = try Self.choose(ranked: ranked, forced: options.method)
-
-            switch chosen {
-            case .oauth2:
-                return try await oauth2(base: base, user: user, client: client, interaction: interaction, reviewedChain: reviewedChain)
-            case .openIDConnect:
-                guard let configuration = detection.methods.first(where: { $0.identifier == .openIDConnect })?.openIDConfiguration else {
-                    throw AccountSetupError(.noUsableMethod, "OpenID Connect was picked without a discovery document.")
-                }
-                return try await openIDConnect(base: base, user: user, configuration: configuration, client: client, interaction: interaction, reviewedChain: reviewedChain)
-            default:
-                break
-            }
-            // 5. Basic: the password only now, checked before it is stored.
-            guard chosen == .basicAuth else {
-                throw AccountSetupError(.unsupportedMethod, "The method picked, \(chosen.rawValue), is not implemented yet"
+            guard let method = methods.method(chosen) else {
+                throw AccountSetupError(.unsupportedMethod, "The method picked, \(chosen.rawValue), is not one Vigil has"
                                         + (ranked.contains(where: { $0 != chosen }) ? "; choose another one the server offers with the method option." : "."))
             }
-            let password = try await checkedPassword(base: base, user: user, client: client, interaction: interaction)
-            let account = Account(server: base, user: user, method: chosen.rawValue, reviewedChainPEM: Self.pem(reviewedChain))
-            try accounts.add(account)
-            do {
-                try secrets.store(password, for: SecretKey(account: account.secretAccount, kind: .password))
-            } catch {
-                _ = try? accounts.remove(id: account.id)
-                throw error
-            }
-            logger.privacy.notice("Added an account on \(base)", metadata: ["tags": "setup"])
+
+            // 5. The login, proved on the user's files before anything is kept.
+            let context = AuthenticationContext(server: base, user: user, client: client, detection: detection, settings: options.authentication)
+            let started = Date()
+            let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
+            try await checkFiles(login, base: base, user: user, client: client)
+            let account = Account(server: base, user: user, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
+                                  clientID: login.clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: login.revocationEndpoint,
+                                  tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
+            try registry.add(account, secrets: login.secrets)
+            logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
             return account
         } catch let error as HTTPError where error.code == .untrustedCertificate {
             throw Self.certificateChanged(at: endpoint, error)
@@ -176,9 +182,9 @@ public struct AccountSetup: Sendable {
 
     /// `vigil account login`: an existing account logs in again with its method (after a refused
     /// refresh, a changed password). The server's certificate is judged as on every later
-    /// connection (a changed one reviewed with the user); then the password is asked and checked,
-    /// or the browser login runs again (for OpenID Connect with discovery read again). The new
-    /// secret replaces the old; the account is ready again (audited).
+    /// connection (a changed one reviewed with the user); then the method logs in again (for
+    /// OpenID Connect with discovery read again), proved on the user's files; the new secrets
+    /// replace the old and the account is ready again (audited).
     public func logIn(again account: Account, check: AccountCheck, interaction: any AccountSetupInteraction) async throws -> Account {
         let (result, reviewed) = try await check.reviewedClient(for: account, interaction: interaction)
         guard let client = reviewed else {
@@ -190,91 +196,30 @@ public struct AccountSetup: Sendable {
             }
             throw AccountSetupError(.certificateRejected, "The certificate of \(account.server): \(why) Nothing was sent.")
         }
-        let current = try accounts.list().first { $0.id == account.id } ?? account
-        switch AuthenticationMethodIdentifier(rawValue: current.method) {
-        case .basicAuth:
-            let password = try await checkedPassword(base: current.server, user: current.user, client: client, interaction: interaction)
-            try secrets.store(password, for: SecretKey(account: current.secretAccount, kind: .password))
-            return try accounts.updateTokens(id: current.id, expiresAt: nil, needsLogin: false, because: "logged in again (password)")
-        case .oauth2:
-            return try await oauth2(base: current.server, user: current.user, client: client, interaction: interaction, reviewedChain: [], existing: current)
-        case .openIDConnect:
-            let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: current.server)
-            if let problem = detection.rejectedOpenIDConnect {
-                throw AccountSetupError(.responseRejected, "\(current.server) offers OpenID Connect through an unsafe discovery document: \(problem)")
-            }
-            guard let configuration = detection.methods.first(where: { $0.identifier == .openIDConnect })?.openIDConfiguration else {
-                throw AccountSetupError(.noUsableMethod, "\(current.server) no longer offers OpenID Connect.")
-            }
-            return try await openIDConnect(base: current.server, user: current.user, configuration: configuration, client: client,
-                                           interaction: interaction, reviewedChain: [], existing: current)
-        default:
+        var current = try accounts.list().first { $0.id == account.id } ?? account
+        guard let method = methods.method(AuthenticationMethodIdentifier(rawValue: current.method)) else {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(current.method) is not one Vigil can log in with.")
         }
-    }
-
-    /// The password from the user, checked with a `PROPFIND` of their files before anything keeps it.
-    func checkedPassword(base: String, user: String, client: HTTPClient, interaction: any AccountSetupInteraction) async throws -> Secret {
-        guard let password = await interaction.password(user: user, server: base), !password.isEmpty else {
-            throw AccountSetupError(.noPassword, "No password was given.")
+        let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: current.server)
+        if method.identifier == .openIDConnect, let problem = detection.rejectedOpenIDConnect {
+            throw AccountSetupError(.responseRejected, "\(current.server) offers OpenID Connect through an unsafe discovery document: \(problem)")
         }
-        let credentials = password.withValue { Data("\(user):\($0)".utf8).base64EncodedString() }
-        let check = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
-                                                      headers: [(name: "Authorization", value: "Basic \(credentials)"), (name: "Depth", value: "0")]))
-        try Self.stopOnRedirect(check.redirect)
-        switch check.status {
-        case 207: return password
-        case 401, 403: throw AccountSetupError(.wrongCredentials, "\(base) refused the user name or password.")
-        default: throw Self.notWebDAV(check, base: base)
-        }
-    }
-
-    /// OAuth2 through the browser (``VigilAuth/OAuth2Login``); the access token is checked on the
-    /// user's WebDAV folder, then both tokens go to the keyring.
-    func oauth2(base: String, user: String, client: HTTPClient, interaction: any AccountSetupInteraction, reviewedChain: [Certificate],
-                existing: Account? = nil) async throws -> Account {
-        guard let clientID = options.oauth2ClientID, !clientID.isEmpty else {
-            throw AccountSetupError(.configuration, "OAuth2 needs a client id registered on the server: set authentication-oauth2.oa2-client-id.")
-        }
-        var login = OAuth2Login(client: client, authorizationEndpoint: "\(base)/\(options.oauth2AuthorizationPath)",
-                                tokenEndpoint: "\(base)/\(options.oauth2TokenPath)", clientID: clientID)
-        login.timeout = options.browserTimeout
-        login.redirectPort = options.oauth2RedirectPort
-        login.clientAuthentication = OAuth2ClientAuthentication.choose(secret: options.oauth2ClientSecret, supported: nil)
-        await interaction.progress("Log in as \(user) in the browser; Vigil waits for it on a loopback address.")
+        let context = AuthenticationContext(server: current.server, user: current.user, client: client, detection: detection, settings: options.authentication)
         let started = Date()
-        let tokens = try await Self.mapped { try await login.login(user: user) { url in await interaction.openBrowser(url) } }
-        let template = Account(id: existing?.id ?? UUID().uuidString, server: base, user: user, method: AuthenticationMethodIdentifier.oauth2.rawValue,
-                               createdAt: existing?.createdAt ?? Date(), reviewedChainPEM: existing?.reviewedChainPEM ?? Self.pem(reviewedChain),
-                               clientID: clientID, tokenEndpoint: login.tokenEndpoint,
-                               tokenExpiresAt: AccountTokens.expiry(expiresIn: tokens.expiresIn, override: options.tokenLifetimeOverride, from: started))
-        return try await keep(tokens, as: template, client: client, existing: existing != nil)
+        let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
+        try await checkFiles(login, base: current.server, user: current.user, client: client)
+        current.clientID = login.clientID ?? current.clientID
+        current.tokenEndpoint = login.tokenEndpoint ?? current.tokenEndpoint
+        current.revocationEndpoint = login.revocationEndpoint ?? current.revocationEndpoint
+        current.tokenExpiresAt = AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started)
+        return try registry.replace(current, secrets: login.secrets, because: "logged in again")
     }
 
-    /// OpenID Connect through the browser (``VigilAuth/OpenIDConnectLogin``): the id_token
-    /// validated, the user checked, then as OAuth2.
-    func openIDConnect(base: String, user: String, configuration: OpenIDConfiguration, client: HTTPClient,
-                       interaction: any AccountSetupInteraction, reviewedChain: [Certificate], existing: Account? = nil) async throws -> Account {
-        var login = OpenIDConnectLogin(client: client, configuration: configuration, clientID: options.oauth2ClientID)
-        login.registerClient = options.oidcRegisterClient
-        login.scope = options.oidcScope
-        login.prompt = options.oidcPrompt
-        login.timeout = options.browserTimeout
-        login.redirectPort = options.oauth2RedirectPort
-        login.clientSecret = options.oauth2ClientSecret
-        let started = Date()
-        await interaction.progress("Log in as \(user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
-        let result = try await Self.mapped { try await login.login(user: user) { url in await interaction.openBrowser(url) } }
-        await interaction.progress("The id_token is valid: \(result.claims.userName), issued by \(result.claims.iss) to client \(result.clientID).")
-        let template = Account(id: existing?.id ?? UUID().uuidString, server: base, user: user, method: AuthenticationMethodIdentifier.openIDConnect.rawValue,
-                               createdAt: existing?.createdAt ?? Date(), reviewedChainPEM: existing?.reviewedChainPEM ?? Self.pem(reviewedChain),
-                               clientID: result.clientID, tokenEndpoint: configuration.tokenEndpoint, revocationEndpoint: configuration.revocationEndpoint,
-                               tokenExpiresAt: AccountTokens.expiry(expiresIn: result.tokens.expiresIn, override: options.tokenLifetimeOverride, from: started))
-        return try await keep(result.tokens, as: template, client: client, existing: existing != nil)
-    }
+    /// The accounts and their secrets, kept together.
+    var registry: AccountRegistry { AccountRegistry(accounts: accounts, secrets: secrets) }
 
     /// A login's failure as a setup error: a forged, mixed-up or invalid answer is refused; a
-    /// provider that says no is wrong credentials; no browser in time is no password.
+    /// provider or server that says no is wrong credentials; no browser in time is no password.
     static func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
@@ -287,41 +232,28 @@ public struct AccountSetup: Sendable {
             case .redirectListener, .refused: throw AccountSetupError(.wrongCredentials, error.reason)
             case .unavailable: throw AccountSetupError(.maintenance, error.reason)
             }
+        } catch let error as AuthenticationError {
+            switch error.code {
+            case .noPassword: throw AccountSetupError(.noPassword, error.reason)
+            case .configuration: throw AccountSetupError(.configuration, error.reason)
+            case .notOffered: throw AccountSetupError(.noUsableMethod, error.reason)
+            }
         }
     }
 
-    /// The access token checked on the user's WebDAV folder, then the account saved and both
-    /// tokens put in the keyring (the account removed again if the keyring fails).
-    func keep(_ tokens: OAuth2Tokens, as account: Account, client: HTTPClient, existing: Bool = false) async throws -> Account {
-        let base = account.server, user = account.user
-        let check = try await tokens.accessToken.withValue { token in
+    /// A login proved on the user's files (a `PROPFIND` of their root answered 207) before
+    /// anything keeps it.
+    func checkFiles(_ login: AuthenticationLogin, base: String, user: String, client: HTTPClient) async throws {
+        let check = try await login.authorization.withValue { authorization in
             try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
-                                              headers: [(name: "Authorization", value: "Bearer \(token)"), (name: "Depth", value: "0")]))
+                                              headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")]))
         }
         try Self.stopOnRedirect(check.redirect)
         switch check.status {
-        case 207: break
-        case 401, 403: throw AccountSetupError(.wrongCredentials, "The token from the browser login does not open \(user)'s files on \(base) (HTTP \(check.status)): was another user logged in?")
+        case 207: return
+        case 401, 403: throw AccountSetupError(.wrongCredentials, login.refusal.hasSuffix("?") ? "\(login.refusal) (HTTP \(check.status))" : login.refusal)
         default: throw Self.notWebDAV(check, base: base)
         }
-        if existing {
-            // A new login of an account that exists: its tokens replaced, its row updated, audited.
-            try secrets.store(tokens.accessToken, for: SecretKey(account: account.secretAccount, kind: .accessToken))
-            if let refresh = tokens.refreshToken { try secrets.store(refresh, for: SecretKey(account: account.secretAccount, kind: .refreshToken)) }
-            try accounts.update(account)
-            return try accounts.updateTokens(id: account.id, expiresAt: account.tokenExpiresAt, needsLogin: false, because: "logged in again")
-        }
-        try accounts.add(account)
-        do {
-            try secrets.store(tokens.accessToken, for: SecretKey(account: account.secretAccount, kind: .accessToken))
-            if let refresh = tokens.refreshToken { try secrets.store(refresh, for: SecretKey(account: account.secretAccount, kind: .refreshToken)) }
-        } catch {
-            _ = try? accounts.remove(id: account.id)
-            for kind in [SecretKey.Kind.accessToken, .refreshToken] { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
-            throw error
-        }
-        logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
-        return account
     }
 
     /// The WebDAV check answered with something other than a multi-status, in words: an HTML page

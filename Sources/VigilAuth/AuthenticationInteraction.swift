@@ -1,0 +1,13 @@
+public import VigilSecrets
+
+/// What a login needs from the user: a password, a browser, words on progress. Account setup's
+/// interaction refines it with the certificate and redirect questions.
+public protocol AuthenticationInteraction: Sendable {
+    /// The password, asked only once the certificate is trusted or approved and the server is a
+    /// cloud server offering Basic authentication.
+    func password(user: String, server: String) async -> Secret?
+    /// Opens the authorization URL in the user's browser (OAuth2, OpenID Connect); returns once it is opened.
+    func openBrowser(_ url: String) async
+    /// A step done, in words.
+    func progress(_ message: String) async
+}

@@ -1,0 +1,34 @@
+public import VigilSecrets
+
+/// OpenID Connect (``OpenIDConnectLogin``): offered when detection accepted a discovery document
+/// whose issuer is the server.
+public struct OpenIDConnectAuthentication: AuthenticationMethod {
+    public let identifier = AuthenticationMethodIdentifier.openIDConnect
+    public let secretKinds: [SecretKey.Kind] = [.accessToken, .refreshToken]
+    public let usesTokens = true
+
+    public init() {}
+
+    public func logIn(_ context: AuthenticationContext, interaction: any AuthenticationInteraction) async throws -> AuthenticationLogin {
+        guard let configuration = context.detection.methods.first(where: { $0.identifier == identifier })?.openIDConfiguration else {
+            throw AuthenticationError(.notOffered, "\(context.server) offers no OpenID Connect discovery document.")
+        }
+        let settings = context.settings
+        var login = OpenIDConnectLogin(client: context.client, configuration: configuration, clientID: settings.oauth2ClientID)
+        login.registerClient = settings.oidcRegisterClient
+        login.scope = settings.oidcScope
+        login.prompt = settings.oidcPrompt
+        login.timeout = settings.browserTimeout
+        login.redirectPort = settings.redirectPort
+        login.clientSecret = settings.oauth2ClientSecret
+        await interaction.progress("Log in as \(context.user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
+        let result = try await login.login(user: context.user) { url in await interaction.openBrowser(url) }
+        await interaction.progress("The id_token is valid: \(result.claims.userName), issued by \(result.claims.iss) to client \(result.clientID).")
+        return OAuth2Authentication.login(result.tokens, user: context.user, server: context.server, clientID: result.clientID,
+                                          tokenEndpoint: configuration.tokenEndpoint, revocationEndpoint: configuration.revocationEndpoint)
+    }
+
+    public func authorization(user: String, secrets: [SecretKey.Kind: Secret]) -> String? {
+        secrets[.accessToken].map { token in token.withValue { "Bearer \($0)" } }
+    }
+}
