@@ -69,6 +69,15 @@ static inline CURLcode vigil_curl_setopt_callback(CURL *h, CURLoption function, 
     if (rc != CURLE_OK) return rc;
     return curl_easy_setopt(h, data, context);
 }
+typedef int (*vigil_curl_progress_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
+/// CURLOPT_XFERINFOFUNCTION with its data pointer, progress calls switched on: a non-zero return aborts the transfer.
+static inline CURLcode vigil_curl_setopt_progress(CURL *h, vigil_curl_progress_callback callback, void *context) {
+    CURLcode rc = curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, callback);
+    if (rc != CURLE_OK) return rc;
+    rc = curl_easy_setopt(h, CURLOPT_XFERINFODATA, context);
+    if (rc != CURLE_OK) return rc;
+    return curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+}
 static inline CURLcode vigil_curl_setopt_offset(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
 
 static inline int vigil_tls_capture_count(const vigil_tls_capture *capture) {

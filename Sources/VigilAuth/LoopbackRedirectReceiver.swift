@@ -39,15 +39,29 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
     /// or inject into the login) is answered with a short refusal and ignored; Vigil keeps
     /// waiting until the deadline, which also bounds a slow sender.
     public func waitForResponse(timeout: Duration, state: String? = nil) async throws -> [String: String] {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try self.blockingWait(timeout: timeout, state: state) }) }.start()
+        let cancelled = CancelFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread { continuation.resume(with: Result { try self.blockingWait(timeout: timeout, state: state, cancelled: cancelled) }) }.start()
+            }
+        } onCancel: {
+            cancelled.set()
         }
     }
 
-    func blockingWait(timeout: Duration, state: String?) throws -> [String: String] {
+    /// Set when the waiting task is cancelled; the accept loop looks at least once a second.
+    final class CancelFlag: @unchecked Sendable {  // `value` guarded by lock
+        private let lock = NSLock()
+        private var value = false
+        var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+        func set() { lock.lock(); value = true; lock.unlock() }
+    }
+
+    func blockingWait(timeout: Duration, state: String?, cancelled: CancelFlag = CancelFlag()) throws -> [String: String] {
         let deadline = ContinuousClock.now + timeout
         var ignored = 0
         while true {
+            if cancelled.isSet { throw OAuth2Error(.timeout, "The login was cancelled before the browser came back.") }
             let left = deadline - ContinuousClock.now
             guard left > .zero else {
                 if ignored > 0 {

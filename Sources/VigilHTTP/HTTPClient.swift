@@ -41,16 +41,12 @@ public struct HTTPClient: Sendable {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let client = self
         logger.privacy.debug("HTTP \(public: request.method) \(request.url)", metadata: ["tags": "http"])
-        let response: HTTPResponse = try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try client.blockingSend(request) }) }
-            thread.name = "vigil-http"
-            thread.start()
-        }
+        let response = try await TransferCancellation.onThread(named: "vigil-http") { cancellation in try client.blockingSend(request, cancellation: cancellation) }
         logger.privacy.debug("HTTP \(public: request.method) \(request.url): \(public: response.status)", metadata: ["tags": "http"])
         return response
     }
 
-    func blockingSend(_ request: HTTPRequest) throws -> HTTPResponse {
+    func blockingSend(_ request: HTTPRequest, cancellation: TransferCancellation = TransferCancellation()) throws -> HTTPResponse {
         guard let target = URLParts(request.url) else {
             throw HTTPError(.invalidURL, "The request URL is not an absolute http(s) URL.")
         }
@@ -130,8 +126,10 @@ public struct HTTPClient: Sendable {
                     }
                 }
             }
+            cancellation.watch(handle)
             return curl_easy_perform(handle)
         }
+        if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
         if let decision = transfer.decision, !decision.allowsRequest {
             var error = HTTPError(.untrustedCertificate, "\(endpoint): the certificate is not trusted; nothing was sent. "
                                   + decision.evaluation.verdict.reasons.map(\.message).joined(separator: " "), curlCode: Int(code.rawValue))

@@ -16,6 +16,7 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
             case untrustedCertificate = "untrusted-certificate"
             case plainHTTPRefused = "plain-http-refused"
             case bodyTooLarge = "body-too-large"
+            case cancelled
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -34,6 +35,8 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
         public static let plainHTTPRefused = Code(.plainHTTPRefused)
         /// The answer's body exceeded the client's limit.
         public static let bodyTooLarge = Code(.bodyTooLarge)
+        /// The task that waited for the transfer was cancelled; libcurl stopped it.
+        public static let cancelled = Code(.cancelled)
         public var description: String { base.rawValue }
     }
 

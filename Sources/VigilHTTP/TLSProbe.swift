@@ -46,12 +46,8 @@ public struct TLSProbe: Sendable {
         let timeout = self.timeout
         let resolve = self.resolve
         logger.privacy.debug("TLS handshake with \(endpoint.description)", metadata: ["tags": "tls"])
-        let handshake: Handshake = try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try Self.blockingHandshake(endpoint, timeout: timeout, resolve: resolve) })
-            }
-            thread.name = "vigil-tls-probe"
-            thread.start()
+        let handshake = try await TransferCancellation.onThread(named: "vigil-tls-probe") { cancellation in
+            try Self.blockingHandshake(endpoint, timeout: timeout, resolve: resolve, cancellation: cancellation)
         }
         logger.privacy.debug("TLS handshake with \(endpoint.description) done: \(public: handshake.protocolVersion), \(public: handshake.cipher), \(public: handshake.chain.count) certificates", metadata: ["tags": "tls"])
         return handshake
@@ -59,7 +55,8 @@ public struct TLSProbe: Sendable {
 
     static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-    static func blockingHandshake(_ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = []) throws -> Handshake {
+    static func blockingHandshake(_ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [],
+                                  cancellation: TransferCancellation = TransferCancellation()) throws -> Handshake {
         guard globalInit, let handle = curl_easy_init() else {
             throw HTTPError(.transport, "libcurl could not be initialised.")
         }
@@ -93,8 +90,10 @@ public struct TLSProbe: Sendable {
             _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
             // Let weak servers complete the handshake so they can be inspected and judged.
             _ = vigil_curl_setopt_string(handle, CURLOPT_SSL_CIPHER_LIST, "DEFAULT:@SECLEVEL=0")
+            cancellation.watch(handle)
             return curl_easy_perform(handle)
         }
+        if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw error(for: code, detail: detail, endpoint: endpoint)

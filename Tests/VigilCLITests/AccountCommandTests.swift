@@ -93,6 +93,33 @@ struct AccountCommandTests {
         #expect(running.simulator.responder.oidc.revokedCount == 2)
     }
 
+    /// The seeds' race with real processes: two `vigil account check` at once on an account whose
+    /// token is due. They serialise on the account's lock file; the second takes the first's new
+    /// tokens, so the provider sees one refresh and no refresh token is spent twice.
+    @Test func twoProcessesRefreshAnAccountOnce() async throws {
+        let running = try await RunningSimulator("oidc")
+        defer { Task { await running.stop() } }
+        let state = try TestPaths.temporaryDirectory().path
+        let browser: [String: String?] = ["BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "XDG_STATE_HOME": state]
+        let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
+        // Set up with tokens treated as living 60 s: under the two-minute margin, due at once.
+        var setup = browser
+        setup["VIGIL_AUTHENTICATION_OAUTH2_OA2_EXPIRATION_OVERRIDE_SECONDS"] = "60"
+        #expect(try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: setup).status == 0)
+        let id = try await accountID()
+        let tokenRequests = { running.simulator.journal.entries.filter { $0.method == "POST" && $0.path.hasSuffix("/api/v1/token") }.count }
+        #expect(tokenRequests() == 1, "the code exchange")
+        // The checks treat refreshed tokens as living 130 s: not due again once refreshed.
+        var checks = browser
+        checks["VIGIL_AUTHENTICATION_OAUTH2_OA2_EXPIRATION_OVERRIDE_SECONDS"] = "130"
+        async let first = CommandRunner.vigilDetached(["account", "check", id] + ca, environment: checks)
+        async let second = CommandRunner.vigilDetached(["account", "check", id] + ca, environment: checks)
+        let (a, b) = try await (first, second)
+        #expect(a.status == 0 && b.status == 0, "\(a.standardOutput)\(a.standardError)\(b.standardOutput)\(b.standardError)")
+        #expect(tokenRequests() == 2, "one refresh for both processes")
+        #expect(try await vigil(["account", "remove", id, "--no-revoke"]).status == 0)
+    }
+
     @Test func aBasicAccountLogsInAgainOnlyWithTheRightPassword() async throws {
         let running = try await RunningSimulator("basic-only")
         defer { Task { await running.stop() } }

@@ -19,6 +19,25 @@ struct HTTPClientTests {
         return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: approvals), configuration: configuration)
     }
 
+    /// A server that never answers, a client that would wait a minute: cancelling the task stops
+    /// libcurl's transfer (its progress callback), and says so, instead of waiting for the timeout.
+    @Test func aCancelledTaskStopsTheTransfer() async throws {
+        let running = try await RunningSimulator("never-answers")
+        defer { Task { await running.stop() } }
+        let client = try client { $0.timeout = .seconds(60) }
+        let url = running.url()
+        let request = Task { try await client.send(HTTPRequest(url: url)) }
+        // Cancel once the request is at the server (the journal saw it), whatever the machine's speed.
+        while running.simulator.journal.entries.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        request.cancel()
+        do {
+            _ = try await request.value
+            Issue.record("a silent server answered")
+        } catch let error as HTTPError {
+            #expect(error.code == .cancelled, "\(error)")
+        }
+    }
+
     @Test func aTrustedServerAnswers() async throws {
         let running = try await RunningSimulator("valid")
         defer { Task { await running.stop() } }

@@ -1,0 +1,42 @@
+import CCurl
+import Foundation
+
+/// Cancels a libcurl transfer that runs on a thread of its own: the task's cancellation sets the
+/// flag, and libcurl's progress callback (called at least once a second, more often while data
+/// flows) aborts the transfer when it is set.
+final class TransferCancellation: @unchecked Sendable {  // `cancelled` guarded by lock
+    private let lock = NSLock()
+    private var cancelled = false
+
+    var isCancelled: Bool { lock.lock(); defer { lock.unlock() }; return cancelled }
+    func cancel() { lock.lock(); cancelled = true; lock.unlock() }
+
+    /// Registers the abort check on `handle`; `self` must outlive the transfer.
+    func watch(_ handle: UnsafeMutableRawPointer) {
+        _ = vigil_curl_setopt_progress(handle, Self.abortIfCancelled, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    static let abortIfCancelled: vigil_curl_progress_callback = { context, _, _, _, _ in
+        guard let context else { return 0 }
+        return Unmanaged<TransferCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+    }
+
+    /// Runs `body` on a thread of its own (libcurl blocks), cancelled with the calling task.
+    static func onThread<T: Sendable>(named name: String, _ body: @escaping @Sendable (TransferCancellation) throws -> T) async throws -> T {
+        let cancellation = TransferCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread { continuation.resume(with: Result { try body(cancellation) }) }
+                thread.name = name
+                thread.start()
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// The error of a transfer this cancellation aborted.
+    func error(_ endpoint: Endpoint) -> HTTPError {
+        HTTPError(.cancelled, "\(endpoint): cancelled; the transfer was stopped.")
+    }
+}
