@@ -12,6 +12,8 @@ public struct AuthenticationSettings: Sendable {
     public var oidcScope = "openid offline_access email profile"
     public var oidcPrompt: String? = "select_account consent"
     public var oidcRegisterClient = true
+    /// Waits between tries when a token just issued is answered 401 (bounded).
+    public var newTokenRetryDelays: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)]
     public init() {}
 }
 

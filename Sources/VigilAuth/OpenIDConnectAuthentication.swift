@@ -21,6 +21,7 @@ public struct OpenIDConnectAuthentication: AuthenticationMethod {
         login.timeout = settings.browserTimeout
         login.redirectPort = settings.redirectPort
         login.clientSecret = settings.oauth2ClientSecret
+        login.newTokenRetryDelays = settings.newTokenRetryDelays
         await interaction.progress("Log in as \(context.user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
         let result = try await login.login(user: context.user) { url in await interaction.openBrowser(url) }
         await interaction.progress("The id_token is valid: \(result.claims.userName), issued by \(result.claims.iss) to client \(result.clientID).")

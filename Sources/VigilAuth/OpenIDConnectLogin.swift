@@ -28,6 +28,9 @@ public struct OpenIDConnectLogin: Sendable {
     /// `authentication-oauth2.oa2-client-secret` for a configured confidential client (a
     /// registered client is public).
     public var clientSecret: Secret?
+    /// Waits between tries when userinfo answers 401 to the token just issued (a cluster whose
+    /// nodes learn new tokens late); bounded.
+    public var newTokenRetryDelays: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)]
 
     public init(client: HTTPClient, configuration: OpenIDConfiguration, clientID: String? = nil) {
         self.client = client
@@ -158,9 +161,18 @@ public struct OpenIDConnectLogin: Sendable {
     /// OpenID Connect Core 5.3.2: userinfo's `sub` must be the id_token's.
     func checkUserinfo(subject: String, accessToken: Secret) async throws {
         guard let userinfo = configuration.userinfoEndpoint else { return }
-        let body = try await accessToken.withValue { token in
-            try await fetch(userinfo, what: "userinfo", headers: [(name: "Authorization", value: "Bearer \(token)")])
+        var answer = try await accessToken.withValue { token in
+            try await client.send(HTTPRequest(url: userinfo, headers: [(name: "Accept", value: "application/json"), (name: "Authorization", value: "Bearer \(token)")]))
         }
+        for delay in newTokenRetryDelays where answer.status == 401 {
+            try await Task.sleep(for: delay)
+            answer = try await accessToken.withValue { token in
+                try await client.send(HTTPRequest(url: userinfo, headers: [(name: "Accept", value: "application/json"), (name: "Authorization", value: "Bearer \(token)")]))
+            }
+        }
+        if let redirect = answer.redirect { throw OAuth2Error(.discoveryRejected, "Fetching userinfo redirects to \(redirect.location); not followed.") }
+        guard answer.status == 200 else { throw OAuth2Error(.refused, "The provider answered userinfo with HTTP \(answer.status), \(newTokenRetryDelays.count + 1) times.") }
+        let body = answer.body
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], let sub = object["sub"] as? String else {
             throw OAuth2Error(.invalidIDToken, "The userinfo answer has no subject.")
         }

@@ -17,6 +17,10 @@ extension AccountSetup.Options {
             preferredMethods = preferred.map(AuthenticationMethodIdentifier.init(rawValue:))
         }
         statusPath = settings.string("connection.endpoint-status") ?? statusPath
+        minimumServerVersion = settings.string("connection.minimum-server-version") ?? minimumServerVersion
+        if let template = settings.string("http.user-agent") { userAgent = UserAgent.render(template) }
+        logHTTPExchanges = settings.bool("log.http-requests") ?? false
+        cookies = settings.bool("core.cookie-support-enabled") ?? true
         paths.webDAV = settings.string("connection.endpoint-webdav") ?? paths.webDAV
         paths.wellKnown = settings.string("connection.well-known") ?? paths.wellKnown
         oauth2ClientID = settings.string("authentication-oauth2.oa2-client-id")

@@ -32,6 +32,20 @@ public struct AccountSetup: Sendable {
         public var method: AuthenticationMethodIdentifier?
         /// `connection.endpoint-status`.
         public var statusPath = "status.php"
+        /// `core.cookie-support-enabled`.
+        public var cookies = true
+        /// `log.http-requests`: requests and answers logged, redacted (``VigilLogging/HTTPLogRedactor``).
+        public var logHTTPExchanges = false
+        /// `http.user-agent`, rendered.
+        public var userAgent = UserAgent.render("Vigil/{{app.version}} ({{os.name}} {{os.version}})")
+        /// `connection.minimum-server-version`: status.php's `version` must be at least this.
+        public var minimumServerVersion = "10.0"
+        /// Waits between tries of status.php when it answers 404, 502 or 503 (a load balancer
+        /// that has not seen the node yet, a restart): a bounded retry, then the answer reported.
+        public var retryDelays: [Duration] = [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(2)]
+        /// Waits between tries when a request with a token the provider just issued is answered 401
+        /// (a cluster whose nodes learn new tokens late). A password is never retried.
+        public var newTokenRetryDelays: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)]
         public var paths = AuthenticationDetector.Paths()
         public var timeout: Duration = .seconds(30)
         /// `authentication-oauth2.oa2-client-id`: needed for OAuth2.
@@ -72,6 +86,7 @@ public struct AccountSetup: Sendable {
             settings.oidcScope = oidcScope
             settings.oidcPrompt = oidcPrompt
             settings.oidcRegisterClient = oidcRegisterClient
+            settings.newTokenRetryDelays = newTokenRetryDelays
             return settings
         }
     }
@@ -97,6 +112,12 @@ public struct AccountSetup: Sendable {
     }
 
     public func add(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> Account {
+        if let parts = URLComponents(string: server), parts.user != nil || parts.password != nil {
+            var shown = parts
+            shown.user = nil
+            shown.password = nil
+            throw AccountSetupError(.invalidURL, "The URL \(shown.string ?? "") carries a user name or password; give the user with the user option, and never a password in a URL (it would end up in histories and logs). Nothing was sent.")
+        }
         let requested = server.hasSuffix("/") ? String(server.dropLast()) : server
         guard requested.lowercased().hasPrefix("https://"), let firstEndpoint = try? Endpoint(url: requested) else {
             throw AccountSetupError(.invalidURL, "\(server) is not an https URL; accounts are added over https only.")
@@ -120,12 +141,14 @@ public struct AccountSetup: Sendable {
             (client, reviewedChain) = try await reviewedClient(for: endpoint, interaction: interaction)
             let status: HTTPResponse
             do {
-                status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"))
+                status = try await Self.retrying(options.retryDelays, when: { [404, 502, 503].contains($0.status) }, interaction: interaction) {
+                    try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"))
+                }
             } catch let error as HTTPError where error.code == .untrustedCertificate {
                 throw Self.certificateChanged(at: endpoint, error)
             }
             guard let redirect = status.redirect else {
-                try Self.checkStatus(status, base: base)
+                try Self.checkStatus(status, base: base, tries: options.retryDelays.count + 1, minimumVersion: options.minimumServerVersion)
                 break
             }
             let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
@@ -168,7 +191,7 @@ public struct AccountSetup: Sendable {
             let context = AuthenticationContext(server: base, user: user, client: client, detection: detection, settings: options.authentication)
             let started = Date()
             let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
-            try await checkFiles(login, base: base, user: user, client: client)
+            try await checkFiles(login, base: base, user: user, client: client, newToken: method.usesTokens)
             let account = Account(server: base, user: user, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
                                   clientID: login.clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: login.revocationEndpoint,
                                   tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
@@ -207,7 +230,7 @@ public struct AccountSetup: Sendable {
         let context = AuthenticationContext(server: current.server, user: current.user, client: client, detection: detection, settings: options.authentication)
         let started = Date()
         let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
-        try await checkFiles(login, base: current.server, user: current.user, client: client)
+        try await checkFiles(login, base: current.server, user: current.user, client: client, newToken: method.usesTokens)
         current.clientID = login.clientID ?? current.clientID
         current.tokenEndpoint = login.tokenEndpoint ?? current.tokenEndpoint
         current.revocationEndpoint = login.revocationEndpoint ?? current.revocationEndpoint
@@ -243,10 +266,14 @@ public struct AccountSetup: Sendable {
 
     /// A login proved on the user's files (a `PROPFIND` of their root answered 207) before
     /// anything keeps it.
-    func checkFiles(_ login: AuthenticationLogin, base: String, user: String, client: HTTPClient) async throws {
-        let check = try await login.authorization.withValue { authorization in
-            try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
-                                              headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")]))
+    func checkFiles(_ login: AuthenticationLogin, base: String, user: String, client: HTTPClient, newToken: Bool) async throws {
+        // A token just issued may not be known to every node yet: a 401 is retried (bounded); a
+        // password's 401 is final at once.
+        let check = try await Self.retrying(newToken ? options.newTokenRetryDelays : [], when: { $0.status == 401 }, interaction: nil) {
+            try await login.authorization.withValue { authorization in
+                try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
+                                                  headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")]))
+            }
         }
         try Self.stopOnRedirect(check.redirect)
         switch check.status {
@@ -306,6 +333,9 @@ public struct AccountSetup: Sendable {
         configuration.timeout = options.timeout
         configuration.resolve = options.resolve
         configuration.minimumTLSVersion = options.requirements.minimumTLSVersion
+        configuration.userAgent = options.userAgent
+        configuration.logExchanges = options.logHTTPExchanges
+        configuration.cookies = options.cookies ? CookieJar() : nil
         let approved = try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))
         return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: approved], pins: options.requirements.pins,
                                                        reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:]),
@@ -315,7 +345,7 @@ public struct AccountSetup: Sendable {
     /// The server a status.php redirect points to: its location without the status path. A
     /// downgrade, or a location that is not another server's status.php, is not followed.
     static func serverBase(redirectedTo redirect: Redirect, statusPath: String) throws -> String {
-        if redirect.isDowngrade { try stopOnRedirect(redirect) }
+        if redirect.isDowngrade || redirect.carriesUserInformation { try stopOnRedirect(redirect) }
         var location = redirect.location
         if let query = location.firstIndex(where: { $0 == "?" || $0 == "#" }) { location = String(location[..<query]) }
         guard location.hasSuffix("/" + statusPath) else {
@@ -354,12 +384,18 @@ public struct AccountSetup: Sendable {
     static func redirectError(_ redirect: Redirect) -> AccountSetupError {
         var what = "The server redirects (\(redirect.status)) to \(redirect.location)"
         if redirect.isDowngrade { what += ", which is plain HTTP: never followed" }
+        else if redirect.carriesUserInformation { what += " with a user name or password in the URL (not shown): never followed" }
         else if redirect.changesHost { what += ", another host: add the account with that URL to review its certificate" }
         else { what += ": add the account with that URL if it is expected" }
         return AccountSetupError(.redirected, what + ".", redirect: redirect)
     }
 
-    static func checkStatus(_ response: HTTPResponse, base: String) throws {
+    static func checkStatus(_ response: HTTPResponse, base: String, tries: Int = 1, minimumVersion: String = "0") throws {
+        if [404, 502, 503].contains(response.status) {
+            let what = response.status == 404 ? "404 Not Found (no ownCloud/OpenCloud at this URL, or a node that is not up yet)"
+                : "\(response.status) (the server or a proxy in front of it is unavailable)"
+            throw AccountSetupError(.notACloudServer, "\(base) answered status.php with \(what), \(tries) times with pauses; check the URL, or try again later.")
+        }
         guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
               object["installed"] as? Bool == true else {
             throw AccountSetupError(.notACloudServer, "\(base) does not answer status.php like an ownCloud/OpenCloud server (HTTP \(response.status)).")
@@ -367,6 +403,35 @@ public struct AccountSetup: Sendable {
         if object["maintenance"] as? Bool == true {
             throw AccountSetupError(.maintenance, "\(base) is in maintenance mode; try again later.")
         }
+        if let version = object["version"] as? String, Self.version(version, isBelow: minimumVersion) {
+            throw AccountSetupError(.notACloudServer, "\(base) runs version \(version), below the oldest Vigil accepts (\(minimumVersion), connection.minimum-server-version).")
+        }
+    }
+
+    /// Dotted versions compared number by number (`8.2.11.3` is below `10.0`); text that is not
+    /// numbers is never below.
+    static func version(_ version: String, isBelow minimum: String) -> Bool {
+        let parts = { (text: String) in text.split(separator: ".").map { Int($0) } }
+        let have = parts(version), want = parts(minimum)
+        guard !have.contains(nil), !want.contains(nil) else { return false }
+        for index in 0..<max(have.count, want.count) {
+            let a = index < have.count ? have[index]! : 0, b = index < want.count ? want[index]! : 0
+            if a != b { return a < b }
+        }
+        return false
+    }
+
+    /// `request` again after each delay while `shouldRetry` holds for its answer; the last answer
+    /// otherwise. Bounded by the delays; cancellable.
+    static func retrying(_ delays: [Duration], when shouldRetry: (HTTPResponse) -> Bool, interaction: (any AuthenticationInteraction)?,
+                         _ request: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        var answer = try await request()
+        for delay in delays where shouldRetry(answer) {
+            await interaction?.progress("The server answered \(answer.status); trying again in \(delay).")
+            try await Task.sleep(for: delay)
+            answer = try await request()
+        }
+        return answer
     }
 
     static func choose(ranked: [AuthenticationMethodIdentifier], forced: AuthenticationMethodIdentifier?) throws -> AuthenticationMethodIdentifier {

@@ -23,6 +23,15 @@ public struct HTTPClient: Sendable {
         public var resolve: [HostResolution] = []
         /// The oldest TLS version offered (`connection.minimum-tls-version`).
         public var minimumTLSVersion: TLSProtocolVersion = .tls12
+        /// The `User-Agent` of every request (`http.user-agent`, its placeholders filled in).
+        public var userAgent = "Vigil"
+        /// `log.http-requests`: each request and answer logged (info, tag `http`) through
+        /// ``VigilLogging/HTTPLogRedactor``: the Authorization scheme only, cookie names only,
+        /// secret parameters, form and JSON fields and URL passwords redacted, bodies cut.
+        public var logExchanges = false
+        /// `core.cookie-support-enabled`: cookies kept for the client's origins (shared by its
+        /// copies), and an access-policy manager's login round trip followed; nil: no cookies.
+        public var cookies: CookieJar?
 
         public init() {}
     }
@@ -39,10 +48,68 @@ public struct HTTPClient: Sendable {
 
     /// Sends `request` on a thread of its own (libcurl blocks) and returns the answer.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // Every request says who sends it and carries a fresh id the server's logs can be
+        // searched for (the seeds' request tracing); the id is in Vigil's log line too.
+        var request = request
+        if !request.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
+            request.headers.append((name: "User-Agent", value: configuration.userAgent))
+        }
+        let requestID: String
+        if let given = request.headers.first(where: { $0.name.lowercased() == "x-request-id" })?.value {
+            requestID = given
+        } else {
+            requestID = UUID().uuidString
+            request.headers.append((name: "X-Request-ID", value: requestID))
+        }
+        var answer = try await exchange(request, id: requestID)
+        // An access-policy manager in front of the server: a redirect on the same https origin to
+        // its login, which sets a session cookie and sends the client back. Followed only with a
+        // cookie jar, only on the same origin, only as that round trip (the hop carries cookies,
+        // never the request's credentials), at most twice; then the request is sent again.
+        var rounds = 0
+        while let jar = configuration.cookies, rounds < 2, let redirect = answer.redirect, Self.isCookieRoundTrip(redirect, from: request.url) {
+            let before = jar.count
+            let hop = try await exchange(HTTPRequest(url: redirect.location, headers: request.headers.filter { ["user-agent", "x-request-id"].contains($0.name.lowercased()) }),
+                                         id: requestID)
+            guard jar.count > before || hop.headers.contains(where: { $0.name.lowercased() == "set-cookie" }), let back = hop.redirect,
+                  Self.isCookieRoundTrip(back, from: redirect.location) else { break }
+            rounds += 1
+            answer = try await exchange(request, id: requestID)
+        }
+        return answer
+    }
+
+    /// Same https origin, no user information, another path: what an APM's login hop looks like.
+    static func isCookieRoundTrip(_ redirect: Redirect, from url: String) -> Bool {
+        guard !redirect.changesHost, !redirect.isDowngrade, !redirect.carriesUserInformation, redirect.location.lowercased().hasPrefix("https://") else { return false }
+        return URLComponents(string: redirect.location)?.path != URLComponents(string: url)?.path
+    }
+
+    /// One request and its answer: cookies from the jar added, the answer's cookies kept, both
+    /// logged when asked.
+    func exchange(_ request: HTTPRequest, id requestID: String) async throws -> HTTPResponse {
         let client = self
-        logger.privacy.debug("HTTP \(public: request.method) \(request.url)", metadata: ["tags": "http"])
-        let response = try await TransferCancellation.onThread(named: "vigil-http") { cancellation in try client.blockingSend(request, cancellation: cancellation) }
-        logger.privacy.debug("HTTP \(public: request.method) \(request.url): \(public: response.status)", metadata: ["tags": "http"])
+        var request = request
+        let parts = URLParts(request.url)
+        let path = URLComponents(string: request.url)?.path ?? "/"
+        if let jar = configuration.cookies, let parts, !request.headers.contains(where: { $0.name.lowercased() == "cookie" }),
+           let cookie = jar.header(for: parts, path: path.isEmpty ? "/" : path) {
+            request.headers.append((name: "Cookie", value: cookie))
+        }
+        logger.privacy.debug("HTTP \(public: request.method) \(request.url) [request \(public: requestID)]", metadata: ["tags": "http"])
+        let prepared = request
+        let redactor = HTTPLogRedactor()
+        if configuration.logExchanges {
+            let shown = redactor.request(method: request.method, url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
+            logger.privacy.info("HTTP exchange [request \(public: requestID)] sent:\n\(shown)", metadata: ["tags": "http"])
+        }
+        let response = try await TransferCancellation.onThread(named: "vigil-http") { cancellation in try client.blockingSend(prepared, cancellation: cancellation) }
+        if let jar = configuration.cookies, let parts { jar.store(response.headers, from: parts, path: path.isEmpty ? "/" : path) }
+        if configuration.logExchanges {
+            let shown = redactor.response(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+            logger.privacy.info("HTTP exchange [request \(public: requestID)] answered:\n\(shown)", metadata: ["tags": "http"])
+        }
+        logger.privacy.debug("HTTP \(public: request.method) \(request.url): \(public: response.status) [request \(public: requestID)]", metadata: ["tags": "http"])
         return response
     }
 

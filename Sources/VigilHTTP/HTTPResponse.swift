@@ -25,6 +25,9 @@ public struct Redirect: Sendable, Hashable {
     public var isDowngrade: Bool
     /// Another host or port: its certificate must be reviewed, and credentials must not follow.
     public var changesHost: Bool
+    /// The `Location` named a user or a password; ``location`` is shown without them, and such a
+    /// redirect is never followed.
+    public var carriesUserInformation: Bool
 
     /// Resolves `location` against `base` and classifies the hop; nil when `location` is not a
     /// usable http(s) URL.
@@ -34,5 +37,6 @@ public struct Redirect: Sendable, Hashable {
         self.location = target.text
         self.isDowngrade = baseURL.scheme == "https" && target.scheme == "http"
         self.changesHost = target.host.lowercased() != baseURL.host.lowercased() || target.port != baseURL.port
+        self.carriesUserInformation = target.hadUserInformation
     }
 }

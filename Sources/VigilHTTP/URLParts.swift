@@ -7,6 +7,8 @@ struct URLParts {
     var host: String
     var port: Int
     var text: String
+    /// The URL named a user or a password (`https://user:pw@host`); ``text`` keeps neither.
+    var hadUserInformation = false
 
     init?(_ text: String, relativeTo base: URLParts? = nil) {
         let url: URL?
@@ -16,6 +18,14 @@ struct URLParts {
         self.scheme = scheme
         self.host = host
         self.port = absolute.port ?? (scheme == "https" ? 443 : 80)
-        self.text = absolute.absoluteString
+        if absolute.user != nil || absolute.password != nil, var parts = URLComponents(url: absolute, resolvingAgainstBaseURL: true) {
+            // The user information is dropped here, so that no message or log can echo a password.
+            parts.user = nil
+            parts.password = nil
+            self.hadUserInformation = true
+            self.text = parts.string ?? "\(scheme)://\(host)"
+        } else {
+            self.text = absolute.absoluteString
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// One request as the journal records it: never a header value or a body, only whether they were there.
+/// One request as the journal records it: never a credential's header value or a body, only
+/// whether they were there; the `User-Agent` and `X-Request-ID` (public by nature) as sent.
 public struct JournalEntry: Sendable, Hashable, Codable {
     public var time: String
     public var host: String
@@ -18,9 +19,14 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     /// password, an authorization code, a PKCE verifier, a refresh token or a client secret (a man
     /// in the middle counts any body). Absent: false.
     public var credential: Bool?
+    /// The `User-Agent` and `X-Request-ID` the client sent (cut to 200 characters), if any.
+    public var userAgent: String?
+    public var requestID: String?
 
     public init(time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool,
-                mitm: Bool? = nil, scheme: String? = nil, credential: Bool? = nil) {
+                mitm: Bool? = nil, scheme: String? = nil, credential: Bool? = nil, userAgent: String? = nil, requestID: String? = nil) {
+        self.userAgent = userAgent.map { String($0.prefix(200)) }
+        self.requestID = requestID.map { String($0.prefix(200)) }
         self.time = time
         self.host = host
         self.method = method
@@ -114,8 +120,11 @@ extension JournalEntry {
         line += ",\"host\":\(quoted(host)),\"method\":\(quoted(method))"
         if mitm == true { line += ",\"mitm\":true" }
         line += ",\"path\":\(quoted(path))"
+        if let requestID { line += ",\"requestID\":\(quoted(requestID))" }
         if let scheme { line += ",\"scheme\":\(quoted(scheme))" }
-        line += ",\"status\":\(status),\"time\":\(quoted(time))}\n"
+        line += ",\"status\":\(status),\"time\":\(quoted(time))"
+        if let userAgent { line += ",\"userAgent\":\(quoted(userAgent))" }
+        line += "}\n"
         return line
     }
 }

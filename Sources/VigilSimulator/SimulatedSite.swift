@@ -27,7 +27,8 @@ struct SimulatedSite: Sendable {
         journal.record(JournalEntry(
             time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: answer.status,
             authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody,
-            scheme: scheme, credential: Self.carriesCredential(request, planted: responder.plantedSecrets())
+            scheme: scheme, credential: Self.carriesCredential(request, planted: responder.plantedSecrets()),
+            userAgent: request.headers["user-agent"], requestID: request.headers["x-request-id"]
         ))
         return answer
     }

@@ -82,13 +82,14 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
         return password.map(Secret.init)
     }
 
-    /// The browser stand-in: curl, trusting the test CA as a browser trusts its store, follows
+    /// The browser stand-in: curl, trusting the test CA as a browser trusts its store and keeping
+    /// cookies as a browser does (an access-policy manager in front of the login needs them), follows
     /// the authorization redirect to the client's loopback listener.
     public func openBrowser(_ url: String) async {
         show("browser opened")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "-o", "/dev/null", "-L", "--max-time", String(browserTimeout), "--cacert", caFile]
+        process.arguments = ["curl", "-s", "-o", "/dev/null", "-L", "-b", "", "--max-time", String(browserTimeout), "--cacert", caFile]
             + resolve.flatMap { ["--resolve", $0] } + [url]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -19,6 +19,8 @@ public struct VigilClient: SuiteClient {
             options.timeout = context.timeout
             options.browserTimeout = context.timeout * 2
             options.resolve = context.resolve
+            // The strictest log for the secret scans: every exchange, redacted.
+            options.logHTTPExchanges = true
             let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)),
                                      approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                      secrets: context.secrets, options: options, logger: context.logger)
@@ -37,6 +39,7 @@ public struct VigilClient: SuiteClient {
             check.options.timeout = context.timeout
             check.options.resolve = context.resolve
             check.lockDirectory = context.stateDirectory + "/vigil/locks"
+            check.options.logHTTPExchanges = true
             let report = try await check.connect(account, secrets: context.secrets, interaction: context.user)
             switch report.certificate {
             case .refused(let reasons):

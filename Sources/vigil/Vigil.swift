@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import VigilCore
 
 @main
 struct Vigil: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vigil",
         abstract: "Security and certificate inspection for file-sync cloud clients.",
-        version: "0.1.0",
+        version: UserAgent.appVersion,
         subcommands: [Inspect.self, AccountCommand.self, Certificates.self, Config.self, Log.self, Simulator.self, Simulate.self, Conformance.self]
     )
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import VigilCertificates
-import VigilHTTP
+@testable import VigilHTTP
 import VigilSimulator
 import VigilTestSupport
 
@@ -36,6 +36,49 @@ struct HTTPClientTests {
         } catch let error as HTTPError {
             #expect(error.code == .cancelled, "\(error)")
         }
+    }
+
+    /// Every request says who sends it and carries its own X-Request-ID, which the server sees.
+    @Test func eachRequestCarriesTheUserAgentAndItsOwnRequestID() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let client = try client { $0.userAgent = "Vigil/9.9 (Test)" }
+        _ = try await client.send(HTTPRequest(url: running.url()))
+        _ = try await client.send(HTTPRequest(url: running.url()))
+        let entries = running.simulator.journal.entries
+        #expect(entries.count == 2 && entries.allSatisfy { $0.userAgent == "Vigil/9.9 (Test)" })
+        let ids = entries.compactMap(\.requestID)
+        #expect(ids.count == 2 && Set(ids).count == 2 && ids.allSatisfy { UUID(uuidString: $0) != nil })
+    }
+
+    /// An access-policy manager: the request is sent to its login and back for a session
+    /// cookie, then again with it; the login hop carries the cookie jar's cookies only, never the
+    /// request's credentials; a client without a jar gets the redirect as it is.
+    @Test func anAPMLoginRoundTripIsFollowedWithACookieJar() async throws {
+        let running = try await RunningSimulator("simple-apm")
+        defer { Task { await running.stop() } }
+        let url = running.url(path: "/remote.php/dav/files/alice/")
+        let request = HTTPRequest(method: "PROPFIND", url: url, headers: Self.basic + [(name: "Depth", value: "0")])
+        let without = try await client().send(request)
+        #expect(without.redirect != nil, "no jar: the redirect comes back unfollowed")
+        let jar = CookieJar()
+        let answer = try await client { $0.cookies = jar }.send(request)
+        #expect(answer.status == 207, "\(answer.status)")
+        #expect(jar.count == 1)
+        let login = running.simulator.journal.entries.filter { $0.path.hasPrefix("/apm/login") }
+        #expect(!login.isEmpty && login.allSatisfy { !$0.authorization }, "the login hop never carries the request's credentials")
+    }
+
+    @Test func cookiesStayWithTheirOrigin() throws {
+        let jar = CookieJar()
+        let a = try #require(URLParts("https://a.example.test:443/x")), b = try #require(URLParts("https://b.example.test:443/x"))
+        let plain = try #require(URLParts("http://a.example.test/x")), otherPort = try #require(URLParts("https://a.example.test:8443/x"))
+        #expect(jar.store([(name: "Set-Cookie", value: "S=1; Path=/; Secure; HttpOnly")], from: a, path: "/x") == 1)
+        #expect(jar.header(for: a, path: "/y") == "S=1")
+        #expect(jar.header(for: b, path: "/y") == nil && jar.header(for: otherPort, path: "/y") == nil && jar.header(for: plain, path: "/y") == nil)
+        #expect(jar.store([(name: "Set-Cookie", value: "T=2")], from: plain, path: "/x") == 0, "plain http sets nothing")
+        jar.store([(name: "Set-Cookie", value: "S=gone; Path=/; Max-Age=0")], from: a, path: "/x")
+        #expect(jar.header(for: a, path: "/y") == nil, "Max-Age=0 removes")
     }
 
     @Test func aTrustedServerAnswers() async throws {

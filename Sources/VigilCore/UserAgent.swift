@@ -1,0 +1,33 @@
+import Foundation
+
+/// `http.user-agent`'s template with its placeholders filled in: `{{app.name}}`,
+/// `{{app.version}}`, `{{os.name}}`, `{{os.version}}` (from /etc/os-release, else uname) and
+/// `{{host.name}}`. Control characters are dropped, so that no setting can split a header.
+public enum UserAgent {
+    public static let appName = "Vigil"
+    public static let appVersion = "0.1.0"
+
+    public static func render(_ template: String) -> String {
+        let os = operatingSystem()
+        let values = ["app.name": appName, "app.version": appVersion, "os.name": os.name, "os.version": os.version,
+                      "host.name": ProcessInfo.processInfo.hostName]
+        var text = template
+        for (name, value) in values { text = text.replacingOccurrences(of: "{{\(name)}}", with: value) }
+        return String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init)).trimmingCharacters(in: .whitespaces)
+    }
+
+    static func operatingSystem() -> (name: String, version: String) {
+        if let text = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8) {
+            var fields: [String: String] = [:]
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                if parts.count == 2 { fields[parts[0]] = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            }
+            if let name = fields["NAME"] { return (name, fields["VERSION_ID"] ?? "") }
+        }
+        var system = utsname()
+        uname(&system)
+        let field = { (value: Any) in String(Mirror(reflecting: value).children.compactMap { $0.value as? CChar }.prefix { $0 != 0 }.map { Character(UnicodeScalar(UInt8(bitPattern: $0))) }) }
+        return (field(system.sysname), field(system.release))
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import VigilAuth
+import VigilCertificates
+@testable import VigilCore
+import VigilHTTP
+import VigilSecrets
+import VigilSimulator
+import VigilStore
+import VigilTestSupport
+
+/// What account setup checks of a real server before and around the login: a URL with a
+/// password, an old version, a load balancer that answers 404 for a while, a cluster that learns
+/// a new token late.
+@Suite("Server checks during setup, live")
+struct ServerChecksTests {
+    /// The user of these tests; its progress (the retry's "trying again") moves the simulator's clock.
+    final class User: AccountSetupInteraction, @unchecked Sendable {
+        let clock: ManualSimulatorClock?
+        init(clock: ManualSimulatorClock? = nil) { self.clock = clock }
+        func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {}
+        func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool { false }
+        func approveRedirect(_ redirect: Redirect, from: String) async -> Bool { false }
+        func password(user: String, server: String) async -> Secret? { Secret("alice-test-password") }
+        func openBrowser(_ url: String) async {}
+        func progress(_ message: String) async { if message.contains("trying again") { clock?.advance(seconds: 3) } }
+    }
+
+    func setup(_ configure: (inout AccountSetup.Options) -> Void = { _ in }) throws -> AccountSetup {
+        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+        var options = AccountSetup.Options()
+        options.timeout = .seconds(10)
+        options.method = .basicAuth
+        configure(&options)
+        return AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                            accounts: Accounts(database: database), secrets: MemorySecretStore(), options: options)
+    }
+
+    func failure(_ body: () async throws -> Account) async -> AccountSetupError? {
+        do { _ = try await body(); return nil } catch let error as AccountSetupError { return error } catch { return nil }
+    }
+
+    @Test func aURLWithAPasswordIsRefusedBeforeAnyRequestAndNotEchoed() async throws {
+        let running = try await RunningSimulator("valid")
+        defer { Task { await running.stop() } }
+        let url = running.url(path: "").replacingOccurrences(of: "https://", with: "https://alice:s3cret-in-url@")
+        let error = await failure { try await setup().add(server: url, user: "alice", interaction: User()) }
+        #expect(error?.code == .invalidURL)
+        #expect(error.map { !$0.reason.contains("s3cret-in-url") } == true, "\(String(describing: error))")
+        #expect(running.simulator.journal.entries.isEmpty)
+    }
+
+    @Test func versionsCompareNumberByNumber() {
+        #expect(AccountSetup.version("8.2.11.3", isBelow: "10.0"))
+        #expect(!AccountSetup.version("10.15.0.2", isBelow: "10.0"))
+        #expect(!AccountSetup.version("10.0", isBelow: "10.0.0"))
+        #expect(AccountSetup.version("9.99", isBelow: "10"))
+        #expect(!AccountSetup.version("unknown", isBelow: "10.0"), "text that is not numbers is never below")
+    }
+
+    @Test func anOldServerIsReportedNotAdded() async throws {
+        let running = try await RunningSimulator("status-old-version")
+        defer { Task { await running.stop() } }
+        let error = await failure { try await setup().add(server: running.url(path: ""), user: "alice", interaction: User()) }
+        #expect(error?.code == .notACloudServer && error?.reason.contains("8.2.11.3") == true, "\(String(describing: error))")
+        let lower = try setup { $0.minimumServerVersion = "8.0" }
+        _ = try await lower.add(server: running.url(path: ""), user: "alice", interaction: User())
+    }
+
+    @Test func aFewSecondsOf404AreWaitedOutAndOnly404IsReported() async throws {
+        // The simulator's window is on its injected clock: each retry's pause moves it 3 s on.
+        let window = try await RunningSimulator("five-seconds-of-404")
+        defer { Task { await window.stop() } }
+        let quick = try setup { $0.retryDelays = [.milliseconds(10), .milliseconds(10), .milliseconds(10)] }
+        let account = try await quick.add(server: window.url(path: ""), user: "alice", interaction: User(clock: window.clock))
+        #expect(account.user == "alice")
+        #expect(window.simulator.journal.entries.filter { $0.path == "/status.php" }.count == 3, "two 404s, then the answer")
+
+        let never = try await RunningSimulator("only-404")
+        defer { Task { await never.stop() } }
+        let error = await failure { try await quick.add(server: never.url(path: ""), user: "alice", interaction: User()) }
+        #expect(error?.code == .notACloudServer && error?.reason.contains("404 Not Found") == true && error?.reason.contains("4 times") == true,
+                "\(String(describing: error))")
+    }
+}
