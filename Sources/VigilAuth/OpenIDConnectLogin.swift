@@ -164,14 +164,16 @@ public struct OpenIDConnectLogin: Sendable {
         var answer = try await accessToken.withValue { token in
             try await client.send(HTTPRequest(url: userinfo, headers: [(name: "Accept", value: "application/json"), (name: "Authorization", value: "Bearer \(token)")]))
         }
+        var tries = 1
         for delay in newTokenRetryDelays where answer.status == 401 {
+            tries += 1
             try await Task.sleep(for: delay)
             answer = try await accessToken.withValue { token in
                 try await client.send(HTTPRequest(url: userinfo, headers: [(name: "Accept", value: "application/json"), (name: "Authorization", value: "Bearer \(token)")]))
             }
         }
         if let redirect = answer.redirect { throw OAuth2Error(.discoveryRejected, "Fetching userinfo redirects to \(redirect.location); not followed.") }
-        guard answer.status == 200 else { throw OAuth2Error(.refused, "The provider answered userinfo with HTTP \(answer.status), \(newTokenRetryDelays.count + 1) times.") }
+        guard answer.status == 200 else { throw OAuth2Error(.refused, "The provider answered userinfo with HTTP \(answer.status)" + (tries > 1 ? " (\(tries) tries)." : ".")) }
         let body = answer.body
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], let sub = object["sub"] as? String else {
             throw OAuth2Error(.invalidIDToken, "The userinfo answer has no subject.")

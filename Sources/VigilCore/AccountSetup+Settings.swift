@@ -21,6 +21,11 @@ extension AccountSetup.Options {
         if let template = settings.string("http.user-agent") { userAgent = UserAgent.render(template) }
         logHTTPExchanges = settings.bool("log.http-requests") ?? false
         cookies = settings.bool("core.cookie-support-enabled") ?? true
+        plainHTTPPolicy = settings.string("connection.plain-http-policy") ?? plainHTTPPolicy
+        defaultURL = settings.string("bookmark.default-url")
+        capabilitiesPath = settings.string("connection.endpoint-capabilities") ?? capabilitiesPath
+        userPath = settings.string("connection.endpoint-user") ?? userPath
+        urlEditable = settings.bool("bookmark.url-editable") ?? true
         paths.webDAV = settings.string("connection.endpoint-webdav") ?? paths.webDAV
         paths.wellKnown = settings.string("connection.well-known") ?? paths.wellKnown
         oauth2ClientID = settings.string("authentication-oauth2.oa2-client-id")

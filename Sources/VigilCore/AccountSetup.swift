@@ -32,8 +32,18 @@ public struct AccountSetup: Sendable {
         public var method: AuthenticationMethodIdentifier?
         /// `connection.endpoint-status`.
         public var statusPath = "status.php"
+        /// `connection.endpoint-capabilities` and `connection.endpoint-user`, read after the login.
+        public var capabilitiesPath = "ocs/v2.php/cloud/capabilities"
+        public var userPath = "ocs/v2.php/cloud/user"
+        /// `bookmark.default-url`: the server proposed when none is given.
+        public var defaultURL: String?
+        /// `bookmark.url-editable`: false locks setup to ``defaultURL``.
+        public var urlEditable = true
         /// `core.cookie-support-enabled`.
         public var cookies = true
+        /// `connection.plain-http-policy`: `warn` (an http URL may lead to its https server, the
+        /// upgrade approved by the user) or `forbidden`.
+        public var plainHTTPPolicy = "warn"
         /// `log.http-requests`: requests and answers logged, redacted (``VigilLogging/HTTPLogRedactor``).
         public var logHTTPExchanges = false
         /// `http.user-agent`, rendered.
@@ -112,13 +122,18 @@ public struct AccountSetup: Sendable {
     }
 
     public func add(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> Account {
-        if let parts = URLComponents(string: server), parts.user != nil || parts.password != nil {
-            var shown = parts
-            shown.user = nil
-            shown.password = nil
-            throw AccountSetupError(.invalidURL, "The URL \(shown.string ?? "") carries a user name or password; give the user with the user option, and never a password in a URL (it would end up in histories and logs). Nothing was sent.")
+        // User information is looked for in the text itself, so that a URL no parser accepts (a
+        // password with '#' or '/') is caught too, and never echoed.
+        if Self.hasUserInformation(server) {
+            throw AccountSetupError(.invalidURL, "The URL \(Self.withoutUserInformation(server)) carries a user name or password (an '@'); give the user with the user option, never a password in a URL (it would end up in histories and logs), and write an '@' in a path as %40. Nothing was sent.")
         }
-        let requested = server.hasSuffix("/") ? String(server.dropLast()) : server
+        if !options.urlEditable, let locked = options.defaultURL, Self.normalized(server) != Self.normalized(locked) {
+            throw AccountSetupError(.policy, "The administrator locked the server to \(locked) (bookmark.url-editable is false); \(server) is not it. Nothing was sent.")
+        }
+        var requested = server.hasSuffix("/") ? String(server.dropLast()) : server
+        if requested.lowercased().hasPrefix("http://") {
+            requested = try await upgradedFromPlainHTTP(requested, interaction: interaction)
+        }
         guard requested.lowercased().hasPrefix("https://"), let firstEndpoint = try? Endpoint(url: requested) else {
             throw AccountSetupError(.invalidURL, "\(server) is not an https URL; accounts are added over https only.")
         }
@@ -195,12 +210,80 @@ public struct AccountSetup: Sendable {
             let account = Account(server: base, user: user, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
                                   clientID: login.clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: login.revocationEndpoint,
                                   tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
+            await describe(base: base, login: login, client: client, interaction: interaction)
             try registry.add(account, secrets: login.secrets)
             logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
             return account
         } catch let error as HTTPError where error.code == .untrustedCertificate {
             throw Self.certificateChanged(at: endpoint, error)
         }
+    }
+
+    /// After the login, what the server says of itself and of the user, shown: its product and
+    /// version (capabilities) and the user's display name (the OCS user endpoint). Best effort:
+    /// nothing depends on them, and a failure is only not shown.
+    func describe(base: String, login: AuthenticationLogin, client: HTTPClient, interaction: any AccountSetupInteraction) async {
+        func ocs(_ path: String) async -> [String: Any]? {
+            guard let answer = try? await login.authorization.withValue({ authorization in
+                try await client.send(HTTPRequest(url: "\(base)/\(path)?format=json", headers: [(name: "Authorization", value: authorization), (name: "OCS-APIREQUEST", value: "true")]))
+            }), answer.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] else { return nil }
+            return (object["ocs"] as? [String: Any])?["data"] as? [String: Any]
+        }
+        if let version = (await ocs(options.capabilitiesPath))?["version"] as? [String: Any], let text = version["string"] as? String {
+            await interaction.progress("The server is \((version["product"] as? String) ?? "ownCloud-compatible") \(text) (\((version["edition"] as? String) ?? "edition unknown")).")
+        }
+        if let user = await ocs(options.userPath), let name = (user["display-name"] ?? user["displayname"]) as? String {
+            await interaction.progress("Logged in as \(name).")
+        }
+    }
+
+    /// Whether a server URL as typed may carry user information: any `@` at all. A password may
+    /// hold `/`, `?` or `#`, which no parser can place, so the text is not parsed; a path with an
+    /// `@` must be written `%40`.
+    static func hasUserInformation(_ url: String) -> Bool { url.contains("@") }
+
+    /// A typed URL shown without what could be user information: the scheme and what follows the
+    /// last `@`.
+    static func withoutUserInformation(_ url: String) -> String {
+        guard let at = url.lastIndex(of: "@") else { return url }
+        let scheme = url.range(of: "://").map { String(url[..<$0.upperBound]) } ?? ""
+        return scheme + url[url.index(after: at)...]
+    }
+
+    /// A server URL for comparison: lower-case scheme and host, no trailing slash, the default port dropped.
+    static func normalized(_ url: String) -> String {
+        guard var parts = URLComponents(string: url.hasSuffix("/") ? String(url.dropLast()) : url) else { return url }
+        parts.scheme = parts.scheme?.lowercased()
+        parts.host = parts.host?.lowercased()
+        if parts.port == 443 && parts.scheme == "https" { parts.port = nil }
+        return parts.string ?? url
+    }
+
+    /// An http URL (`connection.plain-http-policy`): `forbidden` refuses it before any request;
+    /// `warn` asks its status.php, with no credential, where the https server is: an upgrade to
+    /// https is offered to the user as a redirect (then that server's certificate is reviewed as
+    /// usual); a server that answers over plain HTTP is refused. No credential ever goes over
+    /// plain HTTP, whatever the policy.
+    func upgradedFromPlainHTTP(_ url: String, interaction: any AccountSetupInteraction) async throws -> String {
+        guard options.plainHTTPPolicy == "warn" else {
+            throw AccountSetupError(.policy, "\(url) is plain HTTP, and connection.plain-http-policy is forbidden; use the server's https URL. Nothing was sent.")
+        }
+        await interaction.progress("\(url) is plain HTTP: Vigil asks it only where its https server is, and sends no credential over plain HTTP.")
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = options.timeout
+        configuration.resolve = options.resolve
+        configuration.allowPlainHTTP = true
+        configuration.userAgent = options.userAgent
+        configuration.logExchanges = options.logHTTPExchanges
+        let plain = HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator), configuration: configuration, logger: logger)
+        let answer = try await plain.send(HTTPRequest(url: "\(url)/\(options.statusPath)"))
+        guard let redirect = answer.redirect, redirect.location.lowercased().hasPrefix("https://") else {
+            throw AccountSetupError(.invalidURL, "\(url) answers over plain HTTP (HTTP \(answer.status)) without moving to https; Vigil adds accounts over https only.")
+        }
+        let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
+        guard await interaction.approveRedirect(redirect, from: url) else { throw Self.redirectError(redirect) }
+        await interaction.progress("Redirect approved: \(url) -> \(target).")
+        return target
     }
 
     /// `vigil account login`: an existing account logs in again with its method (after a refused
@@ -411,7 +494,8 @@ public struct AccountSetup: Sendable {
     /// Dotted versions compared number by number (`8.2.11.3` is below `10.0`); text that is not
     /// numbers is never below.
     static func version(_ version: String, isBelow minimum: String) -> Bool {
-        let parts = { (text: String) in text.split(separator: ".").map { Int($0) } }
+        // Each component's leading digits (`8.2-beta` is 8.2); a component without any is not a number.
+        let parts = { (text: String) in text.split(separator: ".").map { Int($0.prefix { $0.isNumber }) } }
         let have = parts(version), want = parts(minimum)
         guard !have.contains(nil), !want.contains(nil) else { return false }
         for index in 0..<max(have.count, want.count) {

@@ -26,6 +26,8 @@ public struct AccountSetupError: Error, Sendable, CustomStringConvertible {
         case duplicate
         /// A setting the chosen method needs is missing (an OAuth2 client id, say).
         case configuration
+        /// The administrator's settings forbid it (a locked server URL, plain HTTP forbidden).
+        case policy
     }
 
     public var code: Code

@@ -26,11 +26,43 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
         let origin = Self.origin(url)
         lock.lock(); defer { lock.unlock() }
         let matching = cookies.filter { $0.origin == origin && (path == $0.path || path.hasPrefix($0.path.hasSuffix("/") ? $0.path : $0.path + "/")) }
-        return matching.isEmpty ? nil : matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        guard !matching.isEmpty else { return nil }
+        // The header stays under 8 KB: the newest cookies first.
+        var header = ""
+        for cookie in matching.reversed() {
+            let pair = "\(cookie.name)=\(cookie.value)"
+            if header.utf8.count + pair.utf8.count + 2 > 8192 { break }
+            header = header.isEmpty ? pair : pair + "; " + header
+        }
+        return header
+    }
+
+    static let perOrigin = 20
+
+    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value > 0x20 && scalar.value < 0x7F && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains(scalar)
+    }
+
+    static func isCookieOctet(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        return v == 0x21 || (0x23...0x2B).contains(v) || (0x2D...0x3A).contains(v) || (0x3C...0x5B).contains(v) || (0x5D...0x7E).contains(v)
+    }
+
+    /// An HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`).
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE, dd-MMM-yyyy HH:mm:ss zzz"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
     }
 
     /// Keeps the `Set-Cookie` values of an https answer from `url` (RFC 6265, the parts a session
-    /// needs: name, value, Path; `Max-Age=0` or a past `Expires` removes). Returns how many were set.
+    /// needs: name, value, Path; `Max-Age` of 0 or less, or a past `Expires`, removes). Returns how
+    /// many were set.
     @discardableResult
     func store(_ headers: [(name: String, value: String)], from url: URLParts, path: String) -> Int {
         guard url.scheme == "https" else { return 0 }
@@ -40,20 +72,31 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
         for field in headers where field.name.lowercased() == "set-cookie" {
             let parts = field.value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let pair = parts.first, let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { continue }
-            let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...])
-            guard name.count <= 256, value.count <= 4096, !name.contains(where: { $0.isWhitespace || $0 == "," }) else { continue }
-            var cookiePath = "/" + path.split(separator: "/").dropLast().joined(separator: "/")
+            let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...]).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            // RFC 6265: the name a token, the value cookie-octets; anything else is dropped, so that
+            // no value can split or corrupt the Cookie header.
+            guard name.count <= 256, value.count <= 4096, name.unicodeScalars.allSatisfy(Self.isTokenCharacter),
+                  value.unicodeScalars.allSatisfy(Self.isCookieOctet) else { continue }
+            // The default path: the request path up to its last "/" (RFC 6265 section 5.1.4).
+            var cookiePath = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/"
             var expired = false
             for attribute in parts.dropFirst() {
                 let pieces = attribute.split(separator: "=", maxSplits: 1).map(String.init)
                 switch pieces.first?.lowercased() {
                 case "path"? where pieces.count == 2 && pieces[1].hasPrefix("/"): cookiePath = pieces[1]
                 case "max-age"? where pieces.count == 2: expired = (Int(pieces[1]) ?? 1) <= 0
+                case "expires"? where pieces.count == 2: if let date = Self.httpDate(pieces[1]), date < Date() { expired = true }
                 default: break
                 }
             }
             cookies.removeAll { $0.origin == origin && $0.name == name && $0.path == cookiePath }
-            if !expired, cookies.count < 64 { cookies.append(Cookie(origin: origin, name: name, value: value, path: cookiePath)); set += 1 }
+            guard !expired else { continue }
+            // At most 20 per origin (the oldest goes), so that one origin cannot crowd out another.
+            if cookies.filter({ $0.origin == origin }).count >= Self.perOrigin, let oldest = cookies.firstIndex(where: { $0.origin == origin }) {
+                cookies.remove(at: oldest)
+            }
+            cookies.append(Cookie(origin: origin, name: name, value: value, path: cookiePath))
+            set += 1
         }
         return set
     }

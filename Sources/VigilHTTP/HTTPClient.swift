@@ -61,22 +61,33 @@ public struct HTTPClient: Sendable {
             requestID = UUID().uuidString
             request.headers.append((name: "X-Request-ID", value: requestID))
         }
-        var answer = try await exchange(request, id: requestID)
+        var answer = try await exchange(request, id: requestID).response
         // An access-policy manager in front of the server: a redirect on the same https origin to
         // its login, which sets a session cookie and sends the client back. Followed only with a
         // cookie jar, only on the same origin, only as that round trip (the hop carries cookies,
         // never the request's credentials), at most twice; then the request is sent again.
+        // Sent again only when that is safe: a request that changes nothing (GET, HEAD, PROPFIND
+        // without a body), or a POST the APM sends back to exactly where it was going (it bounced
+        // the request before the server saw it). PUT, DELETE, MOVE and the like never.
+        let method = request.method.uppercased()
+        let repeatable = ["GET", "HEAD", "PROPFIND"].contains(method) && (request.body ?? []).isEmpty
         var rounds = 0
-        while let jar = configuration.cookies, rounds < 2, let redirect = answer.redirect, Self.isCookieRoundTrip(redirect, from: request.url) {
-            let before = jar.count
+        while configuration.cookies != nil, repeatable || method == "POST", rounds < 2, let redirect = answer.redirect, Self.isCookieRoundTrip(redirect, from: request.url) {
             let hop = try await exchange(HTTPRequest(url: redirect.location, headers: request.headers.filter { ["user-agent", "x-request-id"].contains($0.name.lowercased()) }),
                                          id: requestID)
-            guard jar.count > before || hop.headers.contains(where: { $0.name.lowercased() == "set-cookie" }), let back = hop.redirect,
-                  Self.isCookieRoundTrip(back, from: redirect.location) else { break }
+            guard hop.cookiesSet > 0, let back = hop.response.redirect, Self.isCookieRoundTrip(back, from: redirect.location),
+                  repeatable || Self.sameTarget(back.location, request.url) else { break }
             rounds += 1
-            answer = try await exchange(request, id: requestID)
+            answer = try await exchange(request, id: requestID).response
         }
         return answer
+    }
+
+    /// The same URL, path and query (the fragment aside).
+    static func sameTarget(_ a: String, _ b: String) -> Bool {
+        guard let x = URLComponents(string: a), let y = URLComponents(string: b) else { return false }
+        return x.scheme?.lowercased() == y.scheme?.lowercased() && x.host?.lowercased() == y.host?.lowercased() && x.port == y.port
+            && x.percentEncodedPath == y.percentEncodedPath && x.percentEncodedQuery == y.percentEncodedQuery
     }
 
     /// Same https origin, no user information, another path: what an APM's login hop looks like.
@@ -87,7 +98,7 @@ public struct HTTPClient: Sendable {
 
     /// One request and its answer: cookies from the jar added, the answer's cookies kept, both
     /// logged when asked.
-    func exchange(_ request: HTTPRequest, id requestID: String) async throws -> HTTPResponse {
+    func exchange(_ request: HTTPRequest, id requestID: String) async throws -> (response: HTTPResponse, cookiesSet: Int) {
         let client = self
         var request = request
         let parts = URLParts(request.url)
@@ -96,21 +107,22 @@ public struct HTTPClient: Sendable {
            let cookie = jar.header(for: parts, path: path.isEmpty ? "/" : path) {
             request.headers.append((name: "Cookie", value: cookie))
         }
-        logger.privacy.debug("HTTP \(public: request.method) \(request.url) [request \(public: requestID)]", metadata: ["tags": "http"])
-        let prepared = request
         let redactor = HTTPLogRedactor()
+        let shownURL = redactor.redact(url: request.url)
+        logger.privacy.debug("HTTP \(public: request.method) \(shownURL) [request \(public: requestID)]", metadata: ["tags": "http"])
+        let prepared = request
         if configuration.logExchanges {
             let shown = redactor.request(method: request.method, url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
             logger.privacy.info("HTTP exchange [request \(public: requestID)] sent:\n\(shown)", metadata: ["tags": "http"])
         }
         let response = try await TransferCancellation.onThread(named: "vigil-http") { cancellation in try client.blockingSend(prepared, cancellation: cancellation) }
-        if let jar = configuration.cookies, let parts { jar.store(response.headers, from: parts, path: path.isEmpty ? "/" : path) }
+        let cookiesSet = configuration.cookies.flatMap { jar in parts.map { jar.store(response.headers, from: $0, path: path.isEmpty ? "/" : path) } } ?? 0
         if configuration.logExchanges {
             let shown = redactor.response(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
             logger.privacy.info("HTTP exchange [request \(public: requestID)] answered:\n\(shown)", metadata: ["tags": "http"])
         }
-        logger.privacy.debug("HTTP \(public: request.method) \(request.url): \(public: response.status) [request \(public: requestID)]", metadata: ["tags": "http"])
-        return response
+        logger.privacy.debug("HTTP \(public: request.method) \(shownURL): \(public: response.status) [request \(public: requestID)]", metadata: ["tags": "http"])
+        return (response, cookiesSet)
     }
 
     func blockingSend(_ request: HTTPRequest, cancellation: TransferCancellation = TransferCancellation()) throws -> HTTPResponse {

@@ -13,6 +13,23 @@ public struct HTTPLogRedactor: Sendable {
         "client_secret", "code_verifier", "assertion", "client_assertion", "sig", "signature",
         "x-amz-signature", "x-goog-signature", "apikey", "api_key", "secret", "otp", "nonce",
     ]
+    /// Words that make any key secret wherever they appear in it, once lower-cased without `_`
+    /// and `-` (`accessToken`, `appPassword`, `sessionId`, `SAMLResponse`, `RelayState`...).
+    public static let secretWords = ["token", "secret", "password", "passwd", "ticket", "session", "saml", "relaystate", "apikey", "signature", "credential"]
+
+    /// Keys that hold a secret word but never a secret.
+    public static let publicKeys: Set<String> = ["token_type", "token_type_hint", "token_endpoint", "token_endpoint_auth_method", "token_endpoint_auth_methods_supported",
+                                                 "revocation_endpoint", "introspection_endpoint", "session_state_supported"]
+
+    /// Whether `key` names a secret: one of ``secretParameters``, or a key holding one of ``secretWords``.
+    public static func isSecret(key: String) -> Bool {
+        let lower = key.lowercased()
+        if secretParameters.contains(lower) { return true }
+        if publicKeys.contains(lower) { return false }
+        let folded = lower.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "")
+        return secretWords.contains { folded.contains($0) }
+    }
+
     /// Headers whose whole value is a secret (besides the authorization and cookie headers).
     public static let secretHeaders: Set<String> = ["x-auth-token", "x-api-key", "x-csrf-token", "requesttoken", "x-request-token", "ocs-apirequest-token"]
 
@@ -122,7 +139,7 @@ public struct HTTPLogRedactor: Sendable {
             let name = String(parts[0])
             let decoded = name.removingPercentEncoding ?? name
             guard parts.count == 2 else { return name }
-            return Self.secretParameters.contains(decoded.lowercased()) ? "\(name)=[redacted]" : "\(name)=\(parts[1])"
+            return Self.isSecret(key: decoded) ? "\(name)=[redacted]" : "\(name)=\(parts[1])"
         }.joined(separator: "&")
     }
 
@@ -130,7 +147,7 @@ public struct HTTPLogRedactor: Sendable {
         if let object = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, member) in object {
-                result[key] = Self.secretParameters.contains(key.lowercased()) ? "[redacted]" : redactJSON(member)
+                result[key] = Self.isSecret(key: key) ? "[redacted]" : redactJSON(member)
             }
             return result
         }

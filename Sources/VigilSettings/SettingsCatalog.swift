@@ -16,7 +16,7 @@ public enum SettingsCatalog {
               default: .strings(["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.owncloud.basicauth"]),
               "Authentication methods in order of preference, most preferred first."),
         .init("connection.plain-http-policy", .choice(["warn", "forbidden"]), default: .string("warn"),
-              "Plain (unencrypted) http URLs: `warn` raises an issue the user must accept; `forbidden` refuses them."),
+              "Plain (unencrypted) http URLs: `warn` lets one lead to its https server (status.php asked without credentials, the upgrade approved by the user); `forbidden` refuses them before any request. No credential ever goes over plain HTTP."),
         .init("connection.minimum-tls-version", .choice(["1.2", "1.3"]), default: .string("1.2"),
               "The oldest TLS version Vigil accepts for connections that carry credentials."),
         .init("connection.pinned-public-keys", .pinList, default: nil,

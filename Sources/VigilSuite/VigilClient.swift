@@ -78,7 +78,7 @@ public struct VigilClient: SuiteClient {
         switch error {
         case let error as AccountSetupError:
             switch error.code {
-            case .certificateRejected, .redirected, .responseRejected, .invalidURL:
+            case .certificateRejected, .redirected, .responseRejected, .invalidURL, .policy:
                 // Refused by Vigil's own checks; a server that says no (wrong credentials) is an error reported.
                 return .failed(.refused, code: error.code.rawValue, error.reason)
             case .unsupportedMethod, .configuration, .noUsableMethod:

@@ -27,12 +27,15 @@ extension Vigil {
                     certificate must be approved: interactively, or with --approve-certificate and the fingerprint
                     obtained through another channel. Redirects are reported, never followed. The password (Basic
                     authentication) is asked last, checked, and kept in the keyring; OAuth2 opens the browser,
-                    takes the answer on a loopback address (PKCE) and keeps the tokens in the keyring (OpenID
-                    Connect is not implemented yet). Exit codes: 0 added; 1 refused (certificate not approved, redirect, wrong
-                    credentials, no password); 2 error; 64 usage; 78 a setting the method needs is missing.
+                    takes the answer on a loopback address (PKCE) and keeps the tokens in the keyring; OpenID Connect
+                    does the same with a registered client and a validated id_token. Without a URL, bookmark.default-url
+                    is used; with bookmark.url-editable false, no other URL is accepted. An http URL only leads to its
+                    https server (connection.plain-http-policy). Exit codes: 0 added; 1 refused (certificate not
+                    approved, redirect, wrong credentials, no password, a locked URL); 2 error; 64 usage; 78 a setting
+                    the method needs is missing.
                     """
             )
-            @Argument(help: "The server, https://HOST[:PORT][/PATH].") var url: String
+            @Argument(help: "The server, https://HOST[:PORT][/PATH] (default: bookmark.default-url).") var url: String?
             @Option(help: "The user name.") var user: String
             @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
             @Option(help: "Approve an untrusted certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
@@ -58,7 +61,7 @@ extension Vigil {
 
             /// Exit 1 for what Vigil or the server refused, 78 for a missing setting, 2 otherwise.
             static func fail(_ error: AccountSetupError) -> Never {
-                let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected]
+                let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy]
                 ExitStatus.fail(error.reason, status: refused.contains(error.code) ? ExitStatus.untrusted
                                 : error.code == .configuration ? ExitStatus.configuration : ExitStatus.error)
             }
@@ -93,7 +96,10 @@ extension Vigil {
                                                           acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
                                                           browser: browser.map { $0.split(separator: " ").map(String.init) })
                     interaction.noBrowser = noBrowser
-                    let account = try await setup.add(server: url, user: user, interaction: interaction)
+                    guard let server = url ?? options.defaultURL else {
+                        ExitStatus.fail("Give the server's URL (no bookmark.default-url is set).", status: ExitStatus.usage)
+                    }
+                    let account = try await setup.add(server: server, user: user, interaction: interaction)
                     print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); \(Self.stored(account))"))
                 } catch let error as AccountSetupError {
                     Self.fail(error)

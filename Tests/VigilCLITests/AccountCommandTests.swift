@@ -27,6 +27,7 @@ struct AccountCommandTests {
         let review = try #require(output.range(of: "SHA-256:"))
         let login = try #require(output.range(of: "added account"))
         #expect(review.lowerBound < login.lowerBound, "the certificate is shown before the login")
+        #expect(output.contains("The server is ownCloud 10.15.0") && output.contains("Logged in as Alice"), "capabilities and the user endpoint: \(output)")
         #expect(!output.contains("alice-test-password") && !added.standardError.contains("alice-test-password"))
 
         let listed = try await vigil(["account", "list", "--json"])
@@ -38,6 +39,20 @@ struct AccountCommandTests {
         let removed = try await vigil(["account", "remove", id])
         #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: password"), "\(removed.standardOutput)\(removed.standardError)")
         #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
+    }
+
+    @Test func theAdministratorsDefaultURLAndItsLock() async throws {
+        let running = try await RunningSimulator("basic-only")
+        defer { Task { await running.stop() } }
+        let locked: [String: String?] = ["VIGIL_BOOKMARK_DEFAULT_URL": running.url(path: ""), "VIGIL_BOOKMARK_URL_EDITABLE": "false"]
+        let common = ["--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle, "--database", database]
+        let other = try await CommandRunner.vigilDetached(["account", "add", running.url(host: 2, path: "")] + common, environment: locked,
+                                                          input: Data("alice-test-password\n".utf8))
+        #expect(other.status == 1 && other.standardError.contains("locked the server"), "\(other.standardError)")
+        #expect(running.simulator.journal.entries.isEmpty, "nothing was sent to the other server")
+        let proposed = try await CommandRunner.vigilDetached(["account", "add"] + common, environment: locked, input: Data("alice-test-password\n".utf8))
+        #expect(proposed.status == 0 && proposed.standardOutput.contains("on \(running.url(path: ""))"), "\(proposed.standardOutput)\(proposed.standardError)")
+        #expect(try await vigil(["account", "remove", try await accountID()]).status == 0)
     }
 
     @Test func anUntrustedServerIsNotApprovedWithoutTheFingerprint() async throws {
@@ -144,7 +159,9 @@ struct AccountCommandTests {
         let added = try await CommandRunner.vigilDetached(command, environment: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_ID": OIDCProvider.staticClientID])
         #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
         #expect(added.standardOutput.contains("(com.owncloud.oauth2)"))
-        #expect(!running.simulator.journal.entries.dropLast().contains { $0.authorization }, "only the final check carries the token")
+        let entries = running.simulator.journal.entries
+        let check = try #require(entries.firstIndex { $0.method == "PROPFIND" && $0.authorization })
+        #expect(!entries[..<check].contains { $0.authorization }, "nothing before the files check carries the token")
         let id = try #require((try JSONSerialization.jsonObject(with: Data(try await vigil(["account", "list", "--json"]).standardOutput.utf8)) as? [[String: Any]])?.first?["id"] as? String)
         let removed = try await vigil(["account", "remove", id])
         #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: access-token, refresh-token"), "\(removed.standardOutput)")

@@ -80,8 +80,12 @@ struct AccountSetupTests {
         #expect(account.method == "com.owncloud.basicauth")
         #expect(user.asked == ["review: trusted", "password?"], "the certificate is shown first, the password asked last")
         let entries = running.simulator.journal.entries
-        #expect(entries.filter(\.authorization).count == 1 && entries.last?.authorization == true,
-                "only the final check carries the credential: \(entries.map { "\($0.method) \($0.path) \($0.authorization)" })")
+        // The credential goes first to the files check, then (once it worked) to the capabilities
+        // and user endpoints; nothing before the check carries it.
+        let authorized = entries.filter(\.authorization)
+        #expect(authorized.map(\.method) == ["PROPFIND", "GET", "GET"] && authorized.first?.path.hasPrefix("/remote.php/dav/files/alice") == true,
+                "only the check and what follows it carry the credential: \(entries.map { "\($0.method) \($0.path) \($0.authorization)" })")
+        #expect(entries.prefix { !$0.authorization }.count == entries.count - 3)
         let key = try SecretKey(account: account.secretAccount, kind: .password)
         defer { _ = try? keyring.remove(key) }
         #expect(try keyring.secret(for: key) == Secret("alice-test-password"))
@@ -148,7 +152,7 @@ struct AccountSetupTests {
         #expect(user.asked == ["review: trusted", "redirect?", "review: trusted", "password?"])
         let first = running.simulator.journal.entries.filter { $0.host == "127.0.0.1" }
         #expect(first.map(\.path) == ["/status.php"] && first.allSatisfy { !$0.authorization })
-        #expect(running.simulator.journal.entries.filter { $0.host == "127.0.0.2" && $0.authorization }.count == 1)
+        #expect(running.simulator.journal.entries.filter { $0.host == "127.0.0.2" && $0.authorization }.first?.method == "PROPFIND")
     }
 
     @Test(arguments: ["redirect-chain-30", "redirect-loop", "redirect-downgrade"])
@@ -186,7 +190,8 @@ struct AccountSetupTests {
         let entries = running.simulator.journal.entries
         #expect(entries.contains { $0.method == "POST" && $0.path.hasSuffix("/register") }, "a client registered for the login (RFC 7591)")
         let authorized = entries.filter(\.authorization)
-        #expect(authorized.map(\.method) == ["GET", "PROPFIND"], "only userinfo and the WebDAV check carry the token: \(authorized.map(\.path))")
+        #expect(authorized.map(\.method) == ["GET", "PROPFIND", "GET", "GET"] && authorized.first?.path.hasSuffix("/userinfo") == true,
+                "userinfo and the WebDAV check carry the token, then the capabilities and user endpoints: \(authorized.map(\.path))")
     }
 
     @Test(arguments: ["oidc-alg-none", "oidc-bad-nonce", "oidc-expired-id-token", "oidc-issuer-mismatch", "oidc-jwks-over-http", "oidc-missing-id-token",
@@ -213,7 +218,7 @@ struct AccountSetupTests {
         #expect(user.asked == ["review: trusted", "browser"], "no password is asked for OAuth2")
         #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
         let authorized = running.simulator.journal.entries.filter(\.authorization)
-        #expect(authorized.count == 1 && authorized.first?.method == "PROPFIND", "only the check carries the token")
+        #expect(authorized.map(\.method) == ["PROPFIND", "GET", "GET"], "the check carries the token first, then the capabilities and user endpoints")
 
         await expectFailure(.configuration) {
             try await setup { $0.method = .oauth2 }.add(server: running.url(path: ""), user: "bob", interaction: ScriptedUser())

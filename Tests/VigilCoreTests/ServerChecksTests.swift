@@ -48,6 +48,10 @@ struct ServerChecksTests {
         #expect(error?.code == .invalidURL)
         #expect(error.map { !$0.reason.contains("s3cret-in-url") } == true, "\(String(describing: error))")
         #expect(running.simulator.journal.entries.isEmpty)
+        // A password no URL parser accepts ('#', '/', '?') is caught and not echoed either.
+        let odd = running.url(path: "").replacingOccurrences(of: "https://", with: "https://alice:p#ss/w?rd@")
+        let oddError = await failure { try await setup().add(server: odd, user: "alice", interaction: User()) }
+        #expect(oddError?.code == .invalidURL && oddError.map { !$0.reason.contains("p#ss") && !$0.reason.contains("w?rd") } == true, "\(String(describing: oddError))")
     }
 
     @Test func versionsCompareNumberByNumber() {
@@ -56,6 +60,7 @@ struct ServerChecksTests {
         #expect(!AccountSetup.version("10.0", isBelow: "10.0.0"))
         #expect(AccountSetup.version("9.99", isBelow: "10"))
         #expect(!AccountSetup.version("unknown", isBelow: "10.0"), "text that is not numbers is never below")
+        #expect(AccountSetup.version("8.2-beta", isBelow: "10.0"), "a component's leading digits count")
     }
 
     @Test func anOldServerIsReportedNotAdded() async throws {

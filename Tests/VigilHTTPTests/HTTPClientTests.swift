@@ -67,6 +67,11 @@ struct HTTPClientTests {
         #expect(jar.count == 1)
         let login = running.simulator.journal.entries.filter { $0.path.hasPrefix("/apm/login") }
         #expect(!login.isEmpty && login.allSatisfy { !$0.authorization }, "the login hop never carries the request's credentials")
+        // A change (PUT) is never sent twice, even behind an APM: its redirect comes back as it is.
+        let fresh = CookieJar()
+        let put = try await client { $0.cookies = fresh }.send(HTTPRequest(method: "PUT", url: running.url(path: "/remote.php/dav/files/alice/a.txt"), body: Array("a".utf8)))
+        #expect(put.redirect != nil && fresh.count == 0)
+        #expect(running.simulator.journal.entries.filter { $0.method == "PUT" }.count == 1)
     }
 
     @Test func cookiesStayWithTheirOrigin() throws {
@@ -79,6 +84,18 @@ struct HTTPClientTests {
         #expect(jar.store([(name: "Set-Cookie", value: "T=2")], from: plain, path: "/x") == 0, "plain http sets nothing")
         jar.store([(name: "Set-Cookie", value: "S=gone; Path=/; Max-Age=0")], from: a, path: "/x")
         #expect(jar.header(for: a, path: "/y") == nil, "Max-Age=0 removes")
+        // A value that could split or corrupt the header is dropped; a past Expires removes.
+        #expect(jar.store([(name: "Set-Cookie", value: "X=a\rb; Path=/")], from: a, path: "/x") == 0)
+        #expect(jar.store([(name: "Set-Cookie", value: "Y=1; Path=/")], from: a, path: "/x") == 1)
+        jar.store([(name: "Set-Cookie", value: "Y=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT")], from: a, path: "/x")
+        #expect(jar.header(for: a, path: "/y") == nil, "a past Expires removes")
+        // The default path is the request path up to its last '/'.
+        jar.store([(name: "Set-Cookie", value: "Z=1")], from: a, path: "/a/b/")
+        #expect(jar.header(for: a, path: "/a/b/c") == "Z=1" && jar.header(for: a, path: "/a/c") == nil)
+        // One origin cannot crowd out another: 20 cookies each at most, the oldest going first.
+        for index in 0..<30 { jar.store([(name: "Set-Cookie", value: "N\(index)=v; Path=/")], from: b, path: "/") }
+        #expect(jar.header(for: b, path: "/")?.contains("N29=v") == true && jar.header(for: b, path: "/")?.contains("N0=v") == false)
+        #expect(jar.header(for: a, path: "/a/b/c") == "Z=1")
     }
 
     @Test func aTrustedServerAnswers() async throws {

@@ -13,6 +13,17 @@ struct HTTPLogRedactorTests {
         #expect(redactor.redact(header: "Authorization", value: Planted.token) == "[redacted]")
     }
 
+    /// Keys are secret by the words in them, whatever their case or separators.
+    @Test func keysAreSecretByTheirWords() {
+        for key in ["accessToken", "appPassword", "sessionId", "SAMLResponse", "RelayState", "ticket", "X-Api-Key", "client_secret", "refresh_token"] {
+            #expect(HTTPLogRedactor.isSecret(key: key), "\(key)")
+        }
+        for key in ["page", "format", "user", "depth", "redirect_uri"] { #expect(!HTTPLogRedactor.isSecret(key: key), "\(key)") }
+        let body = redactor.redact(body: Array(#"{"accessToken":"a1","appPassword":"p1","page":2}"#.utf8), contentType: "application/json")
+        #expect(!body.contains("a1") && !body.contains("p1") && body.contains("\"page\":2"), "\(body)")
+        #expect(redactor.redact(url: "https://x/login?ticket=t-123&SAMLResponse=s-456&page=2") == "https://x/login?ticket=[redacted]&SAMLResponse=[redacted]&page=2")
+    }
+
     @Test func cookiesKeepTheirNames() {
         #expect(redactor.redact(header: "Cookie", value: "oc_session=\(Planted.cookie); theme=dark") == "oc_session=[redacted]; theme=[redacted]")
         #expect(redactor.redact(header: "Set-Cookie", value: "oc_session=\(Planted.cookie); Path=/; Secure; HttpOnly") == "oc_session=[redacted]; Path=/; Secure; HttpOnly")
