@@ -1,4 +1,5 @@
 import Foundation
+import VigilHTTP
 
 /// The loopback redirect of RFC 8252 (section 7.3): a listener on 127.0.0.1 that waits for the
 /// browser to come back with the authorization response, answers it with a short page, and
@@ -39,7 +40,7 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
     /// or inject into the login) is answered with a short refusal and ignored; Vigil keeps
     /// waiting until the deadline, which also bounds a slow sender.
     public func waitForResponse(timeout: Duration, state: String? = nil) async throws -> [String: String] {
-        let cancelled = CancelFlag()
+        let cancelled = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 Thread { continuation.resume(with: Result { try self.blockingWait(timeout: timeout, state: state, cancelled: cancelled) }) }.start()
@@ -49,15 +50,7 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
         }
     }
 
-    /// Set when the waiting task is cancelled; the accept loop looks at least once a second.
-    final class CancelFlag: @unchecked Sendable {  // `value` guarded by lock
-        private let lock = NSLock()
-        private var value = false
-        var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
-        func set() { lock.lock(); value = true; lock.unlock() }
-    }
-
-    func blockingWait(timeout: Duration, state: String?, cancelled: CancelFlag = CancelFlag()) throws -> [String: String] {
+    func blockingWait(timeout: Duration, state: String?, cancelled: CancellationFlag = CancellationFlag()) throws -> [String: String] {
         let deadline = ContinuousClock.now + timeout
         var ignored = 0
         while true {

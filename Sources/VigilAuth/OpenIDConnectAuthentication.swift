@@ -29,7 +29,8 @@ public struct OpenIDConnectAuthentication: AuthenticationMethod {
                                           tokenEndpoint: configuration.tokenEndpoint, revocationEndpoint: configuration.revocationEndpoint)
     }
 
+    /// The same Bearer access token as OAuth2.
     public func authorization(user: String, secrets: [SecretKey.Kind: Secret]) -> String? {
-        secrets[.accessToken].map { token in token.withValue { "Bearer \($0)" } }
+        OAuth2Authentication().authorization(user: user, secrets: secrets)
     }
 }

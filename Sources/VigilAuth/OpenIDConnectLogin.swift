@@ -151,8 +151,8 @@ public struct OpenIDConnectLogin: Sendable {
     }
 
     /// GET `url` through the trust-gated client; an answer other than 200 is an error.
-    func fetch(_ url: String, what: String, headers: [(name: String, value: String)] = []) async throws -> [UInt8] {
-        let answer = try await client.send(HTTPRequest(url: url, headers: [(name: "Accept", value: "application/json")] + headers))
+    func fetch(_ url: String, what: String) async throws -> [UInt8] {
+        let answer = try await client.send(HTTPRequest(url: url, headers: [(name: "Accept", value: "application/json")]))
         if let redirect = answer.redirect { throw OAuth2Error(.discoveryRejected, "Fetching \(what) redirects to \(redirect.location); not followed.") }
         guard answer.status == 200 else { throw OAuth2Error(.refused, "The provider answered \(what) with HTTP \(answer.status).") }
         return answer.body
@@ -161,17 +161,10 @@ public struct OpenIDConnectLogin: Sendable {
     /// OpenID Connect Core 5.3.2: userinfo's `sub` must be the id_token's.
     func checkUserinfo(subject: String, accessToken: Secret) async throws {
         guard let userinfo = configuration.userinfoEndpoint else { return }
-        var answer = try await accessToken.withValue { token in
-            try await client.send(HTTPRequest(url: userinfo, headers: [(name: "Accept", value: "application/json"), (name: "Authorization", value: "Bearer \(token)")]))
+        let request = accessToken.withValue { token in
+            HTTPRequest(url: userinfo, headers: [(name: "Accept", value: "application/json"), (name: "Authorization", value: "Bearer \(token)")])
         }
-        var tries = 1
-        for delay in newTokenRetryDelays where answer.status == 401 {
-            tries += 1
-            try await Task.sleep(for: delay)
-            answer = try await accessToken.withValue { token in
-                try await client.send(HTTPRequest(url: userinfo, headers: [(name: "Accept", value: "application/json"), (name: "Authorization", value: "Bearer \(token)")]))
-            }
-        }
+        let (answer, tries) = try await client.send(request, retryingAfter: newTokenRetryDelays, when: { $0.status == 401 })
         if let redirect = answer.redirect { throw OAuth2Error(.discoveryRejected, "Fetching userinfo redirects to \(redirect.location); not followed.") }
         guard answer.status == 200 else { throw OAuth2Error(.refused, "The provider answered userinfo with HTTP \(answer.status)" + (tries > 1 ? " (\(tries) tries)." : ".")) }
         let body = answer.body

@@ -18,9 +18,7 @@ public struct AccountRegistry: Sendable {
     public func add(_ account: Account, secrets kept: [SecretKey.Kind: Secret]) throws {
         try accounts.add(account)
         do {
-            for (kind, secret) in kept.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                try secrets.store(secret, for: SecretKey(account: account.secretAccount, kind: kind))
-            }
+            try store(kept, of: account)
         } catch {
             _ = try? accounts.remove(id: account.id)
             for kind in kept.keys { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
@@ -32,10 +30,14 @@ public struct AccountRegistry: Sendable {
     /// ready (audited with `reason`).
     @discardableResult
     public func replace(_ account: Account, secrets kept: [SecretKey.Kind: Secret], because reason: String) throws -> Account {
+        try store(kept, of: account)
+        try accounts.update(account)
+        return try accounts.updateTokens(id: account.id, expiresAt: account.tokenExpiresAt, needsLogin: false, because: reason)
+    }
+
+    func store(_ kept: [SecretKey.Kind: Secret], of account: Account) throws {
         for (kind, secret) in kept.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             try secrets.store(secret, for: SecretKey(account: account.secretAccount, kind: kind))
         }
-        try accounts.update(account)
-        return try accounts.updateTokens(id: account.id, expiresAt: account.tokenExpiresAt, needsLogin: false, because: reason)
     }
 }

@@ -84,6 +84,18 @@ public struct AccountSetup: Sendable {
         public var preApproved = PreApprovedCertificates()
         public init() {}
 
+        /// The HTTP client's configuration these options ask for (a fresh cookie jar each time).
+        public var clientConfiguration: HTTPClient.Configuration {
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout = timeout
+            configuration.resolve = resolve
+            configuration.minimumTLSVersion = requirements.minimumTLSVersion
+            configuration.userAgent = userAgent
+            configuration.logExchanges = logHTTPExchanges
+            configuration.cookies = cookies ? CookieJar() : nil
+            return configuration
+        }
+
         /// What the methods read.
         public var authentication: AuthenticationSettings {
             var settings = AuthenticationSettings()
@@ -156,9 +168,10 @@ public struct AccountSetup: Sendable {
             (client, reviewedChain) = try await reviewedClient(for: endpoint, interaction: interaction)
             let status: HTTPResponse
             do {
-                status = try await Self.retrying(options.retryDelays, when: { [404, 502, 503].contains($0.status) }, interaction: interaction) {
-                    try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"))
-                }
+                status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"), retryingAfter: options.retryDelays,
+                                               when: { [404, 502, 503].contains($0.status) }) { answer, delay in
+                    await interaction.progress("The server answered \(answer.status); trying again in \(delay).")
+                }.response
             } catch let error as HTTPError where error.code == .untrustedCertificate {
                 throw Self.certificateChanged(at: endpoint, error)
             }
@@ -269,12 +282,9 @@ public struct AccountSetup: Sendable {
             throw AccountSetupError(.policy, "\(url) is plain HTTP, and connection.plain-http-policy is forbidden; use the server's https URL. Nothing was sent.")
         }
         await interaction.progress("\(url) is plain HTTP: Vigil asks it only where its https server is, and sends no credential over plain HTTP.")
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = options.timeout
-        configuration.resolve = options.resolve
+        var configuration = options.clientConfiguration
         configuration.allowPlainHTTP = true
-        configuration.userAgent = options.userAgent
-        configuration.logExchanges = options.logHTTPExchanges
+        configuration.cookies = nil
         let plain = HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator), configuration: configuration, logger: logger)
         let answer = try await plain.send(HTTPRequest(url: "\(url)/\(options.statusPath)"))
         guard let redirect = answer.redirect, redirect.location.lowercased().hasPrefix("https://") else {
@@ -352,12 +362,11 @@ public struct AccountSetup: Sendable {
     func checkFiles(_ login: AuthenticationLogin, base: String, user: String, client: HTTPClient, newToken: Bool) async throws {
         // A token just issued may not be known to every node yet: a 401 is retried (bounded); a
         // password's 401 is final at once.
-        let check = try await Self.retrying(newToken ? options.newTokenRetryDelays : [], when: { $0.status == 401 }, interaction: nil) {
-            try await login.authorization.withValue { authorization in
-                try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
-                                                  headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")]))
-            }
+        let request = login.authorization.withValue { authorization in
+            HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
+                        headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")])
         }
+        let check = try await client.send(request, retryingAfter: newToken ? options.newTokenRetryDelays : [], when: { $0.status == 401 }).response
         try Self.stopOnRedirect(check.redirect)
         switch check.status {
         case 207: return
@@ -412,13 +421,7 @@ public struct AccountSetup: Sendable {
     /// with `reviewed`, that very leaf and no other.
     static func client(for endpoint: Endpoint, evaluator: TrustEvaluator, approvals: CertificateApprovals, options: Options,
                        reviewed: Certificate?, logger: Logger) throws -> HTTPClient {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = options.timeout
-        configuration.resolve = options.resolve
-        configuration.minimumTLSVersion = options.requirements.minimumTLSVersion
-        configuration.userAgent = options.userAgent
-        configuration.logExchanges = options.logHTTPExchanges
-        configuration.cookies = options.cookies ? CookieJar() : nil
+        let configuration = options.clientConfiguration
         let approved = try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))
         return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: approved], pins: options.requirements.pins,
                                                        reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:]),
@@ -503,19 +506,6 @@ public struct AccountSetup: Sendable {
             if a != b { return a < b }
         }
         return false
-    }
-
-    /// `request` again after each delay while `shouldRetry` holds for its answer; the last answer
-    /// otherwise. Bounded by the delays; cancellable.
-    static func retrying(_ delays: [Duration], when shouldRetry: (HTTPResponse) -> Bool, interaction: (any AuthenticationInteraction)?,
-                         _ request: () async throws -> HTTPResponse) async throws -> HTTPResponse {
-        var answer = try await request()
-        for delay in delays where shouldRetry(answer) {
-            await interaction?.progress("The server answered \(answer.status); trying again in \(delay).")
-            try await Task.sleep(for: delay)
-            answer = try await request()
-        }
-        return answer
     }
 
     static func choose(ranked: [AuthenticationMethodIdentifier], forced: AuthenticationMethodIdentifier?) throws -> AuthenticationMethodIdentifier {

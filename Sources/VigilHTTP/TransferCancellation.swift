@@ -1,15 +1,24 @@
 import CCurl
 import Foundation
 
+/// A flag a task's cancellation sets and a blocking loop on another thread reads.
+public final class CancellationFlag: @unchecked Sendable {  // `value` guarded by lock
+    private let lock = NSLock()
+    private var value = false
+
+    public init() {}
+    public var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    public func set() { lock.lock(); value = true; lock.unlock() }
+}
+
 /// Cancels a libcurl transfer that runs on a thread of its own: the task's cancellation sets the
 /// flag, and libcurl's progress callback (called at least once a second, more often while data
 /// flows) aborts the transfer when it is set.
-final class TransferCancellation: @unchecked Sendable {  // `cancelled` guarded by lock
-    private let lock = NSLock()
-    private var cancelled = false
+final class TransferCancellation: @unchecked Sendable {  // state in `flag`
+    private let flag = CancellationFlag()
 
-    var isCancelled: Bool { lock.lock(); defer { lock.unlock() }; return cancelled }
-    func cancel() { lock.lock(); cancelled = true; lock.unlock() }
+    var isCancelled: Bool { flag.isSet }
+    func cancel() { flag.set() }
 
     /// Registers the abort check on `handle`; `self` must outlive the transfer.
     func watch(_ handle: UnsafeMutableRawPointer) {

@@ -15,12 +15,7 @@ public struct VigilClient: SuiteClient {
     public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
         do {
             let database = try VigilDatabase(path: context.databasePath)
-            var options = AccountSetup.Options(settings: context.settings)
-            options.timeout = context.timeout
-            options.browserTimeout = context.timeout * 2
-            options.resolve = context.resolve
-            // The strictest log for the secret scans: every exchange, redacted.
-            options.logHTTPExchanges = true
+            let options = Self.options(context)
             let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)),
                                      approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                                      secrets: context.secrets, options: options, logger: context.logger)
@@ -34,12 +29,7 @@ public struct VigilClient: SuiteClient {
     public func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult {
         do {
             let database = try VigilDatabase(path: context.databasePath)
-            var check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)), database: database,
-                                     settings: context.settings, logger: context.logger)
-            check.options.timeout = context.timeout
-            check.options.resolve = context.resolve
-            check.lockDirectory = context.stateDirectory + "/vigil/locks"
-            check.options.logHTTPExchanges = true
+            let check = try Self.check(context, database: database)
             let report = try await check.connect(account, secrets: context.secrets, interaction: context.user)
             switch report.certificate {
             case .refused(let reasons):
@@ -65,11 +55,28 @@ public struct VigilClient: SuiteClient {
     /// `vigil account remove`: the tokens revoked first where the server offers it.
     public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
         let database = try VigilDatabase(path: context.databasePath)
+        _ = try await AccountRemoval(accounts: Accounts(database: database), secrets: context.secrets)
+            .remove(id: account.id, revokingThrough: try Self.check(context, database: database))
+    }
+
+    /// The options `vigil account add` would build from the scenario's settings, with the suite's
+    /// timeouts and pinned names, and every exchange logged (redacted) for the secret scans.
+    static func options(_ context: SuiteClientContext) -> AccountSetup.Options {
+        var options = AccountSetup.Options(settings: context.settings)
+        options.timeout = context.timeout
+        options.browserTimeout = context.timeout * 2
+        options.resolve = context.resolve
+        options.logHTTPExchanges = true
+        return options
+    }
+
+    /// The account check `vigil account check` and `remove` would use, with the same options.
+    static func check(_ context: SuiteClientContext, database: VigilDatabase) throws -> AccountCheck {
         var check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)), database: database,
                                  settings: context.settings, logger: context.logger)
-        check.options.timeout = context.timeout
-        check.options.resolve = context.resolve
-        _ = try await AccountRemoval(accounts: Accounts(database: database), secrets: context.secrets).remove(id: account.id, revokingThrough: check)
+        check.options = options(context)
+        check.lockDirectory = context.stateDirectory + "/vigil/locks"
+        return check
     }
 
     /// How a failure of account setup reads: refused on security grounds, an error reported, or
