@@ -8,7 +8,7 @@ VIGIL := .build/debug/vigil
 simulate: build
 	@scripts/simulate-check.sh $(VIGIL)
 
-.PHONY: all bootstrap build demo test simulate install limbo bench bench-simulator bench-account-check fuzz testcerts man clean
+.PHONY: all bootstrap build demo test simulate install uninstall install-check limbo bench bench-simulator bench-account-check fuzz testcerts man clean
 
 all: build
 
@@ -55,15 +55,37 @@ man: bootstrap
 	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page
 	mkdir -p docs/man && cp .build/plugins/GenerateManual/outputs/vigil/*.1 docs/man/
 
-# Installs vigil with its data (fixtures, test PKI) so that it works from any directory:
-# PREFIX/bin/vigil and PREFIX/share/vigil/{mitm-fixtures,testcerts}.
+# Installs a release build of vigil with its man pages, bash/zsh/fish completions and its data
+# (fixtures, test PKI) so that it works from any directory:
+#   PREFIX/bin/vigil, PREFIX/share/man/man1/vigil*.1, PREFIX/share/vigil/{mitm-fixtures,testcerts},
+#   PREFIX/share/bash-completion/completions/vigil, PREFIX/share/zsh/site-functions/_vigil,
+#   PREFIX/share/fish/vendor_completions.d/vigil.fish
 PREFIX ?= /usr/local
-install:
-	$(SWIFT) build -c release --product vigil
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vigil
+SHARE := $(DESTDIR)$(PREFIX)/share
+install: bootstrap
+	$(SWIFT) build -c release --static-swift-stdlib --product vigil
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/vigil $(SHARE)/man/man1 $(SHARE)/bash-completion/completions \
+		$(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
 	install -m 0755 .build/release/vigil $(DESTDIR)$(PREFIX)/bin/vigil
-	rm -rf $(DESTDIR)$(PREFIX)/share/vigil/mitm-fixtures $(DESTDIR)$(PREFIX)/share/vigil/testcerts
-	cp -R mitm-fixtures testcerts $(DESTDIR)$(PREFIX)/share/vigil/
+	rm -rf $(SHARE)/vigil/mitm-fixtures $(SHARE)/vigil/testcerts
+	cp -R mitm-fixtures testcerts $(SHARE)/vigil/
+	install -m 0644 docs/man/*.1 $(SHARE)/man/man1/
+	.build/release/vigil --generate-completion-script bash > $(SHARE)/bash-completion/completions/vigil
+	.build/release/vigil --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_vigil
+	.build/release/vigil --generate-completion-script fish > $(SHARE)/fish/vendor_completions.d/vigil.fish
+
+# Removes exactly what install put there (accounts, approvals, settings and logs stay: they are
+# the user's, under the XDG directories).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/vigil $(SHARE)/bash-completion/completions/vigil $(SHARE)/zsh/site-functions/_vigil \
+		$(SHARE)/fish/vendor_completions.d/vigil.fish
+	rm -f $(addprefix $(SHARE)/man/man1/,$(notdir $(wildcard docs/man/*.1)))
+	rm -rf $(SHARE)/vigil
+
+# What CI adds to make test: the release build, installed into a scratch DESTDIR and used from /,
+# then uninstalled (scripts/install-check.sh).
+install-check: bootstrap
+	@scripts/install-check.sh
 
 clean:
 	rm -rf .build results Benchmarks/.build Fuzz/.build

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "VigilRules", targets: ["VigilRules"]),
         .library(name: "VigilCertificates", targets: ["VigilCertificates"]),
         .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
+        .library(name: "VigilPaths", targets: ["VigilPaths"]),
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .library(name: "VigilLogging", targets: ["VigilLogging"]),
         .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
@@ -62,15 +63,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Settings from environment, user file, managed file and defaults; no Vigil dependency.
+        // XDG base directories, in one place (no dependencies: settings, store and CLI use it).
+        .target(name: "VigilPaths", swiftSettings: strictSettings),
         .target(
             name: "VigilSettings",
-            dependencies: ["VigilRules", .product(name: "Configuration", package: "swift-configuration")],
+            dependencies: ["VigilRules", "VigilPaths", .product(name: "Configuration", package: "swift-configuration")],
             swiftSettings: strictSettings
         ),
         // Privacy-masking swift-log handler, writers, HTTP redaction.
         .target(
             name: "VigilLogging",
             dependencies: [
+                "VigilPaths",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -79,7 +83,7 @@ let package = Package(
         .target(
             name: "VigilHTTP",
             dependencies: [
-                "VigilCertificates", "VigilLogging", "CCurl",
+                "VigilCertificates", "VigilLogging", "VigilPaths", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -94,7 +98,7 @@ let package = Package(
         // Approved certificates and their audit trail, in SQLite through GRDB (system libsqlite3).
         .target(
             name: "VigilStore",
-            dependencies: ["VigilCertificates", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["VigilCertificates", "VigilPaths", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         // Authentication methods: detection and ranking (the methods themselves arrive with their issue).
@@ -137,7 +141,7 @@ let package = Package(
         .target(
             name: "VigilSuite",
             dependencies: ["VigilCore", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
-                           "VigilSettings", "VigilLogging", "VigilAuth", .product(name: "Logging", package: "swift-log")],
+                           "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -154,6 +158,7 @@ let package = Package(
                 "VigilSimulator",
                 "VigilSuite",
                 "VigilRules",
+                "VigilPaths",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -193,7 +198,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilStoreTests",
-            dependencies: ["VigilStore", "VigilCertificates", "VigilHTTP", "VigilTestSupport", "VigilSimulator"],
+            dependencies: ["VigilStore", "VigilSettings", "VigilCertificates", "VigilHTTP", "VigilTestSupport", "VigilSimulator"],
             swiftSettings: strictSettings
         ),
         .testTarget(

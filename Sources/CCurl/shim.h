@@ -28,11 +28,29 @@ typedef struct vigil_tls_capture {
     const char *cipher;
     vigil_tls_decider decide;   /* NULL: collect only and accept (the probe) */
     void *context;
+    /* An https proxy: its handshake comes first and is verified by OpenSSL against the store and
+       this host, never captured or accepted as the server's; NULL: no https proxy. */
+    const char *proxy_host;
+    int proxy_pending;
+    /* Set when the proxy's certificate failed that verification (nothing was sent to it). */
+    int proxy_failed;
 } vigil_tls_capture;
 
 /* Collects the chain; then accepts (probe) or asks the decider (HTTP client). */
 static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
     vigil_tls_capture *capture = (vigil_tls_capture *)arg;
+    if (capture->proxy_pending) {
+        /* The https proxy's own handshake: full verification (chain to the store curl set up for
+           the proxy, and the proxy's name), before curl sends CONNECT and any Proxy-Authorization. */
+        capture->proxy_pending = 0;
+        X509_VERIFY_PARAM *param = X509_STORE_CTX_get0_param(ctx);
+        if (capture->proxy_host) {
+            if (!X509_VERIFY_PARAM_set1_ip_asc(param, capture->proxy_host)) X509_VERIFY_PARAM_set1_host(param, capture->proxy_host, 0);
+        }
+        int verified = X509_verify_cert(ctx) == 1;
+        if (!verified) capture->proxy_failed = 1;
+        return verified ? 1 : 0;
+    }
     STACK_OF(X509) *sent = X509_STORE_CTX_get0_untrusted(ctx);
     if (capture->chain) { sk_X509_pop_free(capture->chain, X509_free); capture->chain = NULL; }
     if (sent) capture->chain = X509_chain_up_ref(sent);
@@ -52,6 +70,8 @@ static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
 }
 static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) {
     (void)curl;
+    /* No renegotiation: a second handshake on the connection would be judged as the first. */
+    SSL_CTX_set_options((SSL_CTX *)ssl_ctx, SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_cert_verify_callback((SSL_CTX *)ssl_ctx, vigil_capture_verify, capture);
     return CURLE_OK;
 }

@@ -4,6 +4,18 @@
 #define VIGIL_CSECRET_SHIM_H
 
 #include <libsecret/secret.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+/// A process holding secrets leaves no core dump and cannot be read by ptrace or /proc/PID/mem by
+/// other processes of the same user: RLIMIT_CORE 0 (also for its children) and not dumpable.
+/// (prctl is variadic: Swift calls it here.) Returns 0 when both took effect.
+static inline int vigil_secrets_process_hygiene(void) {
+    struct rlimit none = { 0, 0 };
+    int limited = setrlimit(RLIMIT_CORE, &none);
+    int undumpable = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    return (limited == 0 && undumpable == 0) ? 0 : -1;
+}
 
 /// Vigil's schema: one secret per (account, kind). The name is what other tools see in the keyring.
 static inline const SecretSchema *vigil_secret_schema(void) {

@@ -16,24 +16,36 @@ enum SystemAnchors {
         paths.append("/etc/ssl/certs/ca-certificates.crt")
         for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else { continue }
-            let found = digests(ofPEM: String(decoding: data, as: UTF8.self))
+            let found = digests(ofPEM: [UInt8](data))
             if !found.isEmpty { return found }
         }
         return []
     }()
 
-    /// SHA-256 of each certificate block's DER in a PEM text.
-    static func digests(ofPEM text: String) -> Set<[UInt8]> {
+    /// SHA-256 of each certificate block's DER in a PEM text (scanned as bytes: the system
+    /// bundle is 200 KB, read on every judgement by a CA file).
+    static func digests(ofPEM text: [UInt8]) -> Set<[UInt8]> {
         var result: Set<[UInt8]> = []
-        let begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----"
-        var rest = text[...]
-        while let start = rest.range(of: begin), let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex) {
-            if let der = Data(base64Encoded: String(rest[start.upperBound..<stop.lowerBound]), options: .ignoreUnknownCharacters) {
-                result.insert(sha256(Array(der)))
-            }
-            rest = rest[stop.upperBound...]
+        let begin = Array("-----BEGIN CERTIFICATE-----".utf8), end = Array("-----END CERTIFICATE-----".utf8)
+        var position = 0
+        while let start = find(begin, in: text, from: position), let stop = find(end, in: text, from: start + begin.count) {
+            let body = text[(start + begin.count)..<stop].filter { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 && $0 != 0x09 }
+            if let der = Data(base64Encoded: Data(body)) { result.insert(sha256(Array(der))) }
+            position = stop + end.count
         }
         return result
+    }
+
+    /// The index of `needle` in `haystack` at or after `from`.
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard let first = needle.first, haystack.count >= needle.count else { return nil }
+        var index = from
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
     }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {

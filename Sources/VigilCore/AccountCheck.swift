@@ -41,9 +41,16 @@ public struct AccountCheck: Sendable {
         /// The HTTP status of the files root read with the stored credentials (207: the account
         /// works); nil when the certificate stopped the check before any request.
         public var filesStatus: Int?
+        /// The status of the download of the root's first file (200 or 206: it works); nil when
+        /// nothing was downloaded (no listing, or no file in it).
+        public var downloadStatus: Int?
+        /// The path downloaded.
+        public var downloaded: String?
 
-        /// The certificate acceptable and the files root opened.
-        public var isWorking: Bool { certificate.isAcceptable && filesStatus == 207 }
+        /// The certificate acceptable, the files root listed and its first file downloaded.
+        public var isWorking: Bool { certificate.isAcceptable && filesStatus == 207 && downloadFailed == false }
+        /// The root listed, but a file could not be downloaded.
+        public var downloadFailed: Bool { FilesProbe.downloadFailed(downloadStatus) }
         /// The server refused the stored credentials: the account needs a new login.
         public var needsLogin: Bool { filesStatus == 401 || filesStatus == 403 }
 
@@ -91,6 +98,7 @@ public struct AccountCheck: Sendable {
         let (result, client) = try await reviewedClient(for: account, interaction: interaction)
         guard let client else { return Report(certificate: result, filesStatus: nil) }
         let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
+        let probe = FilesProbe(client: client)
         guard let method = methods.method(AuthenticationMethodIdentifier(rawValue: account.method)) else {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(account.method) is not one Vigil can use.")
         }
@@ -98,7 +106,7 @@ public struct AccountCheck: Sendable {
             var stored: [SecretKey.Kind: Secret] = [:]
             for kind in method.secretKinds { stored[kind] = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
             guard let header = method.authorization(user: account.user, secrets: stored) else { return Report(certificate: result, filesStatus: 401) }
-            return Report(certificate: result, filesStatus: try await propfind(files, authorization: header, client: client))
+            return try await report(result, probe.run(rootURL: files, authorization: header))
         }
         // Token methods: refreshed ahead of expiry, and once more after a 401.
         var tokens = AccountTokens(accounts: accounts, secrets: secrets, client: client, lockDirectory: lockDirectory, logger: logger)
@@ -106,12 +114,12 @@ public struct AccountCheck: Sendable {
         tokens.lifetimeOverride = options.tokenLifetimeOverride
         let current = try accounts.list().first { $0.id == account.id } ?? account
         let token = try await tokens.accessToken(for: current)
-        var status = try await token.withValue { try await propfind(files, authorization: "Bearer \($0)", client: client) }
-        if status == 401 {
+        var outcome = try await token.withValue { try await probe.run(rootURL: files, authorization: "Bearer \($0)") }
+        if outcome.listStatus == 401 {
             let again = try await tokens.accessToken(for: try accounts.list().first { $0.id == account.id } ?? current, refusedToken: token)
-            status = try await again.withValue { try await propfind(files, authorization: "Bearer \($0)", client: client) }
+            outcome = try await again.withValue { try await probe.run(rootURL: files, authorization: "Bearer \($0)") }
         }
-        return Report(certificate: result, filesStatus: status)
+        return report(result, outcome)
     }
 
     /// The certificate judged, a changed one shown to the user and approved again when there is a
@@ -140,11 +148,12 @@ public struct AccountCheck: Sendable {
                                                 reviewed: judged.chain.first, logger: logger))
     }
 
-    /// A `PROPFIND` of the files root with `authorization`; its status (a redirect is refused).
-    func propfind(_ url: String, authorization: String, client: HTTPClient) async throws -> Int {
-        let answer = try await client.send(HTTPRequest(method: "PROPFIND", url: url, headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")]))
-        if let redirect = answer.redirect { throw AccountSetup.redirectError(redirect) }
-        return answer.status
+    /// The files probe's outcome in a report.
+    func report(_ certificate: Result, _ outcome: FilesProbe.Outcome) -> Report {
+        var report = Report(certificate: certificate, filesStatus: outcome.listStatus)
+        report.downloadStatus = outcome.downloadStatus
+        report.downloaded = outcome.downloaded
+        return report
     }
 
     /// The approval of a leaf that a renewal or a new review replaced is revoked (audited), so

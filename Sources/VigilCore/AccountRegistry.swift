@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import VigilSecrets
 public import VigilStore
 
@@ -13,12 +13,20 @@ public struct AccountRegistry: Sendable {
         self.secrets = secrets
     }
 
-    /// Saves `account` (audited), then its secrets; if the keyring fails, the row and every
-    /// secret stored so far are removed again and the error is thrown.
+    /// How long a pending row may be another process's setup in progress.
+    public static let interruptedAfter: TimeInterval = 60
+
+    /// Saves `account` (audited) as pending, then its secrets, then marks it complete; if the
+    /// keyring fails, the row and every secret stored so far are removed again and the error is
+    /// thrown. A process killed in between leaves a pending row, which is no account
+    /// (`Accounts.list` leaves it out) and which ``removeInterrupted(before:)`` clears with its
+    /// secrets.
     public func add(_ account: Account, secrets kept: [SecretKey.Kind: Secret]) throws {
-        try accounts.add(account)
+        _ = try? removeInterrupted()
+        try accounts.add(account, pending: true)
         do {
             try store(kept, of: account)
+            try accounts.complete(id: account.id)
         } catch {
             _ = try? accounts.remove(id: account.id)
             for kind in kept.keys { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
@@ -33,6 +41,18 @@ public struct AccountRegistry: Sendable {
         try store(kept, of: account)
         try accounts.update(account)
         return try accounts.updateTokens(id: account.id, expiresAt: account.tokenExpiresAt, needsLogin: false, because: reason)
+    }
+
+    /// Removes the rows of setups interrupted before `time` (a minute ago by default) and every
+    /// secret they may have got; returns how many.
+    @discardableResult
+    public func removeInterrupted(before time: Date = Date().addingTimeInterval(-AccountRegistry.interruptedAfter)) throws -> Int {
+        let interrupted = try accounts.pending(before: time)
+        for account in interrupted {
+            for kind in SecretKey.Kind.allKinds { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+            _ = try accounts.remove(id: account.id)
+        }
+        return interrupted.count
     }
 
     func store(_ kept: [SecretKey.Kind: Secret], of account: Account) throws {

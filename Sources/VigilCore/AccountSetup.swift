@@ -41,6 +41,11 @@ public struct AccountSetup: Sendable {
         public var urlEditable = true
         /// `core.cookie-support-enabled`.
         public var cookies = true
+        /// `connection.validator-flags`: `502-triggers` (a 502 is tried again too), `clear-cookies`
+        /// (the cookies are forgotten before trying again).
+        public var validatorFlags: Set<String> = ["502-triggers", "clear-cookies"]
+        /// The status.php answers tried again.
+        var retriedStatuses: Set<Int> { validatorFlags.contains("502-triggers") ? [404, 502, 503] : [404, 503] }
         /// `connection.plain-http-policy`: `warn` (an http URL may lead to its https server, the
         /// upgrade approved by the user) or `forbidden`.
         public var plainHTTPPolicy = "warn"
@@ -142,6 +147,9 @@ public struct AccountSetup: Sendable {
         if !options.urlEditable, let locked = options.defaultURL, Self.normalized(server) != Self.normalized(locked) {
             throw AccountSetupError(.policy, "The administrator locked the server to \(locked) (bookmark.url-editable is false); \(server) is not it. Nothing was sent.")
         }
+        // Where the secrets will go is checked before anything is asked or sent: a password
+        // proved with the server and then not kept would be asked for in vain.
+        try Self.checkKeyring(secrets)
         var requested = server.hasSuffix("/") ? String(server.dropLast()) : server
         if requested.lowercased().hasPrefix("http://") {
             requested = try await upgradedFromPlainHTTP(requested, interaction: interaction)
@@ -168,8 +176,10 @@ public struct AccountSetup: Sendable {
             (client, reviewedChain) = try await reviewedClient(for: endpoint, interaction: interaction)
             let status: HTTPResponse
             do {
+                let retried = options.retriedStatuses, clearsCookies = options.validatorFlags.contains("clear-cookies")
                 status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"), retryingAfter: options.retryDelays,
-                                               when: { [404, 502, 503].contains($0.status) }) { answer, delay in
+                                               when: { retried.contains($0.status) }) { answer, delay in
+                    if clearsCookies { client.configuration.cookies?.removeAll() }
                     await interaction.progress("The server answered \(answer.status); trying again in \(delay).")
                 }.response
             } catch let error as HTTPError where error.code == .untrustedCertificate {
@@ -302,6 +312,7 @@ public struct AccountSetup: Sendable {
     /// OpenID Connect with discovery read again), proved on the user's files; the new secrets
     /// replace the old and the account is ready again (audited).
     public func logIn(again account: Account, check: AccountCheck, interaction: any AccountSetupInteraction) async throws -> Account {
+        try Self.checkKeyring(secrets)
         let (result, reviewed) = try await check.reviewedClient(for: account, interaction: interaction)
         guard let client = reviewed else {
             let why: String
@@ -329,6 +340,19 @@ public struct AccountSetup: Sendable {
         current.revocationEndpoint = login.revocationEndpoint ?? current.revocationEndpoint
         current.tokenExpiresAt = AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started)
         return try registry.replace(current, secrets: login.secrets, because: "logged in again")
+    }
+
+    /// The keyring answers (a search, which reads no secret and asks nothing), or setup stops
+    /// with how to get one. Vigil never falls back to a file.
+    static func checkKeyring(_ secrets: any SecretStore) throws {
+        do {
+            _ = try secrets.accounts(kind: .password)
+        } catch let error as SecretStoreError where error.code == .unavailable || error.code == .locked || error.code == .denied {
+            let what = error.code == .unavailable ? "No Secret Service answers" : "The keyring is \(error.code == .locked ? "locked" : "not open to Vigil")"
+            throw AccountSetupError(.keyringUnavailable, "\(what) (\(error.reason)). Vigil keeps passwords and tokens only in a Secret Service keyring, never in a file: "
+                                    + "run one in a D-Bus session (GNOME Keyring: gnome-keyring-daemon --start --components=secrets, or KeePassXC with its Secret Service integration; "
+                                    + "without a desktop, dbus-run-session starts a session) and unlock it. Nothing was asked or sent.")
+        }
     }
 
     /// The accounts and their secrets, kept together.
@@ -362,16 +386,22 @@ public struct AccountSetup: Sendable {
     func checkFiles(_ login: AuthenticationLogin, base: String, user: String, client: HTTPClient, newToken: Bool) async throws {
         // A token just issued may not be known to every node yet: a 401 is retried (bounded); a
         // password's 401 is final at once.
-        let request = login.authorization.withValue { authorization in
-            HTTPRequest(method: "PROPFIND", url: "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/",
-                        headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "0")])
+        let root = "\(base)/\(options.paths.webDAV)/\(Self.pathComponent(user))/"
+        let outcome = try await login.authorization.withValue { authorization in
+            try await FilesProbe(client: client).run(rootURL: root, authorization: authorization, retryingAfter: newToken ? options.newTokenRetryDelays : [])
         }
-        let check = try await client.send(request, retryingAfter: newToken ? options.newTokenRetryDelays : [], when: { $0.status == 401 }).response
-        try Self.stopOnRedirect(check.redirect)
-        switch check.status {
-        case 207: return
-        case 401, 403: throw AccountSetupError(.wrongCredentials, login.refusal.hasSuffix("?") ? "\(login.refusal) (HTTP \(check.status))" : login.refusal)
-        default: throw Self.notWebDAV(check, base: base)
+        try Self.judge(outcome, base: base, refusal: login.refusal)
+    }
+
+    /// A files probe's outcome as a setup error, or nothing when the files work.
+    static func judge(_ outcome: FilesProbe.Outcome, base: String, refusal: String) throws {
+        switch outcome.listStatus {
+        case 207: break
+        case 401, 403: throw AccountSetupError(.wrongCredentials, refusal.hasSuffix("?") ? "\(refusal) (HTTP \(outcome.listStatus))" : refusal)
+        default: throw notWebDAV(outcome.listing, base: base)
+        }
+        if let status = outcome.downloadStatus, !outcome.isWorking {
+            throw AccountSetupError(.serverError, "\(base) lists the user's files but answered the download of \(SafeText.escaped(outcome.downloaded ?? "a file")) with HTTP \(status): the server cannot serve files (a storage fault?). The account was not added.")
         }
     }
 

@@ -12,6 +12,10 @@ public struct AccountSetupError: Error, Sendable, CustomStringConvertible {
         /// The server does not answer like an ownCloud/OpenCloud server.
         case notACloudServer = "not-a-cloud-server"
         case maintenance
+        /// The server lists the user's files but fails to serve one (an HTTP 5xx on a download).
+        case serverError = "server-error"
+        /// No Secret Service to keep the secrets in (checked before anything is asked or sent).
+        case keyringUnavailable = "keyring-unavailable"
         /// No detected method is allowed by the settings.
         case noUsableMethod = "no-usable-method"
         /// The method picked is not implemented yet.

@@ -1,7 +1,7 @@
 public import VigilAuth
 public import VigilCertificates
 public import VigilHTTP
-public import VigilSecrets
+import VigilSecrets
 
 /// What account setup needs from the user. The CLI answers from flags and the terminal; tests
 /// answer from values.

@@ -1,7 +1,7 @@
 public import Foundation
 import VigilLogging
 public import Logging
-public import VigilAuth
+import VigilAuth
 public import VigilHTTP
 public import VigilSecrets
 public import VigilStore

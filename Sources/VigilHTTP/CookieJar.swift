@@ -21,6 +21,14 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
     public var count: Int { lock.lock(); defer { lock.unlock() }; return cookies.count }
 
     /// The `Cookie` header value for `url`, or nil.
+    /// Forgets every cookie (`connection.validator-flags` clear-cookies: a server being validated
+    /// again starts without the session an access-policy manager gave).
+    public func removeAll() {
+        lock.lock()
+        cookies.removeAll()
+        lock.unlock()
+    }
+
     func header(for url: URLParts, path: String) -> String? {
         guard url.scheme == "https" else { return nil }
         let origin = Self.origin(url)

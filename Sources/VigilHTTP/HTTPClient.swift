@@ -112,13 +112,13 @@ public struct HTTPClient: Sendable {
         logger.privacy.debug("HTTP \(public: request.method) \(shownURL) [request \(public: requestID)]", metadata: ["tags": "http"])
         let prepared = request
         if configuration.logExchanges {
-            let shown = redactor.request(method: request.method, url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
+            let shown = redactor.request(method: request.method, url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.logsBodies ? request.body : nil)
             logger.privacy.info("HTTP exchange [request \(public: requestID)] sent:\n\(shown)", metadata: ["tags": "http"])
         }
         let response = try await TransferCancellation.onThread(named: "vigil-http") { cancellation in try client.blockingSend(prepared, cancellation: cancellation) }
         let cookiesSet = configuration.cookies.flatMap { jar in parts.map { jar.store(response.headers, from: $0, path: path.isEmpty ? "/" : path) } } ?? 0
         if configuration.logExchanges {
-            let shown = redactor.response(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+            let shown = redactor.response(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: request.logsBodies ? response.body : [])
             logger.privacy.info("HTTP exchange [request \(public: requestID)] answered:\n\(shown)", metadata: ["tags": "http"])
         }
         logger.privacy.debug("HTTP \(public: request.method) \(shownURL): \(public: response.status) [request \(public: requestID)]", metadata: ["tags": "http"])
@@ -146,7 +146,7 @@ public struct HTTPClient: Sendable {
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
-        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque()))
+        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque(), proxy_host: nil, proxy_pending: 0, proxy_failed: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -154,6 +154,13 @@ public struct HTTPClient: Sendable {
         if secure, vigil_curl_capture_tls(handle, capture) != CURLE_OK {
             throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
         }
+        // The proxy, chosen here as curl would, so that an https proxy is verified before it
+        // receives a proxy password, and an http proxy with one is refused.
+        // A plain-HTTP request (only ever without credentials) gets curl's own verification of
+        // an https proxy: no SSL context callback is installed for it.
+        let proxyHost = secure ? try ProxyChoice.forHTTPS(host: target.host).apply(to: handle, capture: capture)
+            : try ProxyChoice.forHTTP(host: target.host).apply(to: handle, capture: nil)
+        defer { free(proxyHost) }
 
         let resolveList = HostResolution.curlList(configuration.resolve)
         defer { curl_slist_free_all(resolveList) }
@@ -209,6 +216,9 @@ public struct HTTPClient: Sendable {
             return curl_easy_perform(handle)
         }
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
+        if let proxyHost, capture.pointee.proxy_failed != 0 {
+            throw ProxyChoice.untrusted(proxyHost)
+        }
         if let decision = transfer.decision, !decision.allowsRequest {
             var error = HTTPError(.untrustedCertificate, "\(endpoint): the certificate is not trusted; nothing was sent. "
                                   + decision.evaluation.verdict.reasons.map(\.message).joined(separator: " "), curlCode: Int(code.rawValue))

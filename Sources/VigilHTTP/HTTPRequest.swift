@@ -6,6 +6,9 @@ public struct HTTPRequest: Sendable {
     /// Header fields in order. An `Authorization` value is a credential: it is never logged.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
+    /// Whether `log.http-requests` may show the bodies of this exchange (false for the user's
+    /// own data: file listings and contents).
+    public var logsBodies = true
 
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
         self.method = method

@@ -1,4 +1,5 @@
 internal import CCurl
+import VigilPaths
 import Foundation
 public import Logging
 import VigilLogging
@@ -53,7 +54,28 @@ public struct TLSProbe: Sendable {
         return handshake
     }
 
-    static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    static let globalInit: Bool = {
+        guardKeyLog()
+        return curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    }()
+
+    /// `SSLKEYLOGFILE` makes libcurl write every TLS session's secrets to a file: whoever reads it
+    /// reads the traffic, credentials included. Vigil drops the variable before libcurl starts,
+    /// unless `VIGIL_ALLOW_SSLKEYLOGFILE=1`; then the file is created readable by the user alone.
+    static func guardKeyLog() {
+        let environment = ProcessInfo.processInfo.environment
+        guard let path = environment["SSLKEYLOGFILE"], !path.isEmpty else { return }
+        guard environment["VIGIL_ALLOW_SSLKEYLOGFILE"] == "1" else {
+            unsetenv("SSLKEYLOGFILE")
+            return
+        }
+        // Not through a symlink, and only a file of this user's that no one else can read;
+        // otherwise libcurl is not given it.
+        switch PrivateFile.openForAppending(path) {
+        case .success(let opened): close(opened.descriptor)
+        case .failure: unsetenv("SSLKEYLOGFILE")
+        }
+    }
 
     static func blockingHandshake(_ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [],
                                   cancellation: TransferCancellation = TransferCancellation()) throws -> Handshake {
@@ -65,7 +87,7 @@ public struct TLSProbe: Sendable {
         defer { curl_slist_free_all(resolveList) }
         if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
-        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: nil, context: nil))
+        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: nil, context: nil, proxy_host: nil, proxy_pending: 0, proxy_failed: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -73,6 +95,8 @@ public struct TLSProbe: Sendable {
         guard vigil_curl_capture_tls(handle, capture) == CURLE_OK else {
             throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
         }
+        let proxyHost = try ProxyChoice.forHTTPS(host: endpoint.host).apply(to: handle, capture: capture)
+        defer { free(proxyHost) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
@@ -94,6 +118,9 @@ public struct TLSProbe: Sendable {
             return curl_easy_perform(handle)
         }
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
+        if let proxyHost, capture.pointee.proxy_failed != 0 {
+            throw ProxyChoice.untrusted(proxyHost)
+        }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw error(for: code, detail: detail, endpoint: endpoint)
@@ -128,7 +155,9 @@ public struct TLSProbe: Sendable {
 
     static func error(for code: CURLcode, detail: String, endpoint: Endpoint) -> HTTPError {
         let curl = Int(code.rawValue)
-        let suffix = detail.isEmpty ? "" : " (\(detail))"
+        // curl's text may quote a proxy URL, user information and all: never shown.
+        let scrubbed = detail.replacingOccurrences(of: #"([A-Za-z][A-Za-z0-9+.-]*://)[^\s'"/]*@"#, with: "$1«redacted»@", options: .regularExpression)
+        let suffix = scrubbed.isEmpty ? "" : " (\(scrubbed))"
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:
             return HTTPError(.unresolvedHost, "\(endpoint): the host name could not be resolved\(suffix).", curlCode: curl)

@@ -1,4 +1,5 @@
 public import Foundation
+import VigilPaths
 public import Logging
 
 /// Where formatted log lines go. Sinks are shared by every logger, so they are classes that
@@ -91,14 +92,16 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
             fail("cannot create the log directory \(directory); file logging stops")
             return false
         }
-        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            fail("cannot open the log file \(path) (\(String(cString: strerror(errno)))); file logging stops")
+        // Never through a symlink (another user's file, a planted link); only the user's own
+        // regular file, kept readable by the user alone (an older, wider file is tightened).
+        switch PrivateFile.openForAppending(path) {
+        case .success(let opened):
+            (fd, size) = opened
+            return true
+        case .failure(let refusal):
+            fail("cannot open the log file \(path) (\(refusal)); file logging stops")
             return false
         }
-        var info = stat()
-        size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
-        return true
     }
 
     private func rotate() {

@@ -66,7 +66,7 @@ public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
         switch value {
         case .dictionary(let members): return .dictionary(members.mapValues { mask($0) })
         case .array(let items): return .array(items.map { mask($0) })
-        case .string(let text) where configuration.privacyMask:
+        case .string where configuration.privacyMask:
             return .string(LogMasker.privateText)  // a plain string carries no attribute: private
         case .string, .stringConvertible:
             let text = value.description

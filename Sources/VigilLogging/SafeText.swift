@@ -14,7 +14,8 @@ public enum SafeText {
     /// `text` with its dangerous characters escaped; line feeds kept when `keepingLines`.
     public static func escaped(_ text: String, keepingLines: Bool = false) -> String {
         // Fast path: printable ASCII (and kept line feeds) stays as it is.
-        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || (keepingLines && $0 == 0x0A) }) { return text }
+        let isPlain: (UInt8) -> Bool = { ($0 >= 0x20 && $0 < 0x7F) || (keepingLines && $0 == 0x0A) }
+        if text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isPlain) }) ?? text.utf8.allSatisfy(isPlain) { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

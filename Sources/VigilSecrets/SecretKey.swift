@@ -13,6 +13,8 @@ public struct SecretKey: Sendable, Hashable, CustomStringConvertible {
         public static let refreshToken = Kind(rawValue: "refresh-token")
         /// A client secret from dynamic client registration.
         public static let clientSecret = Kind(rawValue: "client-secret")
+        /// The kinds Vigil's own methods keep (a plug-in method may add others).
+        public static let allKinds: [Kind] = [.password, .accessToken, .refreshToken, .clientSecret]
     }
 
     /// The account's identifier (for example `alice@cloud.example.com`); not secret, but private.

@@ -40,10 +40,7 @@ public struct Settings: Sendable {
 
     /// The value in force for `key` (nil when unset or unknown).
     public func value(_ key: String) -> SettingValue? { entries[key]?.value }
-    public func bool(_ key: String) -> Bool? { value(key)?.boolValue }
-    public func integer(_ key: String) -> Int? { value(key)?.integerValue }
-    public func string(_ key: String) -> String? { value(key)?.stringValue }
-    public func strings(_ key: String) -> [String]? { value(key)?.stringsValue }
+    // Typed reads: `settings[.plainHTTPPolicy]` (see ``Setting``).
 
     /// Entries in catalogue order.
     public var orderedEntries: [Entry] { SettingsCatalog.all.compactMap { entries[$0.key] } }

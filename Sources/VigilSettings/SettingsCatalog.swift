@@ -1,7 +1,11 @@
 /// Every setting Vigil knows. Names follow the ownCloud MDM tables (shared/seeds) where one exists.
 public enum SettingsCatalog {
     public static let authenticationMethods = ["com.owncloud.basicauth", "com.owncloud.oauth2", "com.owncloud.openid-connect"]
-    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical", "off"]
+    /// `log.enabled-components`, the seeds' names: the writers, and HTTP exchange logging.
+    public static let logComponentStandardError = "writer.stderr"
+    public static let logComponentFile = "writer.file"
+    public static let logComponentRequests = "option.log-requests-and-responses"
     public static let userAgentPlaceholders = ["app.name", "app.version", "os.name", "os.version", "host.name"]
 
     /// The ownCloud app's rule, kept as text until the rule-language issue gives it a parser.
@@ -29,6 +33,8 @@ public enum SettingsCatalog {
               "When a changed certificate of an approved server is accepted without asking (the ownCloud app's default rule)."),
         .init("core.cookie-support-enabled", .bool, default: .bool(true),
               "Keep cookies per account in memory (never on disk), as an access-policy manager in front of the server needs; its login round trip is followed on the same https origin only."),
+        .init("connection.validator-flags", .choiceList(["502-triggers", "clear-cookies"]), default: .strings(["502-triggers", "clear-cookies"]),
+              "How status.php is validated again when it does not answer: `502-triggers` tries again after a 502 too (404 and 503 always are); `clear-cookies` forgets the cookies before trying again (an access-policy manager's stale session)."),
         .init("connection.minimum-server-version", .string, default: .string("10.0"),
               "The oldest server version (status.php's `version`, dotted numbers) account setup accepts; older ones are reported, not added."),
         .init("connection.endpoint-status", .string, default: .string("status.php"), "Path of the status endpoint that identifies a server."),
@@ -56,7 +62,10 @@ public enum SettingsCatalog {
         .init("http.user-agent", .template(placeholders: userAgentPlaceholders), default: .string("Vigil/{{app.version}} ({{os.name}} {{os.version}})"),
               "The User-Agent header; placeholders are filled in at run time."),
         // Logging
-        .init("log.level", .choice(logLevels), default: .string("info"), "The lowest level that is logged."),
+        .init("log.level", .choice(logLevels), default: .string("info"), "The lowest level that is logged; `off` logs nothing (errors are still reported as messages)."),
+        .init("log.enabled-components", .choiceList([logComponentStandardError, logComponentFile, logComponentRequests]),
+              default: .strings([logComponentStandardError, logComponentFile]),
+              "Where log lines go (`writer.stderr`: warnings and worse on standard error; `writer.file`: the log file) and `option.log-requests-and-responses` (as `log.http-requests`). `--log-file` and `--log-level` on the command line switch their writer on."),
         .init("log.privacy-mask", .bool, default: .bool(true), "Mask private values before a line is written. On by default, unlike the ownCloud app."),
         .init("log.format", .choice(["text", "json", "json-composed"]), default: .string("text"), "The format of log lines."),
         .init("log.http-requests", .bool, default: .bool(false), "Log HTTP requests and responses (secrets are always redacted)."),

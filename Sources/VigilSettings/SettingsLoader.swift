@@ -43,7 +43,7 @@ public struct SettingsLoader: Sendable {
                 throw SettingsError(.brokenManagedFile, "The managed configuration \(managedPath) is invalid, so Vigil does not start: " + problems.joined(separator: "; "))
             }
         }
-        let locks = Locks(allow: managed["user-settings.allow"]?.value?.stringsValue, disallow: managed["user-settings.disallow"]?.value?.stringsValue, path: managedPath)
+        let locks = Locks(allow: managed[Setting.userSettingsAllow.key]?.value?.stringsValue, disallow: managed[Setting.userSettingsDisallow.key]?.value?.stringsValue, path: managedPath)
 
         // User file: problems are reported; a broken file contributes nothing.
         let userPath = locations.userFile

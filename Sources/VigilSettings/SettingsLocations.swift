@@ -1,3 +1,5 @@
+import VigilPaths
+
 /// Where the settings files are, from the environment.
 public struct SettingsLocations: Sendable, Hashable {
     /// `$XDG_CONFIG_HOME/vigil/settings.json` (default `~/.config/vigil/settings.json`).
@@ -17,14 +19,8 @@ public struct SettingsLocations: Sendable, Hashable {
     public static let controlVariables: Set<String> = [managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR", "VIGIL_DATA_DIR"]
 
     public init(environment: [String: String]) {
-        let configHome: String
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-            configHome = xdg
-        } else {
-            configHome = (environment["HOME"] ?? "/root") + "/.config"
-        }
         self.init(
-            userFile: configHome + "/vigil/settings.json",
+            userFile: XDGDirectories(environment: environment).config + "/settings.json",
             managedFile: environment[Self.managedFileVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultManagedFile
         )
     }

@@ -90,7 +90,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             if windowStart == nil { windowStart = now }
             let inside = now.timeIntervalSince(windowStart!) < (b.seconds ?? 5)
             lock.unlock()
-            return inside ? notFound() : nil
+            // A 404 by default; another status (a 502 from a load balancer) when the fixture names one.
+            guard inside else { return nil }
+            return b.status.map { SimulatedResponse($0, [("Content-Type", "text/html; charset=utf-8")], body: "<html><body><h1>\($0)</h1></body></html>") } ?? notFound()
         case .rejectDownloads:
             return request.method == "GET" && request.path.hasPrefix("/remote.php/dav/") ? SimulatedResponse(500, [("Content-Type", "text/plain")], body: "Internal Server Error") : nil
         case .authRace:
@@ -146,6 +148,11 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             var answer = SimulatedResponse(200)
             answer.abort = .never
             return answer
+        case .trickle:
+            guard request.path.hasSuffix("/status.php") else { return nil }
+            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(Self.statusBytes))
+            answer.abort = .trickle(milliseconds: Int((b.seconds ?? 1) * 1000))
+            return answer
         }
     }
 
@@ -200,9 +207,11 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         case ("GET", "/index.php/apps/oauth2/userinfo"):
             guard let user = authenticatedUser(request) else { return unauthorized() }
             return json(200, #"{"sub":"\#(user)","email":"\#(user)@example.test","preferred_username":"\#(user)"}"#)
-        case ("GET", "/ocs/v2.php/cloud/user"):
+        case ("GET", "/ocs/v2.php/cloud/user"), ("GET", "/ocs/v1.php/cloud/user"):
+            // OCS v1 says 100 where v2 says 200, as ownCloud 10 does (desktop clients ask v1).
             guard let user = authenticatedUser(request) else { return unauthorized() }
-            return json(200, #"{"ocs":{"meta":{"status":"ok","statuscode":200},"data":{"id":"\#(user)","display-name":"\#(user.capitalized)","email":"\#(user)@example.test"}}}"#)
+            let code = path.hasPrefix("/ocs/v1.php") ? 100 : 200
+            return json(200, #"{"ocs":{"meta":{"status":"ok","statuscode":\#(code)},"data":{"id":"\#(user)","display-name":"\#(user.capitalized)","email":"\#(user)@example.test"}}}"#)
         default:
             break
         }
@@ -211,8 +220,15 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             let owner = path.split(separator: "/").dropFirst(3).first.map(String.init) ?? user
             guard owner == user || path.hasPrefix("/remote.php/webdav") else { return SimulatedResponse(403, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\Forbidden", "Not your files.")) }
             switch request.method {
-            case "PROPFIND": return SimulatedResponse(207, [("Content-Type", "application/xml; charset=utf-8"), ("DAV", "1, 3")], body: Self.multistatus(path: path))
-            case "GET": return SimulatedResponse(200, [("Content-Type", "text/plain")], body: "Contents of \(path)\n")
+            case "PROPFIND":
+                let depth = request.headers["depth"] ?? "infinity"
+                return SimulatedResponse(207, [("Content-Type", "application/xml; charset=utf-8"), ("DAV", "1, 3")], body: Self.multistatus(path: path, depth: depth))
+            case "GET", "HEAD":
+                guard !path.hasSuffix("/") else { return SimulatedResponse(405) }
+                let name = path.split(separator: "/").last.map(String.init) ?? ""
+                let body = Self.fileTree.first { $0.name == name }?.contents ?? "Contents of \(path)\n"
+                return SimulatedResponse(200, [("Content-Type", "text/plain"), ("ETag", "\"5f3c-\(body.utf8.count)\""),
+                                               ("Last-Modified", Self.lastModified)], body: body)
             case "OPTIONS": return SimulatedResponse(200, [("DAV", "1, 3"), ("Allow", "OPTIONS, GET, PUT, PROPFIND")])
             default: return SimulatedResponse(405)
             }
@@ -282,10 +298,32 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         """
     }
 
-    static func multistatus(path: String) -> String {
-        """
+    /// Every user's small file tree (the root's children), as an ownCloud 10 server lists it.
+    static let fileTree: [(name: String, isFolder: Bool, contents: String)] = [
+        ("Documents/", true, ""), ("Photos/", true, ""),
+        ("welcome.txt", false, "Welcome to the Vigil host simulator: these files are test data, served over loopback.\n"),
+    ]
+    static let lastModified = "Mon, 02 Nov 2026 10:00:00 GMT"
+
+    /// The multi-status of `path`: the collection itself, and with `Depth: 1` the file tree when
+    /// `path` is a user's root (other folders are empty). Each entry carries what desktop clients
+    /// ask for (ETag, size, permissions, file id), whatever properties the request names.
+    static func multistatus(path: String, depth: String = "0") -> String {
+        let root = path.hasSuffix("/") ? path : path + "/"
+        var entries = [(href: root, isFolder: true, size: 0)]
+        let segments = root.split(separator: "/")
+        let isUserRoot = (segments.count == 4 && root.hasPrefix("/remote.php/dav/files/")) || root == "/remote.php/webdav/"
+        if depth != "0", isUserRoot { entries += fileTree.map { (root + $0.name, $0.isFolder, $0.contents.utf8.count) } }
+        let responses = entries.enumerated().map { index, entry in
+            let type = entry.isFolder ? "<d:resourcetype><d:collection/></d:resourcetype><oc:permissions>RDNVCK</oc:permissions>"
+                : "<d:resourcetype/><d:getcontentlength>\(entry.size)</d:getcontentlength><d:getcontenttype>text/plain</d:getcontenttype><oc:permissions>RDNVW</oc:permissions>"
+            return "<d:response><d:href>\(entry.href)</d:href><d:propstat><d:prop>\(type)<d:getetag>\"5f3c\(index)\"</d:getetag>"
+                + "<d:getlastmodified>\(lastModified)</d:getlastmodified><oc:size>\(entry.size)</oc:size><oc:id>0000000\(index + 1)ocsimulator</oc:id>"
+                + "<oc:fileid>\(index + 1)</oc:fileid></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
+        }
+        return """
         <?xml version="1.0"?>
-        <d:multistatus xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:response><d:href>\(path)</d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype><oc:id>00000001ocsimulator</oc:id></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>
+        <d:multistatus xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns">\(responses.joined())</d:multistatus>
         """
     }
 

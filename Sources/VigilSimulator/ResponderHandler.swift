@@ -80,6 +80,12 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.flush()
             context.eventLoop.scheduleTask(in: .milliseconds(20)) { loopBound.value.close(promise: nil) }
             return
+        case .trickle(let milliseconds)?:
+            var headers = HTTPHeaders([("Content-Length", String(answer.body.count))])
+            for (name, value) in answer.headers where name.lowercased() != "content-length" { headers.add(name: name, value: value) }
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers))), promise: nil)
+            Self.trickle(answer.body[...], every: .milliseconds(Int64(milliseconds)), NIOLoopBound(context, eventLoop: context.eventLoop), handler: NIOLoopBound(self, eventLoop: context.eventLoop))
+            return
         case nil:
             break
         }
@@ -103,6 +109,22 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         } else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
+    }
+
+    /// One byte of `rest` now, the others each `interval` later; then the end and close. Stops when
+    /// the client has gone.
+    static func trickle(_ rest: ArraySlice<UInt8>, every interval: TimeAmount, _ context: NIOLoopBound<ChannelHandlerContext>,
+                        handler: NIOLoopBound<ResponderHandler>) {
+        let context = context.value
+        guard context.channel.isActive else { return }
+        guard let byte = rest.first else {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(handler.value.wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }
+            return
+        }
+        context.writeAndFlush(handler.value.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: [byte])))), promise: nil)
+        let next = rest.dropFirst(), bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: interval) { trickle(next, every: interval, bound, handler: handler) }
     }
 
     /// A request cut off before its end is journalled all the same.

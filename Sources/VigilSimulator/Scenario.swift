@@ -59,6 +59,9 @@ public struct Scenario: Sendable, Hashable, Codable {
             case oversized
             /// status.php is never answered (the connection stays open).
             case silent
+            /// status.php is answered one byte every `seconds` (default 1): a slow-read attack
+            /// or a dying link; the client must give up at its timeout.
+            case trickle
         }
         public var kind: Kind
         public var status: Int?

@@ -42,6 +42,8 @@ public struct SimulatedResponse: Sendable {
         case truncate(announcedLength: Int)
         /// Nothing is sent; the connection stays open (the client must time out).
         case never
+        /// The head at once, then the body one byte every `milliseconds`.
+        case trickle(milliseconds: Int)
     }
 
     public var status: Int

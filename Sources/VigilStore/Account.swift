@@ -27,6 +27,10 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
     /// The server refused the stored credentials (a rejected refresh, a changed password): the
     /// account needs `vigil account login` before it is used again.
     public var needsLogin = false
+    /// Set while setup is keeping the account's secrets (the row is written first, then the
+    /// keyring, then this is cleared): a row still pending after a crash is not an account, and
+    /// `AccountRegistry` removes it with whatever secrets it got.
+    public var pendingSince: Date?
 
     public init(id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,
                 clientID: String? = nil, tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, tokenExpiresAt: Date? = nil) {

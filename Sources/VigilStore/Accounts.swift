@@ -10,10 +10,13 @@ public struct Accounts: Sendable {
     }
 
     /// Adds `account`; a second account for the same user on the same server is refused.
-    public func add(_ account: Account) throws {
+    public func add(_ account: Account, pending: Bool = false, at time: Date = Date()) throws {
+        var account = account
+        account.pendingSince = pending ? time : nil
         try database.write { db in
-            if try Account.filter(Column("server") == account.server && Column("user") == account.user).fetchCount(db) > 0 {
-                throw StoreError(.invalid, "\(account.user) on \(account.server) is already an account.")
+            if let existing = try Account.filter(Column("server") == account.server && Column("user") == account.user).fetchOne(db) {
+                throw StoreError(.invalid, existing.pendingSince == nil ? "\(account.user) on \(account.server) is already an account."
+                                 : "\(account.user) on \(account.server) is being added by another vigil, or its setup was interrupted less than a minute ago; try again in a minute.")
             }
             try account.insert(db)
             var event = AuditEvent(time: account.createdAt, kind: .accountAdded, target: account.server, detail: "\(account.user), \(account.method)")
@@ -81,7 +84,20 @@ public struct Accounts: Sendable {
     }
 
     /// Every account, oldest first.
+    /// The accounts (not those whose setup is still keeping their secrets, or was interrupted).
     public func list() throws -> [Account] {
-        try database.read { db in try Account.order(Column("createdAt"), Column("id")).fetchAll(db) }
+        try database.read { db in try Account.filter(Column("pendingSince") == nil).order(Column("createdAt"), Column("id")).fetchAll(db) }
+    }
+
+    /// The pending account `id` is complete: its secrets are kept.
+    public func complete(id: String) throws {
+        try database.write { db in
+            try db.execute(sql: "UPDATE account SET pendingSince = NULL WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// Rows still pending since before `time`: setups interrupted (a crash, a kill).
+    public func pending(before time: Date) throws -> [Account] {
+        try database.read { db in try Account.filter(Column("pendingSince") != nil && Column("pendingSince") < time).fetchAll(db) }
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
-public import GRDB
+import GRDB
+import VigilPaths
 
 /// Vigil's database: one SQLite file (mode 0600, in a 0700 directory), its schema made by
 /// migrations. A file that is not a Vigil database is reported, never overwritten.
@@ -18,8 +19,14 @@ public final class VigilDatabase: Sendable {
                     throw StoreError(.cannotOpen, "Cannot create the database \(path).")
                 }
             }
+            // SQLite gives its journal and WAL the database file's mode: the file alone decides.
+            // An older file readable by others is tightened.
+            PrivateFile.tighten(path)
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
+            // Several vigil processes may open the database at once (a cron audit, a CLI, a
+            // refresh): a writer waits for the lock instead of failing with "database is locked".
+            configuration.busyMode = .timeout(10)
             queue = try DatabaseQueue(path: path, configuration: configuration)
         } catch let error as StoreError {
             throw error
@@ -47,9 +54,7 @@ public final class VigilDatabase: Sendable {
 
     /// The default place: `$XDG_DATA_HOME/vigil/vigil.sqlite` (or `~/.local/share/vigil/vigil.sqlite`).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/share")
-        return ((data as NSString).appendingPathComponent("vigil") as NSString).appendingPathComponent("vigil.sqlite")
+        XDGDirectories(environment: environment).data + "/vigil.sqlite"
     }
 
     static var migrator: DatabaseMigrator {
@@ -105,6 +110,9 @@ public final class VigilDatabase: Sendable {
                 table.add(column: "tokenExpiresAt", .datetime)
                 table.add(column: "needsLogin", .boolean).notNull().defaults(to: false)
             }
+        }
+        migrator.registerMigration("v6: accounts pending until their secrets are kept") { db in
+            try db.alter(table: Account.databaseTableName) { table in table.add(column: "pendingSince", .datetime) }
         }
         return migrator
     }

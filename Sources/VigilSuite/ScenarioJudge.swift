@@ -64,6 +64,50 @@ public struct ScenarioJudge: Sendable {
         return (outcomeFailures(evidence), invariants, credentialViolations + conduct + logViolations + fileViolations + keyringViolations)
     }
 
+    // MARK: - An external client, judged by the journal
+
+    /// Whether a request with the credentials succeeded at a trusted host the user agreed to.
+    func provedLogin(_ evidence: ScenarioEvidence) -> Bool {
+        evidence.journal.enumerated().contains { index, entry in
+            entry.carriesCredential && (200..<300).contains(entry.status) && !isHostile(entry, at: index, evidence) && isAgreed(entry, at: index, evidence)
+        }
+    }
+
+    /// An external client's outcome: `login` (it says it worked, and the journal proves it),
+    /// `report-error` (it says it failed), or `no-login` (it says it worked, the journal shows no
+    /// request with its credentials that succeeded at the genuine host).
+    public func gotByJournal(_ evidence: ScenarioEvidence) -> String {
+        if evidence.result.failureKind != nil { return ClientOutcome.reportError.rawValue }
+        return provedLogin(evidence) ? ClientOutcome.login.rawValue : "no-login"
+    }
+
+    /// An external client held to the scenario: the outcome (`login` must be proved by the
+    /// journal; `report-error` must be the client's own failure; a non-interactive client meets
+    /// `refuse` and `ask-*` by not logging in) and invariant 1 (no credential at a hostile host,
+    /// over plain HTTP, or at a host other than where it started). The other invariants concern
+    /// Vigil's own log, files and keyring, which an external client does not use.
+    public func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
+        var invariants = ScenarioResult.Invariants()
+        let violations = credentialFailures(evidence)
+        invariants.credentials = violations.isEmpty
+        let got = gotByJournal(evidence)
+        let said = evidence.result.message.map { " The client said: \(SuiteText.oneLine($0))" } ?? ""
+        var outcome: [String] = []
+        switch scenario.outcome {
+        case .login where got != ClientOutcome.login.rawValue:
+            outcome.append("Expected login: the journal shows no request with the credentials that succeeded at the genuine host (got \(got)).\(said)")
+        case .reportError where got != ClientOutcome.reportError.rawValue:
+            outcome.append("Expected the client to report an error; it says it succeeded (got \(got)).\(said)")
+        case .refuse, .askCertificate, .askRedirect:
+            if got == ClientOutcome.login.rawValue {
+                outcome.append("Expected \(scenario.outcome.rawValue) (a non-interactive client stops and sends nothing); it logged in.\(said)")
+            }
+        default:
+            break
+        }
+        return (outcome, invariants, violations)
+    }
+
     // MARK: - Outcome
 
     func outcomeFailures(_ evidence: ScenarioEvidence) -> [String] {
@@ -165,7 +209,7 @@ public struct ScenarioJudge: Sendable {
         evidence.journal.enumerated().filter { index, entry in
             entry.carriesCredential && (isHostile(entry, at: index, evidence) || !isAgreed(entry, at: index, evidence))
         }.map { _, entry in
-            "A credential reached \(describe(entry)) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts the user agreed to, never over plain HTTP)."
+            "A credential (\(Self.credential(in: entry))) reached \(describe(entry)) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts the user agreed to, never over plain HTTP)."
         }
     }
 
@@ -183,6 +227,13 @@ public struct ScenarioJudge: Sendable {
         let served = certificateCase(at: entry.host)
         let accepted = served == HostSimulatorCases.genuine(for: entry.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
         return !(accepted || approved)
+    }
+
+    /// Which credential a request carried.
+    static func credential(in entry: JournalEntry) -> String {
+        if entry.authorization { return "an Authorization header" }
+        if entry.cookie { return "a session cookie" }
+        return "a secret in the body"
     }
 
     func certificateCase(at address: String) -> String {

@@ -48,8 +48,10 @@ public struct ScenarioRunner: Sendable {
         do {
             let evidence = try await play()
             planted = evidence.plantedSecrets
-            let verdict = judge.judge(evidence)
-            result.got = judge.got(evidence)
+            let byJournal = client.judgesByJournal
+            let verdict = byJournal ? judge.judgeByJournal(evidence) : judge.judge(evidence)
+            result.got = byJournal ? judge.gotByJournal(evidence) : judge.got(evidence)
+            if byJournal { result.expected = scenario.outcome.rawValue }
             result.invariants = verdict.invariants
             result.failures = (verdict.outcome + verdict.violations).map(SuiteText.oneLine)
             result.clientMessage = evidence.result.message.map(SuiteText.oneLine)
@@ -124,7 +126,7 @@ public struct ScenarioRunner: Sendable {
         try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 
         var existing: (account: Account, approvals: Int)?
-        if let premise = scenario.client?.account {
+        if let premise = scenario.client?.account, !client.judgesByJournal {
             existing = try seed(premise, server: server, user: userName, password: users[userName], running: running, context: context)
         }
         let result = if let existing { await client.useAccount(existing.account, context: context) } else { await client.addAccount(context) }

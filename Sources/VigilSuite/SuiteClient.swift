@@ -17,9 +17,14 @@ public protocol SuiteClient: Sendable {
     /// judged against the chain reviewed at setup, then the stored credentials; never throws. The
     /// result's account is set when the credentials opened the user's files.
     func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult
+    /// Whether the outcome is read from the journal alone (an external client, whose account
+    /// store, keyring and logs the suite cannot see): ``ScenarioJudge/judgeByJournal(_:)``.
+    var judgesByJournal: Bool { get }
 }
 
 extension SuiteClient {
+    public var judgesByJournal: Bool { false }
+
     public func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult {
         .failed(.notImplemented, code: "not-implemented", "This client cannot use an existing account.")
     }

@@ -40,6 +40,9 @@ public struct VigilClient: SuiteClient {
                 break
             }
             switch report.filesStatus {
+            case 207? where report.downloadFailed:
+                return .failed(.error, code: AccountSetupError.Code.serverError.rawValue,
+                               "\(account.server) lists the files but answered a download with HTTP \(report.downloadStatus.map(String.init) ?? "nothing").")
             case 207?:
                 return .added(account)
             case 401?, 403?:
@@ -90,7 +93,7 @@ public struct VigilClient: SuiteClient {
                 return .failed(.refused, code: error.code.rawValue, error.reason)
             case .unsupportedMethod, .configuration, .noUsableMethod:
                 return .failed(.notImplemented, code: error.code.rawValue, error.reason)
-            case .notACloudServer, .maintenance, .noPassword, .duplicate, .wrongCredentials:
+            case .notACloudServer, .maintenance, .serverError, .keyringUnavailable, .noPassword, .duplicate, .wrongCredentials:
                 return .failed(.error, code: error.code.rawValue, error.reason)
             }
         case let error as HTTPError:

@@ -20,7 +20,7 @@ extension Vigil {
         )
 
         struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "add", 
                 abstract: "Add an account: review the certificate, detect the login methods, log in.",
                 discussion: """
                     The server's certificate chain and verdict are shown before anything is sent. An untrusted
@@ -59,17 +59,10 @@ extension Vigil {
                 guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
             }
 
-            /// Exit 1 for what Vigil or the server refused, 78 for a missing setting, 2 otherwise.
-            static func fail(_ error: AccountSetupError) -> Never {
-                let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy]
-                ExitStatus.fail(error.reason, status: refused.contains(error.code) ? ExitStatus.untrusted
-                                : error.code == .configuration ? ExitStatus.configuration : ExitStatus.error)
-            }
-
             /// What the keyring now holds, in words.
             static func stored(_ account: Account) -> String {
                 account.method == AuthenticationMethodIdentifier.basicAuth.rawValue ? "the password is in the keyring"
-                    : "the access and refresh tokens are in the keyring" + (account.tokenExpiresAt.map { "; the access token expires \(Certificates.time($0)) and is refreshed when needed" } ?? "")
+                    : "the access and refresh tokens are in the keyring" + (account.tokenExpiresAt.map { "; the access token expires \(ISOTime.string($0)) and is refreshed when needed" } ?? "")
             }
 
             static func identifier(_ text: String) -> AuthenticationMethodIdentifier? {
@@ -101,22 +94,14 @@ extension Vigil {
                     }
                     let account = try await setup.add(server: server, user: user, interaction: interaction)
                     print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); \(Self.stored(account))"))
-                } catch let error as AccountSetupError {
-                    Self.fail(error)
-                } catch let error as HTTPError {
-                    ExitStatus.fail(error.reason)
-                } catch let error as StoreError {
-                    ExitStatus.fail(error.reason)
-                } catch let error as SecretStoreError {
-                    ExitStatus.fail("the account was not added: \(error)")
-                } catch let error as CertificateError {
-                    ExitStatus.fail(error.reason)
+                } catch {
+                    ExitStatus.fail(error)
                 }
             }
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List accounts (never their secrets).")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List accounts (never their secrets).")
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup var logOptions: LogOptions
@@ -131,17 +116,17 @@ extension Vigil {
                         print("no accounts")
                     } else {
                         for account in accounts {
-                            print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(Certificates.time(account.createdAt))"))
+                            print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
                         }
                     }
-                } catch let error as StoreError {
-                    ExitStatus.fail(error.reason)
+                } catch {
+                    ExitStatus.fail(error)
                 }
             }
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "remove", 
                 abstract: "Remove an account: its tokens revoked at the server, its row, its secrets in the keyring.",
                 discussion: """
                     OAuth2 and OpenID Connect tokens are revoked first (RFC 7009) where the server names a revocation

@@ -12,7 +12,7 @@ extension Vigil.AccountCommand {
     /// `vigil account check ID|--all`: each account's server judged against the chain reviewed at
     /// setup, then its files root read with the stored credentials.
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "check", 
             abstract: "Check accounts: the server certificate against the chain reviewed at setup, then the stored credentials.",
             discussion: """
                 For each account: a TLS handshake; what no approval can make safe is refused; the extended-validation
@@ -54,6 +54,7 @@ extension Vigil.AccountCommand {
             var certificate: String?
             var message: String
             var filesStatus: Int?
+            var downloadStatus: Int? = nil
         }
 
         func run() async throws {
@@ -68,8 +69,8 @@ extension Vigil.AccountCommand {
                 } else {
                     accounts = everyAccount
                 }
-            } catch let error as StoreError {
-                ExitStatus.fail(error.reason)
+            } catch {
+                ExitStatus.fail(error)
             }
             let evaluator: TrustEvaluator
             do { evaluator = try TrustEvaluator(caFilesOrSystem: caFiles) } catch let error as CertificateError { ExitStatus.fail(error.reason) }
@@ -96,6 +97,7 @@ extension Vigil.AccountCommand {
                 let report = certificateOnly ? AccountCheck.Report(certificate: try await check.check(account), filesStatus: nil)
                     : try await check.connect(account, secrets: KeyringSecretStore(), interaction: interaction)
                 row.filesStatus = report.filesStatus
+                row.downloadStatus = report.downloadStatus
                 switch report.certificate {
                 case .unchanged: (row.certificate, row.message) = ("unchanged", "the certificate reviewed at setup")
                 case .renewed(let rule): (row.certificate, row.message) = ("renewed", "a renewed certificate, accepted by the rule \(rule); the stored chain was replaced (see the audit)")
@@ -106,24 +108,19 @@ extension Vigil.AccountCommand {
                 guard report.certificate.isAcceptable else { return row }
                 if let status = report.filesStatus {
                     switch status {
-                    case 207: row.status = "ok"; row.message += "; the stored credentials open the files"
+                    case 207 where report.downloadFailed:
+                        row.status = "error"
+                        row.message += "; the files are listed but the download of \(SafeText.escaped(report.downloaded ?? "a file")) answered HTTP \(report.downloadStatus ?? 0)"
+                    case 207: row.status = "ok"; row.message += report.downloaded == nil ? "; the stored credentials open the files" : "; the stored credentials list and download the files"
                     case 401, 403: row.status = "needs-login"; row.message += "; the server refused the stored credentials (HTTP \(status)): log in again"
                     default: row.status = "error"; row.message += "; the files root answered HTTP \(status)"
                     }
                 } else {
                     row.status = "ok"
                 }
-            } catch let error as AccountSetupError {
-                row.status = error.code == .redirected ? "refused" : "error"
-                row.message = error.reason
-            } catch let error as HTTPError {
-                row.message = error.reason
-            } catch let error as StoreError {
-                row.message = error.reason
-            } catch let error as SecretStoreError {
-                row.message = "the keyring: \(error)"
             } catch {
-                row.message = "\(error)"
+                row.status = (error as? AccountSetupError)?.code == .redirected ? "refused" : "error"
+                row.message = ExitStatus.described(error).message
             }
             return row
         }

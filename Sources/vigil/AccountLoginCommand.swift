@@ -10,7 +10,7 @@ import VigilStore
 extension Vigil.AccountCommand {
     /// `vigil account login ID`: an existing account logs in again.
     struct Login: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "login", 
             abstract: "Log an account in again (after a refused refresh or a changed password).",
             discussion: """
                 The server's certificate is judged as on every later connection (a changed one is shown for review; approve
@@ -58,16 +58,8 @@ extension Vigil.AccountCommand {
                 interaction.noBrowser = noBrowser
                 let updated = try await setup.logIn(again: account, check: check, interaction: interaction)
                 print(SafeText.escaped("logged in again: \(updated.user) on \(updated.server) (\(updated.method)); \(Add.stored(updated))"))
-            } catch let error as AccountSetupError {
-                Add.fail(error)
-            } catch let error as HTTPError {
-                ExitStatus.fail(error.reason)
-            } catch let error as StoreError {
-                ExitStatus.fail(error.reason)
-            } catch let error as SecretStoreError {
-                ExitStatus.fail("the keyring: \(error)")
-            } catch let error as CertificateError {
-                ExitStatus.fail(error.reason)
+            } catch {
+                ExitStatus.fail(error)
             }
         }
     }

@@ -7,7 +7,7 @@ import VigilStore
 extension Vigil.AccountCommand {
     /// `vigil account show ID`: the account and the chain the user reviewed when adding it.
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "show", 
             abstract: "Show an account, its status and token expiry, and the certificate chain it was set up with (never a secret).",
             discussion: "The chain is summarized as stored at setup, judged now against --ca-file (or the system store). Exit codes: 0 shown, 2 unknown id or unreadable database."
         )
@@ -31,11 +31,11 @@ extension Vigil.AccountCommand {
                     print(try JSONOutput.text(Shown(account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [])))
                     return
                 }
-                print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(Vigil.Certificates.time(account.createdAt))"))
+                print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
                 print(account.needsLogin ? "status: NEEDS LOGIN (the server refused the stored credentials): vigil account login \(account.id)" : "status: ready")
                 if account.method != "com.owncloud.basicauth" {
                     let expiry = account.tokenExpiresAt.map { date in
-                        Vigil.Certificates.time(date) + (date < Date() ? " (expired; refreshed on the next use)" : " (in \(Int(date.timeIntervalSinceNow / 60)) min)")
+                        ISOTime.string(date) + (date < Date() ? " (expired; refreshed on the next use)" : " (in \(Int(date.timeIntervalSinceNow / 60)) min)")
                     } ?? "unknown"
                     print(SafeText.escaped("tokens: in the keyring; access token expires \(expiry); client \(account.clientID ?? "unknown")"
                                            + (account.revocationEndpoint == nil ? "; the server names no revocation endpoint" : "; revoked at the server on removal")))
@@ -48,10 +48,8 @@ extension Vigil.AccountCommand {
                 }
                 print("Reviewed chain, as stored at setup and judged now:")
                 print(try StoredChainReview.text(chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles), terminator: "")
-            } catch let error as StoreError {
-                ExitStatus.fail(error.reason)
-            } catch let error as CertificateError {
-                ExitStatus.fail(error.reason)
+            } catch {
+                ExitStatus.fail(error)
             }
         }
 

@@ -7,7 +7,7 @@ import VigilStore
 extension Vigil.Certificates {
     /// `vigil certificates show ID`: an approval and the certificate as the user reviewed it.
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "show", 
             abstract: "Show an approval and the certificate as it was reviewed (the full summary).",
             discussion: "Judged now against --ca-file (or the system store) for the approval's host. Exit codes: 0 shown, 2 unknown id or unreadable database."
         )
@@ -23,23 +23,21 @@ extension Vigil.Certificates {
                 guard let approval = try CertificateApprovals(database: store.open()).list(includingRevoked: true).first(where: { $0.id == id }) else {
                     ExitStatus.fail("No approval with id \(id); see vigil certificates list --all.")
                 }
-                let state = approval.revokedAt.map { "revoked \(Vigil.Certificates.time($0)): \(approval.revocationReason ?? "")" } ?? "active"
+                let state = approval.revokedAt.map { "revoked \(ISOTime.string($0)): \(approval.revocationReason ?? "")" } ?? "active"
                 let certificate = try approval.der.map { try Certificate(derEncoded: [UInt8]($0)) }
                 if json {
                     print(try JSONOutput.text(Shown(approval: approval, certificate: certificate.map { $0.summary() })))
                     return
                 }
-                print(SafeText.escaped("\(id)  \(approval.host):\(approval.port)  \(approval.sha256)  approved \(Vigil.Certificates.time(approval.approvedAt))  \(state)"))
+                print(SafeText.escaped("\(id)  \(approval.host):\(approval.port)  \(approval.sha256)  approved \(ISOTime.string(approval.approvedAt))  \(state)"))
                 guard let certificate else {
                     print("the certificate itself was not kept (approved before Vigil kept certificates)")
                     return
                 }
                 let peer = PeerName(host: approval.host)
                 print(try StoredChainReview.text([certificate], kind: "approval", label: "\(approval.host):\(approval.port)", peer: peer, caFiles: caFiles), terminator: "")
-            } catch let error as StoreError {
-                ExitStatus.fail(error.reason)
-            } catch let error as CertificateError {
-                ExitStatus.fail(error.reason)
+            } catch {
+                ExitStatus.fail(error)
             }
         }
 

@@ -11,7 +11,7 @@ import Logging
 extension Vigil {
     /// `vigil certificates`: the certificates users approved, their revocation and the audit trail.
     struct Certificates: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "certificates", 
             abstract: "Approve, list, revoke and audit the certificates users approved.",
             discussion: "The store is $XDG_DATA_HOME/vigil/vigil.sqlite unless --database names another file.",
             subcommands: [Approve.self, List.self, Show.self, Revoke.self, Audit.self, RuleTest.self]
@@ -26,16 +26,14 @@ extension Vigil {
             func open() -> VigilDatabase {
                 do {
                     return try VigilDatabase(path: database ?? VigilDatabase.defaultPath())
-                } catch let error as StoreError {
-                    ExitStatus.fail(error.reason)
                 } catch {
-                    ExitStatus.fail("\(error)")
+                    ExitStatus.fail(error)
                 }
             }
         }
 
         struct Approve: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "approve", 
                 abstract: "Approve a server's certificate after checking its fingerprint.",
                 discussion: """
                     Connects to URL (a TLS handshake, no HTTP request), and approves the leaf certificate for that
@@ -55,6 +53,7 @@ extension Vigil {
             @Option(help: "Why it was approved, kept with the approval.") var note: String?
             @Option(help: "Seconds to wait for the connection and handshake.") var timeout: Double = 10
             @Option(name: .customLong("ca-file"), help: "Judge the chain against only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+            @OptionGroup var proxy: ProxyOptions
             @OptionGroup var store: StoreOptions
             @OptionGroup var logOptions: LogOptions
 
@@ -105,18 +104,14 @@ extension Vigil {
                     let approval = try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)
                     logger.privacy.notice("Approved a certificate for \(endpoint.description)", metadata: ["tags": "certificates"])
                     print(SafeText.escaped("approved \(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)"))
-                } catch let error as HTTPError {
-                    ExitStatus.fail(error.reason)
-                } catch let error as StoreError {
-                    ExitStatus.fail(error.reason)
-                } catch let error as CertificateError {
-                    ExitStatus.fail(error.reason)
+                } catch {
+                    ExitStatus.fail(error)
                 }
             }
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List approved certificates.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List approved certificates.")
             @Flag(help: "Include revoked approvals.") var all = false
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: StoreOptions
@@ -125,25 +120,35 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let approvals = try CertificateApprovals(database: store.open()).list(includingRevoked: all)
-                    if json {
-                        print(try JSONOutput.text(approvals))
-                    } else if approvals.isEmpty {
-                        print("no approved certificates")
-                    } else {
-                        for approval in approvals {
-                            let state = approval.revokedAt.map { "revoked \(Certificates.time($0)): \(approval.revocationReason ?? "")" } ?? "active"
-                            print(SafeText.escaped("\(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)  approved \(Certificates.time(approval.approvedAt))  \(state)"))
+                    // Streamed: rows are written as they are read (100,000 approvals in one pass).
+                    var output = BufferedOutput()
+                    var stream = JSONArrayStream()
+                    var rows = 0
+                    try CertificateApprovals(database: store.open()).forEach(includingRevoked: all) { approval in
+                        rows += 1
+                        if json {
+                            stream.object([  // in key order
+                                ("approvedAt", .string(ISOTime.string(approval.approvedAt))), ("host", .string(approval.host)), ("id", approval.id.map { .integer($0) }),
+                                ("issuer", .string(approval.issuer)), ("notAfter", .string(approval.notAfter)), ("note", approval.note.map { .string($0) }),
+                                ("port", .integer(Int64(approval.port))), ("revocationReason", approval.revocationReason.map { .string($0) }),
+                                ("revokedAt", approval.revokedAt.map { .string(ISOTime.string($0)) }), ("sha256", .string(approval.sha256)),
+                                ("spkiSHA256", .string(approval.spkiSHA256)), ("subject", .string(approval.subject)),
+                            ], into: &output)
+                            return
                         }
+                        let state = approval.revokedAt.map { "revoked \(ISOTime.string($0)): \(approval.revocationReason ?? "")" } ?? "active"
+                        output.line(SafeText.escaped("\(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)  approved \(ISOTime.string(approval.approvedAt))  \(state)"))
                     }
-                } catch let error as StoreError {
-                    ExitStatus.fail(error.reason)
+                    if json { stream.finish(into: &output) } else if rows == 0 { output.line("no approved certificates") }
+                    output.flush()
+                } catch {
+                    ExitStatus.fail(error)
                 }
             }
         }
 
         struct Revoke: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Revoke an approval (kept for the audit).")
+            static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke an approval (kept for the audit).")
             @Argument(help: "The approval's id (see list).") var id: Int64
             @Option(help: "Why, kept with the revocation.") var reason: String
             @OptionGroup var store: StoreOptions
@@ -155,14 +160,14 @@ extension Vigil {
                     let approval = try CertificateApprovals(database: store.open()).revoke(id: id, reason: reason)
                     logger.privacy.notice("Revoked approval \(public: id)", metadata: ["tags": "certificates"])
                     print("revoked \(id)  \(approval.host):\(approval.port)  \(approval.sha256)")
-                } catch let error as StoreError {
-                    ExitStatus.fail(error.reason)
+                } catch {
+                    ExitStatus.fail(error)
                 }
             }
         }
 
         struct Audit: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "audit", 
                 abstract: "Show the audit trail, or (--check) the approvals that need attention.",
                 discussion: """
                     Without --check: approvals, revocations, accounts added and removed, each with the OS user who
@@ -176,6 +181,7 @@ extension Vigil {
             @Flag(help: "Report the approvals that need attention instead of the trail.") var check = false
             @Flag(help: "With --check: also ask each server which certificate it presents now (a TLS handshake, no request).") var live = false
             @Flag(help: "JSON instead of text.") var json = false
+            @OptionGroup var proxy: ProxyOptions
             @OptionGroup var store: StoreOptions
             @OptionGroup var logOptions: LogOptions
 
@@ -201,23 +207,25 @@ extension Vigil {
                         if !problems.isEmpty { throw ExitCode(ExitStatus.untrusted) }
                         return
                     }
-                    let events = try database.auditTrail()
-                    if json {
-                        print(try JSONOutput.text(events))
-                    } else {
-                        for event in events {
-                            let kind = event.kind.isKnown ? event.kind.rawValue : "\(event.kind.rawValue) (a kind this version does not know)"
-                            print(SafeText.escaped("\(Certificates.time(event.time))  \(kind)  \(event.target)  \(event.detail)  by \(event.actor ?? "(not recorded)")"))
+                    var output = BufferedOutput()
+                    var stream = JSONArrayStream()
+                    try database.forEachAuditEvent { event in
+                        if json {
+                            stream.object([("actor", event.actor.map { .string($0) }), ("detail", .string(event.detail)), ("id", event.id.map { .integer($0) }),
+                                           ("kind", .string(event.kind.rawValue)), ("target", .string(event.target)), ("time", .string(ISOTime.string(event.time)))],
+                                          into: &output)
+                            return
                         }
+                        let kind = event.kind.isKnown ? event.kind.rawValue : "\(event.kind.rawValue) (a kind this version does not know)"
+                        output.line(SafeText.escaped("\(ISOTime.string(event.time))  \(kind)  \(event.target)  \(event.detail)  by \(event.actor ?? "(not recorded)")"))
                     }
-                } catch let error as StoreError {
-                    ExitStatus.fail(error.reason)
-                } catch let error as CertificateError {
-                    ExitStatus.fail(error.reason)
+                    if json { stream.finish(into: &output) }
+                    output.flush()
+                } catch {
+                    ExitStatus.fail(error)
                 }
             }
         }
 
-        static func time(_ date: Date) -> String { date.formatted(.iso8601) }
     }
 }

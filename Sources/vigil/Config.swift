@@ -5,7 +5,7 @@ import VigilLogging
 
 extension Vigil {
     struct Config: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "config", 
             abstract: "Show and change settings (environment > user file > managed file > defaults).",
             subcommands: [List.self, Get.self, Explain.self, Set.self, Unset.self, Docs.self]
         )
@@ -27,7 +27,7 @@ struct SettingKeyArgument: ParsableArguments {
 
 extension Vigil.Config {
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every setting, its value and the source it came from.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every setting, its value and the source it came from.")
         @OptionGroup var logOptions: LogOptions
         @Flag(help: "Print JSON: an array of {key, value, source, type, locked}.")
         var json = false
@@ -60,7 +60,7 @@ extension Vigil.Config {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset; a secret shows as «set»).")
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset; a secret shows as «set»).")
         @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
@@ -73,7 +73,7 @@ extension Vigil.Config {
     }
 
     struct Explain: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "What a setting does, its type and default, which source won and what each source says.")
+        static let configuration = CommandConfiguration(commandName: "explain", abstract: "What a setting does, its type and default, which source won and what each source says.")
         @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
@@ -114,7 +114,7 @@ extension Vigil.Config {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set a key in the user settings file (written atomically; locked keys are refused).")
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Set a key in the user settings file (written atomically; locked keys are refused).")
         @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
         @Argument(help: "The value: true/false, a number, text, or a comma-separated or JSON list.")
@@ -129,14 +129,14 @@ extension Vigil.Config {
                 if let entry = settings[argument.key], entry.source == .environment {
                     FileHandle.standardError.write(Data("vigil: warning: \(entry.definition.environmentVariable) is set and overrides the user file.\n".utf8))
                 }
-            } catch let error as SettingsError {
-                ExitStatus.fail(error.reason)
+            } catch {
+                ExitStatus.fail(error)
             }
         }
     }
 
     struct Unset: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a key from the user settings file.")
+        static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a key from the user settings file.")
         @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
@@ -145,14 +145,14 @@ extension Vigil.Config {
             do {
                 let removed = try SettingsEditor(settings: settings).unset(argument.key)
                 print(removed ? "\(argument.key) removed from \(settings.locations.userFile)" : "\(argument.key) was not set in \(settings.locations.userFile)")
-            } catch let error as SettingsError {
-                ExitStatus.fail(error.reason)
+            } catch {
+                ExitStatus.fail(error)
             }
         }
     }
 
     struct Docs: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print docs/settings.md, generated from the key definitions.")
+        static let configuration = CommandConfiguration(commandName: "docs", abstract: "Print docs/settings.md, generated from the key definitions.")
         @OptionGroup var logOptions: LogOptions
         func run() throws {
             print(SettingsDocumentation.markdown(), terminator: "")

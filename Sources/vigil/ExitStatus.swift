@@ -1,5 +1,14 @@
+import ArgumentParser
 import Foundation
+import VigilCertificates
+import VigilCore
+import VigilHTTP
 import VigilLogging
+import VigilSecrets
+import VigilSettings
+import VigilSimulator
+import VigilStore
+import VigilSuite
 
 /// Exit codes, documented in docs/cli.md. The same for files and live hosts.
 enum ExitStatus {
@@ -20,5 +29,34 @@ enum ExitStatus {
         // Messages carry server and certificate text: escaped, one line.
         FileHandle.standardError.write(Data("vigil: error: \(SafeText.escaped(message))\n".utf8))
         Foundation.exit(status)
+    }
+
+    /// The one place an error becomes a message and an exit code: what Vigil or the server refused
+    /// is 1, a missing or broken setting 78, anything else 2. Commands end with
+    /// `catch { ExitStatus.fail(error) }` instead of a `catch` per type.
+    static func fail(_ error: any Error) -> Never {
+        // A command's own exit status (a verdict, not an error) passes through as it is.
+        if let code = error as? ExitCode {
+            fflush(nil)
+            Foundation.exit(code.rawValue)
+        }
+        let (message, status) = described(error)
+        fail(message, status: status)
+    }
+
+    static func described(_ error: any Error) -> (message: String, status: Int32) {
+        switch error {
+        case let error as AccountSetupError:
+            let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy]
+            return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
+        case let error as HTTPError: return (error.reason, ExitStatus.error)
+        case let error as StoreError: return (error.reason, ExitStatus.error)
+        case let error as CertificateError: return (error.reason, ExitStatus.error)
+        case let error as SettingsError: return (error.reason, ExitStatus.error)
+        case let error as SuiteError: return (error.reason, ExitStatus.error)
+        case let error as SimulatorError: return (error.reason, ExitStatus.error)
+        case let error as SecretStoreError: return ("the keyring: \(error.reason)", ExitStatus.error)
+        default: return ("\(error)", ExitStatus.error)
+        }
     }
 }

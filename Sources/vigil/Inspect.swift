@@ -9,7 +9,7 @@ import Logging
 
 extension Vigil {
     struct Inspect: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "inspect", 
             abstract: "Inspect a certificate chain: summary, findings and trust verdict.",
             discussion: """
                 Live: vigil inspect https://HOST[:PORT] performs a TLS handshake (no HTTP request is sent).
@@ -77,10 +77,8 @@ extension Vigil {
             do {
                 let code = try await inspect(logger: logger, requirements: ConnectionRequirements(settings: settings))
                 throw ExitCode(code)
-            } catch let error as CertificateError {
-                ExitStatus.fail(error.reason)
-            } catch let error as HTTPError {
-                ExitStatus.fail(error.reason)
+            } catch {
+                ExitStatus.fail(error)
             }
         }
 

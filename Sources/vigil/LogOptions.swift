@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 public import Logging
 public import VigilLogging
+import VigilPaths
 import VigilSettings
 
 /// `--log-level`, `--log-format`, `--log-file`: on every command.
@@ -21,11 +22,7 @@ extension LogConfiguration.Format: ExpressibleByArgument {}
 
 /// Where Vigil keeps its state.
 enum StatePaths {
-    static var stateHome: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg }
-        return (environment["HOME"] ?? "/root") + "/.local/state"
-    }
+    static var stateHome: String { XDGDirectories().stateHome }
     static var logFile: String { stateHome + "/vigil/logs/vigil.log" }
     static var logHashKey: String { stateHome + "/vigil/log-hash.key" }
     /// Per-account lock files of token refreshes.
@@ -38,48 +35,58 @@ enum CommandContext {
     static func start(_ options: LogOptions, reporting: Bool = false) -> (Settings, Logger) {
         let settings = reporting ? SettingsContext.loadReporting() : SettingsContext.load()
         var configuration = LogConfiguration()
-        if let level = settings.string("log.level").flatMap(Logger.Level.init(rawValue:)) { configuration.level = level }
-        if let format = settings.string("log.format").flatMap(LogConfiguration.Format.init(rawValue:)) { configuration.format = format }
-        configuration.privacyMask = settings.bool("log.privacy-mask") ?? true
-        configuration.onlyTags = settings.strings("log.only-tags")
-        configuration.omitTags = settings.strings("log.omit-tags")
-        configuration.onlyMatching = settings.strings("log.only-matching")
-        configuration.omitMatching = settings.strings("log.omit-matching")
-        configuration.maximumMessageSize = settings.integer("log.maximum-message-size") ?? 0
-        configuration.singleLined = settings.bool("log.single-lined") ?? true
-        configuration.logHTTPRequests = settings.bool("log.http-requests") ?? false
+        if let level = settings[.logLevel].flatMap(Logger.Level.init(rawValue:)) { configuration.level = level }
+        if let format = settings[.logFormat].flatMap(LogConfiguration.Format.init(rawValue:)) { configuration.format = format }
+        configuration.privacyMask = settings[.logPrivacyMask] ?? true
+        configuration.onlyTags = settings[.logOnlyTags]
+        configuration.omitTags = settings[.logOmitTags]
+        configuration.onlyMatching = settings[.logOnlyMatching]
+        configuration.omitMatching = settings[.logOmitMatching]
+        configuration.maximumMessageSize = settings[.logMaximumMessageSize] ?? 0
+        configuration.singleLined = settings[.logSingleLined] ?? true
+        configuration.logHTTPRequests = settings.logsHTTPExchanges
         if let level = options.logLevel { configuration.level = level }
         if let format = options.logFormat { configuration.format = format }
 
         // Standard error shows warnings and worse, or everything asked for with --log-level.
+        // `log.level off` and `log.enabled-components` switch writers off; a flag switches its own on.
+        // `off` is the settings' word; a flag on the command line still switches its writer on.
+        let levelOff = settings[.logLevel] == "off"
+        let stderrOff = levelOff && options.logLevel == nil
+        let fileOff = levelOff && options.logLevel == nil && options.logFile == nil
+        let components = Set(settings[.logEnabledComponents] ?? [SettingsCatalog.logComponentStandardError, SettingsCatalog.logComponentFile])
         let stderrLevel = options.logLevel ?? max(configuration.level, .warning)
-        let sinks: [any LogSink] = [
-            StandardErrorSink(minimumLevel: stderrLevel),
-            RotatingFileSink(path: options.logFile ?? StatePaths.logFile, minimumLevel: configuration.level),
-        ]
+        var sinks: [any LogSink] = []
+        if !stderrOff, options.logLevel != nil || components.contains(SettingsCatalog.logComponentStandardError) {
+            sinks.append(StandardErrorSink(minimumLevel: stderrLevel))
+        }
+        if !fileOff, options.logFile != nil || components.contains(SettingsCatalog.logComponentFile) {
+            sinks.append(RotatingFileSink(path: options.logFile ?? StatePaths.logFile, minimumLevel: configuration.level))
+        }
         let hasher = LogHasher.persistent(at: StatePaths.logHashKey)
-        LoggingSystem.bootstrap { label in configuration.handler(label: label, sinks: sinks, hasher: hasher) }
+        let (chosen, writers) = (configuration, sinks)
+        LoggingSystem.bootstrap { label in chosen.handler(label: label, sinks: writers, hasher: hasher) }
         var logger = Logger(label: "vigil")
-        logger.logLevel = min(configuration.level, stderrLevel)
+        logger.logLevel = sinks.isEmpty ? .critical : min(configuration.level, stderrLevel)
         return (settings, logger)
     }
 }
 
 extension Vigil {
     struct Log: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Vigil's log file.", subcommands: [Path.self, Clear.self])
+        static let configuration = CommandConfiguration(commandName: "log", abstract: "Vigil's log file.", subcommands: [Path.self, Clear.self])
     }
 }
 
 extension Vigil.Log {
     struct Path: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the path of the log file.")
+        static let configuration = CommandConfiguration(commandName: "path", abstract: "Print the path of the log file.")
         @OptionGroup var logOptions: LogOptions
         func run() throws { print(logOptions.logFile ?? StatePaths.logFile) }
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete the log file and its rotated copies.")
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Delete the log file and its rotated copies.")
         @OptionGroup var logOptions: LogOptions
         func run() throws {
             let path = logOptions.logFile ?? StatePaths.logFile

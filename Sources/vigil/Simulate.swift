@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import VigilSecrets
+import VigilLogging
+import VigilPaths
 import VigilSettings
 import VigilSimulator
 import VigilSuite
@@ -9,7 +11,7 @@ extension Vigil {
     /// `vigil simulate`: the CI security suite. Every scenario played against Vigil's own account
     /// setup, the outcome checked exactly and four invariants on every scenario.
     struct Simulate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "simulate", 
             abstract: "Hold Vigil's client to every simulator scenario: the CI security suite.",
             discussion: """
                 Starts the simulator in this process on free loopback ports and, for each scenario, drives the
@@ -45,6 +47,12 @@ extension Vigil {
         var keep: String?
         @Option(help: "Seconds to wait for each connection and answer.")
         var timeout: Double = 10
+        @Option(help: ArgumentHelp("Hold another sync client to the scenarios: a built-in profile (curl, owncloudcmd, nextcloudcmd, rclone) or a command template.",
+                                   discussion: "A command is split on spaces and run without a shell, with {url} {host} {port} {user} {password} {ca_file} {dir} {tmp} filled in. The verdict comes from what reached the simulated hosts, not from the client's word. Scenarios that pin host names are left out; one whose premise is an existing account is played as a first connection.",
+                                   valueName: "profile|command"))
+        var client: String?
+        @Option(help: ArgumentHelp("Hold the client a profile file describes (JSON) to the scenarios.", valueName: "file"), completion: .file(extensions: ["json"]))
+        var clientProfile: String?
         @OptionGroup var logOptions: LogOptions
 
         func validate() throws {
@@ -53,10 +61,24 @@ extension Vigil {
                 do { _ = try SuiteSelection.shard(shard) } catch let error as SuiteError { throw ValidationError(error.reason) }
             }
             guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+            if client != nil && clientProfile != nil { throw ValidationError("--client and --client-profile name the client twice; give one.") }
         }
 
         /// Before any scenario: a canary secret must land in the private keyring's own files (so no
         /// scenario can touch the user's keyring), and leave again.
+        /// The external client: a built-in profile by name, a command template, or a profile file.
+        static func profile(client: String?, file: String?, fixtures: String) throws -> ClientProfile? {
+            if let file { return try ClientProfile.load(path: file) }
+            guard let client else { return nil }
+            let directory = (fixtures as NSString).appendingPathComponent("clients")
+            if let path = ClientProfile.builtIn(client, in: directory) { return try ClientProfile.load(path: path) }
+            guard client.contains(" ") || client.contains("/") else {
+                let names = ClientProfile.builtInNames(in: directory)
+                throw SuiteError(.invalidFixture, "--client \(SafeText.escaped(client)): no such profile (built in: \(names.joined(separator: ", "))); a command needs its arguments.")
+            }
+            return try ClientProfile.adHoc(client)
+        }
+
         static func checkPrivateKeyring(_ service: PrivateSecretService) throws {
             let store = KeyringSecretStore()
             let key = try SecretKey(account: "vigil-simulate-canary", kind: .password)
@@ -91,7 +113,7 @@ extension Vigil {
 
         func run() async throws {
             let (settings, _) = CommandContext.start(logOptions)
-            let fixtures = paths.fixturesDirectory(settings.string("host-simulator.fixtures"))
+            let fixtures = paths.fixturesDirectory(settings[.simulatorFixtures])
             let library: ScenarioLibrary
             let gaps: KnownGaps
             do {
@@ -102,8 +124,19 @@ extension Vigil {
             } catch let error as SuiteError {
                 ExitStatus.fail(error.reason)
             }
+            let external: ClientProfile?
+            do {
+                external = try Self.profile(client: client, file: clientProfile, fixtures: fixtures)
+            } catch let error as SuiteError {
+                ExitStatus.fail(error.reason, status: ExitStatus.usage)
+            }
             let selection = SuiteSelection(globs: scenarios, shard: try shard.map(SuiteSelection.shard))
-            let selected = selection.select(library.scenarios)
+            var selected = selection.select(library.scenarios)
+            var leftOut: [String] = []
+            if external != nil {
+                leftOut = selected.filter { !ExternalClient.canPlay($0) }.map(\.name)
+                selected.removeAll { !ExternalClient.canPlay($0) }
+            }
             guard !selected.isEmpty else {
                 ExitStatus.fail("no scenario matches \(scenarios.joined(separator: ", ")) in \(fixtures); see vigil simulate --list.", status: ExitStatus.usage)
             }
@@ -135,8 +168,7 @@ extension Vigil {
             Self.stopOnSignals(service, removing: keep == nil ? work : nil)
             // The client runs in this process: whatever it might write under HOME, the XDG
             // directories or TMPDIR goes to the run's directories, which are scanned afterwards.
-            for (name, value) in ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
-                                  "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache", "TMPDIR": temporary] {
+            for (name, value) in XDGDirectories.environment(home: home).merging(["TMPDIR": temporary], uniquingKeysWith: { $1 }) {
                 setenv(name, value, 1)
             }
             do {
@@ -146,8 +178,10 @@ extension Vigil {
                 ExitStatus.fail("the suite's own keyring does not answer as expected, so nothing was run: \(error)")
             }
 
-            var suite = SimulationSuite(scenarios: selected, knownGaps: gaps, certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures),
+            // Known gaps are Vigil's own; another client is held to every outcome.
+            var suite = SimulationSuite(scenarios: selected, knownGaps: external == nil ? gaps : KnownGaps(), certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures),
                                         workDirectory: work, secrets: KeyringSecretStore())
+            if let external { suite.client = ExternalClient(profile: external) }
             suite.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
             suite.keep = keep != nil
             suite.timeout = .milliseconds(Int64(timeout * 1000))
@@ -171,7 +205,11 @@ extension Vigil {
                 print(try JSONOutput.text(report))
             } else {
                 if showProgress { print() }
+                if let external { print("client: \(SafeText.escaped(external.name)) (\(SafeText.escaped(external.summary ?? "a profile")))") }
                 print(report.table(), terminator: "")
+                if !leftOut.isEmpty {
+                    print("left out (they pin host names, which an external client cannot be told): \(leftOut.joined(separator: ", "))")
+                }
             }
             service.stop()
             fflush(nil)

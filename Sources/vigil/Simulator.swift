@@ -7,7 +7,7 @@ import Logging
 
 extension Vigil {
     struct Simulator: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "simulator", 
             abstract: "A real HTTPS server on loopback that impersonates a cloud server and plays security scenarios.",
             subcommands: [Serve.self, Scenarios.self]
         )
@@ -35,7 +35,7 @@ struct SimulatorPaths: ParsableArguments {
 
 extension Vigil.Simulator {
     struct Scenarios: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the scenarios, one line each.")
+        static let configuration = CommandConfiguration(commandName: "scenarios", abstract: "List the scenarios, one line each.")
         @OptionGroup var paths: SimulatorPaths
         @Flag(help: "Print JSON: an array of the fixtures.") var json = false
         @Flag(help: "Print docs/scenarios.md.") var markdown = false
@@ -44,7 +44,7 @@ extension Vigil.Simulator {
         func run() throws {
             let (settings, _) = CommandContext.start(logOptions)
             do {
-                let library = try ScenarioLibrary(directory: paths.fixturesDirectory(settings.string("host-simulator.fixtures")))
+                let library = try ScenarioLibrary(directory: paths.fixturesDirectory(settings[.simulatorFixtures]))
                 if markdown {
                     print(ScenarioDocumentation.markdown(library), terminator: "")
                 } else if json {
@@ -62,7 +62,7 @@ extension Vigil.Simulator {
     }
 
     struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.")
+        static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.")
         @Option(help: "The scenario to play (default: host-simulator.scenario, valid).") var scenario: String?
         @OptionGroup var paths: SimulatorPaths
         @Option(help: "The first loopback address; the next two follow it (default: host-simulator.bind, 127.0.0.1).") var bind: String?
@@ -74,16 +74,16 @@ extension Vigil.Simulator {
         func run() async throws {
             let (settings, logger) = CommandContext.start(logOptions)
             do {
-                let fixtures = paths.fixturesDirectory(settings.string("host-simulator.fixtures"))
+                let fixtures = paths.fixturesDirectory(settings[.simulatorFixtures])
                 let library = try ScenarioLibrary(directory: fixtures)
-                let chosen = try library.scenario(named: scenario ?? settings.string("host-simulator.scenario") ?? "valid")
-                let first = bind ?? settings.string("host-simulator.bind") ?? "127.0.0.1"
+                let chosen = try library.scenario(named: scenario ?? settings[.simulatorScenario] ?? "valid")
+                let first = bind ?? settings[.simulatorBind] ?? "127.0.0.1"
                 guard SimulatorAddress.isLoopback(first) else {
                     throw SimulatorError(.refusedAddress, "\(first) is not a loopback address; the simulator binds only 127.0.0.0/8 and ::1.")
                 }
                 var configuration = HostSimulator.Configuration(scenario: chosen, certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures))
                 configuration.addresses = Self.addresses(from: first)
-                configuration.port = port ?? settings.integer("host-simulator.port") ?? 0
+                configuration.port = port ?? settings[.simulatorPort] ?? 0
                 configuration.eventLoopThreads = threads
                 guard (0...65_535).contains(configuration.port) else { throw ValidationError("--port must be from 0 to 65535.") }
                 let simulator = try HostSimulator(configuration: configuration, journal: try Journal(path: journal))

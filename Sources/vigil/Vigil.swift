@@ -1,4 +1,5 @@
 import ArgumentParser
+import VigilSecrets
 import Foundation
 import VigilCore
 
@@ -15,6 +16,8 @@ struct Vigil: AsyncParsableCommand {
         // A peer that closes a socket (libcurl runs with CURLOPT_NOSIGNAL) or a reader that
         // closes our stdout must give an error, not kill the process.
         signal(SIGPIPE, SIG_IGN)
+        // Passwords and tokens pass through this process: no core dump, no ptrace by others.
+        ProcessHygiene.apply()
         await main(nil)
     }
 }

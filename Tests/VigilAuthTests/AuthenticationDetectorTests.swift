@@ -7,7 +7,7 @@ import VigilSimulator
 import VigilTestSupport
 
 /// Detection against the simulator over real TLS; the journal shows no credential was sent.
-@Suite("Authentication method detection, live", .serialized)
+@Suite("Authentication method detection, live", .serialized, .timeLimit(.minutes(3)))
 struct AuthenticationDetectorTests {
     func detector() throws -> AuthenticationDetector {
         let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
@@ -24,37 +24,37 @@ struct AuthenticationDetectorTests {
 
     @Test(arguments: cases)
     func detectsWhatTheServerOffers(scenario: String, expected: [AuthenticationMethodIdentifier]) async throws {
-        let running = try await RunningSimulator(scenario)
-        defer { Task { await running.stop() } }
-        let detection = try await detector().detect(server: running.url(path: ""))
-        #expect(detection.methods.map(\.identifier) == expected, "\(scenario): \(detection.methods) \(detection.notes)")
-        #expect(detection.redirects.isEmpty)
-        if expected.contains(.openIDConnect) {
-            let configuration = try #require(detection.methods.first?.openIDConfiguration)
-            #expect(configuration.issuer == running.url(path: ""))
-            #expect(configuration.registrationEndpoint != nil)
+        try await withRunningSimulator(scenario) { (running) async throws in
+            let detection = try await detector().detect(server: running.url(path: ""))
+            #expect(detection.methods.map(\.identifier) == expected, "\(scenario): \(detection.methods) \(detection.notes)")
+            #expect(detection.redirects.isEmpty)
+            if expected.contains(.openIDConnect) {
+                let configuration = try #require(detection.methods.first?.openIDConfiguration)
+                #expect(configuration.issuer == running.url(path: ""))
+                #expect(configuration.registrationEndpoint != nil)
+            }
+            #expect(running.simulator.journal.entries.allSatisfy { !$0.authorization && !$0.cookie }, "detection sends no credential")
         }
-        #expect(running.simulator.journal.entries.allSatisfy { !$0.authorization && !$0.cookie }, "detection sends no credential")
     }
 
     @Test func aRedirectIsReportedNotFollowed() async throws {
-        let running = try await RunningSimulator("redirect-cross-host-302")
-        defer { Task { await running.stop() } }
-        let detection = try await detector().detect(server: running.url(path: ""))
-        #expect(detection.methods.isEmpty)
-        #expect(!detection.redirects.isEmpty && detection.redirects.allSatisfy(\.changesHost))
-        #expect(running.simulator.journal.entries.allSatisfy { $0.host == "127.0.0.1" }, "host 2 was not contacted")
+        try await withRunningSimulator("redirect-cross-host-302") { (running) async throws in
+            let detection = try await detector().detect(server: running.url(path: ""))
+            #expect(detection.methods.isEmpty)
+            #expect(!detection.redirects.isEmpty && detection.redirects.allSatisfy(\.changesHost))
+            #expect(running.simulator.journal.entries.allSatisfy { $0.host == "127.0.0.1" }, "host 2 was not contacted")
+        }
     }
 
     @Test func anUntrustedServerStopsDetectionBeforeAnyRequest() async throws {
-        let running = try await RunningSimulator("self-signed")
-        defer { Task { await running.stop() } }
-        do {
-            _ = try await detector().detect(server: running.url(path: ""))
-            Issue.record("detection went on with an untrusted server")
-        } catch let error as HTTPError {
-            #expect(error.code == .untrustedCertificate)
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            do {
+                _ = try await detector().detect(server: running.url(path: ""))
+                Issue.record("detection went on with an untrusted server")
+            } catch let error as HTTPError {
+                #expect(error.code == .untrustedCertificate)
+            }
+            #expect(running.simulator.journal.entries.isEmpty)
         }
-        #expect(running.simulator.journal.entries.isEmpty)
     }
 }

@@ -9,7 +9,7 @@ import VigilTestSupport
 
 /// OAuth2 with PKCE and a loopback redirect against the simulator's OAuth2 app. The browser is a
 /// stand-in: curl follows the authorization redirect to Vigil's loopback listener, as a browser would.
-@Suite("OAuth2 login, live", .serialized)
+@Suite("OAuth2 login, live", .serialized, .timeLimit(.minutes(3)))
 struct OAuth2LoginTests {
     func client() throws -> HTTPClient {
         var configuration = HTTPClient.Configuration()
@@ -30,60 +30,60 @@ struct OAuth2LoginTests {
     }
 
     @Test func theCodeComesBackToTheLoopbackAndBuysAWorkingToken() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        let tokens = try await login(running).login(user: "bob", openBrowser: Self.browser)
-        #expect(tokens.refreshToken != nil)
-        #expect("\(tokens.accessToken)" == "«secret»")
-        let bearer = tokens.accessToken.withValue { "Bearer \($0)" }
-        let dav = try await client().send(HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/bob/"), headers: [(name: "Authorization", value: bearer)]))
-        #expect(dav.status == 207, "the access token is bob's")
-        let token = try #require(running.simulator.journal.entries.first { $0.path.hasSuffix("/api/v1/token") })
-        #expect(token.body && !token.authorization, "a public client: the code and verifier in the body, no credential header")
+        try await withRunningSimulator("valid") { (running) async throws in
+            let tokens = try await login(running).login(user: "bob", openBrowser: Self.browser)
+            #expect(tokens.refreshToken != nil)
+            #expect("\(tokens.accessToken)" == "«secret»")
+            let bearer = tokens.accessToken.withValue { "Bearer \($0)" }
+            let dav = try await client().send(HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/bob/"), headers: [(name: "Authorization", value: bearer)]))
+            #expect(dav.status == 207, "the access token is bob's")
+            let token = try #require(running.simulator.journal.entries.first { $0.path.hasSuffix("/api/v1/token") })
+            #expect(token.body && !token.authorization, "a public client: the code and verifier in the body, no credential header")
+        }
     }
 
     @Test func anUnknownClientIsRefusedWithoutAToken() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        // The authorization endpoint answers 400 (no redirect), so the browser never comes back.
-        var unknown = try login(running, clientID: "nobody")
-        unknown.timeout = .seconds(2)
-        await #expect(throws: OAuth2Error.self) { _ = try await unknown.login(user: nil, openBrowser: Self.browser) }
-        #expect(!running.simulator.journal.entries.contains { $0.path.hasSuffix("/api/v1/token") })
+        try await withRunningSimulator("valid") { (running) async throws in
+            // The authorization endpoint answers 400 (no redirect), so the browser never comes back.
+            var unknown = try login(running, clientID: "nobody")
+            unknown.timeout = .seconds(2)
+            await #expect(throws: OAuth2Error.self) { _ = try await unknown.login(user: nil, openBrowser: Self.browser) }
+            #expect(!running.simulator.journal.entries.contains { $0.path.hasSuffix("/api/v1/token") })
+        }
     }
 
     @Test func aForgedRedirectWithAnotherStateIsIgnored() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        let forged: @Sendable (String) async -> Void = { url in
-            // An attacker's page sends the browser to the loopback with its own code and state.
-            let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
-            _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "5", redirect + "?code=attacker-code&state=attacker-state"])
+        try await withRunningSimulator("valid") { (running) async throws in
+            let forged: @Sendable (String) async -> Void = { url in
+                // An attacker's page sends the browser to the loopback with its own code and state.
+                let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
+                _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "5", redirect + "?code=attacker-code&state=attacker-state"])
+            }
+            var short = try login(running)
+            short.timeout = .seconds(3)  // the forged answer is ignored; the real one never comes
+            do {
+                _ = try await short.login(user: nil, openBrowser: forged)
+                Issue.record("a forged response was accepted")
+            } catch let error as OAuth2Error {
+                #expect(error.code == .stateMismatch)
+            }
+            #expect(!running.simulator.journal.entries.contains { $0.path.hasSuffix("/api/v1/token") }, "the attacker's code was never redeemed")
         }
-        var short = try login(running)
-        short.timeout = .seconds(3)  // the forged answer is ignored; the real one never comes
-        do {
-            _ = try await short.login(user: nil, openBrowser: forged)
-            Issue.record("a forged response was accepted")
-        } catch let error as OAuth2Error {
-            #expect(error.code == .stateMismatch)
-        }
-        #expect(!running.simulator.journal.entries.contains { $0.path.hasSuffix("/api/v1/token") }, "the attacker's code was never redeemed")
     }
 
     @Test func aForgedRedirectDoesNotEndTheLoginTheRealOneCompletes() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        let forgedThenReal: @Sendable (String) async -> Void = { url in
-            let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
-            let forged = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5",
-                                                                                 redirect + "?error=access_denied&state=attacker-state"])
-            #expect(forged?.standardOutput == "400", "the forged answer is refused, not taken")
-            await Self.browser(url)
+        try await withRunningSimulator("valid") { (running) async throws in
+            let forgedThenReal: @Sendable (String) async -> Void = { url in
+                let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
+                let forged = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5",
+                                                                                     redirect + "?error=access_denied&state=attacker-state"])
+                #expect(forged?.standardOutput == "400", "the forged answer is refused, not taken")
+                await Self.browser(url)
+            }
+            let tokens = try await login(running).login(user: nil, openBrowser: forgedThenReal)
+            #expect(!tokens.accessToken.isEmpty)
+            #expect(running.simulator.journal.entries.filter { $0.path.hasSuffix("/api/v1/token") }.count == 1)
         }
-        let tokens = try await login(running).login(user: nil, openBrowser: forgedThenReal)
-        #expect(!tokens.accessToken.isEmpty)
-        #expect(running.simulator.journal.entries.filter { $0.path.hasSuffix("/api/v1/token") }.count == 1)
     }
 
     @Test func pkceAndTheLoopbackParser() throws {

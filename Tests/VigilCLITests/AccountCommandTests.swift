@@ -5,7 +5,7 @@ import VigilTestSupport
 
 /// `vigil account` against the simulator, with a real keyring (`make test`) and database file.
 @Suite("vigil account", .serialized,
-       .enabled(if: TestPaths.keyringDirectory != nil, "needs a Secret Service: run `make test`"))
+       .enabled(if: TestPaths.keyringDirectory != nil, "needs a Secret Service: run `make test`"), .timeLimit(.minutes(3)))
 struct AccountCommandTests {
     let database: String
 
@@ -18,65 +18,78 @@ struct AccountCommandTests {
     }
 
     @Test func addListRemove() async throws {
-        let running = try await RunningSimulator("basic-only")
-        defer { Task { await running.stop() } }
-        let server = running.url(path: "")
-        let added = try await vigil(["account", "add", server, "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
-        #expect(added.status == 0, "\(added.standardError)")
-        let output = added.standardOutput
-        let review = try #require(output.range(of: "SHA-256:"))
-        let login = try #require(output.range(of: "added account"))
-        #expect(review.lowerBound < login.lowerBound, "the certificate is shown before the login")
-        #expect(output.contains("The server is ownCloud 10.15.0") && output.contains("Logged in as Alice"), "capabilities and the user endpoint: \(output)")
-        #expect(!output.contains("alice-test-password") && !added.standardError.contains("alice-test-password"))
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let server = running.url(path: "")
+            let added = try await vigil(["account", "add", server, "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
+            #expect(added.status == 0, "\(added.standardError)")
+            let output = added.standardOutput
+            let review = try #require(output.range(of: "SHA-256:"))
+            let login = try #require(output.range(of: "added account"))
+            #expect(review.lowerBound < login.lowerBound, "the certificate is shown before the login")
+            #expect(output.contains("The server is ownCloud 10.15.0") && output.contains("Logged in as Alice"), "capabilities and the user endpoint: \(output)")
+            #expect(!output.contains("alice-test-password") && !added.standardError.contains("alice-test-password"))
 
-        let listed = try await vigil(["account", "list", "--json"])
-        let accounts = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
-        #expect(accounts.count == 1 && accounts.first?["user"] as? String == "alice" && accounts.first?["server"] as? String == server)
-        #expect(!listed.standardOutput.contains("password"))
+            let listed = try await vigil(["account", "list", "--json"])
+            let accounts = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
+            #expect(accounts.count == 1 && accounts.first?["user"] as? String == "alice" && accounts.first?["server"] as? String == server)
+            #expect(!listed.standardOutput.contains("password"))
 
-        let id = try #require(accounts.first?["id"] as? String)
-        let removed = try await vigil(["account", "remove", id])
-        #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: password"), "\(removed.standardOutput)\(removed.standardError)")
-        #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
+            let id = try #require(accounts.first?["id"] as? String)
+            let removed = try await vigil(["account", "remove", id])
+            #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: password"), "\(removed.standardOutput)\(removed.standardError)")
+            #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
+        }
     }
 
     @Test func theAdministratorsDefaultURLAndItsLock() async throws {
-        let running = try await RunningSimulator("basic-only")
-        defer { Task { await running.stop() } }
-        let locked: [String: String?] = ["VIGIL_BOOKMARK_DEFAULT_URL": running.url(path: ""), "VIGIL_BOOKMARK_URL_EDITABLE": "false"]
-        let common = ["--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle, "--database", database]
-        let other = try await CommandRunner.vigilDetached(["account", "add", running.url(host: 2, path: "")] + common, environment: locked,
-                                                          input: Data("alice-test-password\n".utf8))
-        #expect(other.status == 1 && other.standardError.contains("locked the server"), "\(other.standardError)")
-        #expect(running.simulator.journal.entries.isEmpty, "nothing was sent to the other server")
-        let proposed = try await CommandRunner.vigilDetached(["account", "add"] + common, environment: locked, input: Data("alice-test-password\n".utf8))
-        #expect(proposed.status == 0 && proposed.standardOutput.contains("on \(running.url(path: ""))"), "\(proposed.standardOutput)\(proposed.standardError)")
-        #expect(try await vigil(["account", "remove", try await accountID()]).status == 0)
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let locked: [String: String?] = ["VIGIL_BOOKMARK_DEFAULT_URL": running.url(path: ""), "VIGIL_BOOKMARK_URL_EDITABLE": "false"]
+            let common = ["--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle, "--database", database]
+            let other = try await CommandRunner.vigilDetached(["account", "add", running.url(host: 2, path: "")] + common, environment: locked,
+                                                              input: Data("alice-test-password\n".utf8))
+            #expect(other.status == 1 && other.standardError.contains("locked the server"), "\(other.standardError)")
+            #expect(running.simulator.journal.entries.isEmpty, "nothing was sent to the other server")
+            let proposed = try await CommandRunner.vigilDetached(["account", "add"] + common, environment: locked, input: Data("alice-test-password\n".utf8))
+            #expect(proposed.status == 0 && proposed.standardOutput.contains("on \(running.url(path: ""))"), "\(proposed.standardOutput)\(proposed.standardError)")
+            #expect(try await vigil(["account", "remove", try await accountID()]).status == 0)
+        }
+    }
+
+    @Test func withoutAKeyringNothingIsAskedOrSent() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let result = try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle,
+                                                                "--database", database],
+                                                               environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "DISPLAY": nil],
+                                                               input: Data("alice-test-password\n".utf8))
+            #expect(result.status == 2 && result.standardError.contains("No Secret Service answers") && result.standardError.contains("gnome-keyring-daemon"),
+                    "\(result.standardError)")
+            #expect(running.simulator.journal.entries.isEmpty, "the server was not even asked")
+            #expect(!result.standardError.contains("alice-test-password"))
+        }
     }
 
     @Test func anUntrustedServerIsNotApprovedWithoutTheFingerprint() async throws {
-        let running = try await RunningSimulator("self-signed")
-        defer { Task { await running.stop() } }
-        let result = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
-        #expect(result.status == 1, "\(result.standardError)")
-        #expect(result.standardOutput.contains("Not approved") && result.standardOutput.contains("--approve-certificate"))
-        #expect(running.simulator.journal.entries.isEmpty, "nothing reached the server")
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let result = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
+            #expect(result.status == 1, "\(result.standardError)")
+            #expect(result.standardOutput.contains("Not approved") && result.standardOutput.contains("--approve-certificate"))
+            #expect(running.simulator.journal.entries.isEmpty, "nothing reached the server")
+        }
     }
 
     @Test func aRedirectIsFollowedOnlyWhenAccepted() async throws {
-        let running = try await RunningSimulator("redirect-cross-host-302")
-        defer { Task { await running.stop() } }
-        let common = ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--method", "basic", "--ca-file", TestPaths.caBundle]
-        let refused = try await vigil(common, password: "alice-test-password")
-        #expect(refused.status == 1 && refused.standardOutput.contains("--accept-redirect \(running.url(host: 2))"), "\(refused.standardOutput)")
-        let accepted = try await vigil(common + ["--accept-redirect", running.url(host: 2)], password: "alice-test-password")
-        #expect(accepted.status == 0, "\(accepted.standardError)")
-        #expect(accepted.standardOutput.contains("on \(running.url(host: 2, path: ""))"))
-        #expect(running.simulator.journal.entries.filter { $0.host == "127.0.0.1" }.allSatisfy { !$0.authorization })
-        let accounts = try await vigil(["account", "list", "--json"]).standardOutput
-        let id = try #require((try JSONSerialization.jsonObject(with: Data(accounts.utf8)) as? [[String: Any]])?.first?["id"] as? String)
-        #expect(try await vigil(["account", "remove", id]).status == 0)
+        try await withRunningSimulator("redirect-cross-host-302") { (running) async throws in
+            let common = ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--method", "basic", "--ca-file", TestPaths.caBundle]
+            let refused = try await vigil(common, password: "alice-test-password")
+            #expect(refused.status == 1 && refused.standardOutput.contains("--accept-redirect \(running.url(host: 2))"), "\(refused.standardOutput)")
+            let accepted = try await vigil(common + ["--accept-redirect", running.url(host: 2)], password: "alice-test-password")
+            #expect(accepted.status == 0, "\(accepted.standardError)")
+            #expect(accepted.standardOutput.contains("on \(running.url(host: 2, path: ""))"))
+            #expect(running.simulator.journal.entries.filter { $0.host == "127.0.0.1" }.allSatisfy { !$0.authorization })
+            let accounts = try await vigil(["account", "list", "--json"]).standardOutput
+            let id = try #require((try JSONSerialization.jsonObject(with: Data(accounts.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await vigil(["account", "remove", id]).status == 0)
+        }
     }
 
     func accountID() async throws -> String {
@@ -85,95 +98,95 @@ struct AccountCommandTests {
     }
 
     @Test func anOpenIDConnectAccountsLifeThroughTheCLI() async throws {
-        let running = try await RunningSimulator("oidc")
-        defer { Task { await running.stop() } }
-        // $BROWSER names the browser (here curl, trusting the test CA, as a browser trusts its store).
-        let browser = ["BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)"]
-        let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
-        let added = try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: browser)
-        #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
-        #expect(added.standardOutput.contains("(com.owncloud.openid-connect)") && added.standardOutput.contains("the access and refresh tokens are in the keyring"))
-        let id = try await accountID()
+        try await withRunningSimulator("oidc") { (running) async throws in
+            // $BROWSER names the browser (here curl, trusting the test CA, as a browser trusts its store).
+            let browser = ["BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)"]
+            let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
+            let added = try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: browser)
+            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+            #expect(added.standardOutput.contains("(com.owncloud.openid-connect)") && added.standardOutput.contains("the access and refresh tokens are in the keyring"))
+            let id = try await accountID()
 
-        let shown = try await vigil(["account", "show", id])
-        #expect(shown.standardOutput.contains("status: ready") && shown.standardOutput.contains("tokens: in the keyring"), "\(shown.standardOutput)")
-        let checked = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle])
-        #expect(checked.status == 0 && checked.standardOutput.contains(": OK: "), "\(checked.standardOutput)\(checked.standardError)")
+            let shown = try await vigil(["account", "show", id])
+            #expect(shown.standardOutput.contains("status: ready") && shown.standardOutput.contains("tokens: in the keyring"), "\(shown.standardOutput)")
+            let checked = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle])
+            #expect(checked.status == 0 && checked.standardOutput.contains(": OK: "), "\(checked.standardOutput)\(checked.standardError)")
 
-        let again = try await CommandRunner.vigilDetached(["account", "login", id] + ca, environment: browser)
-        #expect(again.status == 0 && again.standardOutput.contains("logged in again"), "\(again.standardOutput)\(again.standardError)")
+            let again = try await CommandRunner.vigilDetached(["account", "login", id] + ca, environment: browser)
+            #expect(again.status == 0 && again.standardOutput.contains("logged in again"), "\(again.standardOutput)\(again.standardError)")
 
-        let removed = try await vigil(["account", "remove", id, "--ca-file", TestPaths.caBundle])
-        #expect(removed.status == 0 && removed.standardOutput.contains("revoked at the server: refresh-token, access-token"), "\(removed.standardOutput)\(removed.standardError)")
-        #expect(running.simulator.responder.oidc.revokedCount == 2)
+            let removed = try await vigil(["account", "remove", id, "--ca-file", TestPaths.caBundle])
+            #expect(removed.status == 0 && removed.standardOutput.contains("revoked at the server: refresh-token, access-token"), "\(removed.standardOutput)\(removed.standardError)")
+            #expect(running.simulator.responder.oidc.revokedCount == 2)
+        }
     }
 
     /// The seeds' race with real processes: two `vigil account check` at once on an account whose
     /// token is due. They serialise on the account's lock file; the second takes the first's new
     /// tokens, so the provider sees one refresh and no refresh token is spent twice.
     @Test func twoProcessesRefreshAnAccountOnce() async throws {
-        let running = try await RunningSimulator("oidc")
-        defer { Task { await running.stop() } }
-        let state = try TestPaths.temporaryDirectory().path
-        let browser: [String: String?] = ["BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "XDG_STATE_HOME": state]
-        let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
-        // Set up with tokens treated as living 60 s: under the two-minute margin, due at once.
-        var setup = browser
-        setup["VIGIL_AUTHENTICATION_OAUTH2_OA2_EXPIRATION_OVERRIDE_SECONDS"] = "60"
-        #expect(try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: setup).status == 0)
-        let id = try await accountID()
-        let tokenRequests = { running.simulator.journal.entries.filter { $0.method == "POST" && $0.path.hasSuffix("/api/v1/token") }.count }
-        #expect(tokenRequests() == 1, "the code exchange")
-        // The checks treat refreshed tokens as living 130 s: not due again once refreshed.
-        var checks = browser
-        checks["VIGIL_AUTHENTICATION_OAUTH2_OA2_EXPIRATION_OVERRIDE_SECONDS"] = "130"
-        async let first = CommandRunner.vigilDetached(["account", "check", id] + ca, environment: checks)
-        async let second = CommandRunner.vigilDetached(["account", "check", id] + ca, environment: checks)
-        let (a, b) = try await (first, second)
-        #expect(a.status == 0 && b.status == 0, "\(a.standardOutput)\(a.standardError)\(b.standardOutput)\(b.standardError)")
-        #expect(tokenRequests() == 2, "one refresh for both processes")
-        #expect(try await vigil(["account", "remove", id, "--no-revoke"]).status == 0)
+        try await withRunningSimulator("oidc") { (running) async throws in
+            let state = try TestPaths.temporaryDirectory().path
+            let browser: [String: String?] = ["BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "XDG_STATE_HOME": state]
+            let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
+            // Set up with tokens treated as living 60 s: under the two-minute margin, due at once.
+            var setup = browser
+            setup["VIGIL_AUTHENTICATION_OAUTH2_OA2_EXPIRATION_OVERRIDE_SECONDS"] = "60"
+            #expect(try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: setup).status == 0)
+            let id = try await accountID()
+            let tokenRequests = { running.simulator.journal.entries.filter { $0.method == "POST" && $0.path.hasSuffix("/api/v1/token") }.count }
+            #expect(tokenRequests() == 1, "the code exchange")
+            // The checks treat refreshed tokens as living 130 s: not due again once refreshed.
+            var checks = browser
+            checks["VIGIL_AUTHENTICATION_OAUTH2_OA2_EXPIRATION_OVERRIDE_SECONDS"] = "130"
+            async let first = CommandRunner.vigilDetached(["account", "check", id] + ca, environment: checks)
+            async let second = CommandRunner.vigilDetached(["account", "check", id] + ca, environment: checks)
+            let (a, b) = try await (first, second)
+            #expect(a.status == 0 && b.status == 0, "\(a.standardOutput)\(a.standardError)\(b.standardOutput)\(b.standardError)")
+            #expect(tokenRequests() == 2, "one refresh for both processes")
+            #expect(try await vigil(["account", "remove", id, "--no-revoke"]).status == 0)
+        }
     }
 
     @Test func aBasicAccountLogsInAgainOnlyWithTheRightPassword() async throws {
-        let running = try await RunningSimulator("basic-only")
-        defer { Task { await running.stop() } }
-        let ca = ["--ca-file", TestPaths.caBundle]
-        #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin"] + ca, password: "alice-test-password").status == 0)
-        let id = try await accountID()
-        let wrong = try await vigil(["account", "login", id, "--password-stdin"] + ca, password: "not-the-password")
-        #expect(wrong.status == 1 && wrong.standardError.contains("refused the user name or password"), "\(wrong.standardError)")
-        let right = try await vigil(["account", "login", id, "--password-stdin"] + ca, password: "alice-test-password")
-        #expect(right.status == 0 && right.standardOutput.contains("the password is in the keyring"), "\(right.standardOutput)\(right.standardError)")
-        #expect(!right.standardOutput.contains("alice-test-password") && !wrong.standardError.contains("not-the-password"))
-        #expect(try await vigil(["account", "remove", id]).status == 0)
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let ca = ["--ca-file", TestPaths.caBundle]
+            #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin"] + ca, password: "alice-test-password").status == 0)
+            let id = try await accountID()
+            let wrong = try await vigil(["account", "login", id, "--password-stdin"] + ca, password: "not-the-password")
+            #expect(wrong.status == 1 && wrong.standardError.contains("refused the user name or password"), "\(wrong.standardError)")
+            let right = try await vigil(["account", "login", id, "--password-stdin"] + ca, password: "alice-test-password")
+            #expect(right.status == 0 && right.standardOutput.contains("the password is in the keyring"), "\(right.standardOutput)\(right.standardError)")
+            #expect(!right.standardOutput.contains("alice-test-password") && !wrong.standardError.contains("not-the-password"))
+            #expect(try await vigil(["account", "remove", id]).status == 0)
+        }
     }
 
     @Test func oauth2WithABrowserCommand() async throws {
-        let running = try await RunningSimulator("bearer-only")
-        defer { Task { await running.stop() } }
-        let command = ["account", "add", running.url(path: ""), "--user", "alice", "--method", "oauth2", "--ca-file", TestPaths.caBundle,
-                       "--browser", "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "--database", database]
-        let unconfigured = try await CommandRunner.vigilDetached(command)
-        #expect(unconfigured.status == 78 && unconfigured.standardError.contains("oa2-client-id"), "\(unconfigured.standardError)")
-        let added = try await CommandRunner.vigilDetached(command, environment: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_ID": OIDCProvider.staticClientID])
-        #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
-        #expect(added.standardOutput.contains("(com.owncloud.oauth2)"))
-        let entries = running.simulator.journal.entries
-        let check = try #require(entries.firstIndex { $0.method == "PROPFIND" && $0.authorization })
-        #expect(!entries[..<check].contains { $0.authorization }, "nothing before the files check carries the token")
-        let id = try #require((try JSONSerialization.jsonObject(with: Data(try await vigil(["account", "list", "--json"]).standardOutput.utf8)) as? [[String: Any]])?.first?["id"] as? String)
-        let removed = try await vigil(["account", "remove", id])
-        #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: access-token, refresh-token"), "\(removed.standardOutput)")
+        try await withRunningSimulator("bearer-only") { (running) async throws in
+            let command = ["account", "add", running.url(path: ""), "--user", "alice", "--method", "oauth2", "--ca-file", TestPaths.caBundle,
+                           "--browser", "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "--database", database]
+            let unconfigured = try await CommandRunner.vigilDetached(command)
+            #expect(unconfigured.status == 78 && unconfigured.standardError.contains("oa2-client-id"), "\(unconfigured.standardError)")
+            let added = try await CommandRunner.vigilDetached(command, environment: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_ID": OIDCProvider.staticClientID])
+            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+            #expect(added.standardOutput.contains("(com.owncloud.oauth2)"))
+            let entries = running.simulator.journal.entries
+            let check = try #require(entries.firstIndex { $0.method == "PROPFIND" && $0.authorization })
+            #expect(!entries[..<check].contains { $0.authorization }, "nothing before the files check carries the token")
+            let id = try #require((try JSONSerialization.jsonObject(with: Data(try await vigil(["account", "list", "--json"]).standardOutput.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+            let removed = try await vigil(["account", "remove", id])
+            #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: access-token, refresh-token"), "\(removed.standardOutput)")
+        }
     }
 
     @Test func wrongCredentialsAndBadFlags() async throws {
-        let running = try await RunningSimulator("basic-only")
-        defer { Task { await running.stop() } }
-        let wrong = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "nope")
-        #expect(wrong.status == 1 && wrong.standardError.contains("refused the user name or password"))
-        #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
-        #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--method", "kerberos"]).status == 64)
-        #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--approve-certificate", "12:34"]).status == 64)
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let wrong = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "nope")
+            #expect(wrong.status == 1 && wrong.standardError.contains("refused the user name or password"))
+            #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
+            #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--method", "kerberos"]).status == 64)
+            #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--approve-certificate", "12:34"]).status == 64)
+        }
     }
 }

@@ -4,7 +4,7 @@ import VigilSimulator
 import VigilTestSupport
 
 /// `vigil certificates audit --check`: approvals that need attention, with an exit code for cron.
-@Suite("certificates audit --check", .serialized)
+@Suite("certificates audit --check", .serialized, .timeLimit(.minutes(3)))
 struct AuditCheckTests {
 
     @Test func expiredUnusedAndNoLongerPresented() async throws {

@@ -3,7 +3,7 @@ import Testing
 import VigilTestSupport
 
 /// Runs the built `vigil` binary and checks output and exit codes (docs/cli.md).
-@Suite("vigil inspect", .serialized)
+@Suite("vigil inspect", .serialized, .timeLimit(.minutes(3)))
 struct InspectCommandTests {
     enum Exit { static let trusted: Int32 = 0, untrusted: Int32 = 1, error: Int32 = 2, usage: Int32 = 64 }
 
@@ -154,7 +154,7 @@ struct InspectCommandTests {
 }
 
 /// Colours only on a terminal, and never with NO_COLOR: run under a pseudo-terminal (util-linux `script`).
-@Suite("Terminal colours")
+@Suite("Terminal colours", .timeLimit(.minutes(3)))
 struct TerminalColourTests {
     func underTTY(_ environment: String) throws -> String {
         let command = "\(environment) '\(TestPaths.vigilBinary)' inspect --file '\(TestPaths.testcert("expired-chain.pem"))' --host 127.0.0.1 --ca-file '\(TestPaths.caBundle)'"

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VigilTestSupport
 
-@Suite("vigil logging", .serialized)
+@Suite("vigil logging", .serialized, .timeLimit(.minutes(3)))
 struct LogCommandTests {
     let state: URL
     init() throws { state = try TestPaths.temporaryDirectory() }
@@ -36,6 +36,48 @@ struct LogCommandTests {
         let line = try #require(try String(contentsOfFile: logFile, encoding: .utf8).split(separator: "\n").last)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["message"] as? String == "Verdict for files: trusted")
+    }
+
+    @Test func logLevelOffAndEnabledComponentsChooseTheWriters() throws {
+        let arguments = ["inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle]
+        #expect(try CommandRunner.vigil(arguments, environment: environment).status == 0)
+        #expect(FileManager.default.fileExists(atPath: logFile), "by default the file writer is on")
+        try FileManager.default.removeItem(atPath: logFile)
+
+        let off = try CommandRunner.vigil(arguments, environment: environment.merging(["VIGIL_LOG_LEVEL": "off"]) { $1 })
+        #expect(off.status == 0 && off.standardOutput.contains("TRUSTED"))
+        #expect(!FileManager.default.fileExists(atPath: logFile), "log.level off writes no log file")
+
+        let stderrOnly = try CommandRunner.vigil(arguments + ["--log-level", "debug"],
+                                                 environment: environment.merging(["VIGIL_LOG_ENABLED_COMPONENTS": "writer.stderr"]) { $1 })
+        #expect(stderrOnly.status == 0 && stderrOnly.standardError.contains("Verdict for"), "\(stderrOnly.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: logFile), "writer.file is not enabled")
+
+        let fileOnly = try CommandRunner.vigil(arguments + ["--log-level", "debug", "--log-file", logFile],
+                                               environment: environment.merging(["VIGIL_LOG_ENABLED_COMPONENTS": "writer.file"]) { $1 })
+        #expect(FileManager.default.fileExists(atPath: logFile), "--log-file switches the file writer on")
+        #expect(fileOnly.standardError.contains("Verdict for"), "--log-level switches standard error on")
+    }
+
+    @Test func theLogAndTheDatabaseAreKeptPrivateAndNoSymlinkIsFollowed() throws {
+        let arguments = ["inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle]
+        try FileManager.default.createDirectory(atPath: (logFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: logFile, contents: Data("old line\n".utf8), attributes: [.posixPermissions: 0o644])
+        #expect(try CommandRunner.vigil(arguments, environment: environment).status == 0)
+        #expect((try FileManager.default.attributesOfItem(atPath: logFile)[.posixPermissions] as? NSNumber)?.intValue == 0o600, "a wider log file is tightened")
+
+        let target = state.appendingPathComponent("elsewhere.txt").path
+        try FileManager.default.removeItem(atPath: logFile)
+        try FileManager.default.createSymbolicLink(atPath: logFile, withDestinationPath: target)
+        let linked = try CommandRunner.vigil(arguments, environment: environment)
+        #expect(linked.status == 0 && linked.standardError.contains("symbolic link"), "\(linked.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: target), "the link is not followed")
+
+        let database = state.appendingPathComponent("data/vigil.sqlite").path
+        #expect(try CommandRunner.vigil(["account", "list", "--database", database], environment: environment).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: database)
+        #expect(try CommandRunner.vigil(["account", "list", "--database", database], environment: environment).status == 0)
+        #expect((try FileManager.default.attributesOfItem(atPath: database)[.posixPermissions] as? NSNumber)?.intValue == 0o600, "a wider database is tightened")
     }
 
     @Test func logFileOptionAndClear() throws {

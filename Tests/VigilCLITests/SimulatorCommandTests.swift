@@ -52,6 +52,16 @@ struct SimulatorCommandTests {
         #expect(try String(contentsOfFile: journal, encoding: .utf8).contains("\"path\":\"/status.php\""))
     }
 
+    /// A running vigil leaves no core dump (RLIMIT_CORE 0): a crash must not write a secret to disk.
+    @Test func aRunningVigilCannotDumpCore() throws {
+        let (process, text) = try serve(["--scenario", "valid"])
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        #expect(text.contains("journal:"))
+        let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+        #expect(line.split(separator: " ").dropFirst(4).prefix(2) == ["0", "0"], "\(line)")
+    }
+
     /// A fixed port: every HTTPS host on it, plain HTTP on the next one.
     @Test func aFixedPortServesEveryHostAndPlainHTTPOnTheNext() throws {
         // A free port can be taken by a parallel test before serve binds it (N or N+1): try a few.

@@ -11,27 +11,27 @@ import VigilTestSupport
 
 /// An existing account's server against the chain reviewed at setup, over real TLS: the seeds'
 /// renewal rule, a stricter rule, a forged chain, an extended-validation rule.
-@Suite("Account check: the renewal rules on a later connection")
+@Suite("Account check: the renewal rules on a later connection", .timeLimit(.minutes(3)))
 struct AccountCheckTests {
     static let seedsRenewal = "(bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData) OR ((check.parentCertificatesHaveIdenticalPublicKeys == true) AND (serverCertificate.passedValidationOrIsUserAccepted == true))"
     static let sameKey = "bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData"
 
     /// An account reviewed with A1, whose server now presents `scenario`'s certificate.
     func check(_ scenario: String, rule: String?, extendedValidation: String? = nil) async throws -> (AccountCheck.Result, Accounts, Account) {
-        let running = try await RunningSimulator(scenario)
-        defer { Task { await running.stop() } }
-        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
-        let accounts = Accounts(database: database)
-        let a1 = try String(contentsOfFile: TestPaths.testcert("renewed-a1-chain.pem"), encoding: .utf8)
-        let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: a1)
-        try accounts.add(account)
-        var options = AccountSetup.Options()
-        options.timeout = .seconds(10)
-        let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                                 accounts: accounts, options: options,
-                                 renewalRule: try rule.map { ($0, try CertificateRule(parsing: $0)) },
-                                 extendedValidationRule: try extendedValidation.map { ($0, try CertificateRule(parsing: $0)) })
-        return (try await check.check(account), accounts, account)
+        try await withRunningSimulator(scenario) { (running) async throws in
+            let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+            let accounts = Accounts(database: database)
+            let a1 = try String(contentsOfFile: TestPaths.testcert("renewed-a1-chain.pem"), encoding: .utf8)
+            let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: a1)
+            try accounts.add(account)
+            var options = AccountSetup.Options()
+            options.timeout = .seconds(10)
+            let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                                     accounts: accounts, options: options,
+                                     renewalRule: try rule.map { ($0, try CertificateRule(parsing: $0)) },
+                                     extendedValidationRule: try extendedValidation.map { ($0, try CertificateRule(parsing: $0)) })
+            return (try await check.check(account), accounts, account)
+        }
     }
 
     @Test func aSameKeyRenewalIsAcceptedAndAudited() async throws {
@@ -100,23 +100,23 @@ struct AccountCheckTests {
     /// `password` in the keyring, its server now playing `scenario`; the client trusts `trust`.
     func connect(_ scenario: String, reviewed: String = "renewed-a1", approved: Bool = false, trust: [String] = [TestPaths.caBundle],
                  password: String = "alice-test-password", user: Reviewer? = nil) async throws -> Connected {
-        let running = try await RunningSimulator(scenario)
-        defer { Task { await running.stop() } }
-        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
-        let accounts = Accounts(database: database), approvals = CertificateApprovals(database: database)
-        let chain = try String(contentsOfFile: TestPaths.testcert("\(reviewed)-chain.pem"), encoding: .utf8)
-        let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: chain)
-        try accounts.add(account)
-        let endpoint = try Endpoint(url: account.server)
-        if approved { try approvals.approve(try Certificate.parsePEM(chain)[0], host: endpoint.host, port: endpoint.port) }
-        let secrets = MemorySecretStore()
-        try secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
-        var options = AccountSetup.Options()
-        options.timeout = .seconds(10)
-        let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(trust)), approvals: approvals, accounts: accounts, options: options,
-                                 renewalRule: (Self.seedsRenewal, try CertificateRule(parsing: Self.seedsRenewal)), extendedValidationRule: nil)
-        let report = try await check.connect(account, secrets: secrets, interaction: user)
-        return Connected(report: report, approvals: approvals, accounts: accounts, journal: running.simulator.journal.entries)
+        try await withRunningSimulator(scenario) { (running) async throws in
+            let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+            let accounts = Accounts(database: database), approvals = CertificateApprovals(database: database)
+            let chain = try String(contentsOfFile: TestPaths.testcert("\(reviewed)-chain.pem"), encoding: .utf8)
+            let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: chain)
+            try accounts.add(account)
+            let endpoint = try Endpoint(url: account.server)
+            if approved { try approvals.approve(try Certificate.parsePEM(chain)[0], host: endpoint.host, port: endpoint.port) }
+            let secrets = MemorySecretStore()
+            try secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
+            var options = AccountSetup.Options()
+            options.timeout = .seconds(10)
+            let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(trust)), approvals: approvals, accounts: accounts, options: options,
+                                     renewalRule: (Self.seedsRenewal, try CertificateRule(parsing: Self.seedsRenewal)), extendedValidationRule: nil)
+            let report = try await check.connect(account, secrets: secrets, interaction: user)
+            return Connected(report: report, approvals: approvals, accounts: accounts, journal: running.simulator.journal.entries)
+        }
     }
 
     @Test func aWorkingAccountOpensItsFilesWithTheStoredPassword() async throws {
@@ -141,24 +141,24 @@ struct AccountCheckTests {
     }
 
     @Test func anAccountWithoutAStoredChainIsReviewedOnceThenKeepsIt() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
-        let accounts = Accounts(database: database)
-        let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: nil)
-        try accounts.add(account)
-        var options = AccountSetup.Options()
-        options.timeout = .seconds(10)
-        let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                                 accounts: accounts, options: options, renewalRule: nil, extendedValidationRule: nil)
-        guard case .changed = try await check.check(account) else { Issue.record("a trusted chain was accepted with nothing to compare"); return }
-        let secrets = MemorySecretStore()
-        try secrets.store(Secret("alice-test-password"), for: SecretKey(account: account.secretAccount, kind: .password))
-        let report = try await check.connect(account, secrets: secrets, interaction: Reviewer(approves: true))
-        #expect(report.certificate == .approvedAgain && report.filesStatus == 207)
-        let kept = try #require(try accounts.list().first)
-        let again = try await check.check(kept)
-        #expect(again == .unchanged)
+        try await withRunningSimulator("valid") { (running) async throws in
+            let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+            let accounts = Accounts(database: database)
+            let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: nil)
+            try accounts.add(account)
+            var options = AccountSetup.Options()
+            options.timeout = .seconds(10)
+            let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                                     accounts: accounts, options: options, renewalRule: nil, extendedValidationRule: nil)
+            guard case .changed = try await check.check(account) else { Issue.record("a trusted chain was accepted with nothing to compare"); return }
+            let secrets = MemorySecretStore()
+            try secrets.store(Secret("alice-test-password"), for: SecretKey(account: account.secretAccount, kind: .password))
+            let report = try await check.connect(account, secrets: secrets, interaction: Reviewer(approves: true))
+            #expect(report.certificate == .approvedAgain && report.filesStatus == 207)
+            let kept = try #require(try accounts.list().first)
+            let again = try await check.check(kept)
+            #expect(again == .unchanged)
+        }
     }
 
     @Test func aNewKeyFromAPrivateCAIsAskedAgain() async throws {

@@ -44,7 +44,7 @@ enum Keyring {
 
 /// Account setup against the simulator over real TLS, with a real SQLite file and the real keyring.
 @Suite("Account setup, live", .serialized,
-       .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"))
+       .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"), .timeLimit(.minutes(3)))
 struct AccountSetupTests {
     let database: VigilDatabase
     let keyring = KeyringSecretStore()
@@ -73,98 +73,100 @@ struct AccountSetupTests {
     }
 
     @Test func aTrustedServerWithBasic() async throws {
-        let running = try await RunningSimulator("basic-only")
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser()
-        let account = try await setup().add(server: running.url(path: ""), user: "alice", interaction: user)
-        #expect(account.method == "com.owncloud.basicauth")
-        #expect(user.asked == ["review: trusted", "password?"], "the certificate is shown first, the password asked last")
-        let entries = running.simulator.journal.entries
-        // The credential goes first to the files check, then (once it worked) to the capabilities
-        // and user endpoints; nothing before the check carries it.
-        let authorized = entries.filter(\.authorization)
-        #expect(authorized.map(\.method) == ["PROPFIND", "GET", "GET"] && authorized.first?.path.hasPrefix("/remote.php/dav/files/alice") == true,
-                "only the check and what follows it carry the credential: \(entries.map { "\($0.method) \($0.path) \($0.authorization)" })")
-        #expect(entries.prefix { !$0.authorization }.count == entries.count - 3)
-        let key = try SecretKey(account: account.secretAccount, kind: .password)
-        defer { _ = try? keyring.remove(key) }
-        #expect(try keyring.secret(for: key) == Secret("alice-test-password"))
-        #expect(try Accounts(database: database).list().map(\.user) == ["alice"])
-        await expectFailure(.duplicate) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let user = ScriptedUser()
+            let account = try await setup().add(server: running.url(path: ""), user: "alice", interaction: user)
+            #expect(account.method == "com.owncloud.basicauth")
+            #expect(user.asked == ["review: trusted", "password?"], "the certificate is shown first, the password asked last")
+            let entries = running.simulator.journal.entries
+            // The credential goes first to the files check (the root listed, its first file
+            // downloaded), then (once it worked) to the capabilities and user endpoints; nothing
+            // before the check carries it.
+            let authorized = entries.filter(\.authorization)
+            #expect(authorized.map(\.method) == ["PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasPrefix("/remote.php/dav/files/alice") == true,
+                    "only the check and what follows it carry the credential: \(entries.map { "\($0.method) \($0.path) \($0.authorization)" })")
+            #expect(authorized.dropFirst().first?.path == "/remote.php/dav/files/alice/welcome.txt", "the listing's first file is downloaded")
+            #expect(entries.prefix { !$0.authorization }.count == entries.count - 4)
+            let key = try SecretKey(account: account.secretAccount, kind: .password)
+            defer { _ = try? keyring.remove(key) }
+            #expect(try keyring.secret(for: key) == Secret("alice-test-password"))
+            #expect(try Accounts(database: database).list().map(\.user) == ["alice"])
+            await expectFailure(.duplicate) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
+        }
     }
 
     @Test func anUntrustedCertificateDeclinedStopsEverything() async throws {
-        let running = try await RunningSimulator("self-signed")
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser(approves: false)
-        await expectFailure(.certificateRejected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
-        #expect(user.asked == ["review: untrusted", "approve?"])
-        #expect(running.simulator.journal.entries.isEmpty, "not one request reached the server")
-        #expect(try CertificateApprovals(database: database).list().isEmpty)
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let user = ScriptedUser(approves: false)
+            await expectFailure(.certificateRejected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
+            #expect(user.asked == ["review: untrusted", "approve?"])
+            #expect(running.simulator.journal.entries.isEmpty, "not one request reached the server")
+            #expect(try CertificateApprovals(database: database).list().isEmpty)
+        }
     }
 
     @Test func anApprovedCertificateIsStoredAndAudited() async throws {
-        let running = try await RunningSimulator("self-signed")
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser(approves: true)
-        let account = try await setup { $0.method = .basicAuth }.add(server: running.url(path: ""), user: "alice", interaction: user)
-        defer { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password)) }
-        #expect(user.asked == ["review: untrusted", "approve?", "password?"])
-        #expect(try CertificateApprovals(database: database).list().count == 1)
-        #expect(try database.auditTrail().map(\.kind) == [.certificateApproved, .accountAdded])
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let user = ScriptedUser(approves: true)
+            let account = try await setup { $0.method = .basicAuth }.add(server: running.url(path: ""), user: "alice", interaction: user)
+            defer { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password)) }
+            #expect(user.asked == ["review: untrusted", "approve?", "password?"])
+            #expect(try CertificateApprovals(database: database).list().count == 1)
+            #expect(try database.auditTrail().map(\.kind) == [.certificateApproved, .accountAdded])
+        }
     }
 
     @Test func aCertificateForAnotherNameCannotBeApproved() async throws {
-        let running = try await RunningSimulator("wrong-host")
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser(approves: true)
-        await expectFailure(.certificateRejected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
-        #expect(user.asked == ["review: untrusted"], "no approval is offered")
-        #expect(running.simulator.journal.entries.isEmpty)
+        try await withRunningSimulator("wrong-host") { (running) async throws in
+            let user = ScriptedUser(approves: true)
+            await expectFailure(.certificateRejected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
+            #expect(user.asked == ["review: untrusted"], "no approval is offered")
+            #expect(running.simulator.journal.entries.isEmpty)
+        }
     }
 
     @Test func aWrongPasswordAddsNothing() async throws {
-        let running = try await RunningSimulator("basic-only")
-        defer { Task { await running.stop() } }
-        await expectFailure(.wrongCredentials) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser(password: "wrong")) }
-        #expect(try Accounts(database: database).list().isEmpty)
-        #expect(try keyring.secret(for: SecretKey(account: "alice@\(running.url(path: ""))", kind: .password)) == nil)
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            await expectFailure(.wrongCredentials) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser(password: "wrong")) }
+            #expect(try Accounts(database: database).list().isEmpty)
+            #expect(try keyring.secret(for: SecretKey(account: "alice@\(running.url(path: ""))", kind: .password)) == nil)
+        }
     }
 
     @Test func aRedirectIsReportedAndTheCredentialStaysHome() async throws {
-        let running = try await RunningSimulator("redirect-cross-host-302")
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser()
-        await expectFailure(.redirected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
-        #expect(!user.asked.contains("password?"))
-        #expect(running.simulator.journal.entries.allSatisfy { $0.host == "127.0.0.1" && !$0.authorization })
+        try await withRunningSimulator("redirect-cross-host-302") { (running) async throws in
+            let user = ScriptedUser()
+            await expectFailure(.redirected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
+            #expect(!user.asked.contains("password?"))
+            #expect(running.simulator.journal.entries.allSatisfy { $0.host == "127.0.0.1" && !$0.authorization })
+        }
     }
 
     /// Approved, a status.php redirect to another host restarts setup there: its certificate is
     /// reviewed, and the first host never sees a credential.
     @Test func anApprovedRedirectMovesSetupToTheNewServer() async throws {
-        let running = try await RunningSimulator("redirect-cross-host-302")
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser(approvesRedirects: true)
-        let account = try await setup { $0.method = .basicAuth }.add(server: running.url(path: ""), user: "alice", interaction: user)
-        defer { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password)) }
-        #expect(account.server == running.url(host: 2, path: ""))
-        #expect(user.asked == ["review: trusted", "redirect?", "review: trusted", "password?"])
-        let first = running.simulator.journal.entries.filter { $0.host == "127.0.0.1" }
-        #expect(first.map(\.path) == ["/status.php"] && first.allSatisfy { !$0.authorization })
-        #expect(running.simulator.journal.entries.filter { $0.host == "127.0.0.2" && $0.authorization }.first?.method == "PROPFIND")
+        try await withRunningSimulator("redirect-cross-host-302") { (running) async throws in
+            let user = ScriptedUser(approvesRedirects: true)
+            let account = try await setup { $0.method = .basicAuth }.add(server: running.url(path: ""), user: "alice", interaction: user)
+            defer { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password)) }
+            #expect(account.server == running.url(host: 2, path: ""))
+            #expect(user.asked == ["review: trusted", "redirect?", "review: trusted", "password?"])
+            let first = running.simulator.journal.entries.filter { $0.host == "127.0.0.1" }
+            #expect(first.map(\.path) == ["/status.php"] && first.allSatisfy { !$0.authorization })
+            #expect(running.simulator.journal.entries.filter { $0.host == "127.0.0.2" && $0.authorization }.first?.method == "PROPFIND")
+        }
     }
 
     @Test(arguments: ["redirect-chain-30", "redirect-loop", "redirect-downgrade"])
     func endlessOrDowngradingRedirectsStop(scenario: String) async throws {
-        let running = try await RunningSimulator(scenario)
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser(approvesRedirects: true)
-        await expectFailure(.redirected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
-        #expect(!user.asked.contains("password?"))
-        #expect(user.asked.filter { $0 == "redirect?" }.count <= 10)
-        if scenario == "redirect-downgrade" { #expect(!user.asked.contains("redirect?"), "a downgrade is never offered") }
-        #expect(running.simulator.journal.entries.allSatisfy { !$0.authorization })
+        try await withRunningSimulator(scenario) { (running) async throws in
+            let user = ScriptedUser(approvesRedirects: true)
+            await expectFailure(.redirected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
+            #expect(!user.asked.contains("password?"))
+            #expect(user.asked.filter { $0 == "redirect?" }.count <= 10)
+            if scenario == "redirect-downgrade" { #expect(!user.asked.contains("redirect?"), "a downgrade is never offered") }
+            #expect(running.simulator.journal.entries.allSatisfy { !$0.authorization })
+        }
     }
 
     @Test func methodsTheSettingsForbidStopBeforeThePassword() async throws {
@@ -177,58 +179,58 @@ struct AccountSetupTests {
     }
 
     @Test func openIDConnectIsTheDefaultAndKeepsBothTokensInTheKeyring() async throws {
-        let running = try await RunningSimulator("bearer-only")
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser()
-        let account = try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: user)
-        let access = try SecretKey(account: account.secretAccount, kind: .accessToken)
-        let refresh = try SecretKey(account: account.secretAccount, kind: .refreshToken)
-        defer { _ = try? keyring.remove(access); _ = try? keyring.remove(refresh) }
-        #expect(account.method == "com.owncloud.openid-connect")
-        #expect(user.asked == ["review: trusted", "browser"], "no password is asked")
-        #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
-        let entries = running.simulator.journal.entries
-        #expect(entries.contains { $0.method == "POST" && $0.path.hasSuffix("/register") }, "a client registered for the login (RFC 7591)")
-        let authorized = entries.filter(\.authorization)
-        #expect(authorized.map(\.method) == ["GET", "PROPFIND", "GET", "GET"] && authorized.first?.path.hasSuffix("/userinfo") == true,
-                "userinfo and the WebDAV check carry the token, then the capabilities and user endpoints: \(authorized.map(\.path))")
+        try await withRunningSimulator("bearer-only") { (running) async throws in
+            let user = ScriptedUser()
+            let account = try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: user)
+            let access = try SecretKey(account: account.secretAccount, kind: .accessToken)
+            let refresh = try SecretKey(account: account.secretAccount, kind: .refreshToken)
+            defer { _ = try? keyring.remove(access); _ = try? keyring.remove(refresh) }
+            #expect(account.method == "com.owncloud.openid-connect")
+            #expect(user.asked == ["review: trusted", "browser"], "no password is asked")
+            #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
+            let entries = running.simulator.journal.entries
+            #expect(entries.contains { $0.method == "POST" && $0.path.hasSuffix("/register") }, "a client registered for the login (RFC 7591)")
+            let authorized = entries.filter(\.authorization)
+            #expect(authorized.map(\.method) == ["GET", "PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasSuffix("/userinfo") == true,
+                    "userinfo and the WebDAV check carry the token, then the capabilities and user endpoints: \(authorized.map(\.path))")
+        }
     }
 
     @Test(arguments: ["oidc-alg-none", "oidc-bad-nonce", "oidc-expired-id-token", "oidc-issuer-mismatch", "oidc-jwks-over-http", "oidc-missing-id-token",
                       "oidc-mix-up", "oidc-no-s256", "oidc-unknown-kid", "oidc-wrong-audience", "oidc-wrong-issuer"])
     func openIDConnectFaultsAreRefusedAndNothingIsKept(scenario: String) async throws {
-        let running = try await RunningSimulator(scenario)
-        defer { Task { await running.stop() } }
-        await expectFailure(.responseRejected) { try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
-        #expect(try Accounts(database: database).list().isEmpty)
-        #expect(try keyring.accounts(kind: nil).allSatisfy { !$0.contains(running.url(path: "")) })
-        #expect(running.simulator.journal.entries.allSatisfy { !($0.authorization && $0.method == "PROPFIND") }, "no token reached WebDAV")
+        try await withRunningSimulator(scenario) { (running) async throws in
+            await expectFailure(.responseRejected) { try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
+            #expect(try Accounts(database: database).list().isEmpty)
+            #expect(try keyring.accounts(kind: nil).allSatisfy { !$0.contains(running.url(path: "")) })
+            #expect(running.simulator.journal.entries.allSatisfy { !($0.authorization && $0.method == "PROPFIND") }, "no token reached WebDAV")
+        }
     }
 
     @Test func oauth2ThroughTheBrowserKeepsBothTokensInTheKeyring() async throws {
-        let running = try await RunningSimulator("bearer-only")
-        defer { Task { await running.stop() } }
-        let user = ScriptedUser()
-        let configured = try setup { $0.method = .oauth2; $0.oauth2ClientID = OIDCProvider.staticClientID; $0.browserTimeout = .seconds(20) }
-        let account = try await configured.add(server: running.url(path: ""), user: "alice", interaction: user)
-        let access = try SecretKey(account: account.secretAccount, kind: .accessToken)
-        let refresh = try SecretKey(account: account.secretAccount, kind: .refreshToken)
-        defer { _ = try? keyring.remove(access); _ = try? keyring.remove(refresh) }
-        #expect(account.method == "com.owncloud.oauth2")
-        #expect(user.asked == ["review: trusted", "browser"], "no password is asked for OAuth2")
-        #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
-        let authorized = running.simulator.journal.entries.filter(\.authorization)
-        #expect(authorized.map(\.method) == ["PROPFIND", "GET", "GET"], "the check carries the token first, then the capabilities and user endpoints")
+        try await withRunningSimulator("bearer-only") { (running) async throws in
+            let user = ScriptedUser()
+            let configured = try setup { $0.method = .oauth2; $0.oauth2ClientID = OIDCProvider.staticClientID; $0.browserTimeout = .seconds(20) }
+            let account = try await configured.add(server: running.url(path: ""), user: "alice", interaction: user)
+            let access = try SecretKey(account: account.secretAccount, kind: .accessToken)
+            let refresh = try SecretKey(account: account.secretAccount, kind: .refreshToken)
+            defer { _ = try? keyring.remove(access); _ = try? keyring.remove(refresh) }
+            #expect(account.method == "com.owncloud.oauth2")
+            #expect(user.asked == ["review: trusted", "browser"], "no password is asked for OAuth2")
+            #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
+            let authorized = running.simulator.journal.entries.filter(\.authorization)
+            #expect(authorized.map(\.method) == ["PROPFIND", "GET", "GET", "GET"], "the check (a listing and a download) carries the token first, then the capabilities and user endpoints")
 
-        await expectFailure(.configuration) {
-            try await setup { $0.method = .oauth2 }.add(server: running.url(path: ""), user: "bob", interaction: ScriptedUser())
+            await expectFailure(.configuration) {
+                try await setup { $0.method = .oauth2 }.add(server: running.url(path: ""), user: "bob", interaction: ScriptedUser())
+            }
         }
     }
 
     @Test func maintenanceAndPlainHTTP() async throws {
-        let running = try await RunningSimulator("maintenance")
-        defer { Task { await running.stop() } }
-        await expectFailure(.maintenance) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
-        await expectFailure(.invalidURL) { try await setup().add(server: running.url(scheme: "http", path: ""), user: "alice", interaction: ScriptedUser()) }
+        try await withRunningSimulator("maintenance") { (running) async throws in
+            await expectFailure(.maintenance) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
+            await expectFailure(.invalidURL) { try await setup().add(server: running.url(scheme: "http", path: ""), user: "alice", interaction: ScriptedUser()) }
+        }
     }
 }

@@ -13,7 +13,7 @@ import VigilTestSupport
 /// of expiry with rotation, once after a 401, a reused (rotated-out) refresh token refused into
 /// needs-login, an outage that keeps the tokens, two refreshes at once that hit the provider once,
 /// and revocation on removal.
-@Suite("Account tokens over time, live", .serialized)
+@Suite("Account tokens over time, live", .serialized, .timeLimit(.minutes(3)))
 struct AccountTokensTests {
     struct Fixture {
         let running: RunningSimulator

@@ -30,32 +30,32 @@ struct AppPasswordAuthentication: AuthenticationMethod {
     }
 }
 
-@Suite("Authentication methods as plug-ins, live")
+@Suite("Authentication methods as plug-ins, live", .timeLimit(.minutes(3)))
 struct AuthenticationPluginTests {
     @Test func aRegisteredMethodAddsAnAccountThatChecksWork() async throws {
-        let running = try await RunningSimulator("basic-only")
-        defer { Task { await running.stop() } }
-        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
-        let secrets = MemorySecretStore()
-        var options = AccountSetup.Options()
-        options.timeout = .seconds(10)
-        options.method = AppPasswordAuthentication().identifier
-        let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
-        var setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                                 secrets: secrets, options: options)
-        setup.methods.register(AppPasswordAuthentication())
-        let user = ScriptedUser()
-        let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: user)
-        #expect(account.method == "org.example.app-password")
-        #expect(user.asked.contains("password?"))
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+            let secrets = MemorySecretStore()
+            var options = AccountSetup.Options()
+            options.timeout = .seconds(10)
+            options.method = AppPasswordAuthentication().identifier
+            let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
+            var setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                                     secrets: secrets, options: options)
+            setup.methods.register(AppPasswordAuthentication())
+            let user = ScriptedUser()
+            let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: user)
+            #expect(account.method == "org.example.app-password")
+            #expect(user.asked.contains("password?"))
 
-        var check = AccountCheck(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                                 options: options, renewalRule: nil, extendedValidationRule: nil)
-        check.methods = setup.methods
-        #expect(try await check.connect(account, secrets: secrets, interaction: nil).isWorking)
+            var check = AccountCheck(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                                     options: options, renewalRule: nil, extendedValidationRule: nil)
+            check.methods = setup.methods
+            #expect(try await check.connect(account, secrets: secrets, interaction: nil).isWorking)
 
-        // Without the plug-in registered, the same account is refused with words, not a crash.
-        check.methods = .standard
-        await #expect(throws: AccountSetupError.self) { _ = try await check.connect(account, secrets: secrets, interaction: nil) }
+            // Without the plug-in registered, the same account is refused with words, not a crash.
+            check.methods = .standard
+            await #expect(throws: AccountSetupError.self) { _ = try await check.connect(account, secrets: secrets, interaction: nil) }
+        }
     }
 }

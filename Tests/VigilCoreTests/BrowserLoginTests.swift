@@ -13,7 +13,7 @@ import VigilTestSupport
 /// NSS database trusting the test CA, completes OAuth2 and OpenID Connect through Vigil's
 /// loopback listener. No stand-in: the redirects, the callback and the page are Chromium's.
 enum Chromium {
-    static let path: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let path: String? = TestPaths.chromium
     static let certutil: String? = ["/usr/bin/certutil"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static var available: Bool { path != nil && certutil != nil }
 
@@ -52,7 +52,7 @@ final class ChromiumUser: AccountSetupInteraction, @unchecked Sendable {  // `pa
 }
 
 @Suite("Browser login in headless Chromium, live", .serialized,
-       .enabled(if: Chromium.available, "needs Debian's chromium and libnss3-tools: run `make bootstrap`"))
+       .enabled(if: Chromium.available, "needs Debian's chromium and libnss3-tools: run `make bootstrap`"), .timeLimit(.minutes(3)))
 struct BrowserLoginTests {
     func setup(_ running: RunningSimulator, secrets: any SecretStore, _ configure: (inout AccountSetup.Options) -> Void) throws -> AccountSetup {
         let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
@@ -66,18 +66,18 @@ struct BrowserLoginTests {
 
     @Test(arguments: ["openid-connect", "oauth2"])
     func aRealBrowserCompletesTheLogin(method: String) async throws {
-        let running = try await RunningSimulator("oidc")
-        defer { Task { await running.stop() } }
-        let secrets = MemorySecretStore()
-        let user = ChromiumUser(home: try Chromium.home())
-        let setup = try setup(running, secrets: secrets) {
-            if method == "oauth2" { $0.method = .oauth2; $0.oauth2ClientID = OIDCProvider.staticClientID }
+        try await withRunningSimulator("oidc") { (running) async throws in
+            let secrets = MemorySecretStore()
+            let user = ChromiumUser(home: try Chromium.home())
+            let setup = try setup(running, secrets: secrets) {
+                if method == "oauth2" { $0.method = .oauth2; $0.oauth2ClientID = OIDCProvider.staticClientID }
+            }
+            let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: user)
+            #expect(account.method == "com.owncloud.\(method)")
+            #expect(try secrets.secret(for: SecretKey(account: account.secretAccount, kind: .accessToken)) != nil)
+            #expect(user.shown.contains { $0.contains("Vigil received the authorization") }, "Chromium showed the loopback's page: \(user.shown)")
+            let callbacks = running.simulator.journal.entries.filter { $0.path.contains("/authorize") }
+            #expect(callbacks.count == 1, "one authorization request, from Chromium")
         }
-        let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: user)
-        #expect(account.method == "com.owncloud.\(method)")
-        #expect(try secrets.secret(for: SecretKey(account: account.secretAccount, kind: .accessToken)) != nil)
-        #expect(user.shown.contains { $0.contains("Vigil received the authorization") }, "Chromium showed the loopback's page: \(user.shown)")
-        let callbacks = running.simulator.journal.entries.filter { $0.path.contains("/authorize") }
-        #expect(callbacks.count == 1, "one authorization request, from Chromium")
     }
 }

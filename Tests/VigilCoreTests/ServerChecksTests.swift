@@ -12,7 +12,7 @@ import VigilTestSupport
 /// What account setup checks of a real server before and around the login: a URL with a
 /// password, an old version, a load balancer that answers 404 for a while, a cluster that learns
 /// a new token late.
-@Suite("Server checks during setup, live")
+@Suite("Server checks during setup, live", .timeLimit(.minutes(3)))
 struct ServerChecksTests {
     /// The user of these tests; its progress (the retry's "trying again") moves the simulator's clock.
     final class User: AccountSetupInteraction, @unchecked Sendable {
@@ -41,17 +41,17 @@ struct ServerChecksTests {
     }
 
     @Test func aURLWithAPasswordIsRefusedBeforeAnyRequestAndNotEchoed() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        let url = running.url(path: "").replacingOccurrences(of: "https://", with: "https://alice:s3cret-in-url@")
-        let error = await failure { try await setup().add(server: url, user: "alice", interaction: User()) }
-        #expect(error?.code == .invalidURL)
-        #expect(error.map { !$0.reason.contains("s3cret-in-url") } == true, "\(String(describing: error))")
-        #expect(running.simulator.journal.entries.isEmpty)
-        // A password no URL parser accepts ('#', '/', '?') is caught and not echoed either.
-        let odd = running.url(path: "").replacingOccurrences(of: "https://", with: "https://alice:p#ss/w?rd@")
-        let oddError = await failure { try await setup().add(server: odd, user: "alice", interaction: User()) }
-        #expect(oddError?.code == .invalidURL && oddError.map { !$0.reason.contains("p#ss") && !$0.reason.contains("w?rd") } == true, "\(String(describing: oddError))")
+        try await withRunningSimulator("valid") { (running) async throws in
+            let url = running.url(path: "").replacingOccurrences(of: "https://", with: "https://alice:s3cret-in-url@")
+            let error = await failure { try await setup().add(server: url, user: "alice", interaction: User()) }
+            #expect(error?.code == .invalidURL)
+            #expect(error.map { !$0.reason.contains("s3cret-in-url") } == true, "\(String(describing: error))")
+            #expect(running.simulator.journal.entries.isEmpty)
+            // A password no URL parser accepts ('#', '/', '?') is caught and not echoed either.
+            let odd = running.url(path: "").replacingOccurrences(of: "https://", with: "https://alice:p#ss/w?rd@")
+            let oddError = await failure { try await setup().add(server: odd, user: "alice", interaction: User()) }
+            #expect(oddError?.code == .invalidURL && oddError.map { !$0.reason.contains("p#ss") && !$0.reason.contains("w?rd") } == true, "\(String(describing: oddError))")
+        }
     }
 
     @Test func versionsCompareNumberByNumber() {
@@ -64,12 +64,12 @@ struct ServerChecksTests {
     }
 
     @Test func anOldServerIsReportedNotAdded() async throws {
-        let running = try await RunningSimulator("status-old-version")
-        defer { Task { await running.stop() } }
-        let error = await failure { try await setup().add(server: running.url(path: ""), user: "alice", interaction: User()) }
-        #expect(error?.code == .notACloudServer && error?.reason.contains("8.2.11.3") == true, "\(String(describing: error))")
-        let lower = try setup { $0.minimumServerVersion = "8.0" }
-        _ = try await lower.add(server: running.url(path: ""), user: "alice", interaction: User())
+        try await withRunningSimulator("status-old-version") { (running) async throws in
+            let error = await failure { try await setup().add(server: running.url(path: ""), user: "alice", interaction: User()) }
+            #expect(error?.code == .notACloudServer && error?.reason.contains("8.2.11.3") == true, "\(String(describing: error))")
+            let lower = try setup { $0.minimumServerVersion = "8.0" }
+            _ = try await lower.add(server: running.url(path: ""), user: "alice", interaction: User())
+        }
     }
 
     @Test func aFewSecondsOf404AreWaitedOutAndOnly404IsReported() async throws {

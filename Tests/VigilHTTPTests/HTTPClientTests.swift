@@ -7,7 +7,7 @@ import VigilTestSupport
 
 /// Vigil's HTTP client against the host simulator over real TLS; the simulator's journal is the
 /// witness of what reached each host.
-@Suite("HTTP client against the simulator", .serialized)
+@Suite("HTTP client against the simulator", .serialized, .timeLimit(.minutes(3)))
 struct HTTPClientTests {
     static let basic = [(name: "Authorization", value: "Basic " + Data("alice:alice-test-password".utf8).base64EncodedString())]
 
@@ -22,56 +22,56 @@ struct HTTPClientTests {
     /// A server that never answers, a client that would wait a minute: cancelling the task stops
     /// libcurl's transfer (its progress callback), and says so, instead of waiting for the timeout.
     @Test func aCancelledTaskStopsTheTransfer() async throws {
-        let running = try await RunningSimulator("never-answers")
-        defer { Task { await running.stop() } }
-        let client = try client { $0.timeout = .seconds(60) }
-        let url = running.url()
-        let request = Task { try await client.send(HTTPRequest(url: url)) }
-        // Cancel once the request is at the server (the journal saw it), whatever the machine's speed.
-        while running.simulator.journal.entries.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-        request.cancel()
-        do {
-            _ = try await request.value
-            Issue.record("a silent server answered")
-        } catch let error as HTTPError {
-            #expect(error.code == .cancelled, "\(error)")
+        try await withRunningSimulator("never-answers") { (running) async throws in
+            let client = try client { $0.timeout = .seconds(60) }
+            let url = running.url()
+            let request = Task { try await client.send(HTTPRequest(url: url)) }
+            // Cancel once the request is at the server (the journal saw it), whatever the machine's speed.
+            while running.simulator.journal.entries.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            request.cancel()
+            do {
+                _ = try await request.value
+                Issue.record("a silent server answered")
+            } catch let error as HTTPError {
+                #expect(error.code == .cancelled, "\(error)")
+            }
         }
     }
 
     /// Every request says who sends it and carries its own X-Request-ID, which the server sees.
     @Test func eachRequestCarriesTheUserAgentAndItsOwnRequestID() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        let client = try client { $0.userAgent = "Vigil/9.9 (Test)" }
-        _ = try await client.send(HTTPRequest(url: running.url()))
-        _ = try await client.send(HTTPRequest(url: running.url()))
-        let entries = running.simulator.journal.entries
-        #expect(entries.count == 2 && entries.allSatisfy { $0.userAgent == "Vigil/9.9 (Test)" })
-        let ids = entries.compactMap(\.requestID)
-        #expect(ids.count == 2 && Set(ids).count == 2 && ids.allSatisfy { UUID(uuidString: $0) != nil })
+        try await withRunningSimulator("valid") { (running) async throws in
+            let client = try client { $0.userAgent = "Vigil/9.9 (Test)" }
+            _ = try await client.send(HTTPRequest(url: running.url()))
+            _ = try await client.send(HTTPRequest(url: running.url()))
+            let entries = running.simulator.journal.entries
+            #expect(entries.count == 2 && entries.allSatisfy { $0.userAgent == "Vigil/9.9 (Test)" })
+            let ids = entries.compactMap(\.requestID)
+            #expect(ids.count == 2 && Set(ids).count == 2 && ids.allSatisfy { UUID(uuidString: $0) != nil })
+        }
     }
 
     /// An access-policy manager: the request is sent to its login and back for a session
     /// cookie, then again with it; the login hop carries the cookie jar's cookies only, never the
     /// request's credentials; a client without a jar gets the redirect as it is.
     @Test func anAPMLoginRoundTripIsFollowedWithACookieJar() async throws {
-        let running = try await RunningSimulator("simple-apm")
-        defer { Task { await running.stop() } }
-        let url = running.url(path: "/remote.php/dav/files/alice/")
-        let request = HTTPRequest(method: "PROPFIND", url: url, headers: Self.basic + [(name: "Depth", value: "0")])
-        let without = try await client().send(request)
-        #expect(without.redirect != nil, "no jar: the redirect comes back unfollowed")
-        let jar = CookieJar()
-        let answer = try await client { $0.cookies = jar }.send(request)
-        #expect(answer.status == 207, "\(answer.status)")
-        #expect(jar.count == 1)
-        let login = running.simulator.journal.entries.filter { $0.path.hasPrefix("/apm/login") }
-        #expect(!login.isEmpty && login.allSatisfy { !$0.authorization }, "the login hop never carries the request's credentials")
-        // A change (PUT) is never sent twice, even behind an APM: its redirect comes back as it is.
-        let fresh = CookieJar()
-        let put = try await client { $0.cookies = fresh }.send(HTTPRequest(method: "PUT", url: running.url(path: "/remote.php/dav/files/alice/a.txt"), body: Array("a".utf8)))
-        #expect(put.redirect != nil && fresh.count == 0)
-        #expect(running.simulator.journal.entries.filter { $0.method == "PUT" }.count == 1)
+        try await withRunningSimulator("simple-apm") { (running) async throws in
+            let url = running.url(path: "/remote.php/dav/files/alice/")
+            let request = HTTPRequest(method: "PROPFIND", url: url, headers: Self.basic + [(name: "Depth", value: "0")])
+            let without = try await client().send(request)
+            #expect(without.redirect != nil, "no jar: the redirect comes back unfollowed")
+            let jar = CookieJar()
+            let answer = try await client { $0.cookies = jar }.send(request)
+            #expect(answer.status == 207, "\(answer.status)")
+            #expect(jar.count == 1)
+            let login = running.simulator.journal.entries.filter { $0.path.hasPrefix("/apm/login") }
+            #expect(!login.isEmpty && login.allSatisfy { !$0.authorization }, "the login hop never carries the request's credentials")
+            // A change (PUT) is never sent twice, even behind an APM: its redirect comes back as it is.
+            let fresh = CookieJar()
+            let put = try await client { $0.cookies = fresh }.send(HTTPRequest(method: "PUT", url: running.url(path: "/remote.php/dav/files/alice/a.txt"), body: Array("a".utf8)))
+            #expect(put.redirect != nil && fresh.count == 0)
+            #expect(running.simulator.journal.entries.filter { $0.method == "PUT" }.count == 1)
+        }
     }
 
     @Test func cookiesStayWithTheirOrigin() throws {
@@ -99,78 +99,78 @@ struct HTTPClientTests {
     }
 
     @Test func aTrustedServerAnswers() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        let response = try await client().send(HTTPRequest(url: running.url()))
-        #expect(response.status == 200)
-        #expect(String(decoding: response.body, as: UTF8.self).contains("\"installed\":true"))
-        #expect(response.header("content-type")?.hasPrefix("application/json") == true)
-        guard case .trusted = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
-        let dav = try await client().send(HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/alice/"), headers: Self.basic))
-        #expect(dav.status == 207 && String(decoding: dav.body, as: UTF8.self).contains("multistatus"))
-        let token = try await client().send(HTTPRequest(method: "POST", url: running.url(path: "/index.php/apps/oauth2/api/v1/token"),
-                                                        headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded")],
-                                                        body: Array("grant_type=password&username=alice&password=x".utf8)))
-        #expect(token.status == 400 || token.status == 401)
-        #expect(running.simulator.journal.entries.map(\.body) == [false, false, true], "the form body was sent")
+        try await withRunningSimulator("valid") { (running) async throws in
+            let response = try await client().send(HTTPRequest(url: running.url()))
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("\"installed\":true"))
+            #expect(response.header("content-type")?.hasPrefix("application/json") == true)
+            guard case .trusted = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
+            let dav = try await client().send(HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/alice/"), headers: Self.basic))
+            #expect(dav.status == 207 && String(decoding: dav.body, as: UTF8.self).contains("multistatus"))
+            let token = try await client().send(HTTPRequest(method: "POST", url: running.url(path: "/index.php/apps/oauth2/api/v1/token"),
+                                                            headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+                                                            body: Array("grant_type=password&username=alice&password=x".utf8)))
+            #expect(token.status == 400 || token.status == 401)
+            #expect(running.simulator.journal.entries.map(\.body) == [false, false, true], "the form body was sent")
+        }
     }
 
     /// The security property: a refused chain aborts the handshake, so the credential never
     /// reaches the server, not even a request line.
     @Test(arguments: ["self-signed", "mitm-forged", "expired", "wrong-host", "untrusted-root", "incomplete-chain", "weak-rsa-1024"])
     func anUntrustedServerReceivesNothing(scenario: String) async throws {
-        let running = try await RunningSimulator(scenario)
-        defer { Task { await running.stop() } }
-        let request = HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/alice/"), headers: Self.basic)
-        do {
-            _ = try await client().send(request)
-            Issue.record("\(scenario): the request was sent")
-        } catch let error as HTTPError {
-            if scenario == "weak-rsa-1024", error.code == .handshakeFailed {
-                // OpenSSL's own security level may end the handshake first; still nothing sent.
-            } else {
-                #expect(error.code == .untrustedCertificate, "\(scenario): \(error)")
-                #expect(error.evaluation?.verdict.isTrusted == false)
-                #expect(!(error.evaluation?.verdict.reasons.isEmpty ?? true))
+        try await withRunningSimulator(scenario) { (running) async throws in
+            let request = HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/alice/"), headers: Self.basic)
+            do {
+                _ = try await client().send(request)
+                Issue.record("\(scenario): the request was sent")
+            } catch let error as HTTPError {
+                if scenario == "weak-rsa-1024", error.code == .handshakeFailed {
+                    // OpenSSL's own security level may end the handshake first; still nothing sent.
+                } else {
+                    #expect(error.code == .untrustedCertificate, "\(scenario): \(error)")
+                    #expect(error.evaluation?.verdict.isTrusted == false)
+                    #expect(!(error.evaluation?.verdict.reasons.isEmpty ?? true))
+                }
             }
+            #expect(running.simulator.journal.entries.isEmpty, "\(scenario): the server saw \(running.simulator.journal.entries)")
         }
-        #expect(running.simulator.journal.entries.isEmpty, "\(scenario): the server saw \(running.simulator.journal.entries)")
     }
 
     @Test func anApprovedLeafIsAcceptedButNotForAnotherHostName() async throws {
         let leaf = try #require(try Certificate.load(path: TestPaths.testcert("self-signed.pem")).first)
-        let running = try await RunningSimulator("self-signed")
-        defer { Task { await running.stop() } }
-        let response = try await client(approving: [try Endpoint(url: running.url()): [leaf.sha256Fingerprint]]).send(HTTPRequest(url: running.url()))
-        #expect(response.status == 200)
-        guard case .approved = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let response = try await client(approving: [try Endpoint(url: running.url()): [leaf.sha256Fingerprint]]).send(HTTPRequest(url: running.url()))
+            #expect(response.status == 200)
+            guard case .approved = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
 
-        let wrong = try #require(try Certificate.load(path: TestPaths.testcert("wrong-host.pem")).first)
-        let other = try await RunningSimulator("wrong-host")
-        defer { Task { await other.stop() } }
-        await #expect(throws: HTTPError.self) { _ = try await client(approving: [try Endpoint(url: other.url()): [wrong.sha256Fingerprint]]).send(HTTPRequest(url: other.url())) }
-        #expect(other.simulator.journal.entries.isEmpty, "an approval never covers a certificate for another name")
+            let wrong = try #require(try Certificate.load(path: TestPaths.testcert("wrong-host.pem")).first)
+            let other = try await RunningSimulator("wrong-host")
+            defer { Task { await other.stop() } }
+            await #expect(throws: HTTPError.self) { _ = try await client(approving: [try Endpoint(url: other.url()): [wrong.sha256Fingerprint]]).send(HTTPRequest(url: other.url())) }
+            #expect(other.simulator.journal.entries.isEmpty, "an approval never covers a certificate for another name")
+        }
     }
 
     @Test(arguments: [301, 302, 307, 308])
     func aRedirectIsReportedNotFollowed(status: Int) async throws {
-        let running = try await RunningSimulator("redirect-cross-host-\(status)")
-        defer { Task { await running.stop() } }
-        let response = try await client().send(HTTPRequest(url: running.url(), headers: Self.basic))
-        #expect(response.status == status)
-        let redirect = try #require(response.redirect)
-        #expect(redirect.location == running.url(host: 2))
-        #expect(redirect.changesHost && !redirect.isDowngrade)
-        #expect(running.simulator.journal.entries.map(\.host) == ["127.0.0.1"], "host 2 was not contacted")
+        try await withRunningSimulator("redirect-cross-host-\(status)") { (running) async throws in
+            let response = try await client().send(HTTPRequest(url: running.url(), headers: Self.basic))
+            #expect(response.status == status)
+            let redirect = try #require(response.redirect)
+            #expect(redirect.location == running.url(host: 2))
+            #expect(redirect.changesHost && !redirect.isDowngrade)
+            #expect(running.simulator.journal.entries.map(\.host) == ["127.0.0.1"], "host 2 was not contacted")
+        }
     }
 
     @Test func aRelativeLocationIsResolvedOnTheSameHost() async throws {
-        let running = try await RunningSimulator("redirect-same-host")
-        defer { Task { await running.stop() } }
-        let response = try await client().send(HTTPRequest(url: running.url()))
-        let redirect = try #require(response.redirect)
-        #expect(redirect.location == running.url(path: "/moved/status.php"))
-        #expect(!redirect.changesHost && !redirect.isDowngrade)
+        try await withRunningSimulator("redirect-same-host") { (running) async throws in
+            let response = try await client().send(HTTPRequest(url: running.url()))
+            let redirect = try #require(response.redirect)
+            #expect(redirect.location == running.url(path: "/moved/status.php"))
+            #expect(!redirect.changesHost && !redirect.isDowngrade)
+        }
     }
 
     @Test func anIPv6HostIsJudgedByItsAddress() async throws {
@@ -191,28 +191,28 @@ struct HTTPClientTests {
     }
 
     @Test func aDowngradeIsMarkedAndPlainHTTPIsRefused() async throws {
-        let running = try await RunningSimulator("redirect-downgrade")
-        defer { Task { await running.stop() } }
-        let response = try await client().send(HTTPRequest(url: running.url()))
-        let redirect = try #require(response.redirect)
-        #expect(redirect.isDowngrade && redirect.location.hasPrefix("http://"))
-        await #expect(throws: HTTPError.self) { _ = try await client().send(HTTPRequest(url: redirect.location, headers: Self.basic)) }
-        #expect(running.simulator.journal.entries.count == 1, "the http:// hop was not taken")
-        let plain = try await client { $0.allowPlainHTTP = true }.send(HTTPRequest(url: running.url(scheme: "http", path: "/status.php")))
-        #expect(plain.tls == nil && plain.status != 0)
+        try await withRunningSimulator("redirect-downgrade") { (running) async throws in
+            let response = try await client().send(HTTPRequest(url: running.url()))
+            let redirect = try #require(response.redirect)
+            #expect(redirect.isDowngrade && redirect.location.hasPrefix("http://"))
+            await #expect(throws: HTTPError.self) { _ = try await client().send(HTTPRequest(url: redirect.location, headers: Self.basic)) }
+            #expect(running.simulator.journal.entries.count == 1, "the http:// hop was not taken")
+            let plain = try await client { $0.allowPlainHTTP = true }.send(HTTPRequest(url: running.url(scheme: "http", path: "/status.php")))
+            #expect(plain.tls == nil && plain.status != 0)
+        }
     }
 
     @Test func aBodyOverTheLimitAndAnInjectedHeaderAreRefused() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        do {
-            _ = try await client { $0.maximumBodySize = 10 }.send(HTTPRequest(url: running.url()))
-            Issue.record("a 177-byte body passed a 10-byte limit")
-        } catch let error as HTTPError {
-            #expect(error.code == .bodyTooLarge)
+        try await withRunningSimulator("valid") { (running) async throws in
+            do {
+                _ = try await client { $0.maximumBodySize = 10 }.send(HTTPRequest(url: running.url()))
+                Issue.record("a 177-byte body passed a 10-byte limit")
+            } catch let error as HTTPError {
+                #expect(error.code == .bodyTooLarge)
+            }
+            let injected = HTTPRequest(url: running.url(), headers: [(name: "X-Test", value: "a\r\nAuthorization: Basic Zm9vOmJhcg==")])
+            await #expect(throws: HTTPError.self) { _ = try await client().send(injected) }
+            #expect(running.simulator.journal.entries.count == 1)
         }
-        let injected = HTTPRequest(url: running.url(), headers: [(name: "X-Test", value: "a\r\nAuthorization: Basic Zm9vOmJhcg==")])
-        await #expect(throws: HTTPError.self) { _ = try await client().send(injected) }
-        #expect(running.simulator.journal.entries.count == 1)
     }
 }

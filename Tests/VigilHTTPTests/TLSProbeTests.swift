@@ -6,7 +6,7 @@ import VigilTestSupport
 
 /// Real TLS over loopback: openssl s_server serves each testcerts case; Vigil's probe fetches the
 /// chain and the evaluator judges it.
-@Suite("TLS probe against a live server", .serialized)
+@Suite("TLS probe against a live server", .serialized, .timeLimit(.minutes(3)))
 struct TLSProbeTests {
     static let cases: [(String, String, Bool)] = [
         ("valid-127.0.0.1", "127.0.0.1", true),
@@ -68,7 +68,7 @@ struct TLSProbeTests {
     }
 }
 
-@Suite("Endpoint parsing")
+@Suite("Endpoint parsing", .timeLimit(.minutes(3)))
 struct EndpointTests {
     @Test func parsesHostsPortsAndIPv6() throws {
         #expect(try Endpoint(url: "https://cloud.example.com") == Endpoint(host: "cloud.example.com", port: 443))

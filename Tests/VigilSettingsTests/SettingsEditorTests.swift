@@ -9,8 +9,8 @@ struct SettingsEditorTests {
         try bed.writeUser(#"{"log": {"level": "debug"}, "someone.elses-key": [1, 2]}"#)
         try SettingsEditor(settings: try bed.load()).set("connection.plain-http-policy", to: "forbidden")
         let settings = try bed.load()
-        #expect(settings.string("connection.plain-http-policy") == "forbidden")
-        #expect(settings.string("log.level") == "debug")
+        #expect(settings[.plainHTTPPolicy] == "forbidden")
+        #expect(settings[.logLevel] == "debug")
         #expect(try bed.userFileText().contains("someone.elses-key"), "unknown keys are never lost")
         let attributes = try FileManager.default.attributesOfItem(atPath: bed.userPath)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -19,7 +19,7 @@ struct SettingsEditorTests {
     @Test func setCreatesTheFileAndItsDirectory() throws {
         let bed = try SettingsTestbed()
         try SettingsEditor(settings: try bed.load()).set("log.only-tags", to: "http, tls")
-        #expect(try bed.load().strings("log.only-tags") == ["http", "tls"])
+        #expect(try bed.load()[.logOnlyTags] == ["http", "tls"])
     }
 
     @Test func invalidValuesAndUnknownKeysAreRefused() throws {
@@ -37,7 +37,7 @@ struct SettingsEditorTests {
         #expect(try !SettingsEditor(settings: try bed.load()).unset("log.level"))
         let settings = try bed.load()
         #expect(settings["log.level"]?.source == .default)
-        #expect(settings.string("log.format") == "json")
+        #expect(settings[.logFormat] == "json")
     }
 
     @Test func aBrokenUserFileIsNeverOverwritten() throws {

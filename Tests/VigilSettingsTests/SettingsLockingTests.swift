@@ -9,10 +9,10 @@ struct SettingsLockingTests {
         try bed.writeManaged(#"{"user-settings.disallow": ["connection.plain-http-policy"], "connection.plain-http-policy": "forbidden"}"#)
         try bed.writeUser(#"{"connection.plain-http-policy": "warn", "log.level": "debug"}"#)
         let settings = try bed.load()
-        #expect(settings.string("connection.plain-http-policy") == "forbidden")
+        #expect(settings[.plainHTTPPolicy] == "forbidden")
         #expect(settings["connection.plain-http-policy"]?.source == .managed)
         #expect(settings["connection.plain-http-policy"]?.isLocked == true)
-        #expect(settings.string("log.level") == "debug")
+        #expect(settings[.logLevel] == "debug")
         let warning = try #require(settings.issues.first { $0.key == "connection.plain-http-policy" })
         #expect(warning.severity == .warning)
         #expect(warning.source == .user)
@@ -25,8 +25,8 @@ struct SettingsLockingTests {
         try bed.writeManaged(#"{"user-settings.allow": ["log.level"]}"#)
         try bed.writeUser(#"{"log.level": "debug", "log.format": "json"}"#)
         let settings = try bed.load()
-        #expect(settings.string("log.level") == "debug")
-        #expect(settings.string("log.format") == "text")
+        #expect(settings[.logLevel] == "debug")
+        #expect(settings[.logFormat] == "text")
         #expect(settings["log.format"]?.isLocked == true)
         #expect(settings["log.level"]?.isLocked == false)
         #expect(settings.issues.map(\.key) == ["log.format"])
@@ -47,8 +47,8 @@ struct SettingsLockingTests {
         try bed.writeUser(#"{"user-settings.allow": ["log.level"]}"#)
         bed.environment = ["VIGIL_USER_SETTINGS_DISALLOW": "log.level"]
         let settings = try bed.load()
-        #expect(settings.strings("user-settings.allow") == nil)
-        #expect(settings.strings("user-settings.disallow") == nil)
+        #expect(settings[.userSettingsAllow] == nil)
+        #expect(settings[.userSettingsDisallow] == nil)
         #expect(settings.issues.filter { $0.severity == .warning }.count == 2)
         let editor = SettingsEditor(settings: settings)
         #expect(throws: SettingsError(.managedOnlyKey, "")) { try editor.set("user-settings.allow", to: "log.level") }
@@ -58,6 +58,6 @@ struct SettingsLockingTests {
         var bed = try SettingsTestbed()
         try bed.writeManaged(#"{"user-settings.disallow": ["log.level"], "log.level": "error"}"#)
         bed.environment = ["VIGIL_LOG_LEVEL": "trace"]
-        #expect(try bed.load().string("log.level") == "trace")
+        #expect(try bed.load()[.logLevel] == "trace")
     }
 }

@@ -10,13 +10,13 @@ struct SettingsPrecedenceTests {
         try bed.writeUser(#"{"log.level": "warning", "log.format": "json-composed"}"#)
         bed.environment = ["VIGIL_LOG_LEVEL": "debug"]
         let settings = try bed.load()
-        #expect(settings.string("log.level") == "debug")
+        #expect(settings[.logLevel] == "debug")
         #expect(settings["log.level"]?.source == .environment)
-        #expect(settings.string("log.format") == "json-composed")
+        #expect(settings[.logFormat] == "json-composed")
         #expect(settings["log.format"]?.source == .user)
-        #expect(settings.bool("log.single-lined") == false)
+        #expect(settings[.logSingleLined] == false)
         #expect(settings["log.single-lined"]?.source == .managed)
-        #expect(settings.bool("log.privacy-mask") == true)
+        #expect(settings[.logPrivacyMask] == true)
         #expect(settings["log.privacy-mask"]?.source == .default)
         #expect(settings.issues.isEmpty, "\(settings.issues)")
     }
@@ -39,18 +39,18 @@ struct SettingsPrecedenceTests {
             #expect(settings[definition.key]?.value == definition.defaultValue)
             #expect(settings[definition.key]?.source == .default)
         }
-        #expect(settings.strings("connection.preferred-authentication-methods") == ["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.owncloud.basicauth"])
-        #expect(settings.string("connection.plain-http-policy") == "warn")
-        #expect(settings.bool("log.privacy-mask") == true)
+        #expect(settings[.preferredAuthenticationMethods] == ["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.owncloud.basicauth"])
+        #expect(settings[.plainHTTPPolicy] == "warn")
+        #expect(settings[.logPrivacyMask] == true)
     }
 
     @Test func nestedAndFlatKeysAreTheSame() throws {
         let bed = try SettingsTestbed()
         try bed.writeUser(#"{"log": {"level": "notice", "only-tags": ["http", "tls"]}, "bookmark.url-editable": false}"#)
         let settings = try bed.load()
-        #expect(settings.string("log.level") == "notice")
-        #expect(settings.strings("log.only-tags") == ["http", "tls"])
-        #expect(settings.bool("bookmark.url-editable") == false)
+        #expect(settings[.logLevel] == "notice")
+        #expect(settings[.logOnlyTags] == ["http", "tls"])
+        #expect(settings[.urlEditable] == false)
     }
 
     /// The variable name Vigil documents is the one swift-configuration's provider reads.
@@ -68,7 +68,7 @@ struct SettingsPrecedenceTests {
         var bed = try SettingsTestbed()
         bed.environment = ["VIGIL_CONNECTION_ALLOWED_AUTHENTICATION_METHODS": "com.owncloud.oauth2, com.owncloud.basicauth", "VIGIL_LOG_OMIT_TAGS": #"["a","b,c"]"#]
         let settings = try bed.load()
-        #expect(settings.strings("connection.allowed-authentication-methods") == ["com.owncloud.oauth2", "com.owncloud.basicauth"])
-        #expect(settings.strings("log.omit-tags") == ["a", "b,c"])
+        #expect(settings[.allowedAuthenticationMethods] == ["com.owncloud.oauth2", "com.owncloud.basicauth"])
+        #expect(settings[.logOmitTags] == ["a", "b,c"])
     }
 }

@@ -79,7 +79,7 @@ struct SettingsValidationTests {
         let settings = try bed.load()
         #expect(settings.errors.count == 1)
         #expect(settings.errors.first?.message.contains("not valid JSON") == true)
-        #expect(settings.string("log.level") == "info")
+        #expect(settings[.logLevel] == "info")
     }
 
     @Test func invalidEnvironmentValueNamesTheVariable() throws {
@@ -90,7 +90,7 @@ struct SettingsValidationTests {
         #expect(issue.source == .environment)
         #expect(issue.location == "VIGIL_LOG_PRIVACY_MASK")
         #expect(issue.message.contains("true or false"))
-        #expect(settings.bool("log.privacy-mask") == true)
+        #expect(settings[.logPrivacyMask] == true)
     }
 
     @Test func unknownKeysAndVariablesAreWarnings() throws {

@@ -4,7 +4,7 @@ import VigilSimulator
 import VigilTestSupport
 
 /// Every TLS scenario over real TLS, judged by curl and openssl (not Vigil's client).
-@Suite("TLS scenarios, live", .serialized)
+@Suite("TLS scenarios, live", .serialized, .timeLimit(.minutes(3)))
 struct TLSScenarioTests {
     /// Scenario and whether curl (trusting only the test CA) accepts it.
     static let cases: [(String, Bool)] = [
@@ -29,123 +29,123 @@ struct TLSScenarioTests {
     /// The interception proxy's CA, once trusted (an administrator installed it), is accepted:
     /// the proxy forwards to the genuine host.
     @Test func aTrustedInterceptionCAIsAcceptedByCurl() async throws {
-        let running = try await RunningSimulator("mitm-trusted-ca")
-        defer { Task { await running.stop() } }
-        let result = try await running.curl(["--cacert", RunningSimulator.certificates + "/interception-ca.pem"], url: running.url())
-        #expect(result.exit == 0 && result.status == 200, "curl exit \(result.exit)")
+        try await withRunningSimulator("mitm-trusted-ca") { (running) async throws in
+            let result = try await running.curl(["--cacert", RunningSimulator.certificates + "/interception-ca.pem"], url: running.url())
+            #expect(result.exit == 0 && result.status == 200, "curl exit \(result.exit)")
+        }
     }
 
     @Test(arguments: ["valid", "self-signed", "expired", "mitm-forged", "rekeyed", "renewed-same-key", "weak-rsa-1024"])
     func theScenariosCertificateIsPresented(name: String) async throws {
-        let running = try await RunningSimulator(name)
-        defer { Task { await running.stop() } }
-        let listener = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" })
-        let served = try await fingerprint("openssl s_client -connect 127.0.0.1:\(listener.port) -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256")
-        let expected = try await fingerprint("openssl x509 -in '\(RunningSimulator.certificates)/\(listener.certificate ?? "").pem' -noout -fingerprint -sha256")
-        #expect(!served.isEmpty)
-        #expect(served == expected, "\(name) served \(served)")
+        try await withRunningSimulator(name) { (running) async throws in
+            let listener = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" })
+            let served = try await fingerprint("openssl s_client -connect 127.0.0.1:\(listener.port) -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256")
+            let expected = try await fingerprint("openssl x509 -in '\(RunningSimulator.certificates)/\(listener.certificate ?? "").pem' -noout -fingerprint -sha256")
+            #expect(!served.isEmpty)
+            #expect(served == expected, "\(name) served \(served)")
+        }
     }
 
     @Test func legacyTLSOffersOnlyOldVersions() async throws {
-        let running = try await RunningSimulator("legacy-tls")
-        defer { Task { await running.stop() } }
-        let port = try #require(running.listeners.first { $0.scheme == "https" }?.port)
-        let modern = try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_2 </dev/null 2>&1"])
-        #expect(modern.standardOutput.contains("unsupported protocol") || modern.standardOutput.contains("alert"), "TLS 1.2 must be refused: \(modern.standardOutput.suffix(300))")
-        let old = try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>&1"])
-        #expect(old.standardOutput.contains("TLSv1.1"), "\(old.standardOutput.suffix(400))")
+        try await withRunningSimulator("legacy-tls") { (running) async throws in
+            let port = try #require(running.listeners.first { $0.scheme == "https" }?.port)
+            let modern = try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_2 </dev/null 2>&1"])
+            #expect(modern.standardOutput.contains("unsupported protocol") || modern.standardOutput.contains("alert"), "TLS 1.2 must be refused: \(modern.standardOutput.suffix(300))")
+            let old = try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>&1"])
+            #expect(old.standardOutput.contains("TLSv1.1"), "\(old.standardOutput.suffix(400))")
+        }
     }
 
     @Test func threeHostsWithMatchingCertificates() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        for host in 1...3 {
-            let result = try await running.curl([], url: running.url(host: host))
-            #expect(result.exit == 0 && result.status == 200, "host \(host)")
+        try await withRunningSimulator("valid") { (running) async throws in
+            for host in 1...3 {
+                let result = try await running.curl([], url: running.url(host: host))
+                #expect(result.exit == 0 && result.status == 200, "host \(host)")
+            }
         }
     }
 }
 
 /// HTTP scenarios over TLS, driven by curl.
-@Suite("HTTP scenarios, live", .serialized)
+@Suite("HTTP scenarios, live", .serialized, .timeLimit(.minutes(3)))
 struct HTTPScenarioTests {
     let alice = ["-u", "alice:alice-test-password"]
     let dav = "/remote.php/dav/files/alice/"
 
     @Test func validServerSpeaksOwnCloud() async throws {
-        let running = try await RunningSimulator("valid")
-        defer { Task { await running.stop() } }
-        let status = try await running.curl([], url: running.url())
-        #expect(status.body.contains(#""installed":true"#) && status.body.contains(#""maintenance":false"#))
-        let anonymous = try await running.curl(["-X", "PROPFIND"], url: running.url(path: dav))
-        #expect(anonymous.status == 401)
-        #expect(anonymous.headers.contains("WWW-Authenticate: Basic realm=\"ownCloud\""))
-        #expect(anonymous.headers.contains("WWW-Authenticate: Bearer"))
-        #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 207)
-        #expect(try await running.curl(["-X", "PROPFIND", "-u", "alice:wrong"], url: running.url(path: dav)).status == 401)
-        #expect(try await running.curl([], url: running.url(path: "/ocs/v2.php/cloud/capabilities")).body.contains("\"capabilities\""))
-        #expect(try await running.curl(alice, url: running.url(path: "/ocs/v2.php/cloud/user")).body.contains("\"id\":\"alice\""))
-        // The journal saw everything and kept no secret.
-        let entries = running.simulator.journal.entries
-        #expect(entries.count == 6)
-        #expect(entries.filter(\.authorization).count == 3)
-        let encoded = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
-        #expect(!encoded.contains("alice-test-password") && !encoded.contains("YWxpY2U"))
+        try await withRunningSimulator("valid") { (running) async throws in
+            let status = try await running.curl([], url: running.url())
+            #expect(status.body.contains(#""installed":true"#) && status.body.contains(#""maintenance":false"#))
+            let anonymous = try await running.curl(["-X", "PROPFIND"], url: running.url(path: dav))
+            #expect(anonymous.status == 401)
+            #expect(anonymous.headers.contains("WWW-Authenticate: Basic realm=\"ownCloud\""))
+            #expect(anonymous.headers.contains("WWW-Authenticate: Bearer"))
+            #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 207)
+            #expect(try await running.curl(["-X", "PROPFIND", "-u", "alice:wrong"], url: running.url(path: dav)).status == 401)
+            #expect(try await running.curl([], url: running.url(path: "/ocs/v2.php/cloud/capabilities")).body.contains("\"capabilities\""))
+            #expect(try await running.curl(alice, url: running.url(path: "/ocs/v2.php/cloud/user")).body.contains("\"id\":\"alice\""))
+            // The journal saw everything and kept no secret.
+            let entries = running.simulator.journal.entries
+            #expect(entries.count == 6)
+            #expect(entries.filter(\.authorization).count == 3)
+            let encoded = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
+            #expect(!encoded.contains("alice-test-password") && !encoded.contains("YWxpY2U"))
+        }
     }
 
     @Test func onlyNotFound() async throws {
-        let running = try await RunningSimulator("only-404")
-        defer { Task { await running.stop() } }
-        #expect(try await running.curl([], url: running.url()).status == 404)
-        #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 404)
+        try await withRunningSimulator("only-404") { (running) async throws in
+            #expect(try await running.curl([], url: running.url()).status == 404)
+            #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 404)
+        }
     }
 
     @Test func fiveSecondsOfNotFoundOnTheInjectedClock() async throws {
-        let running = try await RunningSimulator("five-seconds-of-404")
-        defer { Task { await running.stop() } }
-        #expect(try await running.curl([], url: running.url()).status == 404)
-        running.clock.advance(seconds: 4.9)
-        #expect(try await running.curl([], url: running.url()).status == 404)
-        running.clock.advance(seconds: 0.2)
-        #expect(try await running.curl([], url: running.url()).status == 200)
+        try await withRunningSimulator("five-seconds-of-404") { (running) async throws in
+            #expect(try await running.curl([], url: running.url()).status == 404)
+            running.clock.advance(seconds: 4.9)
+            #expect(try await running.curl([], url: running.url()).status == 404)
+            running.clock.advance(seconds: 0.2)
+            #expect(try await running.curl([], url: running.url()).status == 200)
+        }
     }
 
     @Test func rejectDownloads() async throws {
-        let running = try await RunningSimulator("reject-downloads-500")
-        defer { Task { await running.stop() } }
-        #expect(try await running.curl(alice, url: running.url(path: dav + "report.pdf")).status == 500)
-        #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 207)
+        try await withRunningSimulator("reject-downloads-500") { (running) async throws in
+            #expect(try await running.curl(alice, url: running.url(path: dav + "report.pdf")).status == 500)
+            #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 207)
+        }
     }
 
     @Test func authRaceRejectsTheFirstFourThenAccepts() async throws {
-        let running = try await RunningSimulator("auth-race-condition")
-        defer { Task { await running.stop() } }
-        var statuses: [Int] = []
-        for _ in 0..<5 { statuses.append(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status) }
-        #expect(statuses == [401, 401, 401, 401, 207])
+        try await withRunningSimulator("auth-race-condition") { (running) async throws in
+            var statuses: [Int] = []
+            for _ in 0..<5 { statuses.append(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status) }
+            #expect(statuses == [401, 401, 401, 401, 207])
+        }
     }
 
     @Test func maintenance() async throws {
-        let running = try await RunningSimulator("maintenance")
-        defer { Task { await running.stop() } }
-        #expect(try await running.curl([], url: running.url()).body.contains(#""maintenance":true"#))
-        let dav = try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: self.dav))
-        #expect(dav.status == 503)
-        #expect(dav.body.contains("Sabre\\DAV\\Exception\\ServiceUnavailable"))
+        try await withRunningSimulator("maintenance") { (running) async throws in
+            #expect(try await running.curl([], url: running.url()).body.contains(#""maintenance":true"#))
+            let dav = try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: self.dav))
+            #expect(dav.status == 503)
+            #expect(dav.body.contains("Sabre\\DAV\\Exception\\ServiceUnavailable"))
+        }
     }
 
     @Test(arguments: [301, 302, 307, 308])
     func crossHostRedirectsAndCredentialsStayBehind(status: Int) async throws {
-        let running = try await RunningSimulator("redirect-cross-host-\(status)")
-        defer { Task { await running.stop() } }
-        let first = try await running.curl(alice, url: running.url())
-        #expect(first.status == status)
-        #expect(first.headers.contains("Location: \(running.url(host: 2))"))
-        // curl follows without --location-trusted: the second host must not see the credentials.
-        let followed = try await running.curl(["-L"] + alice, url: running.url())
-        #expect(followed.status == 200)
-        let second = running.simulator.journal.entries.filter { $0.host == "127.0.0.2" }
-        #expect(!second.isEmpty && second.allSatisfy { !$0.authorization })
+        try await withRunningSimulator("redirect-cross-host-\(status)") { (running) async throws in
+            let first = try await running.curl(alice, url: running.url())
+            #expect(first.status == status)
+            #expect(first.headers.contains("Location: \(running.url(host: 2))"))
+            // curl follows without --location-trusted: the second host must not see the credentials.
+            let followed = try await running.curl(["-L"] + alice, url: running.url())
+            #expect(followed.status == 200)
+            let second = running.simulator.journal.entries.filter { $0.host == "127.0.0.2" }
+            #expect(!second.isEmpty && second.allSatisfy { !$0.authorization })
+        }
     }
 
     @Test func sameHostUpgradeAndDowngrade() async throws {
@@ -181,86 +181,86 @@ struct HTTPScenarioTests {
     }
 
     @Test func apmCookieRedirects() async throws {
-        let running = try await RunningSimulator("simple-apm")
-        defer { Task { await running.stop() } }
-        let jar = try TestPaths.temporaryDirectory().appendingPathComponent("jar").path
-        let first = try await running.curl([], url: running.url())
-        #expect(first.status == 302 && first.headers.contains("Location: /apm/login?return="))
-        let followed = try await running.curl(["-L", "-c", jar, "-b", jar], url: running.url())
-        #expect(followed.status == 200)
-        #expect(followed.headers.contains("Set-Cookie: APMSESSION=apm-1"))
-        #expect(try await running.curl(["-b", jar], url: running.url()).status == 200)
-        #expect(running.simulator.journal.entries.contains { $0.path == "/apm/login" })
+        try await withRunningSimulator("simple-apm") { (running) async throws in
+            let jar = try TestPaths.temporaryDirectory().appendingPathComponent("jar").path
+            let first = try await running.curl([], url: running.url())
+            #expect(first.status == 302 && first.headers.contains("Location: /apm/login?return="))
+            let followed = try await running.curl(["-L", "-c", jar, "-b", jar], url: running.url())
+            #expect(followed.status == 200)
+            #expect(followed.headers.contains("Set-Cookie: APMSESSION=apm-1"))
+            #expect(try await running.curl(["-b", jar], url: running.url()).status == 200)
+            #expect(running.simulator.journal.entries.contains { $0.path == "/apm/login" })
+        }
     }
 
     @Test func recoveringAPMDropsTheSessionOnce() async throws {
-        let running = try await RunningSimulator("recovering-apm")
-        defer { Task { await running.stop() } }
-        let jar = try TestPaths.temporaryDirectory().appendingPathComponent("jar").path
-        _ = try await running.curl(["-L", "-c", jar, "-b", jar], url: running.url())
-        var statuses: [Int] = []
-        for _ in 0..<5 { statuses.append(try await running.curl(["-b", jar, "-c", jar], url: running.url()).status) }
-        #expect(statuses.contains(302), "the session is dropped once: \(statuses)")
-        #expect(try await running.curl(["-L", "-b", jar, "-c", jar], url: running.url()).status == 200)
-        #expect(try await running.curl(["-b", jar], url: running.url()).status == 200)
+        try await withRunningSimulator("recovering-apm") { (running) async throws in
+            let jar = try TestPaths.temporaryDirectory().appendingPathComponent("jar").path
+            _ = try await running.curl(["-L", "-c", jar, "-b", jar], url: running.url())
+            var statuses: [Int] = []
+            for _ in 0..<5 { statuses.append(try await running.curl(["-b", jar, "-c", jar], url: running.url()).status) }
+            #expect(statuses.contains(302), "the session is dropped once: \(statuses)")
+            #expect(try await running.curl(["-L", "-b", jar, "-c", jar], url: running.url()).status == 200)
+            #expect(try await running.curl(["-b", jar], url: running.url()).status == 200)
+        }
     }
 
     /// What a man in the middle sees: a careless client (curl -k) hands it the credentials, and
     /// the proxy forwards them over its own TLS connection to the genuine host.
     @Test func mitmJournalShowsWhatTheAttackerSaw() async throws {
-        let running = try await RunningSimulator("mitm-forged")
-        defer { Task { await running.stop() } }
-        #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).exit == 60)
-        #expect(running.simulator.journal.entries.isEmpty, "a verifying client sends nothing")
-        let careless = try await running.curl(["-k", "-X", "PROPFIND"] + alice, url: running.url(path: dav))
-        #expect(careless.status == 207)
-        #expect(careless.body.contains("<d:multistatus"), "the genuine host's answer is relayed: \(careless.body.prefix(200))")
-        let entries = running.simulator.journal.entries
-        #expect(entries.count == 2)
-        let attacker = try #require(entries.first { $0.mitm == true })
-        #expect(attacker.authorization && attacker.status == 207 && attacker.method == "PROPFIND" && attacker.path == dav, "the attacker saw the credentials")
-        let genuine = try #require(entries.first { $0.mitm == nil })
-        #expect(genuine.authorization && genuine.status == 207, "the genuine host got them from the proxy")
+        try await withRunningSimulator("mitm-forged") { (running) async throws in
+            #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).exit == 60)
+            #expect(running.simulator.journal.entries.isEmpty, "a verifying client sends nothing")
+            let careless = try await running.curl(["-k", "-X", "PROPFIND"] + alice, url: running.url(path: dav))
+            #expect(careless.status == 207)
+            #expect(careless.body.contains("<d:multistatus"), "the genuine host's answer is relayed: \(careless.body.prefix(200))")
+            let entries = running.simulator.journal.entries
+            #expect(entries.count == 2)
+            let attacker = try #require(entries.first { $0.mitm == true })
+            #expect(attacker.authorization && attacker.status == 207 && attacker.method == "PROPFIND" && attacker.path == dav, "the attacker saw the credentials")
+            let genuine = try #require(entries.first { $0.mitm == nil })
+            #expect(genuine.authorization && genuine.status == 207, "the genuine host got them from the proxy")
+        }
     }
 
     /// The proxy is a second TLS hop: the client sees the attacker's certificate, the genuine host
     /// behind it serves its own, and bodies and statuses cross both connections.
     @Test func mitmIsAProxyInFrontOfTheGenuineHost() async throws {
-        let running = try await RunningSimulator("mitm-forged")
-        defer { Task { await running.stop() } }
-        let front = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" })
-        let genuineURL = try #require(front.forwardsTo)
-        #expect(front.certificate == "mitm-forged")
-        #expect(running.listeners.allSatisfy { $0.url != genuineURL }, "the genuine host is not offered to clients")
-        let genuinePort = try #require(URLComponents(string: genuineURL)?.port)
-        #expect(genuinePort != front.port)
-        func served(_ port: Int) async throws -> String {
-            try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256"]).standardOutput
-        }
-        func file(_ name: String) async throws -> String {
-            try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl x509 -in '\(RunningSimulator.certificates)/\(name).pem' -noout -fingerprint -sha256"]).standardOutput
-        }
-        #expect(try await served(front.port) == file("mitm-forged"))
-        #expect(try await served(genuinePort) == file("valid-127.0.0.1"))
+        try await withRunningSimulator("mitm-forged") { (running) async throws in
+            let front = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" })
+            let genuineURL = try #require(front.forwardsTo)
+            #expect(front.certificate == "mitm-forged")
+            #expect(running.listeners.allSatisfy { $0.url != genuineURL }, "the genuine host is not offered to clients")
+            let genuinePort = try #require(URLComponents(string: genuineURL)?.port)
+            #expect(genuinePort != front.port)
+            func served(_ port: Int) async throws -> String {
+                try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256"]).standardOutput
+            }
+            func file(_ name: String) async throws -> String {
+                try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl x509 -in '\(RunningSimulator.certificates)/\(name).pem' -noout -fingerprint -sha256"]).standardOutput
+            }
+            #expect(try await served(front.port) == file("mitm-forged"))
+            #expect(try await served(genuinePort) == file("valid-127.0.0.1"))
 
-        // A form body crosses the proxy: a wrong password is refused by the genuine token endpoint.
-        let token = try await running.curl(["-k", "-d", "grant_type=password&username=alice&password=wrong"], url: running.url(path: "/index.php/apps/oauth2/api/v1/token"))
-        #expect(token.status == 400 || token.status == 401, "\(token.status) \(token.body.prefix(200))")
-        // Keep-alive through the proxy: two requests on one client connection, both relayed.
-        let twice = try await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code} %{num_connects}\n",
-                                                                           running.url(), running.url()]).standardOutput
-        #expect(twice == "200 1\n200 0\n", "\(twice)")
-        let entries = running.simulator.journal.entries
-        #expect(entries.filter { $0.mitm == true }.count == entries.filter { $0.mitm == nil }.count, "every request the attacker saw reached the genuine host")
-        #expect(entries.contains { $0.mitm == true && $0.body && $0.method == "POST" })
+            // A form body crosses the proxy: a wrong password is refused by the genuine token endpoint.
+            let token = try await running.curl(["-k", "-d", "grant_type=password&username=alice&password=wrong"], url: running.url(path: "/index.php/apps/oauth2/api/v1/token"))
+            #expect(token.status == 400 || token.status == 401, "\(token.status) \(token.body.prefix(200))")
+            // Keep-alive through the proxy: two requests on one client connection, both relayed.
+            let twice = try await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code} %{num_connects}\n",
+                                                                               running.url(), running.url()]).standardOutput
+            #expect(twice == "200 1\n200 0\n", "\(twice)")
+            let entries = running.simulator.journal.entries
+            #expect(entries.filter { $0.mitm == true }.count == entries.filter { $0.mitm == nil }.count, "every request the attacker saw reached the genuine host")
+            #expect(entries.contains { $0.mitm == true && $0.body && $0.method == "POST" })
+        }
     }
 
     @Test func apmLoginPageAnswersPropfindWithHTML() async throws {
-        let running = try await RunningSimulator("apm-login-page")
-        defer { Task { await running.stop() } }
-        let result = try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav))
-        #expect(result.status == 200)
-        #expect(result.headers.lowercased().contains("content-type: text/html"))
-        #expect(result.body.contains("<form"))
+        try await withRunningSimulator("apm-login-page") { (running) async throws in
+            let result = try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav))
+            #expect(result.status == 200)
+            #expect(result.headers.lowercased().contains("content-type: text/html"))
+            #expect(result.body.contains("<form"))
+        }
     }
 }

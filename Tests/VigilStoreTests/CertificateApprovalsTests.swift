@@ -7,7 +7,7 @@ import VigilStore
 import VigilTestSupport
 
 /// Real SQLite files in temporary directories.
-@Suite("Approved certificates")
+@Suite("Approved certificates", .timeLimit(.minutes(3)))
 struct CertificateApprovalsTests {
     func freshDatabase() throws -> VigilDatabase {
         try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("state/vigil.sqlite").path)
@@ -82,20 +82,20 @@ struct CertificateApprovalsTests {
     /// The store feeds the HTTP client's policy: approved, the self-signed server is reached;
     /// revoked, it is refused again before anything is sent.
     @Test func anApprovalOpensTheWayAndARevocationClosesIt() async throws {
-        let running = try await RunningSimulator("self-signed")
-        defer { Task { await running.stop() } }
-        let port = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port)
-        let approvals = CertificateApprovals(database: try freshDatabase())
-        let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
-        func send() async throws -> HTTPResponse {
-            let policy = EvaluatorTrustPolicy(evaluator: evaluator, approvals: [Endpoint(host: "127.0.0.1", port: port): try approvals.approvedLeaves(host: "127.0.0.1", port: port)])
-            return try await HTTPClient(policy: policy).send(HTTPRequest(url: running.url()))
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let port = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port)
+            let approvals = CertificateApprovals(database: try freshDatabase())
+            let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
+            func send() async throws -> HTTPResponse {
+                let policy = EvaluatorTrustPolicy(evaluator: evaluator, approvals: [Endpoint(host: "127.0.0.1", port: port): try approvals.approvedLeaves(host: "127.0.0.1", port: port)])
+                return try await HTTPClient(policy: policy).send(HTTPRequest(url: running.url()))
+            }
+            await #expect(throws: HTTPError.self) { _ = try await send() }
+            let approval = try approvals.approve(try certificate("self-signed"), host: "127.0.0.1", port: port)
+            #expect(try await send().status == 200)
+            try approvals.revoke(id: try #require(approval.id), reason: "test")
+            await #expect(throws: HTTPError.self) { _ = try await send() }
+            #expect(running.simulator.journal.entries.count == 1, "only the request made while approved reached the server")
         }
-        await #expect(throws: HTTPError.self) { _ = try await send() }
-        let approval = try approvals.approve(try certificate("self-signed"), host: "127.0.0.1", port: port)
-        #expect(try await send().status == 200)
-        try approvals.revoke(id: try #require(approval.id), reason: "test")
-        await #expect(throws: HTTPError.self) { _ = try await send() }
-        #expect(running.simulator.journal.entries.count == 1, "only the request made while approved reached the server")
     }
 }

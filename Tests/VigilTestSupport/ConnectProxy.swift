@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A minimal HTTP CONNECT proxy on 127.0.0.1, for proving that clients honour `https_proxy`.
 /// It tunnels bytes and counts the tunnels it opened; it never looks inside TLS.

@@ -44,3 +44,18 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
         return (result.status, status, headers, lines.dropLast().joined(separator: "\n"))
     }
 }
+
+/// Runs `body` with the scenario `name` playing, and stops the simulator when `body` ends, by
+/// returning or by throwing (awaited, unlike a `defer { Task { ... } }`). A simulator that cannot
+/// start throws, failing the test instead of hanging it.
+public func withRunningSimulator<T>(_ name: String, _ body: (RunningSimulator) async throws -> T) async throws -> T {
+    let running = try await RunningSimulator(name)
+    do {
+        let result = try await body(running)
+        await running.stop()
+        return result
+    } catch {
+        await running.stop()
+        throw error
+    }
+}

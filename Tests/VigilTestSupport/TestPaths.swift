@@ -2,6 +2,9 @@ public import Foundation
 
 /// Where the package, its test PKI and the built `vigil` binary are.
 public enum TestPaths {
+    /// Debian's headless-capable Chromium, when installed (`make bootstrap` installs it).
+    public static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
     /// The package root (found from this file's path).
     public static let root: URL = {
         var url = URL(fileURLWithPath: #filePath)

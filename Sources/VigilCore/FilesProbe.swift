@@ -1,0 +1,90 @@
+import Foundation
+import VigilHTTP
+
+/// The user's files, proved usable the way a sync client uses them: the root listed
+/// (`PROPFIND`, `Depth: 1`, answered 207), then its first file downloaded (`GET` with a
+/// `Range` of its first byte, answered 200 or 206). Neither body is ever logged: they are the
+/// user's own data. A server that lists but cannot serve a file
+/// (a broken storage backend) is not an account that works.
+///
+/// The file to download is taken only from the listing's `href`s that are paths under the root
+/// listed, on the same origin: a hostile listing cannot send the credentials anywhere else.
+struct FilesProbe {
+    /// What the probe saw.
+    struct Outcome: Sendable {
+        /// The listing's answer.
+        var listing: HTTPResponse
+        var listStatus: Int { listing.status }
+        /// The download's status; nil when the listing failed or holds no file.
+        var downloadStatus: Int?
+        /// The path downloaded.
+        var downloaded: String?
+
+        var isWorking: Bool { listStatus == 207 && !FilesProbe.downloadFailed(downloadStatus) }
+    }
+
+    let client: HTTPClient
+
+    /// Lists `rootURL` (an https URL ending in `/`) and downloads its first file, with `authorization`.
+    /// A redirect of either request is an error (never followed with credentials).
+    func run(rootURL: String, authorization: String, retryingAfter delays: [Duration] = []) async throws -> Outcome {
+        var listing = HTTPRequest(method: "PROPFIND", url: rootURL, headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "1")])
+        listing.logsBodies = false
+        let answer = try await client.send(listing, retryingAfter: delays, when: { $0.status == 401 }).response
+        if let redirect = answer.redirect { throw AccountSetup.redirectError(redirect) }
+        var outcome = Outcome(listing: answer)
+        guard answer.status == 207, let origin = Self.origin(of: rootURL), let rootPath = URLComponents(string: rootURL)?.percentEncodedPath,
+              let file = Self.firstFile(in: answer.body, under: rootPath, origin: origin) else { return outcome }
+        var download = HTTPRequest(url: origin + file, headers: [(name: "Authorization", value: authorization), (name: "Range", value: "bytes=0-0")])
+        download.logsBodies = false
+        let got = try await client.send(download)
+        if let redirect = got.redirect { throw AccountSetup.redirectError(redirect) }
+        outcome.downloadStatus = got.status
+        outcome.downloaded = file
+        return outcome
+    }
+
+    /// A download answered with anything but 200 or 206 (nil: nothing was downloaded).
+    static func downloadFailed(_ status: Int?) -> Bool { status.map { $0 != 200 && $0 != 206 } ?? false }
+
+    /// `scheme://host[:port]` of `url`.
+    static func origin(of url: String) -> String? {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.percentEncodedHost else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed)" + (parts.port.map { ":\($0)" } ?? "")
+    }
+
+    /// The first `href` of a multi-status that is a file (not ending in `/`, not a collection)
+    /// strictly under `root` (a percent-encoded path ending in `/`), with no `..` segment.
+    static func firstFile(in body: [UInt8], under root: String, origin: String? = nil) -> String? {
+        let text = String(decoding: body.prefix(1 << 20), as: UTF8.self)
+        for response in text.components(separatedBy: "response>").dropFirst() {
+            guard let href = element("href", in: response) else { continue }
+            var path = href.trimmingCharacters(in: .whitespacesAndNewlines)
+            // An absolute href (RFC 4918 allows it) counts only on the listing's own origin.
+            if path.contains("://") {
+                guard let origin, path.lowercased().hasPrefix(origin.lowercased() + "/") else { continue }
+                path = String(path.dropFirst(origin.count))
+            }
+            guard path.hasPrefix(root), path.count > root.count, !path.hasSuffix("/"), !response.contains("collection"),
+                  path.dropFirst(root.count).split(separator: "/", omittingEmptySubsequences: false).allSatisfy(isPlainSegment),
+                  path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { continue }
+            return path
+        }
+        return nil
+    }
+
+    /// A path segment that names one entry, decoded or not: not empty, not `.` or `..` (`%2e`
+    /// too), no `/`, `\\` or `;` once decoded (servers normalise them).
+    static func isPlainSegment(_ segment: Substring) -> Bool {
+        guard !segment.isEmpty, let decoded = String(segment).removingPercentEncoding else { return false }
+        return decoded != "." && decoded != ".." && !decoded.contains(where: { $0 == "/" || $0 == "\\" || $0 == ";" })
+    }
+
+    /// The text of the first `<prefix:name>` (any namespace prefix) in `xml`.
+    static func element(_ name: String, in xml: String) -> String? {
+        guard let open = xml.range(of: #"<([A-Za-z0-9_.-]+:)?"# + name + ">", options: .regularExpression),
+              let close = xml.range(of: "</", range: open.upperBound..<xml.endIndex) else { return nil }
+        return String(xml[open.upperBound..<close.lowerBound])
+    }
+}

@@ -1,0 +1,39 @@
+public import Foundation
+
+/// Where Vigil keeps its files, by the XDG Base Directory rules, in one place: a variable that is
+/// unset, empty or not an absolute path is ignored (the specification says so) and the default
+/// under HOME is used.
+///
+/// - config: `$XDG_CONFIG_HOME/vigil` (`~/.config/vigil`): the user's settings file.
+/// - data: `$XDG_DATA_HOME/vigil` (`~/.local/share/vigil`): the database.
+/// - state: `$XDG_STATE_HOME/vigil` (`~/.local/state/vigil`): the log, its hashing key, locks.
+public struct XDGDirectories: Sendable, Hashable {
+    public var configHome: String
+    public var dataHome: String
+    public var stateHome: String
+    public var cacheHome: String
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        func directory(_ variable: String, _ fallback: String) -> String {
+            if let value = environment[variable], value.hasPrefix("/") { return value }
+            return home + "/" + fallback
+        }
+        configHome = directory("XDG_CONFIG_HOME", ".config")
+        dataHome = directory("XDG_DATA_HOME", ".local/share")
+        stateHome = directory("XDG_STATE_HOME", ".local/state")
+        cacheHome = directory("XDG_CACHE_HOME", ".cache")
+    }
+
+    /// Vigil's own directories.
+    public var config: String { configHome + "/vigil" }
+    public var data: String { dataHome + "/vigil" }
+    public var state: String { stateHome + "/vigil" }
+
+    /// The environment of a process whose home is `home`, every XDG directory under it (the
+    /// suite's run and each external client get one of their own).
+    public static func environment(home: String) -> [String: String] {
+        ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
+         "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache"]
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import VigilPaths
+public import VigilSimulator
+public import VigilStore
+
+/// Any sync client as the suite's client (`vigil simulate --client`): its profile's command run
+/// once per scenario against the simulator, non-interactively. What the client says (exit code,
+/// output) is only its claim; ``ScenarioJudge/judgeByJournal(_:)`` decides from what reached the
+/// simulated hosts.
+public struct ExternalClient: SuiteClient {
+    public var profile: ClientProfile
+
+    public init(profile: ClientProfile) { self.profile = profile }
+
+    public var judgesByJournal: Bool { true }
+
+    /// Whether an external client can play `scenario`: not one that needs host names pinned to
+    /// loopback addresses (`client.hosts`), which a client cannot be told in general. A scenario
+    /// whose premise is an account the user already has (`client.account`) is played as a first
+    /// connection: an external client starts with no account.
+    public static func canPlay(_ scenario: Scenario) -> Bool {
+        (scenario.client?.hosts ?? [:]).isEmpty
+    }
+
+    public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
+        let scratch = context.stateDirectory + "/client"
+        let home = scratch + "/home", sync = scratch + "/dir"
+        do {
+            for path in [scratch, home, sync] {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            let caFile = scratch + "/ca.pem"
+            let bundle = context.trustedCAFiles.compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+            try bundle.write(to: URL(fileURLWithPath: caFile))
+            let start = URLComponents(string: context.server)
+            let password = context.user.password ?? ""
+            var values = ["url": context.server, "host": start?.host ?? "", "port": start?.port.map(String.init) ?? "443",
+                          "user": context.userName, "password": password, "ca_file": caFile, "dir": sync, "tmp": scratch]
+            var environment = XDGDirectories.environment(home: home).merging(
+                ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "TMPDIR": scratch, "LANG": "C.UTF-8"], uniquingKeysWith: { $1 })
+            let timeout = Duration.milliseconds(Int64((profile.timeout ?? 60) * 1000))
+            for (name, template) in (profile.prepare ?? [:]).sorted(by: { $0.key < $1.key }) {
+                let command = ExternalCommand(arguments: template.map { ClientProfile.expand($0, values) }, environment: environment, directory: scratch, timeout: timeout)
+                let prepared = try await command.run(outputFile: scratch + "/prepare-\(name).out")
+                guard prepared.status == 0 else {
+                    return .failed(.notImplemented, code: "prepare-failed", "The profile's prepare.\(name) failed (\(Self.describe(prepared))).")
+                }
+                values[name] = prepared.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            for (name, template) in profile.environment ?? [:] { environment[name] = ClientProfile.expand(template, values) }
+            let command = ExternalCommand(arguments: profile.command.map { ClientProfile.expand($0, values) }, environment: environment,
+                                          directory: scratch, timeout: timeout)
+            let finished = try await command.run(outputFile: scratch + "/output.log")
+            let output = password.count >= 4 ? finished.output.replacingOccurrences(of: password, with: "«password»") : finished.output
+            let said = Self.lastLines(output)
+            let claimsSuccess = finished.status.map { (profile.successExitCodes ?? [0]).contains($0) } ?? false
+                && !(profile.failurePatterns ?? []).contains { output.range(of: $0, options: .regularExpression) != nil }
+            if claimsSuccess {
+                return SuiteClientResult(account: nil, failureKind: nil, message: "\(profile.name) exited \(finished.status ?? 0)" + (said.isEmpty ? "" : ": \(said)"), code: "exit-0")
+            }
+            return .failed(.error, code: finished.timedOut ? "timeout" : "exit-\(finished.status.map(String.init) ?? "signal")",
+                           "\(profile.name) \(Self.describe(finished))" + (said.isEmpty ? "" : ": \(said)"))
+        } catch {
+            return .failed(.notImplemented, code: "client-did-not-start", "\(profile.name) could not be run: \(error)")
+        }
+    }
+
+    public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {}
+
+    static func describe(_ finished: ExternalCommand.Finished) -> String {
+        if finished.timedOut { return "was killed after its timeout" }
+        return finished.status.map { "exited \($0)" } ?? "was killed by a signal"
+    }
+
+    /// The output's last three non-empty lines, on one line.
+    static func lastLines(_ output: String) -> String {
+        SuiteText.oneLine(output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.suffix(3).joined(separator: " | "))
+    }
+}

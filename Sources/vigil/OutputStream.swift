@@ -1,0 +1,132 @@
+import Foundation
+
+/// Standard output through one buffer, written in 64 KiB blocks: a listing of 100,000 rows is
+/// not 100,000 locked `print` calls. Call ``flush()`` at the end.
+struct BufferedOutput {
+    private var buffer: [UInt8] = []
+
+    init() { buffer.reserveCapacity(1 << 16) }
+
+    mutating func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func line(_ text: String) {
+        write(text)
+        buffer.append(0x0A)
+    }
+
+    /// Writes what is buffered to file descriptor 1 (a closed pipe ends the writing quietly:
+    /// SIGPIPE is ignored and the command's exit code says the rest).
+    mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { break }
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Objects written as JSONOutput writes them (pretty, keys sorted, slashes as they are, dates in
+/// ISO 8601), one at a time into an array: the same bytes as `JSONOutput.text([…])`, streamed.
+struct JSONArrayStream {
+    private var count = 0
+
+    /// One object; `fields` in ascending key order (as `.sortedKeys` writes them), nil values
+    /// left out (as Codable's encodeIfPresent).
+    mutating func object(_ fields: [(String, JSONScalar?)], into output: inout BufferedOutput) {
+        assert(fields.map(\.0) == fields.map(\.0).sorted(), "fields in key order")
+        output.write(count == 0 ? "[\n  {\n" : ",\n  {\n")
+        count += 1
+        var first = true
+        for (key, value) in fields {
+            guard let value else { continue }
+            output.write(first ? "    \"" : ",\n    \"")
+            first = false
+            output.write(key)
+            output.write("\" : ")
+            switch value {
+            case .string(let text):
+                output.write("\"")
+                output.write(Self.escaped(text))
+                output.write("\"")
+            case .integer(let number):
+                output.write(String(number))
+            }
+        }
+        output.write("\n  }")
+    }
+
+    /// Closes the array (`[\n\n]` when empty, as JSONEncoder writes it).
+    func finish(into output: inout BufferedOutput) {
+        output.line(count == 0 ? "[\n\n]" : "\n]")
+    }
+
+    /// JSON string escaping as JSONEncoder does it with `.withoutEscapingSlashes`.
+    static func escaped(_ text: String) -> String {
+        let isPlain: (UInt8) -> Bool = { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }
+        if text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isPlain) }) ?? text.utf8.allSatisfy(isPlain) { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
+
+/// A JSON value of a listed row.
+enum JSONScalar {
+    case string(String)
+    case integer(Int64)
+}
+
+/// ISO 8601 in UTC to the second (`2026-11-01T10:00:00Z`), as `Date.formatted(.iso8601)` and
+/// JSONEncoder's `.iso8601` write it, computed from the day number (no formatter, no calendar).
+enum ISOTime {
+    static func string(_ date: Date) -> String {
+        let seconds = Int64(floor(date.timeIntervalSince1970))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let second = Int(seconds - days * 86_400)
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
+        let month = Int(mp < 10 ? mp + 3 : mp - 9)
+        let year = Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0))
+        guard (0...9999).contains(year) else { return date.formatted(.iso8601) }
+        var bytes: [UInt8] = Array("0000-00-00T00:00:00Z".utf8)
+        func put(_ value: Int, at index: Int, width: Int) {
+            var value = value
+            for offset in stride(from: width - 1, through: 0, by: -1) {
+                bytes[index + offset] = UInt8(48 + value % 10)
+                value /= 10
+            }
+        }
+        put(year, at: 0, width: 4)
+        put(month, at: 5, width: 2)
+        put(day, at: 8, width: 2)
+        put(second / 3600, at: 11, width: 2)
+        put(second % 3600 / 60, at: 14, width: 2)
+        put(second % 60, at: 17, width: 2)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import VigilTestSupport
+
+/// `vigil simulate --client`: any sync client held to the scenarios, judged by what reached the
+/// simulated hosts. curl is the client: with the scenario's CA it passes; told `--insecure`, it
+/// sends the password to the man in the middle and the suite fails, naming the request.
+@Suite("vigil simulate --client", .serialized)
+struct SimulateClientTests {
+    let directory: String
+    init() throws { directory = try TestPaths.temporaryDirectory().path }
+
+    @Test func theCurlProfilePassesValidAndRefusesAForgedCertificate() throws {
+        let junit = directory + "/curl.xml"
+        let result = try CommandRunner.vigil(["simulate", "--client", "curl", "--scenario", "valid", "--scenario", "mitm-forged", "--junit", junit],
+                                             currentDirectory: directory)
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("client: curl") && result.standardOutput.contains("2 scenarios, 2 passed, 0 failed"), "\(result.standardOutput)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("failures=\"0\"") && xml.components(separatedBy: "<testcase ").count - 1 == 2)
+    }
+
+    @Test func anInsecureCurlFailsTheSuiteAndTheFailureNamesTheRequest() throws {
+        var profile = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.root.appendingPathComponent("mitm-fixtures/clients/curl.json"))) as? [String: Any])
+        let command = try #require(profile["command"] as? [String])
+        profile["command"] = [command[0], "--insecure"] + command.dropFirst()
+        profile["name"] = "curl-insecure"
+        let file = directory + "/curl-insecure.json"
+        try JSONSerialization.data(withJSONObject: profile).write(to: URL(fileURLWithPath: file))
+        let junit = directory + "/insecure.xml"
+        let result = try CommandRunner.vigil(["simulate", "--client-profile", file, "--scenario", "mitm-forged", "--scenario", "valid", "--junit", junit])
+        #expect(result.status == 1, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("A credential (an Authorization header) reached the man in the middle at 127.0.0.1")
+                && result.standardOutput.contains("PROPFIND /remote.php/dav/files/alice/"), "\(result.standardOutput)")
+        #expect(!result.standardOutput.contains("alice-test-password"), "no password in the report")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("failures=\"1\"") && xml.contains("reached the man in the middle"), "\(xml)")
+    }
+
+    @Test func aCommandTemplateWithoutAProfile() throws {
+        let result = try CommandRunner.vigil(["simulate", "--scenario", "valid", "--scenario", "self-signed", "--client",
+                                              "curl --silent --fail --cacert {ca_file} --user {user}:{password} --request PROPFIND {url}/remote.php/dav/files/{user}/"])
+        #expect(result.status == 0 && result.standardOutput.contains("2 passed"), "\(result.standardOutput)\n\(result.standardError)")
+    }
+
+    @Test func badProfilesAreUsageErrors() throws {
+        let unknown = try CommandRunner.vigil(["simulate", "--client", "no-such-client", "--scenario", "valid"])
+        #expect(unknown.status == 64 && unknown.standardError.contains("no such profile") && unknown.standardError.contains("curl"), "\(unknown.standardError)")
+        let placeholder = try CommandRunner.vigil(["simulate", "--client", "curl {secret} {url}", "--scenario", "valid"])
+        #expect(placeholder.status == 64 && placeholder.standardError.contains("{secret} is not a placeholder"), "\(placeholder.standardError)")
+        let file = directory + "/interactive.json"
+        try Data(#"{"name":"x","command":["x"],"interactive":true}"#.utf8).write(to: URL(fileURLWithPath: file))
+        let interactive = try CommandRunner.vigil(["simulate", "--client-profile", file, "--scenario", "valid"])
+        #expect(interactive.status == 64 && interactive.standardError.contains("interactive"), "\(interactive.standardError)")
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try CommandRunner.vigil(["simulate", "--client-profile", file, "--scenario", "valid"]).status == 64)
+        #expect(try CommandRunner.vigil(["simulate", "--client", "curl", "--client-profile", file]).status == 64)
+    }
+
+    @Test func aClientThatIsNotInstalledIsReportedNotCrashed() throws {
+        let result = try CommandRunner.vigil(["simulate", "--scenario", "valid", "--client", "/nonexistent/sync-client {url}"])
+        #expect(result.status == 1 && result.standardOutput.contains("valid") && result.standardOutput.contains("failed"), "\(result.standardOutput)\n\(result.standardError)")
+    }
+}

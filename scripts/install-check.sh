@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The release build, installed as a user would (make install into a scratch DESTDIR), used from /
+# with no source tree in reach, then uninstalled: nothing of it may remain. CI runs it after
+# make test (a debug-only check once let a release-only compile error through).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(mktemp -d)
+trap 'rm -rf "$ROOT"' EXIT
+make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
+VIGIL="$ROOT/usr/bin/vigil"
+fail() { echo "install-check: $*" >&2; exit 1; }
+for f in share/man/man1/vigil.1 share/bash-completion/completions/vigil share/zsh/site-functions/_vigil \
+         share/fish/vendor_completions.d/vigil.fish share/vigil/mitm-fixtures/valid.json share/vigil/testcerts/ca-bundle.pem; do
+  [ -s "$ROOT/usr/$f" ] || fail "missing $f"
+done
+grep -q -- "--proxy-ca-file" "$ROOT/usr/share/bash-completion/completions/vigil" || fail "bash completion lacks options"
+bash -n "$ROOT/usr/share/bash-completion/completions/vigil" || fail "bash completion does not parse"
+# From /, with the data dir the installed binary finds beside it (VIGIL_DATA_DIR unset).
+(cd / && env -u VIGIL_DATA_DIR "$VIGIL" --version >/dev/null) || fail "vigil --version"
+(cd / && env -u VIGIL_DATA_DIR XDG_STATE_HOME="$ROOT/state" XDG_CONFIG_HOME="$ROOT/config" "$VIGIL" simulate --scenario valid --scenario mitm-forged) \
+  || fail "vigil simulate from /"
+make --no-print-directory uninstall DESTDIR="$ROOT" PREFIX=/usr >/dev/null
+left=$(cd "$ROOT/usr" && find . -type f | head -5)
+[ -z "$left" ] || fail "uninstall left: $left"
+echo "install-check: release build installed, used from /, uninstalled cleanly"
