@@ -43,7 +43,7 @@ bench-simulator: bootstrap
 bench-account-check: bootstrap
 	@scripts/bench-account-check.sh
 
-# libFuzzer + AddressSanitizer on certificate parsing, summaries and trust (FUZZ_SECONDS, default 120).
+# libFuzzer + AddressSanitizer on certificates and every parser of hostile input (FUZZ_SECONDS each, default 30).
 fuzz: bootstrap
 	@scripts/fuzz.sh
 

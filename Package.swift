@@ -176,6 +176,13 @@ let package = Package(
             dependencies: ["VigilCertificates", "VigilRules", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
+        // Replays the committed fuzz corpus (Fuzz/corpus/) through the parsers make fuzz searches.
+        .testTarget(
+            name: "VigilFuzzTests",
+            dependencies: ["VigilAuth", "VigilCore", "VigilHTTP", "VigilRules", "VigilSettings", "VigilSimulator", "VigilCertificates",
+                           "VigilTestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "VigilSettingsTests",
             dependencies: ["VigilSettings", "VigilTestSupport"],

@@ -12,15 +12,10 @@
 public enum ApprovalRule {
     /// Why an approval is refused: a stable code and the reason in words.
     public struct Refusal: Sendable, Hashable, Codable, CustomStringConvertible {
-        public var code: String
+        public var code: TrustReason.Code
         public var message: String
         public var description: String { message }
     }
-
-    /// The verdict reason for a connection below the minimum TLS version (added by the HTTP layer).
-    public static let tlsVersionCode = "tls-version"
-    /// The verdict reason for a pinned host whose chain holds no pinned key (added by the HTTP layer).
-    public static let pinMismatchCode = "pin-mismatch"
 
     /// The reasons `evaluation` (of `sent`, the chain as the server sent it) can never be approved;
     /// empty when an approval after review is possible.
@@ -28,9 +23,9 @@ public enum ApprovalRule {
         var refusals: [Refusal] = []
         if evaluation.verdict.isForAnotherName {
             let name = evaluation.peerName?.value ?? "this host"
-            refusals.append(Refusal(code: "another-name", message: "The certificate is not valid for \(name); no approval can make it so."))
+            refusals.append(Refusal(code: .anotherName, message: "The certificate is not valid for \(name); no approval can make it so."))
         }
-        for code in [tlsVersionCode, pinMismatchCode] {
+        for code in [TrustReason.Code.tlsVersion, .pinMismatch] {
             if let reason = evaluation.verdict.reasons.first(where: { $0.code == code }) {
                 refusals.append(Refusal(code: code, message: reason.message + " It cannot be approved."))
             }
@@ -47,25 +42,23 @@ public enum ApprovalRule {
         for (certificate, role) in certificates {
             let summary = certificate.summary(at: evaluation.time, role: role)
             let who = role == .leaf ? "The server's certificate" : "\(summary.subject) (\(role.rawValue))"
-            let key = summary.publicKey
-            let knownKey = key.algorithm.hasPrefix("RSA") || ["DSA", "EC", "ED25519", "ED448"].contains(key.algorithm.uppercased())
-            if !knownKey || key.bits == 0 {
-                refusals.append(Refusal(code: "weak-key", message: "\(who) has a key Vigil cannot judge (\(key.algorithm)); it cannot be approved."))
-            } else if ((key.algorithm.hasPrefix("RSA") || key.algorithm == "DSA") && key.bits < 2048) || (key.algorithm == "EC" && key.bits < 224) {
-                refusals.append(Refusal(code: "weak-key", message: "\(who) has a \(key.bits)-bit \(key.algorithm) key, which can be broken; it cannot be approved."))
+            let key = certificate.publicKey
+            let isJudged = if case .other = key.algorithm { false } else { key.bits > 0 }
+            if !isJudged {
+                refusals.append(Refusal(code: .weakKey, message: "\(who) has a key Vigil cannot judge (\(key.algorithm.name)); it cannot be approved."))
+            } else if (key.algorithm.isFiniteField && key.bits < 2048) || (key.algorithm == .ec && key.bits < 224) {
+                refusals.append(Refusal(code: .weakKey, message: "\(who) has a \(key.bits)-bit \(key.algorithm.name) key, which can be broken; it cannot be approved."))
             }
             // The digest as OpenSSL reads it, parameters included (RSASSA-PSS names its hash only
             // there); a digest it cannot name, or one under 112 bits of security, is weak too.
             let isRootSelfSignature = role == .root && certificate.isVerifiedSelfSigned
-            let digest = certificate.signatureDigest
-            let digestName = (digest.name ?? "").lowercased()
-            let weakNames = ["sha1", "md5", "md4", "md2", "mdc2", "sha", "ripemd160"]
-            // Ed25519 has no separate digest (no name) but 128 bits; 0 bits means OpenSSL could not tell.
-            if !isRootSelfSignature, weakNames.contains(digestName) || digest.securityBits < 112 {
-                refusals.append(Refusal(code: "weak-signature", message: "\(who) is signed with \(summary.signatureAlgorithm) (digest \(digest.name ?? "unknown")), which can be forged; it cannot be approved."))
+            let digest = certificate.signatureDigestFacts
+            // Ed25519 has no separate digest but 128 bits; 0 bits means OpenSSL could not tell.
+            if !isRootSelfSignature, digest.kind == .sha1 || digest.kind == .broken || digest.securityBits < 112 {
+                refusals.append(Refusal(code: .weakSignature, message: "\(who) is signed with \(summary.signatureAlgorithm) (digest \(digest.name ?? "unknown")), which can be forged; it cannot be approved."))
             }
             if role == .leaf, summary.basicConstraints?.isCA == true {
-                refusals.append(Refusal(code: "ca-as-leaf", message: "The server's certificate is a CA certificate (cA=TRUE); a server must not use one, and it cannot be approved."))
+                refusals.append(Refusal(code: .caAsLeaf, message: "The server's certificate is a CA certificate (cA=TRUE); a server must not use one, and it cannot be approved."))
             }
         }
         return refusals

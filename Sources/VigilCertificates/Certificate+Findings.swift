@@ -20,19 +20,21 @@ extension Certificate {
             findings.append(.init(.expiresSoon, .warning, "Expires in \(v.daysLeft) days, on \(v.notAfter)."))
         }
 
-        let algorithm = summary.signatureAlgorithm.lowercased()
         if role != .root || !summary.isSelfSigned {
-            if algorithm.contains("sha1") {
+            switch signatureDigestFacts.kind {
+            case .sha1:
                 findings.append(.init(.sha1Signature, .critical, "Signed with SHA-1 (\(summary.signatureAlgorithm)), which is broken for certificates."))
-            } else if algorithm.contains("md5") || algorithm.contains("md2") || algorithm.contains("md4") {
+            case .broken:
                 findings.append(.init(.weakSignature, .critical, "Signed with \(summary.signatureAlgorithm), which is broken."))
+            case .intrinsic, .modern, .unknown:
+                break
             }
         }
 
-        let key = summary.publicKey
-        if (key.algorithm.hasPrefix("RSA") || key.algorithm == "DSA") && key.bits < 2048 {
-            findings.append(.init(.weakKey, .critical, "\(key.algorithm) key of \(key.bits) bits; at least 2048 are needed."))
-        } else if key.algorithm == "EC" && key.bits < 256 {
+        let key = publicKey
+        if key.algorithm.isFiniteField && key.bits < 2048 {
+            findings.append(.init(.weakKey, .critical, "\(key.algorithm.name) key of \(key.bits) bits; at least 2048 are needed."))
+        } else if key.algorithm == .ec && key.bits < 256 {
             findings.append(.init(.weakKey, .critical, "EC key of \(key.bits) bits; at least 256 are needed."))
         }
 

@@ -124,39 +124,43 @@ extension Certificate {
     }
 
     var publicKeyInfo: CertificateSummary.PublicKeyInfo {
-        guard let key = X509_get0_pubkey(storage.x509) else {
-            return .init(algorithm: "unknown", bits: 0, rsaExponent: nil, curve: nil)
-        }
+        let facts = publicKey
+        return .init(algorithm: facts.algorithm.name, bits: facts.bits, rsaExponent: facts.rsaExponent, curve: facts.curve)
+    }
+
+    /// The public key as OpenSSL parsed it: what decisions read (the summary shows it as text).
+    var publicKey: PublicKeyFacts {
+        guard let key = X509_get0_pubkey(storage.x509) else { return PublicKeyFacts(algorithm: .other("unknown"), bits: 0) }
         let id = EVP_PKEY_get_base_id(key)
-        var info = CertificateSummary.PublicKeyInfo(algorithm: "", bits: Int(EVP_PKEY_get_bits(key)), rsaExponent: nil, curve: nil)
+        var facts = PublicKeyFacts(algorithm: .other(""), bits: Int(EVP_PKEY_get_bits(key)))
         switch id {
         case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS:
-            info.algorithm = id == EVP_PKEY_RSA ? "RSA" : "RSA-PSS"
+            facts.algorithm = id == EVP_PKEY_RSA ? .rsa : .rsaPSS
             var exponent: OpaquePointer?
             if EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_RSA_E, &exponent) == 1, let exponent {
                 if let decimal = BN_bn2dec(exponent) {
-                    info.rsaExponent = String(cString: decimal)
+                    facts.rsaExponent = String(cString: decimal)
                     vigil_OPENSSL_free(decimal)
                 }
                 BN_free(exponent)
             }
         case EVP_PKEY_EC:
-            info.algorithm = "EC"
+            facts.algorithm = .ec
             var buffer = [CChar](repeating: 0, count: 80)
             var length = 0
             if EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, &buffer, buffer.count, &length) == 1 {
-                info.curve = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                facts.curve = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             }
         case EVP_PKEY_ED25519:
-            info.algorithm = "Ed25519"; info.bits = 256
+            facts.algorithm = .ed25519; facts.bits = 256
         case EVP_PKEY_ED448:
-            info.algorithm = "Ed448"; info.bits = 456
+            facts.algorithm = .ed448; facts.bits = 456
         case EVP_PKEY_DSA:
-            info.algorithm = "DSA"
+            facts.algorithm = .dsa
         default:
-            info.algorithm = EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "unknown"
+            facts.algorithm = .other(EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "unknown")
         }
-        return info
+        return facts
     }
 
     var subjectAlternativeNames: CertificateSummary.SubjectAlternativeNames {
@@ -362,11 +366,27 @@ extension Certificate {
     /// parameters included (RSASSA-PSS names its hash only there): the digest's short name (nil
     /// when OpenSSL cannot tell) and the security bits (0 when unknown).
     public var signatureDigest: (name: String?, securityBits: Int) {
+        let digest = signatureDigestFacts
+        return (digest.name, digest.securityBits)
+    }
+
+    /// The signature's digest as OpenSSL reads it, parameters included (RSASSA-PSS names its hash
+    /// only there): its NID, name and security bits (0 when OpenSSL cannot tell).
+    var signatureDigestFacts: SignatureDigestFacts {
         var mdnid: Int32 = 0, pknid: Int32 = 0, secbits: Int32 = 0
         var flags: UInt32 = 0
-        guard X509_get_signature_info(storage.x509, &mdnid, &pknid, &secbits, &flags) == 1 else { return (nil, 0) }
+        guard X509_get_signature_info(storage.x509, &mdnid, &pknid, &secbits, &flags) == 1 else {
+            return SignatureDigestFacts(kind: .unknown, name: nil, securityBits: 0)
+        }
         let name = mdnid == NID_undef ? nil : OBJ_nid2sn(mdnid).map { String(cString: $0) }
-        return (name, Int(secbits))
+        let kind: SignatureDigestFacts.Kind
+        switch mdnid {
+        case NID_sha1, NID_sha: kind = .sha1
+        case NID_md5, NID_md4, NID_md2, NID_mdc2, NID_ripemd160: kind = .broken
+        case NID_undef: kind = secbits > 0 ? .intrinsic : .unknown
+        default: kind = .modern
+        }
+        return SignatureDigestFacts(kind: kind, name: name, securityBits: Int(secbits))
     }
 
     /// Self-signed, with the signature checked (not only the names and key identifiers).

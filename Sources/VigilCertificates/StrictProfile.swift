@@ -2,15 +2,15 @@ import Foundation
 
 /// Checks Vigil adds on top of OpenSSL's `X509_V_FLAG_X509_STRICT`, where RFC 5280 and the
 /// CA/Browser Forum baseline requirements (the "web PKI" profile) demand more than OpenSSL
-/// enforces. Each failed rule is one ``TrustReason`` with a `profile-` code.
+/// enforces. Each failed rule (a ``ProfileRule``) is one ``TrustReason`` with its `profile-` code.
 ///
 /// Servers with certificates outside this profile (a private CA without EKU, say) are still
 /// usable: the user reviews and approves the certificate instead of trusting it silently.
 enum StrictProfile {
     static func check(chain: [Certificate], peerName: PeerName?, purpose: TrustEvaluator.Purpose, alreadyFound: [TrustReason]) -> [TrustReason] {
         var reasons: [TrustReason] = []
-        func fail(_ code: String, _ message: String, _ depth: Int, _ certificate: Certificate) {
-            let reason = TrustReason(code: "profile-" + code, message: message, depth: depth, subject: certificate.subject)
+        func fail(_ rule: ProfileRule, _ message: String, _ depth: Int, _ certificate: Certificate) {
+            let reason = TrustReason(code: rule.code, message: message, depth: depth, subject: certificate.subject)
             if !reasons.contains(reason) { reasons.append(reason) }
         }
         for (depth, certificate) in chain.enumerated() {
@@ -30,106 +30,106 @@ enum StrictProfile {
         return reasons
     }
 
-    static func checkEncoding(_ certificate: Certificate, who: String, isAnchor: Bool, fail: (String, String) -> Void) {
+    static func checkEncoding(_ certificate: Certificate, who: String, isAnchor: Bool, fail: (ProfileRule, String) -> Void) {
         // Long-lived roots predate the serial rules (Starfield G2 has serial 0); an anchor is
         // trusted by configuration, so only issued certificates are held to them.
         if !isAnchor {
             let serial = certificate.serialOctets
             if serial.count > 20 {
-                fail("serial-too-long", "\(who) has a serial number of \(serial.count) octets; RFC 5280 allows at most 20.")
+                fail(.serialTooLong, "\(who) has a serial number of \(serial.count) octets; RFC 5280 allows at most 20.")
             } else if serial.allSatisfy({ $0 == 0 }) {
-                fail("serial-zero", "\(who) has serial number zero, which RFC 5280 forbids.")
+                fail(.serialZero, "\(who) has serial number zero, which RFC 5280 forbids.")
             } else if let first = serial.first, first & 0x80 != 0 {
-                fail("serial-negative", "\(who) has a negative serial number, which RFC 5280 forbids.")
+                fail(.serialNegative, "\(who) has a negative serial number, which RFC 5280 forbids.")
             }
         }
         for name in certificate.malformedExtensions {
-            fail("malformed-extension", "\(who) has a malformed \(name) extension.")
+            fail(.malformedExtension, "\(who) has a malformed \(name) extension.")
         }
         if certificate.hasAuthorityKeyIdentifierWithoutKeyID {
-            fail("aki-without-keyid", "\(who) has an authority key identifier without the keyIdentifier field.")
+            fail(.authorityKeyIDWithoutKeyID, "\(who) has an authority key identifier without the keyIdentifier field.")
         }
     }
 
-    static func checkKey(_ certificate: Certificate, who: String, fail: (String, String) -> Void) {
-        let key = certificate.publicKeyInfo
+    static func checkKey(_ certificate: Certificate, who: String, fail: (ProfileRule, String) -> Void) {
+        let key = certificate.publicKey
         switch key.algorithm {
-        case "DSA":
-            fail("forbidden-key", "\(who) has a DSA key; the web PKI allows only RSA and ECDSA (P-256, P-384, P-521).")
-        case "RSA", "RSA-PSS":
+        case .dsa:
+            fail(.forbiddenKey, "\(who) has a DSA key; the web PKI allows only RSA and ECDSA (P-256, P-384, P-521).")
+        case .rsa, .rsaPSS:
             if key.bits % 8 != 0 {
-                fail("forbidden-key", "\(who) has an RSA modulus of \(key.bits) bits, not a multiple of 8.")
+                fail(.forbiddenKey, "\(who) has an RSA modulus of \(key.bits) bits, not a multiple of 8.")
             }
-        case "EC":
-            if let curve = key.curve, !["prime256v1", "secp384r1", "secp521r1"].contains(curve) {
-                fail("forbidden-key", "\(who) uses the EC curve \(curve); only P-256, P-384 and P-521 are allowed.")
+        case .ec:
+            if let curve = key.curve, !PublicKeyFacts.webPKICurves.contains(curve) {
+                fail(.forbiddenKey, "\(who) uses the EC curve \(curve); only P-256, P-384 and P-521 are allowed.")
             }
         default:
             break
         }
     }
 
-    static func checkLeaf(_ leaf: Certificate, who: String, purpose: TrustEvaluator.Purpose, fail: (String, String) -> Void) {
+    static func checkLeaf(_ leaf: Certificate, who: String, purpose: TrustEvaluator.Purpose, fail: (ProfileRule, String) -> Void) {
         if leaf.basicConstraints?.isCA == true {
-            fail("ca-as-leaf", "\(who) is a CA certificate (cA=TRUE); a server certificate must not be one.")
+            fail(.caAsLeaf, "\(who) is a CA certificate (cA=TRUE); a server certificate must not be one.")
         }
         if leaf.criticality(of: nidNameConstraints) != nil {
-            fail("nc-in-leaf", "\(who) carries name constraints, which only CA certificates may.")
+            fail(.nameConstraintsInLeaf, "\(who) carries name constraints, which only CA certificates may.")
         }
         if purpose == .serverAuth {
             if !leaf.hasExtendedKeyUsage {
-                fail("no-eku", "\(who) has no extended key usage; serverAuth is required.")
+                fail(.noExtendedKeyUsage, "\(who) has no extended key usage; serverAuth is required.")
             }
         }
         if leaf.criticality(of: nidExtendedKeyUsage) == true {
-            fail("critical-eku", "\(who) marks extended key usage critical, which the baseline requirements forbid.")
+            fail(.criticalExtendedKeyUsage, "\(who) marks extended key usage critical, which the baseline requirements forbid.")
         }
         if leaf.hasAnyExtendedKeyUsage {
-            fail("any-eku", "\(who) allows anyExtendedKeyUsage, which the baseline requirements forbid.")
+            fail(.anyExtendedKeyUsage, "\(who) allows anyExtendedKeyUsage, which the baseline requirements forbid.")
         }
         let sans = leaf.subjectAlternativeNames
         if leaf.criticality(of: nidSubjectAltName) == true && !leaf.subjectIsEmpty {
-            fail("critical-san", "\(who) marks its SAN extension critical although its subject is not empty.")
+            fail(.criticalSAN, "\(who) marks its SAN extension critical although its subject is not empty.")
         }
         for name in sans.dns {
             if !isPreferredNameSyntax(name) {
-                fail("invalid-dns-san", "\(who) has a malformed DNS name in its SANs: \"\(name)\".")
+                fail(.invalidDNSSAN, "\(who) has a malformed DNS name in its SANs: \"\(name)\".")
             } else if name.hasPrefix("*."), PublicSuffixList.shared.isPublicSuffix(String(name.dropFirst(2))) {
-                fail("public-suffix-wildcard", "\(who) has the wildcard \"\(name)\", which spans a public suffix.")
+                fail(.publicSuffixWildcard, "\(who) has the wildcard \"\(name)\", which spans a public suffix.")
             }
         }
         // CABF 7.1.4.3: a CN, if present, is a character-for-character copy of a SAN value.
         let ipTexts = sans.ip
         for commonName in leaf.commonNames where !(sans.dns.isEmpty && sans.ip.isEmpty) {
             if !sans.dns.contains(commonName) && !ipTexts.contains(commonName) {
-                fail("cn-not-in-san", "\(who)'s subject CN \"\(commonName)\" is not an exact copy of one of its SANs.")
+                fail(.commonNameNotInSAN, "\(who)'s subject CN \"\(commonName)\" is not an exact copy of one of its SANs.")
             }
         }
     }
 
-    static func checkCA(_ ca: Certificate, who: String, isAnchor: Bool, fail: (String, String) -> Void) {
+    static func checkCA(_ ca: Certificate, who: String, isAnchor: Bool, fail: (ProfileRule, String) -> Void) {
         if ca.criticality(of: nidNameConstraints) == false {
-            fail("noncritical-nc", "\(who) has name constraints not marked critical, as RFC 5280 requires.")
+            fail(.nonCriticalNameConstraints, "\(who) has name constraints not marked critical, as RFC 5280 requires.")
         }
         if ca.criticality(of: nidPolicyConstraints) == false {
-            fail("noncritical-pc", "\(who) has policy constraints not marked critical, as RFC 5280 requires.")
+            fail(.nonCriticalPolicyConstraints, "\(who) has policy constraints not marked critical, as RFC 5280 requires.")
         }
         if let nc = ca.nameConstraints {
             if nc.permittedCount == 0 && nc.excludedCount == 0 {
-                fail("empty-nc", "\(who) has name constraints with neither permitted nor excluded subtrees.")
+                fail(.emptyNameConstraints, "\(who) has name constraints with neither permitted nor excluded subtrees.")
             }
             for base in nc.permittedDNS + nc.excludedDNS where !base.isEmpty && !isPreferredNameSyntax(base, allowWildcard: false) {
-                fail("invalid-nc", "\(who) has a malformed DNS name constraint: \"\(base)\".")
+                fail(.invalidNameConstraint, "\(who) has a malformed DNS name constraint: \"\(base)\".")
             }
         }
         if isAnchor && ca.isSelfSigned && ca.hasExtendedKeyUsage {
-            fail("root-with-eku", "\(who) is a root with an extended key usage extension, which roots must not have.")
+            fail(.rootWithExtendedKeyUsage, "\(who) is a root with an extended key usage extension, which roots must not have.")
         }
     }
 
     /// A wildcard SAN (`*.example.com`) can name a host an issuer excludes (`bar.example.com`);
     /// OpenSSL compares the literal strings and misses it.
-    static func checkNameConstraints(leaf: Certificate, issuers: ArraySlice<Certificate>, fail: (String, String) -> Void) {
+    static func checkNameConstraints(leaf: Certificate, issuers: ArraySlice<Certificate>, fail: (ProfileRule, String) -> Void) {
         let wildcards = leaf.subjectAlternativeNames.dns.filter { $0.hasPrefix("*.") }.map { String($0.dropFirst(2)).lowercased() }
         guard !wildcards.isEmpty else { return }
         for issuer in issuers {
@@ -137,7 +137,7 @@ enum StrictProfile {
             for excluded in nc.excludedDNS.map({ $0.lowercased() }) {
                 let parent = excluded.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init)
                 if let parent, wildcards.contains(parent) {
-                    fail("nc-wildcard", "The server certificate's wildcard *.\(parent) covers \(excluded), which \(issuer.subject) excludes.")
+                    fail(.wildcardAcrossNameConstraint, "The server certificate's wildcard *.\(parent) covers \(excluded), which \(issuer.subject) excludes.")
                 }
             }
         }

@@ -32,7 +32,7 @@ extension TrustEvaluator {
                     throw CertificateError(.malformedCRL, "CRL \(index + 1) is not a valid PEM CRL.")
                 }
                 if vigil_crl_has_number(crl) != 1 {
-                    crlProblems.append(TrustReason(code: "profile-crl-without-number", message: "CRL \(index + 1) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
+                    crlProblems.append(TrustReason(code: ProfileRule.crlWithoutNumber.code, message: "CRL \(index + 1) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
                 }
                 _ = X509_STORE_add_crl(store, crl)
                 X509_CRL_free(crl)
@@ -57,7 +57,7 @@ extension TrustEvaluator {
 
         func verify(leaf: Certificate, untrusted: [Certificate], configuration: Configuration, time: Date, peerName: PeerName?) -> Run {
             guard let context = X509_STORE_CTX_new() else {
-                return Run(accepted: false, reasons: [TrustReason(code: "internal", message: "OpenSSL could not allocate a verification context.")], chain: [])
+                return Run(accepted: false, reasons: [TrustReason(code: .internalError, message: "OpenSSL could not allocate a verification context.")], chain: [])
             }
             defer { X509_STORE_CTX_free(context) }
             let stack = vigil_sk_X509_new()
@@ -66,7 +66,7 @@ extension TrustEvaluator {
 
             guard X509_STORE_CTX_init(context, store, leaf.storage.x509, OpaquePointer(stack)) == 1 else {
                 OpenSSLSupport.drainErrors()
-                return Run(accepted: false, reasons: [TrustReason(code: "internal", message: "OpenSSL could not start verification.")], chain: [])
+                return Run(accepted: false, reasons: [TrustReason(code: .internalError, message: "OpenSSL could not start verification.")], chain: [])
             }
             let parameters = X509_STORE_CTX_get0_param(context)
             // No PARTIAL_CHAIN: an anchor must be a root. Approved certificates are matched by
@@ -89,7 +89,7 @@ extension TrustEvaluator {
                 }
                 if ok != 1 {
                     OpenSSLSupport.drainErrors()
-                    nameError = TrustReason(code: "invalid-name", message: "\"\(peerName.value)\" is not a valid \(peerName.kind.rawValue) name to check against.")
+                    nameError = TrustReason(code: .invalidName, message: "\"\(peerName.value)\" is not a valid \(peerName.kind.rawValue) name to check against.")
                 }
             }
 

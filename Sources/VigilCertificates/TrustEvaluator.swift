@@ -73,7 +73,7 @@ public struct TrustEvaluator: Sendable {
     public func evaluate(_ chain: [Certificate], for peerName: PeerName?) -> TrustEvaluation {
         let time = configuration.time ?? Date()
         guard let leaf = chain.first else {
-            let reason = TrustReason(code: "no-certificate", message: "No certificate was presented.")
+            let reason = TrustReason(code: .noCertificate, message: "No certificate was presented.")
             return TrustEvaluation(verdict: .untrusted([reason]), chain: ChainSummary(sent: [], verified: [], rootSent: false, sentInOrder: true, missingIssuers: [], unusedSent: []), verifiedChain: [], time: time, peerName: peerName)
         }
         let run = store.verify(leaf: leaf, untrusted: Array(chain.dropFirst()), configuration: configuration, time: time, peerName: peerName)
@@ -87,15 +87,16 @@ public struct TrustEvaluator: Sendable {
         var notApplied: [TrustReason] = []
         if run.accepted || !reasons.isEmpty {
             let strict = StrictProfile.check(chain: run.chain, peerName: peerName, purpose: configuration.purpose, alreadyFound: reasons)
-            reasons += strict.filter { profile.profile == .webpki || !TrustProfile.isWebPKIOnly($0.code) }
-            notApplied = strict.filter { profile.profile == .rfc5280 && TrustProfile.isWebPKIOnly($0.code) }
+            let applies = { (reason: TrustReason) in ProfileRule.rule(for: reason.code)?.applies(in: profile.profile) ?? true }
+            reasons += strict.filter(applies)
+            notApplied = strict.filter { !applies($0) }
         }
         let verdict: TrustVerdict
         if run.accepted && reasons.isEmpty, let anchor = run.chain.last {
             verdict = .trusted(basis(for: anchor))
         } else {
             if reasons.isEmpty {
-                reasons.append(TrustReason(code: "not-verified", message: "OpenSSL did not verify the chain and gave no reason."))
+                reasons.append(TrustReason(code: .notVerified, message: "OpenSSL did not verify the chain and gave no reason."))
             }
             verdict = .untrusted(reasons)
         }
@@ -130,7 +131,7 @@ public struct TrustEvaluator: Sendable {
         let inOrder = sent.count < 2 || zip(sent, sent.dropFirst()).allSatisfy { $0.isIssued(byNameOf: $1) }
         let rootSent = sent.dropFirst().contains { $0.isSelfSigned } || (sent.count == 1 && sent[0].isSelfSigned)
         var missing: [String] = []
-        if reasons.contains(where: { $0.code == "unknown-issuer" }), let last = verified.last ?? sent.first, !last.isSelfSigned {
+        if reasons.contains(where: { $0.code == .unknownIssuer }), let last = verified.last ?? sent.first, !last.isSelfSigned {
             missing.append(last.issuer)
         }
         let unused = sent.indices.filter { !verified.contains(sent[$0]) }

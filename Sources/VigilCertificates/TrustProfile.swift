@@ -32,12 +32,4 @@ public enum TrustProfile: String, Sendable, Hashable, Codable {
         case nil: return Decision(profile: .rfc5280, why: "no anchor was found among the anchors you supplied")
         }
     }
-
-    /// The strict profile's rules that only the Baseline Requirements (or root programs) impose.
-    static let webPKIOnly: Set<String> = [
-        "profile-forbidden-key", "profile-no-eku", "profile-any-eku", "profile-critical-eku", "profile-cn-not-in-san",
-        "profile-public-suffix-wildcard", "profile-root-with-eku", "profile-critical-san",
-    ]
-
-    static func isWebPKIOnly(_ code: String) -> Bool { webPKIOnly.contains(code) }
 }

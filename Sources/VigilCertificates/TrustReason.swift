@@ -1,7 +1,7 @@
 /// One reason a chain is not trusted.
 public struct TrustReason: Codable, Sendable, Hashable, CustomStringConvertible {
     /// Vigil's stable identifier (for example `expired`, `hostname-mismatch`, `unknown-issuer`).
-    public var code: String
+    public var code: Code
     /// One sentence in plain words.
     public var message: String
     /// OpenSSL's verify error code (`X509_V_ERR_*`), nil for Vigil's own checks.
@@ -13,7 +13,7 @@ public struct TrustReason: Codable, Sendable, Hashable, CustomStringConvertible 
     /// Subject of that certificate.
     public var subject: String?
 
-    public init(code: String, message: String, opensslCode: Int? = nil, opensslMessage: String? = nil, depth: Int? = nil, subject: String? = nil) {
+    public init(code: Code, message: String, opensslCode: Int? = nil, opensslMessage: String? = nil, depth: Int? = nil, subject: String? = nil) {
         self.code = code
         self.message = message
         self.opensslCode = opensslCode

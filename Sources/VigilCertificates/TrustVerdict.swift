@@ -14,7 +14,7 @@ public enum TrustVerdict: Sendable, Hashable {
     /// True when a reason is that the leaf is not valid for the name asked (host name or IP
     /// address): such a certificate can never be approved for that name.
     public var isForAnotherName: Bool {
-        reasons.contains { $0.code == "hostname-mismatch" || $0.code == "ip-mismatch" }
+        reasons.contains { $0.code == .hostnameMismatch || $0.code == .ipMismatch }
     }
 
     /// Every reason the chain is untrusted (empty when trusted).

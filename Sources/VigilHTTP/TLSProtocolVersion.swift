@@ -34,7 +34,7 @@ extension TrustEvaluation {
     public func requiring(tls minimum: TLSProtocolVersion, negotiated: String) -> TrustEvaluation {
         if let version = TLSProtocolVersion(name: negotiated), version >= minimum { return self }
         let shown = negotiated.hasPrefix("TLSv") ? "TLS " + negotiated.dropFirst(4) : negotiated
-        let reason = TrustReason(code: ApprovalRule.tlsVersionCode,
+        let reason = TrustReason(code: .tlsVersion,
                                  message: "The connection uses \(shown), below the minimum TLS \(minimum.rawValue) (connection.minimum-tls-version).")
         var evaluation = self
         evaluation.verdict = .untrusted(verdict.reasons + [reason])

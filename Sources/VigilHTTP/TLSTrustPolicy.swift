@@ -62,7 +62,7 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
         var evaluation = evaluator.evaluate(chain, for: endpoint.peerName).requiring(pins: pins, for: endpoint, sent: chain)
         if let reviewed = reviewedLeaves.first(where: { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port })?.value,
            chain.first?.sha256Fingerprint != reviewed {
-            evaluation.verdict = .untrusted(evaluation.verdict.reasons + [TrustReason(code: "not-reviewed",
+            evaluation.verdict = .untrusted(evaluation.verdict.reasons + [TrustReason(code: .notReviewed,
                 message: "\(endpoint) presents another certificate than the one reviewed moments before (\(reviewed)).")])
             return .refused(evaluation)
         }

@@ -12,6 +12,13 @@ enum SettingsFileReader {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SettingsError(code, "\(what) \(path) cannot be read (permission denied?).")
         }
+        return try decode(data, source: source, name: path)
+    }
+
+    /// A settings document's bytes into flat keys; `name` is how messages call the file.
+    static func decode(_ data: Data, source: SettingsSource, name path: String) throws -> [String: JSONValue] {
+        let code: SettingsError.Code = source == .managed ? .brokenManagedFile : .brokenUserFile
+        let what = source == .managed ? "The managed configuration" : "The user settings file"
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return [:] }
         let document: JSONValue
         do {

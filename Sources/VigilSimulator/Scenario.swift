@@ -112,6 +112,11 @@ extension Scenario {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SimulatorError(.malformedFixture, "\(file): cannot be read.")
         }
+        return try decode(data, file: file)
+    }
+
+    /// Parses and checks a fixture's bytes; `file` is how errors name it.
+    static func decode(_ data: Data, file: String) throws -> Scenario {
         let scenario: Scenario
         do {
             scenario = try JSONDecoder().decode(Scenario.self, from: data)

@@ -112,7 +112,7 @@ extension Vigil {
             logger.privacy.notice("Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")", metadata: [
                 "tags": "tls",
                 "leaf": .privateHashed(chain.first?.sha256Fingerprint ?? ""),
-                "reasons": .public(evaluation.verdict.reasons.map(\.code).joined(separator: ",")),
+                "reasons": .public(evaluation.verdict.reasons.map(\.code.rawValue).joined(separator: ",")),
             ])
             let report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
             if json {

@@ -9,7 +9,7 @@ struct ApprovalRuleTests {
     func refusals(_ name: String, host: String = "127.0.0.1") throws -> [String] {
         let chain = try Certificate.load(path: TestPaths.testcert("\(name)-chain.pem"))
         let evaluation = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate(chain, for: PeerName(host: host))
-        return ApprovalRule.refusals(evaluation, sent: chain).map(\.code)
+        return ApprovalRule.refusals(evaluation, sent: chain).map(\.code.rawValue)
     }
 
     @Test(arguments: [
@@ -36,6 +36,6 @@ struct ApprovalRuleTests {
         let chain = try Certificate.load(path: cert)
         let evaluation = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate(chain, for: PeerName(host: "127.0.0.1"))
         // openssl req -x509 also marks it cA=TRUE: both are reasons.
-        #expect(ApprovalRule.refusals(evaluation, sent: chain).map(\.code).contains("weak-signature"))
+        #expect(ApprovalRule.refusals(evaluation, sent: chain).map(\.code.rawValue).contains("weak-signature"))
     }
 }

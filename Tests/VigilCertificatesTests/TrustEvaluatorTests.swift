@@ -35,7 +35,7 @@ struct TrustEvaluatorTests {
         let chain = try Certificate.load(path: TestPaths.testcert("\(name)-chain.pem"))
         let evaluation = evaluator.evaluate(chain, for: PeerName(host: host))
         #expect(evaluation.verdict.isTrusted == trusted, "\(name): \(evaluation.verdict.reasons.map(\.description))")
-        let codes = Set(evaluation.verdict.reasons.map(\.code))
+        let codes = Set(evaluation.verdict.reasons.map(\.code.rawValue))
         for reason in reasons {
             #expect(codes.contains(reason), "\(name) lacks \(reason): \(codes)")
         }
@@ -52,7 +52,7 @@ struct TrustEvaluatorTests {
         // Expired and for another address: both reasons.
         let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
         let chain = try Certificate.load(path: TestPaths.testcert("expired-chain.pem"))
-        let codes = evaluator.evaluate(chain, for: PeerName(host: "127.0.0.9")).verdict.reasons.map(\.code)
+        let codes = evaluator.evaluate(chain, for: PeerName(host: "127.0.0.9")).verdict.reasons.map(\.code.rawValue)
         #expect(codes.contains("expired"))
         #expect(codes.contains("ip-mismatch"))
     }
@@ -63,14 +63,14 @@ struct TrustEvaluatorTests {
         let evaluator = try TrustEvaluator(configuration: configuration)
         let expired = try Certificate.load(path: TestPaths.testcert("expired-chain.pem"))
         // In 2000 the "expired" leaf is inside its window, but the CAs (from 2025) are not yet valid.
-        let codes = evaluator.evaluate(expired, for: PeerName(host: "127.0.0.1")).verdict.reasons.map(\.code)
+        let codes = evaluator.evaluate(expired, for: PeerName(host: "127.0.0.1")).verdict.reasons.map(\.code.rawValue)
         #expect(!codes.contains("expired"))
         #expect(codes.contains("not-yet-valid"))
 
         configuration.time = ISO8601DateFormatter().date(from: "2150-06-01T00:00:00Z")
         let later = try TrustEvaluator(configuration: configuration)
         let valid = try Certificate.load(path: TestPaths.testcert("valid-127.0.0.1-chain.pem"))
-        #expect(later.evaluate(valid, for: PeerName(host: "127.0.0.1")).verdict.reasons.map(\.code).contains("expired"))
+        #expect(later.evaluate(valid, for: PeerName(host: "127.0.0.1")).verdict.reasons.map(\.code.rawValue).contains("expired"))
     }
 
     @Test func noCommonNameFallbackAndNoPartialWildcards() throws {
@@ -88,7 +88,7 @@ struct TrustEvaluatorTests {
         let chain = try Certificate.load(path: TestPaths.testcert("valid-127.0.0.1-chain.pem"))
         let evaluation = evaluator.evaluate(chain, for: PeerName(host: "127.0.0.1"))
         #expect(!evaluation.verdict.isTrusted)
-        #expect(evaluation.verdict.reasons.map(\.code).contains("unknown-issuer"))
+        #expect(evaluation.verdict.reasons.map(\.code.rawValue).contains("unknown-issuer"))
     }
 
     @Test func anchorsGivenInCode() throws {
@@ -104,7 +104,7 @@ struct TrustEvaluatorTests {
 
     @Test func emptyChainIsUntrustedNotAnError() throws {
         let evaluation = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate([], for: nil)
-        #expect(evaluation.verdict.reasons.map(\.code) == ["no-certificate"])
+        #expect(evaluation.verdict.reasons.map(\.code.rawValue) == ["no-certificate"])
     }
 
     @Test func missingCAFileThrows() {

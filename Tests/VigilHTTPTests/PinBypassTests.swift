@@ -17,6 +17,6 @@ struct PinBypassTests {
         let pins = PublicKeyPins(settingValues: ["127.0.0.1=\(genuine.spkiPin)"])
         let pinned = trusted.requiring(pins: pins, for: endpoint, sent: sent)
         #expect(!pinned.verdict.isTrusted)
-        #expect(pinned.verdict.reasons.map(\.code) == ["pin-mismatch"])
+        #expect(pinned.verdict.reasons.map(\.code.rawValue) == ["pin-mismatch"])
     }
 }

@@ -1,0 +1,1 @@
+../../../Tests/VigilFuzzTests/ParserTargets.swift
