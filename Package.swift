@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VigilCertificates", targets: ["VigilCertificates"]),
         .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
         .library(name: "VigilPaths", targets: ["VigilPaths"]),
+        .library(name: "VigilErrors", targets: ["VigilErrors"]),
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .library(name: "VigilLogging", targets: ["VigilLogging"]),
         .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
@@ -59,21 +60,23 @@ let package = Package(
         ),
         .target(
             name: "VigilCertificates",
-            dependencies: ["COpenSSL", "VigilRules"],
+            dependencies: ["VigilErrors", "COpenSSL", "VigilRules"],
             swiftSettings: strictSettings
         ),
         // Settings from environment, user file, managed file and defaults; no Vigil dependency.
         // XDG base directories, in one place (no dependencies: settings, store and CLI use it).
         .target(name: "VigilPaths", swiftSettings: strictSettings),
+        // The one error protocol (VigilError) every module's error struct conforms to.
+        .target(name: "VigilErrors", swiftSettings: strictSettings),
         .target(
             name: "VigilSettings",
-            dependencies: ["VigilRules", "VigilPaths", .product(name: "Configuration", package: "swift-configuration")],
+            dependencies: ["VigilErrors", "VigilRules", "VigilPaths", .product(name: "Configuration", package: "swift-configuration")],
             swiftSettings: strictSettings
         ),
         // Privacy-masking swift-log handler, writers, HTTP redaction.
         .target(
             name: "VigilLogging",
-            dependencies: [
+            dependencies: ["VigilErrors", 
                 "VigilPaths",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -82,7 +85,7 @@ let package = Package(
         ),
         .target(
             name: "VigilHTTP",
-            dependencies: [
+            dependencies: ["VigilErrors", 
                 "VigilCertificates", "VigilLogging", "VigilPaths", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -91,20 +94,20 @@ let package = Package(
         // The account-setup flow: certificate review, status, detection, ranking, Basic login.
         .target(
             name: "VigilCore",
-            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings", "VigilRules",
+            dependencies: ["VigilErrors", "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings", "VigilRules",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // Approved certificates and their audit trail, in SQLite through GRDB (system libsqlite3).
         .target(
             name: "VigilStore",
-            dependencies: ["VigilCertificates", "VigilPaths", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["VigilErrors", "VigilCertificates", "VigilPaths", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         // Authentication methods: detection and ranking (the methods themselves arrive with their issue).
         .target(
             name: "VigilAuth",
-            dependencies: ["VigilHTTP", "VigilLogging", "VigilSecrets", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["VigilErrors", "VigilHTTP", "VigilLogging", "VigilSecrets", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "JWTKit", package: "jwt-kit")],
             swiftSettings: strictSettings
         ),
@@ -116,14 +119,14 @@ let package = Package(
         // Secrets in the Secret Service keyring; a bottom module (imports no other Vigil module).
         .target(
             name: "VigilSecrets",
-            dependencies: ["CSecret"],
+            dependencies: ["VigilErrors", "CSecret"],
             swiftSettings: strictSettings
         ),
         // A real HTTPS server impersonating a cloud server. It must not import the client's trust
         // or auth code (VigilCertificates, VigilHTTP, VigilAuth): it is an independent check on them.
         .target(
             name: "VigilSimulator",
-            dependencies: [
+            dependencies: ["VigilErrors", 
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -140,13 +143,13 @@ let package = Package(
         // The one module that sees both sides; the simulator itself still imports no client code.
         .target(
             name: "VigilSuite",
-            dependencies: ["VigilCore", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
+            dependencies: ["VigilErrors", "VigilCore", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
                            "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "vigil",
-            dependencies: [
+            dependencies: ["VigilErrors", 
                 "VigilCertificates",
                 "VigilHTTP",
                 "VigilStore",
@@ -191,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "VigilLoggingTests",
             dependencies: [
-                "VigilLogging", "VigilTestSupport",
+                "VigilLogging", "VigilErrors", "VigilTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -1,38 +1,68 @@
+public import VigilErrors
+
 /// An OAuth2 login that did not complete. Never contains a code, token or verifier.
-public struct OAuth2Error: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+public struct OAuth2Error: VigilError, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a value that can grow without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case redirectListener = "redirect-listener"
+            case timeout = "timeout"
+            case refused = "refused"
+            case stateMismatch = "state-mismatch"
+            case invalidTokenResponse = "invalid-token-response"
+            case discoveryRejected = "discovery-rejected"
+            case issuerMismatch = "issuer-mismatch"
+            case registration = "registration"
+            case invalidIDToken = "invalid-id-token"
+            case unavailable = "unavailable"
+            case userMismatch = "user-mismatch"
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
         /// The loopback listener could not start.
-        case redirectListener = "redirect-listener"
+        public static let redirectListener = Code(.redirectListener)
         /// The browser did not come back in time.
-        case timeout
+        public static let timeout = Code(.timeout)
         /// The authorization server answered with an error (`error` in the redirect or the token answer).
-        case refused
+        public static let refused = Code(.refused)
         /// The `state` that came back is not the one sent: a forged or mixed-up response.
-        case stateMismatch = "state-mismatch"
+        public static let stateMismatch = Code(.stateMismatch)
         /// The token answer is not what RFC 6749 section 5.1 describes.
-        case invalidTokenResponse = "invalid-token-response"
+        public static let invalidTokenResponse = Code(.invalidTokenResponse)
         /// OpenID Connect: the provider's discovery document is unsafe to use (another issuer, an
         /// endpoint over plain http, no S256, no JWKS).
-        case discoveryRejected = "discovery-rejected"
+        public static let discoveryRejected = Code(.discoveryRejected)
         /// The authorization response names another issuer (RFC 9207): a mix-up.
-        case issuerMismatch = "issuer-mismatch"
+        public static let issuerMismatch = Code(.issuerMismatch)
         /// Dynamic client registration (RFC 7591) failed.
-        case registration
+        public static let registration = Code(.registration)
         /// The id_token failed validation (signature, algorithm, issuer, audience, expiry, nonce).
-        case invalidIDToken = "invalid-id-token"
+        public static let invalidIDToken = Code(.invalidIDToken)
         /// The provider is unavailable for now (5xx, 429): nothing was decided.
-        case unavailable
+        public static let unavailable = Code(.unavailable)
         /// The provider logged in another user than the one being added.
-        case userMismatch = "user-mismatch"
+        public static let userMismatch = Code(.userMismatch)
+
+        public var description: String { base.rawValue }
     }
 
     public var code: Code
     public var reason: String
+    public let file: String
+    public let line: Int
 
-    public init(_ code: Code, _ reason: String) {
+    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
+        self.file = file
+        self.line = line
     }
 
-    public var description: String { "oauth2: \(code.rawValue): \(reason)" }
+    public var description: String { "oauth2: \(code): \(reason)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var codeText: String { code.description }
 }

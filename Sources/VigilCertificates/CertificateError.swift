@@ -1,6 +1,8 @@
+public import VigilErrors
+
 /// An error reading or loading certificates (I/O or parse). Untrusted chains are not errors:
 /// they are a ``TrustVerdict``.
-public struct CertificateError: Error, Hashable, CustomStringConvertible, Sendable {
+public struct CertificateError: VigilError, Hashable, CustomStringConvertible, Sendable {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -53,4 +55,6 @@ public struct CertificateError: Error, Hashable, CustomStringConvertible, Sendab
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var codeText: String { code.description }
 }

@@ -369,14 +369,14 @@ public struct AccountSetup: Sendable {
             case .stateMismatch, .invalidTokenResponse, .discoveryRejected, .issuerMismatch, .invalidIDToken, .userMismatch:
                 throw AccountSetupError(.responseRejected, error.reason)
             case .registration: throw AccountSetupError(.configuration, error.reason)
-            case .redirectListener, .refused: throw AccountSetupError(.wrongCredentials, error.reason)
             case .unavailable: throw AccountSetupError(.maintenance, error.reason)
+            default: throw AccountSetupError(.wrongCredentials, error.reason)  // a listener that did not start, a refusal
             }
         } catch let error as AuthenticationError {
             switch error.code {
             case .noPassword: throw AccountSetupError(.noPassword, error.reason)
             case .configuration: throw AccountSetupError(.configuration, error.reason)
-            case .notOffered: throw AccountSetupError(.noUsableMethod, error.reason)
+            default: throw AccountSetupError(.noUsableMethod, error.reason)  // not offered
             }
         }
     }

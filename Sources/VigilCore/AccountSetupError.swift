@@ -1,49 +1,79 @@
+public import VigilErrors
 public import VigilHTTP
 
 /// Why an account was not added. The reason is for the user; it never contains a secret.
-public struct AccountSetupError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
+    /// What went wrong, as a value that can grow without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case invalidURL = "invalid-url"
+            case certificateRejected = "certificate-rejected"
+            case redirected = "redirected"
+            case notACloudServer = "not-a-cloud-server"
+            case maintenance = "maintenance"
+            case serverError = "server-error"
+            case keyringUnavailable = "keyring-unavailable"
+            case noUsableMethod = "no-usable-method"
+            case unsupportedMethod = "unsupported-method"
+            case noPassword = "no-password"
+            case wrongCredentials = "wrong-credentials"
+            case responseRejected = "response-rejected"
+            case duplicate = "duplicate"
+            case configuration = "configuration"
+            case policy = "policy"
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
         /// Not an https URL (plain HTTP is not offered for account setup).
-        case invalidURL = "invalid-url"
+        public static let invalidURL = Code(.invalidURL)
         /// The certificate is not trusted and was not approved (or cannot be: wrong host name).
-        case certificateRejected = "certificate-rejected"
+        public static let certificateRejected = Code(.certificateRejected)
         /// The server points elsewhere; reported, not followed.
-        case redirected
+        public static let redirected = Code(.redirected)
         /// The server does not answer like an ownCloud/OpenCloud server.
-        case notACloudServer = "not-a-cloud-server"
-        case maintenance
+        public static let notACloudServer = Code(.notACloudServer)
+        public static let maintenance = Code(.maintenance)
         /// The server lists the user's files but fails to serve one (an HTTP 5xx on a download).
-        case serverError = "server-error"
+        public static let serverError = Code(.serverError)
         /// No Secret Service to keep the secrets in (checked before anything is asked or sent).
-        case keyringUnavailable = "keyring-unavailable"
+        public static let keyringUnavailable = Code(.keyringUnavailable)
         /// No detected method is allowed by the settings.
-        case noUsableMethod = "no-usable-method"
+        public static let noUsableMethod = Code(.noUsableMethod)
         /// The method picked is not implemented yet.
-        case unsupportedMethod = "unsupported-method"
-        case noPassword = "no-password"
+        public static let unsupportedMethod = Code(.unsupportedMethod)
+        public static let noPassword = Code(.noPassword)
         /// The server refused the credentials (401/403), or the authorization server refused the login.
-        case wrongCredentials = "wrong-credentials"
+        public static let wrongCredentials = Code(.wrongCredentials)
         /// The login's answer failed one of Vigil's own checks (a forged or mixed-up authorization
         /// response, a malformed token response): refused before any token is kept.
-        case responseRejected = "response-rejected"
+        public static let responseRejected = Code(.responseRejected)
         /// The user already has an account on this server.
-        case duplicate
+        public static let duplicate = Code(.duplicate)
         /// A setting the chosen method needs is missing (an OAuth2 client id, say).
-        case configuration
+        public static let configuration = Code(.configuration)
         /// The administrator's settings forbid it (a locked server URL, plain HTTP forbidden).
-        case policy
+        public static let policy = Code(.policy)
+
+        public var description: String { base.rawValue }
     }
 
     public var code: Code
     public var reason: String
+    public let file: String
+    public let line: Int
     /// For ``Code/redirected``: where the server points.
     public var redirect: Redirect?
 
-    public init(_ code: Code, _ reason: String, redirect: Redirect? = nil) {
+    public init(_ code: Code, _ reason: String, redirect: Redirect? = nil, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
         self.redirect = redirect
+        self.file = file
+        self.line = line
     }
 
     public var description: String { reason }
+
+    public var codeText: String { code.description }
 }

@@ -1,8 +1,9 @@
 public import VigilCertificates
+public import VigilErrors
 
 /// An error reaching a server: resolution, connection, timeout, TLS handshake. Never contains a
 /// credential or a request body.
-public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
+public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidURL = "invalid-url"
@@ -60,4 +61,6 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible, Sendable {
     public var description: String { reason }
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var codeText: String { code.description }
 }

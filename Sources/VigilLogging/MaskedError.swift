@@ -1,4 +1,5 @@
 import Foundation
+import VigilErrors
 
 /// An error reduced to its domain and code: what masking lets through.
 public struct MaskedError: Error, CustomStringConvertible, Sendable {
@@ -6,9 +7,9 @@ public struct MaskedError: Error, CustomStringConvertible, Sendable {
     public let code: String
 
     public init(_ error: any Error) {
-        if let coded = error as? any LogCodedError {
+        if let coded = error as? any VigilError {
             domain = String(describing: type(of: error))
-            code = coded.logCode
+            code = coded.codeText
         } else {
             let bridged = error as NSError
             domain = bridged.domain
@@ -24,9 +25,4 @@ struct ScrubbedError: Error, CustomStringConvertible, Sendable {
     let text: String
     init(_ error: any Error) { text = SecretScrubber.scrub(String(describing: error)) }
     var description: String { text }
-}
-
-/// Errors with a stable code to log instead of their description (Vigil's error structs).
-public protocol LogCodedError: Error {
-    var logCode: String { get }
 }

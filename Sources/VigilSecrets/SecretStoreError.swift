@@ -1,28 +1,53 @@
+public import VigilErrors
+
 /// A secret store that could not do what was asked. The reason never contains a secret.
-public struct SecretStoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+public struct SecretStoreError: VigilError, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a value that can grow without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case unavailable = "unavailable"
+            case locked = "locked"
+            case denied = "denied"
+            case invalidKey = "invalidKey"
+            case invalidSecret = "invalidSecret"
+            case failed = "failed"
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
         /// No Secret Service answers (no D-Bus session, no keyring daemon).
-        case unavailable
+        public static let unavailable = Code(.unavailable)
         /// The keyring is locked and was not unlocked.
-        case locked
+        public static let locked = Code(.locked)
         /// The user dismissed the keyring's prompt.
-        case denied
+        public static let denied = Code(.denied)
         /// The account or kind is not acceptable (``SecretKey/init(account:kind:)``).
-        case invalidKey
+        public static let invalidKey = Code(.invalidKey)
         /// The secret is not acceptable (it contains a NUL byte, which the Secret Service's text
         /// interface cannot carry).
-        case invalidSecret
+        public static let invalidSecret = Code(.invalidSecret)
         /// Anything else the Secret Service reported.
-        case failed
+        public static let failed = Code(.failed)
+
+        public var description: String { base.rawValue }
     }
 
     public var code: Code
     public var reason: String
+    public let file: String
+    public let line: Int
 
-    public init(_ code: Code, _ reason: String) {
+    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
+        self.file = file
+        self.line = line
     }
 
-    public var description: String { "secret store: \(code.rawValue): \(reason)" }
+    public var description: String { "secret store: \(code): \(reason)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var codeText: String { code.description }
 }

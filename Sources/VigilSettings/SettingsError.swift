@@ -1,5 +1,7 @@
+public import VigilErrors
+
 /// A settings error that stops the program (a broken managed file) or a refused change.
-public struct SettingsError: Error, Hashable, CustomStringConvertible, Sendable {
+public struct SettingsError: VigilError, Hashable, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case brokenManagedFile = "broken-managed-file"
@@ -41,4 +43,6 @@ public struct SettingsError: Error, Hashable, CustomStringConvertible, Sendable 
     public var description: String { reason }
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var codeText: String { code.description }
 }

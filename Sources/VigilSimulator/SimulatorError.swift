@@ -1,5 +1,7 @@
+public import VigilErrors
+
 /// An error of the simulator: a malformed fixture, a refused address, a missing certificate.
-public struct SimulatorError: Error, Hashable, CustomStringConvertible, Sendable {
+public struct SimulatorError: VigilError, Hashable, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case malformedFixture = "malformed-fixture"
@@ -31,4 +33,6 @@ public struct SimulatorError: Error, Hashable, CustomStringConvertible, Sendable
     public var description: String { reason }
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var codeText: String { code.description }
 }

@@ -33,22 +33,22 @@ public struct VigilClient: SuiteClient {
             let report = try await check.connect(account, secrets: context.secrets, interaction: context.user)
             switch report.certificate {
             case .refused(let reasons):
-                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.rawValue, reasons.joined(separator: " "))
+                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.description, reasons.joined(separator: " "))
             case .changed(let reason):
-                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.rawValue, reason + " The user did not approve it; nothing was sent.")
+                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.description, reason + " The user did not approve it; nothing was sent.")
             case .unchanged, .renewed, .approvedAgain:
                 break
             }
             switch report.filesStatus {
             case 207? where report.downloadFailed:
-                return .failed(.error, code: AccountSetupError.Code.serverError.rawValue,
+                return .failed(.error, code: AccountSetupError.Code.serverError.description,
                                "\(account.server) lists the files but answered a download with HTTP \(report.downloadStatus.map(String.init) ?? "nothing").")
             case 207?:
                 return .added(account)
             case 401?, 403?:
-                return .failed(.error, code: AccountSetupError.Code.wrongCredentials.rawValue, "\(account.server) refused the stored credentials: log in again.")
+                return .failed(.error, code: AccountSetupError.Code.wrongCredentials.description, "\(account.server) refused the stored credentials: log in again.")
             default:
-                return .failed(.error, code: AccountSetupError.Code.notACloudServer.rawValue, "\(account.server) answered the files root with \(report.filesStatus.map(String.init) ?? "nothing").")
+                return .failed(.error, code: AccountSetupError.Code.notACloudServer.description, "\(account.server) answered the files root with \(report.filesStatus.map(String.init) ?? "nothing").")
             }
         } catch {
             return Self.classify(error)
@@ -90,11 +90,12 @@ public struct VigilClient: SuiteClient {
             switch error.code {
             case .certificateRejected, .redirected, .responseRejected, .invalidURL, .policy:
                 // Refused by Vigil's own checks; a server that says no (wrong credentials) is an error reported.
-                return .failed(.refused, code: error.code.rawValue, error.reason)
+                return .failed(.refused, code: error.code.description, error.reason)
             case .unsupportedMethod, .configuration, .noUsableMethod:
-                return .failed(.notImplemented, code: error.code.rawValue, error.reason)
-            case .notACloudServer, .maintenance, .serverError, .keyringUnavailable, .noPassword, .duplicate, .wrongCredentials:
-                return .failed(.error, code: error.code.rawValue, error.reason)
+                return .failed(.notImplemented, code: error.code.description, error.reason)
+            default:
+                // Not a cloud server, maintenance, a server error, no keyring, no password, a duplicate, wrong credentials.
+                return .failed(.error, code: error.code.description, error.reason)
             }
         case let error as HTTPError:
             let refused: Set<HTTPError.Code> = [.untrustedCertificate, .plainHTTPRefused]

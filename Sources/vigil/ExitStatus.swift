@@ -1,14 +1,9 @@
 import ArgumentParser
 import Foundation
-import VigilCertificates
 import VigilCore
-import VigilHTTP
+import VigilErrors
 import VigilLogging
 import VigilSecrets
-import VigilSettings
-import VigilSimulator
-import VigilStore
-import VigilSuite
 
 /// Exit codes, documented in docs/cli.md. The same for files and live hosts.
 enum ExitStatus {
@@ -49,13 +44,8 @@ enum ExitStatus {
         case let error as AccountSetupError:
             let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy]
             return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
-        case let error as HTTPError: return (error.reason, ExitStatus.error)
-        case let error as StoreError: return (error.reason, ExitStatus.error)
-        case let error as CertificateError: return (error.reason, ExitStatus.error)
-        case let error as SettingsError: return (error.reason, ExitStatus.error)
-        case let error as SuiteError: return (error.reason, ExitStatus.error)
-        case let error as SimulatorError: return (error.reason, ExitStatus.error)
         case let error as SecretStoreError: return ("the keyring: \(error.reason)", ExitStatus.error)
+        case let error as any VigilError: return (error.reason, ExitStatus.error)
         default: return ("\(error)", ExitStatus.error)
         }
     }

@@ -63,14 +63,22 @@ struct MutationTests {
 
     @Test func mutatedPEMNeverCrashes() throws {
         let text = try String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1-chain.pem"), encoding: .utf8)
+        #expect(try Certificate.parsePEM(text).count == 2, "the unmutated chain parses")
         var random = Generator(state: 42)
         let characters = Array(text)
+        var refused = 0
         for _ in 0..<500 {
             var mutated = characters
             for _ in 0..<(1 + random.next() % 3) {
                 mutated[Int(random.next() % UInt64(mutated.count))] = ["-", "=", "\n", "A", "/", "\u{0}", "é"][Int(random.next() % 7)]
             }
-            _ = try? Certificate.parsePEM(String(mutated))
+            // Parsed or refused with an error; either way each certificate that comes back is whole.
+            if let certificates = try? Certificate.parsePEM(String(mutated)) {
+                #expect(certificates.allSatisfy { !$0.sha256Fingerprint.isEmpty })
+            } else {
+                refused += 1
+            }
         }
+        #expect(refused > 0, "some mutations must break the PEM")
     }
 }

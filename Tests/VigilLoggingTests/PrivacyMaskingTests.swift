@@ -2,12 +2,20 @@ import Foundation
 import InMemoryLogging
 import Logging
 import Testing
+import VigilErrors
 import VigilLogging
 
 @Suite("Privacy masking")
 struct PrivacyMaskingTests {
     struct LoginFailed: Error, CustomStringConvertible { var description: String { "login for alice with \(Planted.password) failed" } }
-    struct Coded: LogCodedError { var logCode: String { "auth.rejected" } }
+    /// A Vigil error whose reason holds a secret: the masked log keeps its type and code only.
+    struct Coded: VigilError {
+        var codeText: String { "auth-rejected" }
+        var reason: String { "alice's password \(Planted.password) was refused" }
+        let file = #fileID
+        let line: Int = #line
+        var description: String { reason }
+    }
 
     @Test func privateValuesInMessagesAreMaskedAndPublicOnesShown() {
         let capture = Capture()
@@ -62,7 +70,7 @@ struct PrivacyMaskingTests {
         #expect(!capture.output.contains(Planted.password))
         #expect(!capture.output.contains("alice"))
         #expect(capture.output.contains("LoginFailed"))
-        #expect(capture.output.contains("auth.rejected"))
+        #expect(capture.output.contains("Coded auth-rejected"))
     }
 
     @Test func maskingOffShowsValuesSoTheseTestsCanFail() {

@@ -2,7 +2,7 @@ import Foundation
 import VigilCertificates
 
 /// The trust evaluator, made once: the test CA as the only anchor, a fixed time.
-nonisolated(unsafe) let evaluator: TrustEvaluator? = {
+let evaluator: TrustEvaluator? = {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("testcerts/ca-bundle.pem").path
     var configuration = TrustEvaluator.Configuration.caFiles([root])
