@@ -8,7 +8,7 @@ VIGIL := .build/debug/vigil
 simulate: build
 	@scripts/simulate-check.sh $(VIGIL)
 
-.PHONY: all bootstrap build demo test simulate install uninstall install-check limbo bench bench-simulator bench-account-check fuzz testcerts man clean
+.PHONY: all bootstrap build demo test simulate install uninstall install-check limbo bench bench-simulator bench-account-check fuzz format testcerts man clean
 
 all: build
 
@@ -25,6 +25,7 @@ demo: build
 # in a private D-Bus session with a GNOME Keyring of their own (the keyring tests need a real
 # Secret Service; scripts/keyring-session.sh).
 test: bootstrap
+	@scripts/code-health.sh
 	$(SWIFT) build --build-tests
 	@scripts/limbo.sh $(VIGIL)
 	@scripts/simulate-check.sh $(VIGIL)
@@ -46,6 +47,10 @@ bench-account-check: bootstrap
 # libFuzzer + AddressSanitizer on certificates and every parser of hostile input (FUZZ_SECONDS each, default 30).
 fuzz: bootstrap
 	@scripts/fuzz.sh
+
+# Formats the tree with swift-format and the committed .swift-format (make test lints it).
+format:
+	swift format format -i -r Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources Benchmarks/Package.swift Benchmarks/Benchmarks
 
 testcerts:
 	testcerts/generate.sh

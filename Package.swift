@@ -52,10 +52,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // The certificate rule language's parser: no dependencies, so that settings validate rules
+        // The certificate rule language's parser: only VigilErrors, so that settings validate rules
         // and certificates evaluate them.
         .target(
             name: "VigilRules",
+            dependencies: ["VigilErrors"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -76,7 +77,8 @@ let package = Package(
         // Privacy-masking swift-log handler, writers, HTTP redaction.
         .target(
             name: "VigilLogging",
-            dependencies: ["VigilErrors", 
+            dependencies: [
+                "VigilErrors",
                 "VigilPaths",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -85,7 +87,8 @@ let package = Package(
         ),
         .target(
             name: "VigilHTTP",
-            dependencies: ["VigilErrors", 
+            dependencies: [
+                "VigilErrors",
                 "VigilCertificates", "VigilLogging", "VigilPaths", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -94,8 +97,10 @@ let package = Package(
         // The account-setup flow: certificate review, status, detection, ranking, Basic login.
         .target(
             name: "VigilCore",
-            dependencies: ["VigilErrors", "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings", "VigilRules",
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "VigilErrors", "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings", "VigilRules",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // Approved certificates and their audit trail, in SQLite through GRDB (system libsqlite3).
@@ -107,8 +112,10 @@ let package = Package(
         // Authentication methods: detection and ranking (the methods themselves arrive with their issue).
         .target(
             name: "VigilAuth",
-            dependencies: ["VigilErrors", "VigilHTTP", "VigilLogging", "VigilSecrets", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "JWTKit", package: "jwt-kit")],
+            dependencies: [
+                "VigilErrors", "VigilHTTP", "VigilLogging", "VigilSecrets", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "JWTKit", package: "jwt-kit"),
+            ],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -126,7 +133,8 @@ let package = Package(
         // or auth code (VigilCertificates, VigilHTTP, VigilAuth): it is an independent check on them.
         .target(
             name: "VigilSimulator",
-            dependencies: ["VigilErrors", 
+            dependencies: [
+                "VigilErrors",
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -143,13 +151,16 @@ let package = Package(
         // The one module that sees both sides; the simulator itself still imports no client code.
         .target(
             name: "VigilSuite",
-            dependencies: ["VigilErrors", "VigilCore", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
-                           "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "VigilErrors", "VigilCore", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
+                "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "vigil",
-            dependencies: ["VigilErrors", 
+            dependencies: [
+                "VigilErrors",
                 "VigilCertificates",
                 "VigilHTTP",
                 "VigilStore",
@@ -182,8 +193,10 @@ let package = Package(
         // Replays the committed fuzz corpus (Fuzz/corpus/) through the parsers make fuzz searches.
         .testTarget(
             name: "VigilFuzzTests",
-            dependencies: ["VigilAuth", "VigilCore", "VigilHTTP", "VigilRules", "VigilSettings", "VigilSimulator", "VigilCertificates",
-                           "VigilTestSupport"],
+            dependencies: [
+                "VigilAuth", "VigilCore", "VigilHTTP", "VigilRules", "VigilSettings", "VigilSimulator", "VigilCertificates",
+                "VigilTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -202,8 +215,10 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilAuthTests",
-            dependencies: ["VigilAuth", "VigilHTTP", "VigilCertificates", "VigilSecrets", "VigilTestSupport", "VigilSimulator",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilSecrets", "VigilTestSupport", "VigilSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -237,8 +252,10 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilSuiteTests",
-            dependencies: ["VigilSuite", "VigilSimulator", "VigilCore", "VigilSecrets", "VigilStore", "VigilSettings", "VigilTestSupport",
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "VigilSuite", "VigilSimulator", "VigilCore", "VigilSecrets", "VigilStore", "VigilSettings", "VigilTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

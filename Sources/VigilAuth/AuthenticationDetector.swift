@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
-import VigilLogging
 public import VigilHTTP
+import VigilLogging
 
 /// Finds the authentication methods a server offers, without sending any credential:
 /// - a `PROPFIND` of the WebDAV endpoint, whose 401 names its schemes in `WWW-Authenticate`
@@ -59,8 +59,10 @@ public struct AuthenticationDetector: Sendable {
         } else if discovery.status == 200 {
             switch Self.validate(discovery.body, server: base) {
             case .success(let configuration):
-                detection.methods.insert(DetectedAuthenticationMethod(identifier: .openIDConnect, evidence: "OpenID Connect discovery names the issuer \(configuration.issuer).",
-                                                                      openIDConfiguration: configuration), at: 0)
+                detection.methods.insert(
+                    DetectedAuthenticationMethod(
+                        identifier: .openIDConnect, evidence: "OpenID Connect discovery names the issuer \(configuration.issuer).",
+                        openIDConfiguration: configuration), at: 0)
             case .failure(let problem):
                 detection.notes.append(problem.reason)
                 detection.rejectedOpenIDConnect = problem.reason
@@ -74,13 +76,15 @@ public struct AuthenticationDetector: Sendable {
     /// Discovery 1.0, section 4.3, against mix-up), and its endpoints are https URLs.
     static func validate(_ body: [UInt8], server: String) -> Result<OpenIDConfiguration, DetectionProblem> {
         guard let configuration = try? JSONDecoder().decode(OpenIDConfiguration.self, from: Data(body)) else {
-            return .failure(DetectionProblem(reason: "The OpenID Connect discovery document is not valid JSON with issuer, authorization_endpoint and token_endpoint."))
+            return .failure(
+                DetectionProblem(reason: "The OpenID Connect discovery document is not valid JSON with issuer, authorization_endpoint and token_endpoint."))
         }
         let issuer = configuration.issuer.hasSuffix("/") ? String(configuration.issuer.dropLast()) : configuration.issuer
         guard issuer == server else {
             return .failure(DetectionProblem(reason: "The OpenID Connect issuer \(configuration.issuer) is not this server (\(server))."))
         }
-        let endpoints = [configuration.authorizationEndpoint, configuration.tokenEndpoint]
+        let endpoints =
+            [configuration.authorizationEndpoint, configuration.tokenEndpoint]
             + [configuration.jwksURI, configuration.registrationEndpoint, configuration.userinfoEndpoint, configuration.revocationEndpoint].compactMap { $0 }
         guard endpoints.allSatisfy({ $0.lowercased().hasPrefix("https://") }) else {
             return .failure(DetectionProblem(reason: "The OpenID Connect discovery document names an endpoint that is not https."))

@@ -49,8 +49,10 @@ public struct AuthenticationLogin: Sendable {
     /// Seconds the access token lives, as the server said.
     public var expiresIn: Int?
 
-    public init(secrets: [SecretKey.Kind: Secret], authorization: Secret, refusal: String, clientID: String? = nil,
-                tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, expiresIn: Int? = nil) {
+    public init(
+        secrets: [SecretKey.Kind: Secret], authorization: Secret, refusal: String, clientID: String? = nil,
+        tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, expiresIn: Int? = nil
+    ) {
         self.secrets = secrets
         self.authorization = authorization
         self.refusal = refusal
@@ -106,7 +108,9 @@ public struct AuthenticationMethods: Sendable {
     /// other registered method that finds itself offered (a plug-in's own ``AuthenticationMethod/isOffered(by:)``).
     public func offered(by detection: AuthenticationDetection) -> [AuthenticationMethodIdentifier] {
         let named = detection.methods.map(\.identifier).filter { methods[$0]?.isOffered(by: detection) ?? false }
-        let others = methods.values.filter { !named.contains($0.identifier) && $0.isOffered(by: detection) }.map(\.identifier).sorted { $0.rawValue < $1.rawValue }
+        let others = methods.values.filter { !named.contains($0.identifier) && $0.isOffered(by: detection) }.map(\.identifier).sorted {
+            $0.rawValue < $1.rawValue
+        }
         return named + others
     }
 }

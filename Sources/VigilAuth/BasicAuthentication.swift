@@ -14,8 +14,9 @@ public struct BasicAuthentication: AuthenticationMethod {
         guard let password = await interaction.password(user: context.user, server: context.server), !password.isEmpty else {
             throw AuthenticationError(.noPassword, "No password was given.")
         }
-        return AuthenticationLogin(secrets: [.password: password], authorization: Secret(Self.header(user: context.user, password: password)),
-                                   refusal: "\(context.server) refused the user name or password.")
+        return AuthenticationLogin(
+            secrets: [.password: password], authorization: Secret(Self.header(user: context.user, password: password)),
+            refusal: "\(context.server) refused the user name or password.")
     }
 
     public func authorization(user: String, secrets: [SecretKey.Kind: Secret]) -> String? {

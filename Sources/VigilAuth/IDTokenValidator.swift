@@ -89,8 +89,9 @@ public struct IDTokenValidator: Sendable {
         }
         let candidates = keys.filter { kid == nil ? keys.count == 1 : $0.kid == kid }
         guard let key = candidates.first else {
-            throw Self.invalid(kid.map { "its key id \(SafeKID.shown($0)) is not in the provider's JWKS, even fetched again" }
-                               ?? "it names no key id, and the provider's JWKS has several keys")
+            throw Self.invalid(
+                kid.map { "its key id \(SafeKID.shown($0)) is not in the provider's JWKS, even fetched again" }
+                    ?? "it names no key id, and the provider's JWKS has several keys")
         }
         if let keyAlgorithm = key.alg, keyAlgorithm != algorithm {
             throw Self.invalid("its algorithm \(algorithm) is not the one its key is for (\(keyAlgorithm))")
@@ -130,7 +131,8 @@ public struct IDTokenValidator: Sendable {
     static func header(of token: String) throws -> [String: Any] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let data = base64URLDecoded(String(parts[0])),
-              let header = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            let header = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else {
             throw invalid("it is not a signed JWT (three base64url parts)")
         }
         return header
@@ -153,7 +155,8 @@ public struct IDTokenValidator: Sendable {
             // jwt-kit keeps keys by kid: one without gets a name of Vigil's (never matched by a token's kid).
             if entry["kid"] == nil { entry["kid"] = "vigil-unnamed-\(index)" }
             guard let type = entry["kty"] as? String, ["RSA", "EC", "OKP"].contains(type), (entry["use"] as? String ?? "sig") == "sig",
-                  let data = try? JSONSerialization.data(withJSONObject: entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data) else { return nil }
+                let data = try? JSONSerialization.data(withJSONObject: entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data)
+            else { return nil }
             return Key(kid: original["kid"] as? String, alg: entry["alg"] as? String, jwk: jwk)
         }
     }

@@ -58,7 +58,10 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
             let left = deadline - ContinuousClock.now
             guard left > .zero else {
                 if ignored > 0 {
-                    throw OAuth2Error(.stateMismatch, "\(ignored) authorization response(s) with another state than Vigil sent came back and were ignored; the login's own answer did not come in time.")
+                    throw OAuth2Error(
+                        .stateMismatch,
+                        "\(ignored) authorization response(s) with another state than Vigil sent came back and were ignored; the login's own answer did not come in time."
+                    )
                 }
                 throw OAuth2Error(.timeout, "The browser did not come back within the time allowed.")
             }
@@ -76,10 +79,14 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
             }
             if let state, !OAuth2Login.constantTimeEqual(query["state"] ?? "", state) {
                 ignored += 1
-                Self.answer(client, status: "400 Bad Request", body: "This answer is not for the login Vigil is waiting for, and was ignored. Finish the login in the window Vigil opened.")
+                Self.answer(
+                    client, status: "400 Bad Request",
+                    body: "This answer is not for the login Vigil is waiting for, and was ignored. Finish the login in the window Vigil opened.")
                 continue
             }
-            let body = query["error"] == nil ? "Vigil received the authorization. You can close this window and go back to the terminal."
+            let body =
+                query["error"] == nil
+                ? "Vigil received the authorization. You can close this window and go back to the terminal."
                 : "The authorization was refused. Close this window; the terminal says what happened."
             Self.answer(client, status: "200 OK", body: body)
             return query
@@ -117,7 +124,8 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
 
     static func answer(_ client: Int32, status: String, body: String) {
         let page = "<!DOCTYPE html><html><head><title>Vigil</title></head><body><p>\(body)</p></body></html>"
-        let response = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(page.utf8.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n\(page)"
+        let response =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(page.utf8.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n\(page)"
         _ = response.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
     }
 }

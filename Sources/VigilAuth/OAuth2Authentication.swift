@@ -14,8 +14,9 @@ public struct OAuth2Authentication: AuthenticationMethod {
         guard let clientID = settings.oauth2ClientID, !clientID.isEmpty else {
             throw AuthenticationError(.configuration, "OAuth2 needs a client id registered on the server: set authentication-oauth2.oa2-client-id.")
         }
-        var login = OAuth2Login(client: context.client, authorizationEndpoint: "\(context.server)/\(settings.oauth2AuthorizationPath)",
-                                tokenEndpoint: "\(context.server)/\(settings.oauth2TokenPath)", clientID: clientID)
+        var login = OAuth2Login(
+            client: context.client, authorizationEndpoint: "\(context.server)/\(settings.oauth2AuthorizationPath)",
+            tokenEndpoint: "\(context.server)/\(settings.oauth2TokenPath)", clientID: clientID)
         login.timeout = settings.browserTimeout
         login.redirectPort = settings.redirectPort
         login.clientAuthentication = OAuth2ClientAuthentication.choose(secret: settings.oauth2ClientSecret, supported: nil)
@@ -29,11 +30,14 @@ public struct OAuth2Authentication: AuthenticationMethod {
     }
 
     /// Tokens as a login: the access token proves them, both go to the keyring.
-    static func login(_ tokens: OAuth2Tokens, user: String, server: String, clientID: String, tokenEndpoint: String, revocationEndpoint: String?) -> AuthenticationLogin {
+    static func login(_ tokens: OAuth2Tokens, user: String, server: String, clientID: String, tokenEndpoint: String, revocationEndpoint: String?)
+        -> AuthenticationLogin
+    {
         var secrets: [SecretKey.Kind: Secret] = [.accessToken: tokens.accessToken]
         if let refresh = tokens.refreshToken { secrets[.refreshToken] = refresh }
-        return AuthenticationLogin(secrets: secrets, authorization: tokens.accessToken.withValue { Secret("Bearer \($0)") },
-                                   refusal: "The token from the browser login does not open \(user)'s files on \(server): was another user logged in?",
-                                   clientID: clientID, tokenEndpoint: tokenEndpoint, revocationEndpoint: revocationEndpoint, expiresIn: tokens.expiresIn)
+        return AuthenticationLogin(
+            secrets: secrets, authorization: tokens.accessToken.withValue { Secret("Bearer \($0)") },
+            refusal: "The token from the browser login does not open \(user)'s files on \(server): was another user logged in?",
+            clientID: clientID, tokenEndpoint: tokenEndpoint, revocationEndpoint: revocationEndpoint, expiresIn: tokens.expiresIn)
     }
 }

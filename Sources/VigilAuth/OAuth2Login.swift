@@ -67,7 +67,8 @@ public struct OAuth2Login: Sendable {
             throw OAuth2Error(.refused, "The authorization response carries no code.")
         }
         let tokenResponse = try await OAuth2TokenClient(client: client, clientID: clientID, authentication: clientAuthentication)
-            .post(tokenEndpoint, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI), ("code_verifier", pkce.verifier)])
+            .post(
+                tokenEndpoint, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI), ("code_verifier", pkce.verifier)])
         return try Self.tokens(from: tokenResponse)
     }
 
@@ -79,11 +80,13 @@ public struct OAuth2Login: Sendable {
             throw OAuth2Error(.refused, "The token endpoint refused the code: \(error).")
         }
         guard let object, let access = object["access_token"] as? String, !access.isEmpty,
-              let type = object["token_type"] as? String, type.lowercased() == "bearer" else {
+            let type = object["token_type"] as? String, type.lowercased() == "bearer"
+        else {
             throw OAuth2Error(.invalidTokenResponse, "The token endpoint's answer has no Bearer access_token.")
         }
-        return OAuth2Tokens(accessToken: Secret(access), refreshToken: (object["refresh_token"] as? String).map(Secret.init),
-                            tokenType: type, expiresIn: object["expires_in"] as? Int, idToken: (object["id_token"] as? String).map(Secret.init))
+        return OAuth2Tokens(
+            accessToken: Secret(access), refreshToken: (object["refresh_token"] as? String).map(Secret.init),
+            tokenType: type, expiresIn: object["expires_in"] as? Int, idToken: (object["id_token"] as? String).map(Secret.init))
     }
 
     static func form(_ items: [(String, String)]) -> String {

@@ -57,7 +57,9 @@ public struct OAuth2TokenClient: Sendable {
 
     func post(_ url: String, _ items: [(String, String)]) async throws -> HTTPResponse {
         var form = items
-        var headers: [(name: String, value: String)] = [(name: "Content-Type", value: "application/x-www-form-urlencoded"), (name: "Accept", value: "application/json")]
+        var headers: [(name: String, value: String)] = [
+            (name: "Content-Type", value: "application/x-www-form-urlencoded"), (name: "Accept", value: "application/json"),
+        ]
         switch authentication {
         case .none:
             form.append(("client_id", clientID))

@@ -22,11 +22,13 @@ public struct OpenIDConnectAuthentication: AuthenticationMethod {
         login.redirectPort = settings.redirectPort
         login.clientSecret = settings.oauth2ClientSecret
         login.newTokenRetryDelays = settings.newTokenRetryDelays
-        await interaction.progress("Log in as \(context.user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
+        await interaction.progress(
+            "Log in as \(context.user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
         let result = try await login.login(user: context.user) { url in await interaction.openBrowser(url) }
         await interaction.progress("The id_token is valid: \(result.claims.userName), issued by \(result.claims.iss) to client \(result.clientID).")
-        return OAuth2Authentication.login(result.tokens, user: context.user, server: context.server, clientID: result.clientID,
-                                          tokenEndpoint: configuration.tokenEndpoint, revocationEndpoint: configuration.revocationEndpoint)
+        return OAuth2Authentication.login(
+            result.tokens, user: context.user, server: context.server, clientID: result.clientID,
+            tokenEndpoint: configuration.tokenEndpoint, revocationEndpoint: configuration.revocationEndpoint)
     }
 
     /// The same Bearer access token as OAuth2.

@@ -64,7 +64,9 @@ public struct OpenIDConnectLogin: Sendable {
         }
         // RFC 9207: an authorization response that names another issuer came from another provider.
         if let issuer = answer["iss"], issuer != configuration.issuer {
-            throw OAuth2Error(.issuerMismatch, "The authorization response comes from another issuer (\(issuer)) than \(configuration.issuer): a mix-up; nothing is exchanged.")
+            throw OAuth2Error(
+                .issuerMismatch,
+                "The authorization response comes from another issuer (\(issuer)) than \(configuration.issuer): a mix-up; nothing is exchanged.")
         }
         if answer["iss"] == nil, configuration.authorizationResponseIssParameterSupported == true {
             throw OAuth2Error(.issuerMismatch, "The provider promises an iss in its authorization responses (RFC 9207), and this one has none.")
@@ -75,8 +77,12 @@ public struct OpenIDConnectLogin: Sendable {
         guard let code = answer["code"], !code.isEmpty else { throw OAuth2Error(.refused, "The authorization response carries no code.") }
 
         let tokenResponse = try await OAuth2TokenClient(client: client, clientID: clientID, authentication: authentication(for: clientID))
-            .post(configuration.tokenEndpoint, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI),
-                                                ("code_verifier", pkce.verifier)])
+            .post(
+                configuration.tokenEndpoint,
+                [
+                    ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI),
+                    ("code_verifier", pkce.verifier),
+                ])
         let tokens = try OAuth2Login.tokens(from: tokenResponse)
         guard let idToken = tokens.idToken else {
             throw OAuth2Error(.invalidIDToken, "The token response has no id_token: this is OAuth2, not OpenID Connect; the tokens are discarded.")
@@ -103,7 +109,9 @@ public struct OpenIDConnectLogin: Sendable {
     /// methods at all) and a JWKS to check id_tokens with.
     static func check(_ configuration: OpenIDConfiguration) throws {
         if let methods = configuration.codeChallengeMethodsSupported, !methods.contains("S256") {
-            throw OAuth2Error(.discoveryRejected, "The provider does not offer PKCE with S256 (it lists \(methods.joined(separator: ", "))); Vigil does not log in without it.")
+            throw OAuth2Error(
+                .discoveryRejected,
+                "The provider does not offer PKCE with S256 (it lists \(methods.joined(separator: ", "))); Vigil does not log in without it.")
         }
         guard let jwks = configuration.jwksURI, jwks.lowercased().hasPrefix("https://") else {
             throw OAuth2Error(.discoveryRejected, "The provider names no https jwks_uri: id_tokens could not be checked.")
@@ -111,18 +119,24 @@ public struct OpenIDConnectLogin: Sendable {
         // What Vigil itself sends or trusts (the code and verifier, tokens, the keys) goes only to
         // the server whose certificate the user reviewed; another host would get no review.
         let origin = Self.origin(configuration.issuer)
-        let named = [("token_endpoint", configuration.tokenEndpoint), ("jwks_uri", jwks)]
-            + [("registration_endpoint", configuration.registrationEndpoint), ("userinfo_endpoint", configuration.userinfoEndpoint),
-               ("revocation_endpoint", configuration.revocationEndpoint)].compactMap { name, url in url.map { (name, $0) } }
+        let named =
+            [("token_endpoint", configuration.tokenEndpoint), ("jwks_uri", jwks)]
+            + [
+                ("registration_endpoint", configuration.registrationEndpoint), ("userinfo_endpoint", configuration.userinfoEndpoint),
+                ("revocation_endpoint", configuration.revocationEndpoint),
+            ].compactMap { name, url in url.map { (name, $0) } }
         for (name, url) in named where origin == nil || Self.origin(url) != origin {
-            throw OAuth2Error(.discoveryRejected, "The provider's \(name) (\(url)) is not on the server reviewed (\(configuration.issuer)); Vigil sends nothing to a host it has not reviewed.")
+            throw OAuth2Error(
+                .discoveryRejected,
+                "The provider's \(name) (\(url)) is not on the server reviewed (\(configuration.issuer)); Vigil sends nothing to a host it has not reviewed.")
         }
     }
 
     /// `https://host:port` of an https URL (port 443 when none is given); nil otherwise.
     static func origin(_ url: String) -> String? {
         guard let parts = URLComponents(string: url), parts.scheme?.lowercased() == "https", let host = parts.host?.lowercased(), !host.isEmpty,
-              parts.user == nil, parts.password == nil else { return nil }
+            parts.user == nil, parts.password == nil
+        else { return nil }
         return "https://\(host):\(parts.port ?? 443)"
     }
 
@@ -133,19 +147,23 @@ public struct OpenIDConnectLogin: Sendable {
                 "client_name": "Vigil", "application_type": "native", "redirect_uris": [redirectURI],
                 "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"], "token_endpoint_auth_method": "none",
             ]
-            let answer = try await client.send(HTTPRequest(method: "POST", url: registration,
-                                                           headers: [(name: "Content-Type", value: "application/json"), (name: "Accept", value: "application/json")],
-                                                           body: Array(try JSONSerialization.data(withJSONObject: body))))
+            let answer = try await client.send(
+                HTTPRequest(
+                    method: "POST", url: registration,
+                    headers: [(name: "Content-Type", value: "application/json"), (name: "Accept", value: "application/json")],
+                    body: Array(try JSONSerialization.data(withJSONObject: body))))
             if let redirect = answer.redirect { throw OAuth2Error(.registration, "Client registration redirects to \(redirect.location); not followed.") }
             guard answer.status == 201 || answer.status == 200,
-                  let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
-                  let id = object["client_id"] as? String, !id.isEmpty else {
+                let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+                let id = object["client_id"] as? String, !id.isEmpty
+            else {
                 throw OAuth2Error(.registration, "The provider refused to register Vigil as a client (HTTP \(answer.status)).")
             }
             return id
         }
         guard let clientID, !clientID.isEmpty else {
-            throw OAuth2Error(.registration, "The provider offers no client registration: set authentication-oauth2.oa2-client-id to the client registered for Vigil.")
+            throw OAuth2Error(
+                .registration, "The provider offers no client registration: set authentication-oauth2.oa2-client-id to the client registered for Vigil.")
         }
         return clientID
     }
@@ -166,7 +184,9 @@ public struct OpenIDConnectLogin: Sendable {
         }
         let (answer, tries) = try await client.send(request, retryingAfter: newTokenRetryDelays, when: { $0.status == 401 })
         if let redirect = answer.redirect { throw OAuth2Error(.discoveryRejected, "Fetching userinfo redirects to \(redirect.location); not followed.") }
-        guard answer.status == 200 else { throw OAuth2Error(.refused, "The provider answered userinfo with HTTP \(answer.status)" + (tries > 1 ? " (\(tries) tries)." : ".")) }
+        guard answer.status == 200 else {
+            throw OAuth2Error(.refused, "The provider answered userinfo with HTTP \(answer.status)" + (tries > 1 ? " (\(tries) tries)." : "."))
+        }
         let body = answer.body
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], let sub = object["sub"] as? String else {
             throw OAuth2Error(.invalidIDToken, "The userinfo answer has no subject.")

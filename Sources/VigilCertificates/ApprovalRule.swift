@@ -37,7 +37,8 @@ public enum ApprovalRule {
             certificates.append((certificate, CertificateRole(position: index, of: certificate)))
         }
         for (index, certificate) in evaluation.verifiedChain.enumerated() where seen.insert(certificate.sha256Fingerprint).inserted {
-            certificates.append((certificate, CertificateRole(position: index, of: certificate, isAnchor: index == evaluation.verifiedChain.count - 1 && index > 0)))
+            certificates.append(
+                (certificate, CertificateRole(position: index, of: certificate, isAnchor: index == evaluation.verifiedChain.count - 1 && index > 0)))
         }
         for (certificate, role) in certificates {
             let summary = certificate.summary(at: evaluation.time, role: role)
@@ -47,7 +48,8 @@ public enum ApprovalRule {
             if !isJudged {
                 refusals.append(Refusal(code: .weakKey, message: "\(who) has a key Vigil cannot judge (\(key.algorithm.name)); it cannot be approved."))
             } else if (key.algorithm.isFiniteField && key.bits < 2048) || (key.algorithm == .ec && key.bits < 224) {
-                refusals.append(Refusal(code: .weakKey, message: "\(who) has a \(key.bits)-bit \(key.algorithm.name) key, which can be broken; it cannot be approved."))
+                refusals.append(
+                    Refusal(code: .weakKey, message: "\(who) has a \(key.bits)-bit \(key.algorithm.name) key, which can be broken; it cannot be approved."))
             }
             // The digest as OpenSSL reads it, parameters included (RSASSA-PSS names its hash only
             // there); a digest it cannot name, or one under 112 bits of security, is weak too.
@@ -55,10 +57,18 @@ public enum ApprovalRule {
             let digest = certificate.signatureDigestFacts
             // Ed25519 has no separate digest but 128 bits; 0 bits means OpenSSL could not tell.
             if !isRootSelfSignature, digest.kind == .sha1 || digest.kind == .broken || digest.securityBits < 112 {
-                refusals.append(Refusal(code: .weakSignature, message: "\(who) is signed with \(summary.signatureAlgorithm) (digest \(digest.name ?? "unknown")), which can be forged; it cannot be approved."))
+                refusals.append(
+                    Refusal(
+                        code: .weakSignature,
+                        message:
+                            "\(who) is signed with \(summary.signatureAlgorithm) (digest \(digest.name ?? "unknown")), which can be forged; it cannot be approved."
+                    ))
             }
             if role == .leaf, summary.basicConstraints?.isCA == true {
-                refusals.append(Refusal(code: .caAsLeaf, message: "The server's certificate is a CA certificate (cA=TRUE); a server must not use one, and it cannot be approved."))
+                refusals.append(
+                    Refusal(
+                        code: .caAsLeaf,
+                        message: "The server's certificate is a CA certificate (cA=TRUE); a server must not use one, and it cannot be approved."))
             }
         }
         return refusals

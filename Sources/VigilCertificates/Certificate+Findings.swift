@@ -45,10 +45,13 @@ extension Certificate {
             findings.append(.init(.caAsLeaf, .warning, "A CA certificate (basicConstraints cA=TRUE) is used as a server certificate."))
         }
         if role == .leaf && !summary.isSelfSigned && v.lifetimeDays > Self.maximumLeafLifetimeDays {
-            findings.append(.init(.longLifetime, .info, "Valid for \(v.lifetimeDays) days, more than the \(Self.maximumLeafLifetimeDays) public CAs may issue."))
+            findings.append(
+                .init(.longLifetime, .info, "Valid for \(v.lifetimeDays) days, more than the \(Self.maximumLeafLifetimeDays) public CAs may issue."))
         }
         if role == .leaf, let peerName, matchesOnlyThroughCommonName(peerName) {
-            findings.append(.init(.hostnameOnlyInCommonName, .critical, "\(peerName.value) appears only in the subject CN, not in the SANs; Vigil does not accept CN names."))
+            findings.append(
+                .init(
+                    .hostnameOnlyInCommonName, .critical, "\(peerName.value) appears only in the subject CN, not in the SANs; Vigil does not accept CN names."))
         }
         return findings.sorted { $0.severity > $1.severity }
     }

@@ -152,9 +152,11 @@ extension Certificate {
                 facts.curve = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             }
         case EVP_PKEY_ED25519:
-            facts.algorithm = .ed25519; facts.bits = 256
+            facts.algorithm = .ed25519
+            facts.bits = 256
         case EVP_PKEY_ED448:
-            facts.algorithm = .ed448; facts.bits = 456
+            facts.algorithm = .ed448
+            facts.bits = 456
         case EVP_PKEY_DSA:
             facts.algorithm = .dsa
         default:

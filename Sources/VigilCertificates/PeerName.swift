@@ -2,7 +2,11 @@ import Foundation
 
 /// The name a certificate must be valid for: a DNS name, an IP address or an email address.
 public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable, Codable { case dns = "DNS", ip = "IP", email = "RFC822" }
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case dns = "DNS"
+        case ip = "IP"
+        case email = "RFC822"
+    }
     public var kind: Kind
     public var value: String
 

@@ -71,7 +71,10 @@ struct ProfileRule: Sendable, Hashable {
     static let serialZero = ProfileRule("serial-zero", .rfc5280)
 
     static let all: [ProfileRule] = [
-        authorityKeyIDWithoutKeyID, anyExtendedKeyUsage, caAsLeaf, commonNameNotInSAN, criticalExtendedKeyUsage, criticalSAN, crlWithoutNumber, emptyNameConstraints, forbiddenKey, invalidDNSSAN, invalidNameConstraint, malformedExtension, nameConstraintsInLeaf, wildcardAcrossNameConstraint, noExtendedKeyUsage, nonCriticalNameConstraints, nonCriticalPolicyConstraints, publicSuffixWildcard, rootWithExtendedKeyUsage, serialNegative, serialTooLong, serialZero,
+        authorityKeyIDWithoutKeyID, anyExtendedKeyUsage, caAsLeaf, commonNameNotInSAN, criticalExtendedKeyUsage, criticalSAN, crlWithoutNumber,
+        emptyNameConstraints, forbiddenKey, invalidDNSSAN, invalidNameConstraint, malformedExtension, nameConstraintsInLeaf, wildcardAcrossNameConstraint,
+        noExtendedKeyUsage, nonCriticalNameConstraints, nonCriticalPolicyConstraints, publicSuffixWildcard, rootWithExtendedKeyUsage, serialNegative,
+        serialTooLong, serialZero,
     ]
 
     /// The rule behind a reason code; nil for a code that is not a profile rule's.

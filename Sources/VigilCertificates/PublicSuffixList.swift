@@ -18,9 +18,13 @@ struct PublicSuffixList: Sendable {
         for line in text.split(whereSeparator: \.isNewline) {
             let rule = line.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
             if rule.isEmpty || rule.hasPrefix("//") { continue }
-            if rule.hasPrefix("!") { exceptions.insert(String(rule.dropFirst()).lowercased()) }
-            else if rule.hasPrefix("*.") { wildcards.insert(String(rule.dropFirst(2)).lowercased()) }
-            else { rules.insert(rule.lowercased()) }
+            if rule.hasPrefix("!") {
+                exceptions.insert(String(rule.dropFirst()).lowercased())
+            } else if rule.hasPrefix("*.") {
+                wildcards.insert(String(rule.dropFirst(2)).lowercased())
+            } else {
+                rules.insert(rule.lowercased())
+            }
         }
         self.rules = rules
         self.wildcards = wildcards

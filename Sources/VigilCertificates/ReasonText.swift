@@ -27,7 +27,11 @@ enum ReasonText {
         case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
             return (.untrustedRoot, "The chain ends in a root certificate that is not trusted" + (certificate.map { ": \($0.subject)." } ?? "."))
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
-            return (.unknownIssuer, "\(who)'s issuer" + (certificate.map { " (\($0.issuer))" } ?? "") + " was not sent and is not a trusted anchor: a missing intermediate or an unknown CA.")
+            return (
+                .unknownIssuer,
+                "\(who)'s issuer" + (certificate.map { " (\($0.issuer))" } ?? "")
+                    + " was not sent and is not a trusted anchor: a missing intermediate or an unknown CA."
+            )
         case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
             return (.unknownIssuer, "\(who) cannot be verified: its issuer is not available.")
         case X509_V_ERR_HOSTNAME_MISMATCH: return (.hostnameMismatch, "The server certificate is not valid for this host name (checked against its SANs only).")
@@ -36,7 +40,8 @@ enum ReasonText {
         case X509_V_ERR_EE_KEY_TOO_SMALL: return (.weakKey, "\(who) has a key too small for security level 2 (RSA needs 2048 bits, EC 224).")
         case X509_V_ERR_CA_KEY_TOO_SMALL: return (.weakKey, "\(who) is a CA with a key too small for security level 2.")
         case X509_V_ERR_CA_MD_TOO_WEAK: return (.weakSignature, "\(who) is signed with a digest too weak for security level 2 (SHA-1 or MD5).")
-        case X509_V_ERR_CERT_SIGNATURE_FAILURE: return (.badSignature, "\(who)'s signature does not verify: it was not signed by the certificate that claims to be its issuer.")
+        case X509_V_ERR_CERT_SIGNATURE_FAILURE:
+            return (.badSignature, "\(who)'s signature does not verify: it was not signed by the certificate that claims to be its issuer.")
         case X509_V_ERR_INVALID_CA: return (.invalidCA, "\(who) is used as a CA but is not allowed to be one.")
         case X509_V_ERR_PATH_LENGTH_EXCEEDED: return (.pathLengthExceeded, "The chain is longer than a CA's path length constraint allows.")
         case X509_V_ERR_INVALID_PURPOSE: return (.wrongPurpose, "\(who) is not allowed for this purpose (key usage or extended key usage).")

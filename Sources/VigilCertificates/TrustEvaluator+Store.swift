@@ -32,7 +32,10 @@ extension TrustEvaluator {
                     throw CertificateError(.malformedCRL, "CRL \(index + 1) is not a valid PEM CRL.")
                 }
                 if vigil_crl_has_number(crl) != 1 {
-                    crlProblems.append(TrustReason(code: ProfileRule.crlWithoutNumber.code, message: "CRL \(index + 1) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
+                    crlProblems.append(
+                        TrustReason(
+                            code: ProfileRule.crlWithoutNumber.code,
+                            message: "CRL \(index + 1) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
                 }
                 _ = X509_STORE_add_crl(store, crl)
                 X509_CRL_free(crl)
@@ -57,7 +60,8 @@ extension TrustEvaluator {
 
         func verify(leaf: Certificate, untrusted: [Certificate], configuration: Configuration, time: Date, peerName: PeerName?) -> Run {
             guard let context = X509_STORE_CTX_new() else {
-                return Run(accepted: false, reasons: [TrustReason(code: .internalError, message: "OpenSSL could not allocate a verification context.")], chain: [])
+                return Run(
+                    accepted: false, reasons: [TrustReason(code: .internalError, message: "OpenSSL could not allocate a verification context.")], chain: [])
             }
             defer { X509_STORE_CTX_free(context) }
             let stack = vigil_sk_X509_new()
@@ -89,7 +93,8 @@ extension TrustEvaluator {
                 }
                 if ok != 1 {
                     OpenSSLSupport.drainErrors()
-                    nameError = TrustReason(code: .invalidName, message: "\"\(peerName.value)\" is not a valid \(peerName.kind.rawValue) name to check against.")
+                    nameError = TrustReason(
+                        code: .invalidName, message: "\"\(peerName.value)\" is not a valid \(peerName.kind.rawValue) name to check against.")
                 }
             }
 

@@ -31,7 +31,8 @@ public struct TrustEvaluator: Sendable {
 
         /// The system trust store, TLS server purpose, security level 2.
         public static var system: Configuration {
-            Configuration(useSystemStore: true, caFiles: [], anchors: [], time: nil, purpose: .serverAuth, maximumIntermediates: nil, crlsPEM: [], securityLevel: 2)
+            Configuration(
+                useSystemStore: true, caFiles: [], anchors: [], time: nil, purpose: .serverAuth, maximumIntermediates: nil, crlsPEM: [], securityLevel: 2)
         }
 
         /// Only the given CA files.
@@ -74,13 +75,18 @@ public struct TrustEvaluator: Sendable {
         let time = configuration.time ?? Date()
         guard let leaf = chain.first else {
             let reason = TrustReason(code: .noCertificate, message: "No certificate was presented.")
-            return TrustEvaluation(verdict: .untrusted([reason]), chain: ChainSummary(sent: [], verified: [], rootSent: false, sentInOrder: true, missingIssuers: [], unusedSent: []), verifiedChain: [], time: time, peerName: peerName)
+            return TrustEvaluation(
+                verdict: .untrusted([reason]),
+                chain: ChainSummary(sent: [], verified: [], rootSent: false, sentInOrder: true, missingIssuers: [], unusedSent: []), verifiedChain: [],
+                time: time, peerName: peerName)
         }
         let run = store.verify(leaf: leaf, untrusted: Array(chain.dropFirst()), configuration: configuration, time: time, peerName: peerName)
         var reasons = run.reasons
         var anchorSource = run.accepted ? run.chain.last.map(basis(for:))?.source : nil
         // A public root passed as a CA file is still the Web PKI.
-        if let source = anchorSource, source != .systemStore, case .byAnchor = configuration.profile, let anchor = run.chain.last, SystemAnchors.contains(anchor) {
+        if let source = anchorSource, source != .systemStore, case .byAnchor = configuration.profile, let anchor = run.chain.last,
+            SystemAnchors.contains(anchor)
+        {
             anchorSource = .systemStore
         }
         let profile = TrustProfile.decide(configuration.profile, anchor: anchorSource, usesSystemStore: configuration.useSystemStore)
@@ -121,8 +127,9 @@ public struct TrustEvaluator: Sendable {
 
     static func chainSummary(sent: [Certificate], verified: [Certificate], trusted: Bool, reasons: [TrustReason]) -> ChainSummary {
         func entry(_ certificate: Certificate, index: Int, anchor: Bool) -> ChainSummary.Entry {
-            .init(subject: certificate.subject, issuer: certificate.issuer, sha256: certificate.sha256Fingerprint,
-                  role: CertificateRole(position: index, of: certificate, isAnchor: anchor), isSelfSigned: certificate.isSelfSigned, isAnchor: anchor)
+            .init(
+                subject: certificate.subject, issuer: certificate.issuer, sha256: certificate.sha256Fingerprint,
+                role: CertificateRole(position: index, of: certificate, isAnchor: anchor), isSelfSigned: certificate.isSelfSigned, isAnchor: anchor)
         }
         let sentEntries = sent.enumerated().map { entry($1, index: $0, anchor: false) }
         let verifiedEntries = verified.enumerated().map { index, certificate in
@@ -135,7 +142,9 @@ public struct TrustEvaluator: Sendable {
             missing.append(last.issuer)
         }
         let unused = sent.indices.filter { !verified.contains(sent[$0]) }
-        return ChainSummary(sent: sentEntries, verified: verifiedEntries, rootSent: rootSent, sentInOrder: inOrder, missingIssuers: missing, unusedSent: verified.isEmpty ? [] : unused)
+        return ChainSummary(
+            sent: sentEntries, verified: verifiedEntries, rootSent: rootSent, sentInOrder: inOrder, missingIssuers: missing,
+            unusedSent: verified.isEmpty ? [] : unused)
     }
 }
 

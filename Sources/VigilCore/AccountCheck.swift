@@ -1,11 +1,11 @@
 import Foundation
 public import Logging
+public import VigilAuth
 public import VigilCertificates
 public import VigilHTTP
 public import VigilRules
 public import VigilSecrets
 public import VigilStore
-public import VigilAuth
 
 /// Checks an existing account's server against the chain the user reviewed, the way every later
 /// connection must (the ownCloud SDK's bookmark certificate): what no approval can make safe is
@@ -74,9 +74,11 @@ public struct AccountCheck: Sendable {
     public var lockDirectory: String?
     public var logger: Logger
 
-    public init(evaluator: TrustEvaluator, approvals: CertificateApprovals, accounts: Accounts, options: AccountSetup.Options,
-                renewalRule: (text: String, rule: CertificateRule)?, extendedValidationRule: (text: String, rule: CertificateRule)?,
-                logger: Logger = Logger(label: "vigil.check")) {
+    public init(
+        evaluator: TrustEvaluator, approvals: CertificateApprovals, accounts: Accounts, options: AccountSetup.Options,
+        renewalRule: (text: String, rule: CertificateRule)?, extendedValidationRule: (text: String, rule: CertificateRule)?,
+        logger: Logger = Logger(label: "vigil.check")
+    ) {
         self.evaluator = evaluator
         self.approvals = approvals
         self.accounts = accounts
@@ -139,13 +141,18 @@ public struct AccountCheck: Sendable {
             if let storedLeaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first {
                 try retire(storedLeaf, at: judged.endpoint, replacedBy: leaf)
             }
-            try accounts.replaceReviewedChain(id: account.id, with: AccountSetup.pem(judged.chain) ?? "",
-                                              because: "reviewed again and approved by the user: \(leaf.sha256Fingerprint)")
+            try accounts.replaceReviewedChain(
+                id: account.id, with: AccountSetup.pem(judged.chain) ?? "",
+                because: "reviewed again and approved by the user: \(leaf.sha256Fingerprint)")
             result = .approvedAgain
         }
         guard result.isAcceptable else { return (result, nil) }
-        return (result, try AccountSetup.client(for: judged.endpoint, evaluator: evaluator, approvals: approvals, options: options,
-                                                reviewed: judged.chain.first, logger: logger))
+        return (
+            result,
+            try AccountSetup.client(
+                for: judged.endpoint, evaluator: evaluator, approvals: approvals, options: options,
+                reviewed: judged.chain.first, logger: logger)
+        )
     }
 
     /// The files probe's outcome in a report.
@@ -160,7 +167,8 @@ public struct AccountCheck: Sendable {
     /// that the old certificate cannot come back later as a "renewal" of its successor.
     func retire(_ old: Certificate, at endpoint: Endpoint, replacedBy new: Certificate) throws {
         guard old != new else { return }
-        for approval in try approvals.list() where approval.host == endpoint.host && approval.port == endpoint.port && approval.sha256 == old.sha256Fingerprint {
+        for approval in try approvals.list() where approval.host == endpoint.host && approval.port == endpoint.port && approval.sha256 == old.sha256Fingerprint
+        {
             if let id = approval.id { _ = try approvals.revoke(id: id, reason: "replaced by \(new.sha256Fingerprint)") }
         }
     }
@@ -186,29 +194,46 @@ public struct AccountCheck: Sendable {
         }
         let context = CertificateRuleContext(bookmark: stored, server: chain, serverPassedValidationOrIsUserAccepted: passed)
         if let extendedValidationRule, !extendedValidationRule.rule.evaluate(context) {
-            return done(.refused(reasons: ["The extended-validation rule (connection.certificate-extended-validation-rule) does not hold: \(extendedValidationRule.text)"]))
+            return done(
+                .refused(reasons: [
+                    "The extended-validation rule (connection.certificate-extended-validation-rule) does not hold: \(extendedValidationRule.text)"
+                ]))
         }
         if storedLeaf == leaf {
             return done(passed ? .unchanged : .changed(reason: "The reviewed certificate is no longer trusted or approved (its approval was revoked?)."))
         }
         if let issued = leaf.notBefore, let reviewed = storedLeaf.notBefore, issued < reviewed {
-            return done(.changed(reason: "\(endpoint) presents a certificate issued before the one reviewed (\(leaf.sha256Fingerprint)): an old certificate coming back is never a renewal; review it."))
+            return done(
+                .changed(
+                    reason:
+                        "\(endpoint) presents a certificate issued before the one reviewed (\(leaf.sha256Fingerprint)): an old certificate coming back is never a renewal; review it."
+                ))
         }
         guard let renewalRule, renewalRule.rule.evaluate(context) else {
-            return done(.changed(reason: "\(endpoint) presents another certificate than the one reviewed (\(leaf.sha256Fingerprint)), and the renewal rule does not accept it: review it again."))
+            return done(
+                .changed(
+                    reason:
+                        "\(endpoint) presents another certificate than the one reviewed (\(leaf.sha256Fingerprint)), and the renewal rule does not accept it: review it again."
+                ))
         }
         if !passed {
             // The user's approval of the reviewed leaf carries over to the renewal the rule
             // accepted; a renewal of a CA-trusted leaf that no CA trusts has nothing to carry.
             guard approvedLeaves.contains(storedLeaf.sha256Fingerprint) else {
-                return done(.changed(reason: "The renewal rule accepts the new certificate, but it is neither trusted nor approved, and the reviewed one was trusted, not approved: review it again."))
+                return done(
+                    .changed(
+                        reason:
+                            "The renewal rule accepts the new certificate, but it is neither trusted nor approved, and the reviewed one was trusted, not approved: review it again."
+                    ))
             }
-            try approvals.approve(leaf, host: endpoint.host, port: endpoint.port,
-                                  note: "renewal of \(storedLeaf.sha256Fingerprint), accepted by the rule: \(renewalRule.text)")
+            try approvals.approve(
+                leaf, host: endpoint.host, port: endpoint.port,
+                note: "renewal of \(storedLeaf.sha256Fingerprint), accepted by the rule: \(renewalRule.text)")
             try retire(storedLeaf, at: endpoint, replacedBy: leaf)
         }
-        try accounts.replaceReviewedChain(id: account.id, with: AccountSetup.pem(chain) ?? "",
-                                          because: "renewed to \(leaf.sha256Fingerprint) by the rule: \(renewalRule.text)")
+        try accounts.replaceReviewedChain(
+            id: account.id, with: AccountSetup.pem(chain) ?? "",
+            because: "renewed to \(leaf.sha256Fingerprint) by the rule: \(renewalRule.text)")
         return done(.renewed(rule: renewalRule.text))
     }
 }

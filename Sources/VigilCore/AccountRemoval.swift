@@ -54,16 +54,19 @@ public struct AccountRemoval: Sendable {
             do {
                 let judged = try await check.judge(account)
                 if judged.result.isAcceptable {
-                    let client = try AccountSetup.client(for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options,
-                                                         reviewed: judged.chain.first, logger: check.logger)
-                    let tokens = OAuth2TokenClient(client: client, clientID: clientID,
-                                                   authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret, supported: nil))
+                    let client = try AccountSetup.client(
+                        for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options,
+                        reviewed: judged.chain.first, logger: check.logger)
+                    let tokens = OAuth2TokenClient(
+                        client: client, clientID: clientID,
+                        authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret, supported: nil))
                     for (kind, hint) in [(SecretKey.Kind.refreshToken, "refresh_token"), (.accessToken, "access_token")] {
                         guard let token = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) else { continue }
                         if try await tokens.revoke(token, hint: hint, at: endpoint) { revoked.append(kind) }
                     }
                     if !revoked.isEmpty {
-                        try accounts.record(.accountTokensRevoked, target: account.server, detail: "\(account.user): " + revoked.map(\.rawValue).joined(separator: ", "))
+                        try accounts.record(
+                            .accountTokensRevoked, target: account.server, detail: "\(account.user): " + revoked.map(\.rawValue).joined(separator: ", "))
                     }
                 } else {
                     problem = "the server's certificate is not the one reviewed, so no token was sent to revoke"

@@ -1,11 +1,11 @@
-import VigilAuth
 public import Logging
+import VigilAuth
 public import VigilCertificates
+public import VigilHTTP
 import VigilRules
 import VigilSecrets
-public import VigilStore
-public import VigilHTTP
 public import VigilSettings
+public import VigilStore
 
 extension AccountSetup.Options {
     /// The options the settings ask for (`connection.*`, `authentication-oauth2.*`): the one mapping
@@ -47,8 +47,9 @@ extension ConnectionRequirements {
     /// `connection.minimum-tls-version` and `connection.pinned-public-keys`, for every command that
     /// judges a live handshake.
     public init(settings: Settings) {
-        self.init(minimumTLSVersion: settings[.minimumTLSVersion].flatMap(TLSProtocolVersion.init(name:)) ?? .tls12,
-                  pins: PublicKeyPins(settingValues: settings[.pinnedPublicKeys] ?? []))
+        self.init(
+            minimumTLSVersion: settings[.minimumTLSVersion].flatMap(TLSProtocolVersion.init(name:)) ?? .tls12,
+            pins: PublicKeyPins(settingValues: settings[.pinnedPublicKeys] ?? []))
     }
 }
 
@@ -61,8 +62,9 @@ extension AccountCheck {
             guard let text = settings[key], let rule = try? CertificateRule(parsing: text) else { return nil }
             return (text, rule)
         }
-        self.init(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                  options: AccountSetup.Options(settings: settings), renewalRule: rule(.renewedCertificateAcceptanceRule),
-                  extendedValidationRule: rule(.certificateExtendedValidationRule), logger: logger)
+        self.init(
+            evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+            options: AccountSetup.Options(settings: settings), renewalRule: rule(.renewedCertificateAcceptanceRule),
+            extendedValidationRule: rule(.certificateExtendedValidationRule), logger: logger)
     }
 }

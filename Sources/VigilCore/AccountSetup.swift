@@ -1,9 +1,9 @@
 import Foundation
 public import Logging
-import VigilLogging
 public import VigilAuth
 public import VigilCertificates
 public import VigilHTTP
+import VigilLogging
 public import VigilSecrets
 public import VigilStore
 
@@ -128,8 +128,10 @@ public struct AccountSetup: Sendable {
     public var options: Options
     public var logger: Logger
 
-    public init(evaluator: TrustEvaluator, approvals: CertificateApprovals, accounts: Accounts, secrets: any SecretStore,
-                options: Options = Options(), logger: Logger = Logger(label: "vigil.setup")) {
+    public init(
+        evaluator: TrustEvaluator, approvals: CertificateApprovals, accounts: Accounts, secrets: any SecretStore,
+        options: Options = Options(), logger: Logger = Logger(label: "vigil.setup")
+    ) {
         self.evaluator = evaluator
         self.approvals = approvals
         self.accounts = accounts
@@ -142,10 +144,14 @@ public struct AccountSetup: Sendable {
         // User information is looked for in the text itself, so that a URL no parser accepts (a
         // password with '#' or '/') is caught too, and never echoed.
         if Self.hasUserInformation(server) {
-            throw AccountSetupError(.invalidURL, "The URL \(Self.withoutUserInformation(server)) carries a user name or password (an '@'); give the user with the user option, never a password in a URL (it would end up in histories and logs), and write an '@' in a path as %40. Nothing was sent.")
+            throw AccountSetupError(
+                .invalidURL,
+                "The URL \(Self.withoutUserInformation(server)) carries a user name or password (an '@'); give the user with the user option, never a password in a URL (it would end up in histories and logs), and write an '@' in a path as %40. Nothing was sent."
+            )
         }
         if !options.urlEditable, let locked = options.defaultURL, Self.normalized(server) != Self.normalized(locked) {
-            throw AccountSetupError(.policy, "The administrator locked the server to \(locked) (bookmark.url-editable is false); \(server) is not it. Nothing was sent.")
+            throw AccountSetupError(
+                .policy, "The administrator locked the server to \(locked) (bookmark.url-editable is false); \(server) is not it. Nothing was sent.")
         }
         // Where the secrets will go is checked before anything is asked or sent: a password
         // proved with the server and then not kept would be asked for in vain.
@@ -177,8 +183,10 @@ public struct AccountSetup: Sendable {
             let status: HTTPResponse
             do {
                 let retried = options.retriedStatuses, clearsCookies = options.validatorFlags.contains("clear-cookies")
-                status = try await client.send(HTTPRequest(url: "\(base)/\(options.statusPath)"), retryingAfter: options.retryDelays,
-                                               when: { retried.contains($0.status) }) { answer, delay in
+                status = try await client.send(
+                    HTTPRequest(url: "\(base)/\(options.statusPath)"), retryingAfter: options.retryDelays,
+                    when: { retried.contains($0.status) }
+                ) { answer, delay in
                     if clearsCookies { client.configuration.cookies?.removeAll() }
                     await interaction.progress("The server answered \(answer.status); trying again in \(delay).")
                 }.response
@@ -191,7 +199,8 @@ public struct AccountSetup: Sendable {
             }
             let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
             guard hops < Self.maximumRedirects else {
-                throw AccountSetupError(.redirected, "More than \(Self.maximumRedirects) redirects; the last one pointed to \(redirect.location).", redirect: redirect)
+                throw AccountSetupError(
+                    .redirected, "More than \(Self.maximumRedirects) redirects; the last one pointed to \(redirect.location).", redirect: redirect)
             }
             guard await interaction.approveRedirect(redirect, from: base) else {
                 throw Self.redirectError(redirect)
@@ -215,14 +224,21 @@ public struct AccountSetup: Sendable {
             let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base)
             try Self.stopOnRedirect(detection.redirects.first)
             let ranked = AuthenticationMethodRanking.rank(methods.offered(by: detection), allowed: options.allowedMethods, preferred: options.preferredMethods)
-            await interaction.progress("Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", ")).")
+            await interaction.progress(
+                "Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", "))."
+            )
             if let problem = detection.rejectedOpenIDConnect, options.allowedMethods?.contains(.openIDConnect) ?? true {
-                throw AccountSetupError(.responseRejected, "\(base) offers OpenID Connect through an unsafe discovery document: \(problem) Vigil refuses the server rather than fall back to another method.")
+                throw AccountSetupError(
+                    .responseRejected,
+                    "\(base) offers OpenID Connect through an unsafe discovery document: \(problem) Vigil refuses the server rather than fall back to another method."
+                )
             }
             let chosen = try Self.choose(ranked: ranked, forced: options.method)
             guard let method = methods.method(chosen) else {
-                throw AccountSetupError(.unsupportedMethod, "The method picked, \(chosen.rawValue), is not one Vigil has"
-                                        + (ranked.contains(where: { $0 != chosen }) ? "; choose another one the server offers with the method option." : "."))
+                throw AccountSetupError(
+                    .unsupportedMethod,
+                    "The method picked, \(chosen.rawValue), is not one Vigil has"
+                        + (ranked.contains(where: { $0 != chosen }) ? "; choose another one the server offers with the method option." : "."))
             }
 
             // 5. The login, proved on the user's files before anything is kept.
@@ -230,9 +246,10 @@ public struct AccountSetup: Sendable {
             let started = Date()
             let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
             try await checkFiles(login, base: base, user: user, client: client, newToken: method.usesTokens)
-            let account = Account(server: base, user: user, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
-                                  clientID: login.clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: login.revocationEndpoint,
-                                  tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
+            let account = Account(
+                server: base, user: user, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
+                clientID: login.clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: login.revocationEndpoint,
+                tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
             await describe(base: base, login: login, client: client, interaction: interaction)
             try registry.add(account, secrets: login.secrets)
             logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
@@ -247,13 +264,19 @@ public struct AccountSetup: Sendable {
     /// nothing depends on them, and a failure is only not shown.
     func describe(base: String, login: AuthenticationLogin, client: HTTPClient, interaction: any AccountSetupInteraction) async {
         func ocs(_ path: String) async -> [String: Any]? {
-            guard let answer = try? await login.authorization.withValue({ authorization in
-                try await client.send(HTTPRequest(url: "\(base)/\(path)?format=json", headers: [(name: "Authorization", value: authorization), (name: "OCS-APIREQUEST", value: "true")]))
-            }), answer.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] else { return nil }
+            guard
+                let answer = try? await login.authorization.withValue({ authorization in
+                    try await client.send(
+                        HTTPRequest(
+                            url: "\(base)/\(path)?format=json",
+                            headers: [(name: "Authorization", value: authorization), (name: "OCS-APIREQUEST", value: "true")]))
+                }), answer.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+            else { return nil }
             return (object["ocs"] as? [String: Any])?["data"] as? [String: Any]
         }
         if let version = (await ocs(options.capabilitiesPath))?["version"] as? [String: Any], let text = version["string"] as? String {
-            await interaction.progress("The server is \((version["product"] as? String) ?? "ownCloud-compatible") \(text) (\((version["edition"] as? String) ?? "edition unknown")).")
+            await interaction.progress(
+                "The server is \((version["product"] as? String) ?? "ownCloud-compatible") \(text) (\((version["edition"] as? String) ?? "edition unknown")).")
         }
         if let user = await ocs(options.userPath), let name = (user["display-name"] ?? user["displayname"]) as? String {
             await interaction.progress("Logged in as \(name).")
@@ -289,7 +312,8 @@ public struct AccountSetup: Sendable {
     /// plain HTTP, whatever the policy.
     func upgradedFromPlainHTTP(_ url: String, interaction: any AccountSetupInteraction) async throws -> String {
         guard options.plainHTTPPolicy == "warn" else {
-            throw AccountSetupError(.policy, "\(url) is plain HTTP, and connection.plain-http-policy is forbidden; use the server's https URL. Nothing was sent.")
+            throw AccountSetupError(
+                .policy, "\(url) is plain HTTP, and connection.plain-http-policy is forbidden; use the server's https URL. Nothing was sent.")
         }
         await interaction.progress("\(url) is plain HTTP: Vigil asks it only where its https server is, and sends no credential over plain HTTP.")
         var configuration = options.clientConfiguration
@@ -298,7 +322,8 @@ public struct AccountSetup: Sendable {
         let plain = HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator), configuration: configuration, logger: logger)
         let answer = try await plain.send(HTTPRequest(url: "\(url)/\(options.statusPath)"))
         guard let redirect = answer.redirect, redirect.location.lowercased().hasPrefix("https://") else {
-            throw AccountSetupError(.invalidURL, "\(url) answers over plain HTTP (HTTP \(answer.status)) without moving to https; Vigil adds accounts over https only.")
+            throw AccountSetupError(
+                .invalidURL, "\(url) answers over plain HTTP (HTTP \(answer.status)) without moving to https; Vigil adds accounts over https only.")
         }
         let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
         guard await interaction.approveRedirect(redirect, from: url) else { throw Self.redirectError(redirect) }
@@ -349,9 +374,11 @@ public struct AccountSetup: Sendable {
             _ = try secrets.accounts(kind: .password)
         } catch let error as SecretStoreError where error.code == .unavailable || error.code == .locked || error.code == .denied {
             let what = error.code == .unavailable ? "No Secret Service answers" : "The keyring is \(error.code == .locked ? "locked" : "not open to Vigil")"
-            throw AccountSetupError(.keyringUnavailable, "\(what) (\(error.reason)). Vigil keeps passwords and tokens only in a Secret Service keyring, never in a file: "
-                                    + "run one in a D-Bus session (GNOME Keyring: gnome-keyring-daemon --start --components=secrets, or KeePassXC with its Secret Service integration; "
-                                    + "without a desktop, dbus-run-session starts a session) and unlock it. Nothing was asked or sent.")
+            throw AccountSetupError(
+                .keyringUnavailable,
+                "\(what) (\(error.reason)). Vigil keeps passwords and tokens only in a Secret Service keyring, never in a file: "
+                    + "run one in a D-Bus session (GNOME Keyring: gnome-keyring-daemon --start --components=secrets, or KeePassXC with its Secret Service integration; "
+                    + "without a desktop, dbus-run-session starts a session) and unlock it. Nothing was asked or sent.")
         }
     }
 
@@ -401,7 +428,10 @@ public struct AccountSetup: Sendable {
         default: throw notWebDAV(outcome.listing, base: base)
         }
         if let status = outcome.downloadStatus, !outcome.isWorking {
-            throw AccountSetupError(.serverError, "\(base) lists the user's files but answered the download of \(SafeText.escaped(outcome.downloaded ?? "a file")) with HTTP \(status): the server cannot serve files (a storage fault?). The account was not added.")
+            throw AccountSetupError(
+                .serverError,
+                "\(base) lists the user's files but answered the download of \(SafeText.escaped(outcome.downloaded ?? "a file")) with HTTP \(status): the server cannot serve files (a storage fault?). The account was not added."
+            )
         }
     }
 
@@ -410,7 +440,10 @@ public struct AccountSetup: Sendable {
     static func notWebDAV(_ response: HTTPResponse, base: String) -> AccountSetupError {
         let type = response.header("Content-Type")?.lowercased() ?? ""
         if type.contains("text/html") || response.body.starts(with: Array("<!DOCTYPE".utf8)) || response.body.starts(with: Array("<html".utf8)) {
-            return AccountSetupError(.notACloudServer, "\(base) answered the WebDAV check with an HTML page (HTTP \(response.status)), not WebDAV: a login page of an access-policy manager or captive portal in front of the server? Log in to it in a browser, or ask its admin.")
+            return AccountSetupError(
+                .notACloudServer,
+                "\(base) answered the WebDAV check with an HTML page (HTTP \(response.status)), not WebDAV: a login page of an access-policy manager or captive portal in front of the server? Log in to it in a browser, or ask its admin."
+            )
         }
         return AccountSetupError(.notACloudServer, "\(base) answered the WebDAV check with HTTP \(response.status) instead of a WebDAV multi-status.")
     }
@@ -442,20 +475,26 @@ public struct AccountSetup: Sendable {
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
         }
-        return (try Self.client(for: endpoint, evaluator: evaluator, approvals: approvals, options: options, reviewed: handshake.chain.first, logger: logger),
-                handshake.chain)
+        return (
+            try Self.client(for: endpoint, evaluator: evaluator, approvals: approvals, options: options, reviewed: handshake.chain.first, logger: logger),
+            handshake.chain
+        )
     }
 
     /// A client for `endpoint` whose policy accepts what the evaluator trusts, or a leaf approved
     /// (by the user or in advance) for this host and port, and nothing below the requirements;
     /// with `reviewed`, that very leaf and no other.
-    static func client(for endpoint: Endpoint, evaluator: TrustEvaluator, approvals: CertificateApprovals, options: Options,
-                       reviewed: Certificate?, logger: Logger) throws -> HTTPClient {
+    static func client(
+        for endpoint: Endpoint, evaluator: TrustEvaluator, approvals: CertificateApprovals, options: Options,
+        reviewed: Certificate?, logger: Logger
+    ) throws -> HTTPClient {
         let configuration = options.clientConfiguration
         let approved = try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))
-        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator, approvals: [endpoint: approved], pins: options.requirements.pins,
-                                                       reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:]),
-                          configuration: configuration, logger: logger)
+        return HTTPClient(
+            policy: EvaluatorTrustPolicy(
+                evaluator: evaluator, approvals: [endpoint: approved], pins: options.requirements.pins,
+                reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:]),
+            configuration: configuration, logger: logger)
     }
 
     /// The server a status.php redirect points to: its location without the status path. A
@@ -465,25 +504,32 @@ public struct AccountSetup: Sendable {
         var location = redirect.location
         if let query = location.firstIndex(where: { $0 == "?" || $0 == "#" }) { location = String(location[..<query]) }
         guard location.hasSuffix("/" + statusPath) else {
-            throw AccountSetupError(.redirected, "status.php redirects (\(redirect.status)) to \(redirect.location), which is not a server's status.php; not followed.", redirect: redirect)
+            throw AccountSetupError(
+                .redirected, "status.php redirects (\(redirect.status)) to \(redirect.location), which is not a server's status.php; not followed.",
+                redirect: redirect)
         }
         return String(location.dropLast(statusPath.count + 1))
     }
 
-    func approveIfTheUserAgrees(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws {
+    func approveIfTheUserAgrees(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws
+    {
         guard let leaf = chain.first else { throw AccountSetupError(.certificateRejected, "\(endpoint) sent no certificate.") }
         // Broken cryptography or another name: refused before the user is asked, and an earlier
         // approval does not count either.
         let refusals = ApprovalRule.refusals(evaluation, sent: chain)
         if !refusals.isEmpty {
-            throw AccountSetupError(.certificateRejected, "The certificate of \(endpoint) cannot be approved: " + refusals.map(\.message).joined(separator: " ") + " Nothing was sent.")
+            throw AccountSetupError(
+                .certificateRejected,
+                "The certificate of \(endpoint) cannot be approved: " + refusals.map(\.message).joined(separator: " ") + " Nothing was sent.")
         }
         if try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).contains(leaf.sha256Fingerprint) {
             await interaction.progress("The certificate is not trusted, but was approved before for \(endpoint.host):\(endpoint.port).")
             return
         }
         if options.preApproved.fingerprints(for: endpoint).contains(leaf.sha256Fingerprint) {
-            await interaction.progress("The certificate is not trusted, but the administrator approved it in advance for \(endpoint.host):\(endpoint.port) (connection.approved-certificates).")
+            await interaction.progress(
+                "The certificate is not trusted, but the administrator approved it in advance for \(endpoint.host):\(endpoint.port) (connection.approved-certificates)."
+            )
             return
         }
         guard await interaction.approveCertificate(evaluation, chain: chain, endpoint: endpoint) else {
@@ -499,28 +545,38 @@ public struct AccountSetup: Sendable {
 
     static func redirectError(_ redirect: Redirect) -> AccountSetupError {
         var what = "The server redirects (\(redirect.status)) to \(redirect.location)"
-        if redirect.isDowngrade { what += ", which is plain HTTP: never followed" }
-        else if redirect.carriesUserInformation { what += " with a user name or password in the URL (not shown): never followed" }
-        else if redirect.changesHost { what += ", another host: add the account with that URL to review its certificate" }
-        else { what += ": add the account with that URL if it is expected" }
+        if redirect.isDowngrade {
+            what += ", which is plain HTTP: never followed"
+        } else if redirect.carriesUserInformation {
+            what += " with a user name or password in the URL (not shown): never followed"
+        } else if redirect.changesHost {
+            what += ", another host: add the account with that URL to review its certificate"
+        } else {
+            what += ": add the account with that URL if it is expected"
+        }
         return AccountSetupError(.redirected, what + ".", redirect: redirect)
     }
 
     static func checkStatus(_ response: HTTPResponse, base: String, tries: Int = 1, minimumVersion: String = "0") throws {
         if [404, 502, 503].contains(response.status) {
-            let what = response.status == 404 ? "404 Not Found (no ownCloud/OpenCloud at this URL, or a node that is not up yet)"
+            let what =
+                response.status == 404
+                ? "404 Not Found (no ownCloud/OpenCloud at this URL, or a node that is not up yet)"
                 : "\(response.status) (the server or a proxy in front of it is unavailable)"
-            throw AccountSetupError(.notACloudServer, "\(base) answered status.php with \(what), \(tries) times with pauses; check the URL, or try again later.")
+            throw AccountSetupError(
+                .notACloudServer, "\(base) answered status.php with \(what), \(tries) times with pauses; check the URL, or try again later.")
         }
         guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-              object["installed"] as? Bool == true else {
+            object["installed"] as? Bool == true
+        else {
             throw AccountSetupError(.notACloudServer, "\(base) does not answer status.php like an ownCloud/OpenCloud server (HTTP \(response.status)).")
         }
         if object["maintenance"] as? Bool == true {
             throw AccountSetupError(.maintenance, "\(base) is in maintenance mode; try again later.")
         }
         if let version = object["version"] as? String, Self.version(version, isBelow: minimumVersion) {
-            throw AccountSetupError(.notACloudServer, "\(base) runs version \(version), below the oldest Vigil accepts (\(minimumVersion), connection.minimum-server-version).")
+            throw AccountSetupError(
+                .notACloudServer, "\(base) runs version \(version), below the oldest Vigil accepts (\(minimumVersion), connection.minimum-server-version).")
         }
     }
 

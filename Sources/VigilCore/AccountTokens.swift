@@ -1,8 +1,8 @@
 public import Foundation
-import VigilLogging
 public import Logging
 import VigilAuth
 public import VigilHTTP
+import VigilLogging
 public import VigilSecrets
 public import VigilStore
 
@@ -73,7 +73,8 @@ public struct AccountTokens: Sendable {
             try accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "no refresh token or token endpoint is stored")
             throw Self.needsLogin(account, "its access token expired and it cannot be refreshed")
         }
-        let tokenClient = OAuth2TokenClient(client: client, clientID: clientID, authentication: OAuth2ClientAuthentication.choose(secret: clientSecret, supported: nil))
+        let tokenClient = OAuth2TokenClient(
+            client: client, clientID: clientID, authentication: OAuth2ClientAuthentication.choose(secret: clientSecret, supported: nil))
         let started = now()
         let tokens: OAuth2Tokens
         do {
@@ -86,8 +87,9 @@ public struct AccountTokens: Sendable {
         try secrets.store(tokens.accessToken, for: try SecretKey(account: account.secretAccount, kind: .accessToken))
         // A rotated refresh token replaces the old one; a provider that keeps it sends none.
         if let rotated = tokens.refreshToken { try secrets.store(rotated, for: refreshKey) }
-        try accounts.updateTokens(id: account.id, expiresAt: Self.expiry(expiresIn: tokens.expiresIn, override: lifetimeOverride, from: started),
-                                  needsLogin: false, because: tokens.refreshToken == nil ? "refreshed" : "refreshed, refresh token rotated")
+        try accounts.updateTokens(
+            id: account.id, expiresAt: Self.expiry(expiresIn: tokens.expiresIn, override: lifetimeOverride, from: started),
+            needsLogin: false, because: tokens.refreshToken == nil ? "refreshed" : "refreshed, refresh token rotated")
         logger.privacy.info("Refreshed an account's tokens on \(account.server)", metadata: ["tags": "tokens"])
         return tokens.accessToken
     }

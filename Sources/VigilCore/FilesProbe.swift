@@ -34,7 +34,8 @@ struct FilesProbe {
         if let redirect = answer.redirect { throw AccountSetup.redirectError(redirect) }
         var outcome = Outcome(listing: answer)
         guard answer.status == 207, let origin = Self.origin(of: rootURL), let rootPath = URLComponents(string: rootURL)?.percentEncodedPath,
-              let file = Self.firstFile(in: answer.body, under: rootPath, origin: origin) else { return outcome }
+            let file = Self.firstFile(in: answer.body, under: rootPath, origin: origin)
+        else { return outcome }
         var download = HTTPRequest(url: origin + file, headers: [(name: "Authorization", value: authorization), (name: "Range", value: "bytes=0-0")])
         download.logsBodies = false
         let got = try await client.send(download)
@@ -67,8 +68,9 @@ struct FilesProbe {
                 path = String(path.dropFirst(origin.count))
             }
             guard path.hasPrefix(root), path.count > root.count, !path.hasSuffix("/"), !response.contains("collection"),
-                  path.dropFirst(root.count).split(separator: "/", omittingEmptySubsequences: false).allSatisfy(isPlainSegment),
-                  path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { continue }
+                path.dropFirst(root.count).split(separator: "/", omittingEmptySubsequences: false).allSatisfy(isPlainSegment),
+                path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+            else { continue }
             return path
         }
         return nil
@@ -84,7 +86,8 @@ struct FilesProbe {
     /// The text of the first `<prefix:name>` (any namespace prefix) in `xml`.
     static func element(_ name: String, in xml: String) -> String? {
         guard let open = xml.range(of: #"<([A-Za-z0-9_.-]+:)?"# + name + ">", options: .regularExpression),
-              let close = xml.range(of: "</", range: open.upperBound..<xml.endIndex) else { return nil }
+            let close = xml.range(of: "</", range: open.upperBound..<xml.endIndex)
+        else { return nil }
         return String(xml[open.upperBound..<close.lowerBound])
     }
 }

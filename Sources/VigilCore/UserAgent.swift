@@ -9,8 +9,10 @@ public enum UserAgent {
 
     public static func render(_ template: String) -> String {
         let os = operatingSystem()
-        let values = ["app.name": appName, "app.version": appVersion, "os.name": os.name, "os.version": os.version,
-                      "host.name": ProcessInfo.processInfo.hostName]
+        let values = [
+            "app.name": appName, "app.version": appVersion, "os.name": os.name, "os.version": os.version,
+            "host.name": ProcessInfo.processInfo.hostName,
+        ]
         var text = template
         for (name, value) in values { text = text.replacingOccurrences(of: "{{\(name)}}", with: value) }
         return String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init)).trimmingCharacters(in: .whitespaces)
@@ -27,7 +29,10 @@ public enum UserAgent {
         }
         var system = utsname()
         uname(&system)
-        let field = { (value: Any) in String(Mirror(reflecting: value).children.compactMap { $0.value as? CChar }.prefix { $0 != 0 }.map { Character(UnicodeScalar(UInt8(bitPattern: $0))) }) }
+        let field = { (value: Any) in
+            String(
+                Mirror(reflecting: value).children.compactMap { $0.value as? CChar }.prefix { $0 != 0 }.map { Character(UnicodeScalar(UInt8(bitPattern: $0))) })
+        }
         return (field(system.sysname), field(system.release))
     }
 }

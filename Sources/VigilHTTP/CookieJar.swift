@@ -18,7 +18,11 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
     public init() {}
 
     /// How many cookies the jar holds.
-    public var count: Int { lock.lock(); defer { lock.unlock() }; return cookies.count }
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return cookies.count
+    }
 
     /// The `Cookie` header value for `url`, or nil.
     /// Forgets every cookie (`connection.validator-flags` clear-cookies: a server being validated
@@ -32,7 +36,8 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
     func header(for url: URLParts, path: String) -> String? {
         guard url.scheme == "https" else { return nil }
         let origin = Self.origin(url)
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let matching = cookies.filter { $0.origin == origin && (path == $0.path || path.hasPrefix($0.path.hasSuffix("/") ? $0.path : $0.path + "/")) }
         guard !matching.isEmpty else { return nil }
         // The header stays under 8 KB: the newest cookies first.
@@ -76,7 +81,8 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
         guard url.scheme == "https" else { return 0 }
         let origin = Self.origin(url)
         var set = 0
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         for field in headers where field.name.lowercased() == "set-cookie" {
             let parts = field.value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let pair = parts.first, let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { continue }
@@ -84,7 +90,8 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
             // RFC 6265: the name a token, the value cookie-octets; anything else is dropped, so that
             // no value can split or corrupt the Cookie header.
             guard name.count <= 256, value.count <= 4096, name.unicodeScalars.allSatisfy(Self.isTokenCharacter),
-                  value.unicodeScalars.allSatisfy(Self.isCookieOctet) else { continue }
+                value.unicodeScalars.allSatisfy(Self.isCookieOctet)
+            else { continue }
             // The default path: the request path up to its last "/" (RFC 6265 section 5.1.4).
             var cookiePath = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/"
             var expired = false

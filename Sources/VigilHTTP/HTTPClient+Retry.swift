@@ -3,8 +3,10 @@ extension HTTPClient {
     /// balancer's 404, a cluster that learns a new token late): bounded by the delays, cancellable
     /// (the sleeps and the transfers). `onRetry` hears of each pause. Returns the last answer and
     /// how many times the request was sent.
-    public func send(_ request: HTTPRequest, retryingAfter delays: [Duration], when shouldRetry: (HTTPResponse) -> Bool,
-                     onRetry: (HTTPResponse, Duration) async -> Void = { _, _ in }) async throws -> (response: HTTPResponse, tries: Int) {
+    public func send(
+        _ request: HTTPRequest, retryingAfter delays: [Duration], when shouldRetry: (HTTPResponse) -> Bool,
+        onRetry: (HTTPResponse, Duration) async -> Void = { _, _ in }
+    ) async throws -> (response: HTTPResponse, tries: Int) {
         var answer = try await send(request)
         var tries = 1
         for delay in delays where shouldRetry(answer) {

@@ -1,8 +1,8 @@
 internal import CCurl
 import Foundation
 public import Logging
-import VigilLogging
 import VigilCertificates
+import VigilLogging
 
 /// HTTP/1.1 over libcurl (OpenSSL backend) with the TLS decision taken by a ``TLSTrustPolicy``
 /// inside the handshake: when the policy refuses the chain, the handshake is aborted and not one
@@ -72,11 +72,15 @@ public struct HTTPClient: Sendable {
         let method = request.method.uppercased()
         let repeatable = ["GET", "HEAD", "PROPFIND"].contains(method) && (request.body ?? []).isEmpty
         var rounds = 0
-        while configuration.cookies != nil, repeatable || method == "POST", rounds < 2, let redirect = answer.redirect, Self.isCookieRoundTrip(redirect, from: request.url) {
-            let hop = try await exchange(HTTPRequest(url: redirect.location, headers: request.headers.filter { ["user-agent", "x-request-id"].contains($0.name.lowercased()) }),
-                                         id: requestID)
+        while configuration.cookies != nil, repeatable || method == "POST", rounds < 2, let redirect = answer.redirect,
+            Self.isCookieRoundTrip(redirect, from: request.url)
+        {
+            let hop = try await exchange(
+                HTTPRequest(url: redirect.location, headers: request.headers.filter { ["user-agent", "x-request-id"].contains($0.name.lowercased()) }),
+                id: requestID)
             guard hop.cookiesSet > 0, let back = hop.response.redirect, Self.isCookieRoundTrip(back, from: redirect.location),
-                  repeatable || Self.sameTarget(back.location, request.url) else { break }
+                repeatable || Self.sameTarget(back.location, request.url)
+            else { break }
             rounds += 1
             answer = try await exchange(request, id: requestID).response
         }
@@ -92,7 +96,9 @@ public struct HTTPClient: Sendable {
 
     /// Same https origin, no user information, another path: what an APM's login hop looks like.
     static func isCookieRoundTrip(_ redirect: Redirect, from url: String) -> Bool {
-        guard !redirect.changesHost, !redirect.isDowngrade, !redirect.carriesUserInformation, redirect.location.lowercased().hasPrefix("https://") else { return false }
+        guard !redirect.changesHost, !redirect.isDowngrade, !redirect.carriesUserInformation, redirect.location.lowercased().hasPrefix("https://") else {
+            return false
+        }
         return URLComponents(string: redirect.location)?.path != URLComponents(string: url)?.path
     }
 
@@ -104,7 +110,8 @@ public struct HTTPClient: Sendable {
         let parts = URLParts(request.url)
         let path = URLComponents(string: request.url)?.path ?? "/"
         if let jar = configuration.cookies, let parts, !request.headers.contains(where: { $0.name.lowercased() == "cookie" }),
-           let cookie = jar.header(for: parts, path: path.isEmpty ? "/" : path) {
+            let cookie = jar.header(for: parts, path: path.isEmpty ? "/" : path)
+        {
             request.headers.append((name: "Cookie", value: cookie))
         }
         let redactor = HTTPLogRedactor()
@@ -112,16 +119,21 @@ public struct HTTPClient: Sendable {
         logger.privacy.debug("HTTP \(public: request.method) \(shownURL) [request \(public: requestID)]", metadata: ["tags": "http"])
         let prepared = request
         if configuration.logExchanges {
-            let shown = redactor.request(method: request.method, url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.logsBodies ? request.body : nil)
+            let shown = redactor.request(
+                method: request.method, url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.logsBodies ? request.body : nil)
             logger.privacy.info("HTTP exchange [request \(public: requestID)] sent:\n\(shown)", metadata: ["tags": "http"])
         }
-        let response = try await TransferCancellation.onThread(named: "vigil-http") { cancellation in try client.blockingSend(prepared, cancellation: cancellation) }
+        let response = try await TransferCancellation.onThread(named: "vigil-http") { cancellation in
+            try client.blockingSend(prepared, cancellation: cancellation)
+        }
         let cookiesSet = configuration.cookies.flatMap { jar in parts.map { jar.store(response.headers, from: $0, path: path.isEmpty ? "/" : path) } } ?? 0
         if configuration.logExchanges {
-            let shown = redactor.response(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: request.logsBodies ? response.body : [])
+            let shown = redactor.response(
+                status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: request.logsBodies ? response.body : [])
             logger.privacy.info("HTTP exchange [request \(public: requestID)] answered:\n\(shown)", metadata: ["tags": "http"])
         }
-        logger.privacy.debug("HTTP \(public: request.method) \(shownURL): \(public: response.status) [request \(public: requestID)]", metadata: ["tags": "http"])
+        logger.privacy.debug(
+            "HTTP \(public: request.method) \(shownURL): \(public: response.status) [request \(public: requestID)]", metadata: ["tags": "http"])
         return (response, cookiesSet)
     }
 
@@ -146,7 +158,9 @@ public struct HTTPClient: Sendable {
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
-        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque(), proxy_host: nil, proxy_pending: 0, proxy_failed: 0))
+        capture.initialize(
+            to: vigil_tls_capture(
+                chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque(), proxy_host: nil, proxy_pending: 0, proxy_failed: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -158,7 +172,9 @@ public struct HTTPClient: Sendable {
         // receives a proxy password, and an http proxy with one is refused.
         // A plain-HTTP request (only ever without credentials) gets curl's own verification of
         // an https proxy: no SSL context callback is installed for it.
-        let proxyHost = secure ? try ProxyChoice.forHTTPS(host: target.host).apply(to: handle, capture: capture)
+        let proxyHost =
+            secure
+            ? try ProxyChoice.forHTTPS(host: target.host).apply(to: handle, capture: capture)
             : try ProxyChoice.forHTTP(host: target.host).apply(to: handle, capture: nil)
         defer { free(proxyHost) }
 
@@ -208,7 +224,8 @@ public struct HTTPClient: Sendable {
                     _ = vigil_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
                     body.withUnsafeBufferPointer { bytes in
                         // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
-                        _ = vigil_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)))
+                        _ = vigil_curl_setopt_pointer(
+                            handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)))
                     }
                 }
             }
@@ -220,8 +237,10 @@ public struct HTTPClient: Sendable {
             throw ProxyChoice.untrusted(proxyHost)
         }
         if let decision = transfer.decision, !decision.allowsRequest {
-            var error = HTTPError(.untrustedCertificate, "\(endpoint): the certificate is not trusted; nothing was sent. "
-                                  + decision.evaluation.verdict.reasons.map(\.message).joined(separator: " "), curlCode: Int(code.rawValue))
+            var error = HTTPError(
+                .untrustedCertificate,
+                "\(endpoint): the certificate is not trusted; nothing was sent. "
+                    + decision.evaluation.verdict.reasons.map(\.message).joined(separator: " "), curlCode: Int(code.rawValue))
             error.evaluation = decision.evaluation
             throw error
         }
@@ -232,7 +251,9 @@ public struct HTTPClient: Sendable {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             var error = TLSProbe.error(for: code, detail: detail, endpoint: endpoint)
             if error.code == .handshakeFailed {
-                error = HTTPError(.handshakeFailed, error.reason + " Vigil offers TLS \(configuration.minimumTLSVersion.rawValue) or later (connection.minimum-tls-version).", curlCode: Int(code.rawValue))
+                error = HTTPError(
+                    .handshakeFailed, error.reason + " Vigil offers TLS \(configuration.minimumTLSVersion.rawValue) or later (connection.minimum-tls-version).",
+                    curlCode: Int(code.rawValue))
             }
             throw error
         }

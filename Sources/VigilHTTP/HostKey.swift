@@ -9,12 +9,16 @@ enum HostKey {
         var v6 = in6_addr()
         if inet_pton(AF_INET6, bare, &v6) == 1 {
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            if inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil { return "[" + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "]" }
+            if inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil {
+                return "[" + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "]"
+            }
         }
         var v4 = in_addr()
         if inet_pton(AF_INET, bare, &v4) == 1 {
             var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            if inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil { return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            if inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil {
+                return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
         }
         return bare
     }

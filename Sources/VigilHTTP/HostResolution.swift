@@ -26,8 +26,10 @@ public struct HostResolution: Sendable, Hashable, CustomStringConvertible {
         let host = parts[0].lowercased()
         // curl reads a leading '-' as "remove this entry", '+' as "expires", and '*' as "every host".
         guard !host.isEmpty, !host.hasPrefix("-"), !host.hasPrefix("+"),
-              host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !"/@*[]".utf8.contains($0) }) else {
-            throw HTTPError(.invalidURL, "--resolve: the host must be a name: printable ASCII, not starting with '-' or '+', without spaces, '/', '@', '*' or brackets.")
+            host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !"/@*[]".utf8.contains($0) })
+        else {
+            throw HTTPError(
+                .invalidURL, "--resolve: the host must be a name: printable ASCII, not starting with '-' or '+', without spaces, '/', '@', '*' or brackets.")
         }
         guard let port = Int(parts[1]), (1...65_535).contains(port) else {
             throw HTTPError(.invalidURL, "--resolve: the port must be from 1 to 65535.")

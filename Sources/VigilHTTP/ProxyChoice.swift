@@ -31,21 +31,28 @@ struct ProxyChoice {
         let text = proxy.contains("://") ? proxy : "http://" + proxy
         guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty else {
             // Never echoed: a password in it may hold any character.
-            throw HTTPError(.proxy, "The proxy setting (\(names.first { environment[$0]?.isEmpty == false } ?? "proxy")) is not a URL Vigil can use. Nothing was sent.")
+            throw HTTPError(
+                .proxy, "The proxy setting (\(names.first { environment[$0]?.isEmpty == false } ?? "proxy")) is not a URL Vigil can use. Nothing was sent.")
         }
         guard ["http", "https"].contains(scheme) else {
             throw HTTPError(.proxy, "Only http and https proxies are used (the proxy setting names \(scheme)).")
         }
         let credentials = parts.user != nil || parts.password != nil
         if scheme == "http", credentials, environment["VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS"] != "1" {
-            throw HTTPError(.proxy, "The proxy \(scheme)://\(host) is plain HTTP and would read its password in clear; use an https proxy, or set VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS=1. Nothing was sent.")
+            throw HTTPError(
+                .proxy,
+                "The proxy \(scheme)://\(host) is plain HTTP and would read its password in clear; use an https proxy, or set VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS=1. Nothing was sent."
+            )
         }
         return ProxyChoice(url: text, host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), isHTTPS: scheme == "https")
     }
 
     /// The error when the shim found the https proxy's certificate untrusted (`proxy_failed`).
     static func untrusted(_ host: UnsafePointer<CChar>) -> HTTPError {
-        HTTPError(.proxy, "The https proxy \(String(cString: host)) presented a certificate that is not trusted for its name; nothing was sent to it (no CONNECT, no proxy password). Trust its CA with --proxy-ca-file (or VIGIL_PROXY_CA_FILE).")
+        HTTPError(
+            .proxy,
+            "The https proxy \(String(cString: host)) presented a certificate that is not trusted for its name; nothing was sent to it (no CONNECT, no proxy password). Trust its CA with --proxy-ca-file (or VIGIL_PROXY_CA_FILE)."
+        )
     }
 
     /// curl's `no_proxy`: `*`, or a list of host names, domain suffixes and addresses.
@@ -84,4 +91,3 @@ struct ProxyChoice {
         return copy
     }
 }
-

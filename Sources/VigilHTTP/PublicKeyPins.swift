@@ -31,8 +31,9 @@ extension TrustEvaluation {
         // genuine leaf appended by an interceptor) proves nothing.
         let vouching = verdict.isTrusted ? verifiedChain : Array(sent.prefix(1))
         if vouching.contains(where: { wanted.contains($0.spkiPin) }) { return self }
-        let reason = TrustReason(code: .pinMismatch,
-                                 message: "\(endpoint) is pinned (connection.pinned-public-keys), and no certificate in its chain has a pinned key.")
+        let reason = TrustReason(
+            code: .pinMismatch,
+            message: "\(endpoint) is pinned (connection.pinned-public-keys), and no certificate in its chain has a pinned key.")
         var evaluation = self
         evaluation.verdict = .untrusted(verdict.reasons + [reason])
         return evaluation

@@ -1,9 +1,9 @@
 internal import CCurl
-import VigilPaths
 import Foundation
 public import Logging
-import VigilLogging
 public import VigilCertificates
+import VigilLogging
+import VigilPaths
 
 /// Performs a TLS handshake through libcurl (OpenSSL backend), the same client path the HTTP
 /// client uses, and returns the chain the server sent. It sends no HTTP request.
@@ -50,7 +50,9 @@ public struct TLSProbe: Sendable {
         let handshake = try await TransferCancellation.onThread(named: "vigil-tls-probe") { cancellation in
             try Self.blockingHandshake(endpoint, timeout: timeout, resolve: resolve, cancellation: cancellation)
         }
-        logger.privacy.debug("TLS handshake with \(endpoint.description) done: \(public: handshake.protocolVersion), \(public: handshake.cipher), \(public: handshake.chain.count) certificates", metadata: ["tags": "tls"])
+        logger.privacy.debug(
+            "TLS handshake with \(endpoint.description) done: \(public: handshake.protocolVersion), \(public: handshake.cipher), \(public: handshake.chain.count) certificates",
+            metadata: ["tags": "tls"])
         return handshake
     }
 
@@ -77,8 +79,10 @@ public struct TLSProbe: Sendable {
         }
     }
 
-    static func blockingHandshake(_ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [],
-                                  cancellation: TransferCancellation = TransferCancellation()) throws -> Handshake {
+    static func blockingHandshake(
+        _ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [],
+        cancellation: TransferCancellation = TransferCancellation()
+    ) throws -> Handshake {
         guard globalInit, let handle = curl_easy_init() else {
             throw HTTPError(.transport, "libcurl could not be initialised.")
         }
@@ -87,7 +91,8 @@ public struct TLSProbe: Sendable {
         defer { curl_slist_free_all(resolveList) }
         if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
-        capture.initialize(to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: nil, context: nil, proxy_host: nil, proxy_pending: 0, proxy_failed: 0))
+        capture.initialize(
+            to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: nil, context: nil, proxy_host: nil, proxy_pending: 0, proxy_failed: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -167,7 +172,8 @@ public struct TLSProbe: Sendable {
             return HTTPError(.connectionRefused, "\(endpoint): could not connect\(suffix).", curlCode: curl)
         case CURLE_OPERATION_TIMEDOUT:
             return HTTPError(.timeout, "\(endpoint): no answer within the timeout\(suffix).", curlCode: curl)
-        case CURLE_SSL_CONNECT_ERROR where detail.contains("wrong version number") || detail.contains("packet length too long") || detail.contains("record layer failure"):
+        case CURLE_SSL_CONNECT_ERROR
+        where detail.contains("wrong version number") || detail.contains("packet length too long") || detail.contains("record layer failure"):
             return HTTPError(.notTLS, "\(endpoint): the server did not answer with TLS (a plain-HTTP port?)\(suffix).", curlCode: curl)
         case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             return HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake failed\(suffix).", curlCode: curl)

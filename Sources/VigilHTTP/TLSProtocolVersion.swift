@@ -3,7 +3,10 @@ public import VigilCertificates
 
 /// A TLS protocol version, ordered; what `connection.minimum-tls-version` names.
 public enum TLSProtocolVersion: String, Sendable, Hashable, Comparable, CaseIterable {
-    case tls10 = "1.0", tls11 = "1.1", tls12 = "1.2", tls13 = "1.3"
+    case tls10 = "1.0"
+    case tls11 = "1.1"
+    case tls12 = "1.2"
+    case tls13 = "1.3"
 
     /// From OpenSSL's name (`TLSv1.2`) or the setting's (`1.2`); nil for SSL 3 and unknown names.
     public init?(name: String) {
@@ -34,8 +37,9 @@ extension TrustEvaluation {
     public func requiring(tls minimum: TLSProtocolVersion, negotiated: String) -> TrustEvaluation {
         if let version = TLSProtocolVersion(name: negotiated), version >= minimum { return self }
         let shown = negotiated.hasPrefix("TLSv") ? "TLS " + negotiated.dropFirst(4) : negotiated
-        let reason = TrustReason(code: .tlsVersion,
-                                 message: "The connection uses \(shown), below the minimum TLS \(minimum.rawValue) (connection.minimum-tls-version).")
+        let reason = TrustReason(
+            code: .tlsVersion,
+            message: "The connection uses \(shown), below the minimum TLS \(minimum.rawValue) (connection.minimum-tls-version).")
         var evaluation = self
         evaluation.verdict = .untrusted(verdict.reasons + [reason])
         return evaluation

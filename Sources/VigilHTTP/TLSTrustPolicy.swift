@@ -45,8 +45,10 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     /// a CA trusts it, so that nothing changes between the review and the request.
     public var reviewedLeaves: [Endpoint: String]
 
-    public init(evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:], pins: PublicKeyPins = PublicKeyPins(),
-                reviewedLeaves: [Endpoint: String] = [:]) {
+    public init(
+        evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:], pins: PublicKeyPins = PublicKeyPins(),
+        reviewedLeaves: [Endpoint: String] = [:]
+    ) {
         self.evaluator = evaluator
         self.approvals = approvals
         self.pins = pins
@@ -61,14 +63,20 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     public func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision {
         var evaluation = evaluator.evaluate(chain, for: endpoint.peerName).requiring(pins: pins, for: endpoint, sent: chain)
         if let reviewed = reviewedLeaves.first(where: { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port })?.value,
-           chain.first?.sha256Fingerprint != reviewed {
-            evaluation.verdict = .untrusted(evaluation.verdict.reasons + [TrustReason(code: .notReviewed,
-                message: "\(endpoint) presents another certificate than the one reviewed moments before (\(reviewed)).")])
+            chain.first?.sha256Fingerprint != reviewed
+        {
+            evaluation.verdict = .untrusted(
+                evaluation.verdict.reasons + [
+                    TrustReason(
+                        code: .notReviewed,
+                        message: "\(endpoint) presents another certificate than the one reviewed moments before (\(reviewed)).")
+                ])
             return .refused(evaluation)
         }
         if evaluation.verdict.isTrusted { return .trusted(evaluation) }
         guard let leaf = chain.first, approvedLeaves(for: endpoint).contains(leaf.sha256Fingerprint),
-              ApprovalRule.refusals(evaluation, sent: chain).isEmpty else {
+            ApprovalRule.refusals(evaluation, sent: chain).isEmpty
+        else {
             return .refused(evaluation)
         }
         return .approved(evaluation)

@@ -7,8 +7,16 @@ public final class CancellationFlag: @unchecked Sendable {  // `value` guarded b
     private var value = false
 
     public init() {}
-    public var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
-    public func set() { lock.lock(); value = true; lock.unlock() }
+    public var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+    public func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
+    }
 }
 
 /// Cancels a libcurl transfer that runs on a thread of its own: the task's cancellation sets the

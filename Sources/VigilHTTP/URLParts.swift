@@ -14,7 +14,8 @@ struct URLParts {
         let url: URL?
         if let base { url = URL(string: text, relativeTo: URL(string: base.text)) } else { url = URL(string: text) }
         guard let absolute = url?.absoluteURL, let scheme = absolute.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = absolute.host, !host.isEmpty else { return nil }
+            let host = absolute.host, !host.isEmpty
+        else { return nil }
         self.scheme = scheme
         self.host = host
         self.port = absolute.port ?? (scheme == "https" ? 443 : 80)

@@ -18,8 +18,10 @@ public struct HTTPLogRedactor: Sendable {
     public static let secretWords = ["token", "secret", "password", "passwd", "ticket", "session", "saml", "relaystate", "apikey", "signature", "credential"]
 
     /// Keys that hold a secret word but never a secret.
-    public static let publicKeys: Set<String> = ["token_type", "token_type_hint", "token_endpoint", "token_endpoint_auth_method", "token_endpoint_auth_methods_supported",
-                                                 "revocation_endpoint", "introspection_endpoint", "session_state_supported"]
+    public static let publicKeys: Set<String> = [
+        "token_type", "token_type_hint", "token_endpoint", "token_endpoint_auth_method", "token_endpoint_auth_methods_supported",
+        "revocation_endpoint", "introspection_endpoint", "session_state_supported",
+    ]
 
     /// Whether `key` names a secret: one of ``secretParameters``, or a key holding one of ``secretWords``.
     public static func isSecret(key: String) -> Bool {

@@ -1,6 +1,6 @@
 public import Foundation
-import VigilPaths
 public import Logging
+import VigilPaths
 
 /// Where formatted log lines go. Sinks are shared by every logger, so they are classes that
 /// serialise their writes.
@@ -45,10 +45,12 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
     private var failed = false
     private let report: @Sendable (String) -> Void
 
-    public init(path: String, minimumLevel: Logger.Level, maximumBytes: Int = 5 * 1024 * 1024, keep: Int = 3,
-                report: @escaping @Sendable (String) -> Void = { message in
-                    FileHandle.standardError.write(Data("vigil: warning: \(message)\n".utf8))
-                }) {
+    public init(
+        path: String, minimumLevel: Logger.Level, maximumBytes: Int = 5 * 1024 * 1024, keep: Int = 3,
+        report: @escaping @Sendable (String) -> Void = { message in
+            FileHandle.standardError.write(Data("vigil: warning: \(message)\n".utf8))
+        }
+    ) {
         self.path = path
         self.minimumLevel = minimumLevel
         self.maximumBytes = maximumBytes
@@ -59,7 +61,11 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
     deinit { if fd >= 0 { close(fd) } }
 
     /// True once the sink has given up.
-    public var hasFailed: Bool { lock.lock(); defer { lock.unlock() }; return failed }
+    public var hasFailed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return failed
+    }
 
     public func write(_ lines: String) {
         lock.lock()
@@ -119,7 +125,10 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
 
     private func fail(_ message: String) {
         failed = true
-        if fd >= 0 { close(fd); fd = -1 }
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
         report(message)
     }
 

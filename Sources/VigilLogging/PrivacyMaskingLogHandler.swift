@@ -1,5 +1,5 @@
-public import Logging
 import Foundation
+public import Logging
 
 /// A swift-log handler that wraps another: it filters (tags, matching), masks private values in
 /// the message, the metadata and the error, cuts long messages, scrubs credentials, and passes

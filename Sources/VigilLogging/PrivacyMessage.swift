@@ -66,28 +66,48 @@ extension Logger {
 public struct PrivacyLogger: Sendable {
     public let logger: Logger
 
-    public func log(level: Logger.Level, _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil,
-                    source: String? = nil, file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func log(
+        level: Logger.Level, _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil,
+        source: String? = nil, file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
         guard logger.logLevel <= level else { return }
         logger.log(level: level, message().message, error: error, metadata: metadata(), source: source, file: file, function: function, line: line)
     }
 
-    public func trace(_ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func trace(
+        _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function,
+        line: UInt = #line
+    ) {
         log(level: .trace, message(), metadata: metadata(), file: file, function: function, line: line)
     }
-    public func debug(_ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func debug(
+        _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function,
+        line: UInt = #line
+    ) {
         log(level: .debug, message(), metadata: metadata(), file: file, function: function, line: line)
     }
-    public func info(_ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func info(
+        _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function,
+        line: UInt = #line
+    ) {
         log(level: .info, message(), metadata: metadata(), file: file, function: function, line: line)
     }
-    public func notice(_ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func notice(
+        _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function,
+        line: UInt = #line
+    ) {
         log(level: .notice, message(), metadata: metadata(), file: file, function: function, line: line)
     }
-    public func warning(_ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil, file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func warning(
+        _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil, file: String = #fileID,
+        function: String = #function, line: UInt = #line
+    ) {
         log(level: .warning, message(), metadata: metadata(), error: error, file: file, function: function, line: line)
     }
-    public func error(_ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil, file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func error(
+        _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil, file: String = #fileID,
+        function: String = #function, line: UInt = #line
+    ) {
         log(level: .error, message(), metadata: metadata(), error: error, file: file, function: function, line: line)
     }
 }

@@ -5,7 +5,10 @@ public enum SecretScrubber {
     /// Words after which free text carries a secret (`password=...`, `"token": "..."`). Narrower than
     /// ``HTTPLogRedactor/secretParameters`` on purpose: that list matches exact keys, so it can
     /// hold `code`, `state` or `nonce`; here they would redact ordinary text ("error code: 5").
-    static let keyWords = ["password", "passwd", "secret", "token", "code_verifier", "client_secret", "access_token", "refresh_token", "id_token", "authorization", "api_key", "apikey"]
+    static let keyWords = [
+        "password", "passwd", "secret", "token", "code_verifier", "client_secret", "access_token", "refresh_token", "id_token", "authorization", "api_key",
+        "apikey",
+    ]
 
     public static func scrub(_ line: String) -> String {
         // Cheap byte-level checks first: most lines hold nothing that could be a credential.
@@ -107,7 +110,10 @@ public enum SecretScrubber {
                 cursor += 1
                 while cursor < characters.count, characters[cursor] == " " { cursor += 1 }
                 var quoted = false
-                if cursor < characters.count, characters[cursor] == "\"" { quoted = true; cursor += 1 }
+                if cursor < characters.count, characters[cursor] == "\"" {
+                    quoted = true
+                    cursor += 1
+                }
                 var valueStart = cursor
                 if word == "authorization", !quoted {
                     // "Authorization: Scheme credentials": keep the scheme, redact the credentials.
@@ -121,7 +127,9 @@ public enum SecretScrubber {
                 if quoted {
                     while cursor < characters.count, characters[cursor] != "\"" { cursor += 1 }
                 } else {
-                    while cursor < characters.count, !(characters[cursor] == "&" || characters[cursor] == "," || characters[cursor] == ";" || characters[cursor].isWhitespace) { cursor += 1 }
+                    while cursor < characters.count,
+                        !(characters[cursor] == "&" || characters[cursor] == "," || characters[cursor] == ";" || characters[cursor].isWhitespace)
+                    { cursor += 1 }
                 }
                 if cursor > valueStart, String(characters[valueStart..<cursor]) != "[redacted]", !String(characters[valueStart..<cursor]).hasPrefix("«") {
                     output += String(characters[position..<valueStart]) + "[redacted]"

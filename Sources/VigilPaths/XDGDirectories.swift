@@ -33,7 +33,9 @@ public struct XDGDirectories: Sendable, Hashable {
     /// The environment of a process whose home is `home`, every XDG directory under it (the
     /// suite's run and each external client get one of their own).
     public static func environment(home: String) -> [String: String] {
-        ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
-         "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache"]
+        [
+            "HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
+            "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache",
+        ]
     }
 }

@@ -1,3 +1,5 @@
+public import VigilErrors
+
 /// The certificate rule language of the ownCloud SDK's settings
 /// (`connection.certificate-extended-validation-rule`, `connection.renewed-certificate-acceptance-rule`):
 /// a boolean expression over the certificate stored with an account (`bookmarkCertificate`) and the
@@ -42,11 +44,25 @@ public indirect enum CertificateRule: Sendable, Hashable {
     }
 
     /// A rule that cannot be parsed: where and why.
-    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Its code is always `syntax`: the column and the reason say the rest.
+    public struct SyntaxError: VigilError, Hashable {
         /// 1-based column of the offending character.
         public var column: Int
         public var reason: String
+        public let file: String
+        public let line: Int
+
+        public init(column: Int, reason: String, file: String = #fileID, line: Int = #line) {
+            self.column = column
+            self.reason = reason
+            self.file = file
+            self.line = line
+        }
+
         public var description: String { "column \(column): \(reason)" }
+        public var codeText: String { "syntax" }
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.column == rhs.column && lhs.reason == rhs.reason }
+        public func hash(into hasher: inout Hasher) { hasher.combine(column) }
     }
 
     /// The longest rule accepted, and the deepest nesting: a rule is a short expression, and a
@@ -68,7 +84,9 @@ public indirect enum CertificateRule: Sendable, Hashable {
 /// Tokens and recursive descent for ``CertificateRule``.
 struct RuleParser {
     enum Token: Equatable {
-        case word(String), string(String), open, close, equal, notEqual, end
+        case word(String)
+        case string(String)
+        case open, close, equal, notEqual, end
     }
 
     let scalars: [Unicode.Scalar]
@@ -85,7 +103,9 @@ struct RuleParser {
         try advance()
         guard current.token != .end else { throw CertificateRule.SyntaxError(column: 1, reason: "the rule is empty") }
         let rule = try parseOr()
-        guard current.token == .end else { throw CertificateRule.SyntaxError(column: current.column, reason: "unexpected \(describe(current.token)); expected AND, OR or the end") }
+        guard current.token == .end else {
+            throw CertificateRule.SyntaxError(column: current.column, reason: "unexpected \(describe(current.token)); expected AND, OR or the end")
+        }
         return rule
     }
 
@@ -134,8 +154,12 @@ struct RuleParser {
         }
         let left = try parsePrimary()
         switch current.token {
-        case .equal: try advance(); return .equal(left, try parsePrimary())
-        case .notEqual: try advance(); return .notEqual(left, try parsePrimary())
+        case .equal:
+            try advance()
+            return .equal(left, try parsePrimary())
+        case .notEqual:
+            try advance()
+            return .notEqual(left, try parsePrimary())
         default: return left
         }
     }
@@ -148,20 +172,29 @@ struct RuleParser {
             defer { depth -= 1 }
             try advance()
             let inner = try parseOr()
-            guard current.token == .close else { throw CertificateRule.SyntaxError(column: current.column, reason: "expected ) to close the ( at column \(column)") }
+            guard current.token == .close else {
+                throw CertificateRule.SyntaxError(column: current.column, reason: "expected ) to close the ( at column \(column)")
+            }
             try advance()
             return inner
         case .string(let text):
             try advance()
             return .string(text)
-        case .word("never"): try advance(); return .never
-        case .word("true"): try advance(); return .literal(true)
-        case .word("false"): try advance(); return .literal(false)
+        case .word("never"):
+            try advance()
+            return .never
+        case .word("true"):
+            try advance()
+            return .literal(true)
+        case .word("false"):
+            try advance()
+            return .literal(false)
         case .word(let word):
             try advance()
             return .path(try path(word, column: column))
         default:
-            throw CertificateRule.SyntaxError(column: column, reason: "unexpected \(describe(token)); expected a certificate, a check, a string, true, false, never or (")
+            throw CertificateRule.SyntaxError(
+                column: column, reason: "unexpected \(describe(token)); expected a certificate, a check, a string, true, false, never or (")
         }
     }
 
@@ -174,8 +207,10 @@ struct RuleParser {
         var offset = parts[0].count + 1
         for part in parts.dropFirst() {
             guard let member = CertificateRule.Path.Member(rawValue: part) else {
-                throw CertificateRule.SyntaxError(column: column + offset, reason: "unknown member \(part.isEmpty ? "(empty)" : part); expected one of "
-                                                  + CertificateRule.Path.Member.allCases.map(\.rawValue).joined(separator: ", "))
+                throw CertificateRule.SyntaxError(
+                    column: column + offset,
+                    reason: "unknown member \(part.isEmpty ? "(empty)" : part); expected one of "
+                        + CertificateRule.Path.Member.allCases.map(\.rawValue).joined(separator: ", "))
             }
             members.append(member)
             offset += part.count + 1
@@ -204,11 +239,18 @@ struct RuleParser {
     mutating func advance() throws {
         while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
         let column = position + 1
-        guard position < scalars.count else { current = (.end, column); return }
+        guard position < scalars.count else {
+            current = (.end, column)
+            return
+        }
         let scalar = scalars[position]
         switch scalar {
-        case "(": position += 1; current = (.open, column)
-        case ")": position += 1; current = (.close, column)
+        case "(":
+            position += 1
+            current = (.open, column)
+        case ")":
+            position += 1
+            current = (.close, column)
         case "=", "!":
             guard position + 1 < scalars.count, scalars[position + 1] == "=" else {
                 throw CertificateRule.SyntaxError(column: column, reason: "expected \(scalar)= ")
@@ -227,7 +269,9 @@ struct RuleParser {
             current = (.string(text), column)
         default:
             var word = ""
-            while position < scalars.count, scalars[position].properties.isAlphabetic || ("0"..."9").contains(scalars[position]) || scalars[position] == "." || scalars[position] == "_" {
+            while position < scalars.count,
+                scalars[position].properties.isAlphabetic || ("0"..."9").contains(scalars[position]) || scalars[position] == "." || scalars[position] == "_"
+            {
                 word.unicodeScalars.append(scalars[position])
                 position += 1
             }

@@ -52,13 +52,18 @@ public struct KeyringSecretStore: SecretStore {
         // An item removed by another process between the search and the reading of its attributes
         // fails the whole search ("No such secret item"): search again, a few times.
         for attempt in 1...3 {
-            if let previous = error { g_error_free(previous); error = nil }
+            if let previous = error {
+                g_error_free(previous)
+                error = nil
+            }
             if let kind {
                 list = kind.rawValue.withCString { vigil_secret_accounts($0, &error) }
             } else {
                 list = vigil_secret_accounts(nil, &error)
             }
-            if error == nil || attempt == 3 || Self.code(domain: String(cString: vigil_error_domain(error!)), code: vigil_error_code(error!)) == .locked { break }
+            if error == nil || attempt == 3 || Self.code(domain: String(cString: vigil_error_domain(error!)), code: vigil_error_code(error!)) == .locked {
+                break
+            }
         }
         if let error { throw Self.storeError(error, action: "list the accounts") }
         guard let list else { return [] }

@@ -124,7 +124,8 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
             }
             if Set(items).count != items.count { return .failure(.init("the list names a value twice")) }
         case (.url, .string(let text)):
-            guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false else {
+            guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false
+            else {
                 return .failure(.init("\"\(text)\" is not an http(s) URL with a host"))
             }
         case (.fingerprintList, .strings(let items)):
@@ -132,7 +133,8 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
                 let parts = item.split(separator: "=", maxSplits: 1)
                 let hex = parts.count == 2 ? parts[1].filter { $0 != ":" } : ""
                 guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(where: { $0 == " " || $0 == "/" || $0 == "@" }),
-                      hex.count == 64, hex.allSatisfy(\.isHexDigit) else {
+                    hex.count == 64, hex.allSatisfy(\.isHexDigit)
+                else {
                     return .failure(.init("\"\(item)\" is not HOST[:PORT]=SHA256 with SHA256 a certificate's fingerprint (64 hex digits, colons optional)"))
                 }
             }
@@ -146,7 +148,8 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
             for item in items {
                 let parts = item.split(separator: "=", maxSplits: 1)
                 guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(where: { $0 == " " || $0 == "/" || $0 == "@" }),
-                      let pin = Data(base64Encoded: String(parts[1])), pin.count == 32 else {
+                    let pin = Data(base64Encoded: String(parts[1])), pin.count == 32
+                else {
                     return .failure(.init("\"\(item)\" is not HOST[:PORT]=PIN with PIN the base64 of a SHA-256 (44 characters)"))
                 }
             }

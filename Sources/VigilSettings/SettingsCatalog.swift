@@ -14,29 +14,45 @@ public enum SettingsCatalog {
 
     public static let all: [SettingDefinition] = [
         // Connection
-        .init("connection.allowed-authentication-methods", .choiceList(authenticationMethods), default: nil,
-              "Authentication methods that may be used, by identifier. Unset: every method the server offers."),
-        .init("connection.preferred-authentication-methods", .choiceList(authenticationMethods),
-              default: .strings(["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.owncloud.basicauth"]),
-              "Authentication methods in order of preference, most preferred first."),
-        .init("connection.plain-http-policy", .choice(["warn", "forbidden"]), default: .string("warn"),
-              "Plain (unencrypted) http URLs: `warn` lets one lead to its https server (status.php asked without credentials, the upgrade approved by the user); `forbidden` refuses them before any request. No credential ever goes over plain HTTP."),
-        .init("connection.minimum-tls-version", .choice(["1.2", "1.3"]), default: .string("1.2"),
-              "The oldest TLS version Vigil accepts for connections that carry credentials."),
-        .init("connection.pinned-public-keys", .pinList, default: nil,
-              "Public keys a host's chain must contain, as HOST[:PORT]=PIN (the SPKI SHA-256 in base64, RFC 7469; `vigil inspect` shows it). A pinned host accepts no other chain, even one a CA trusts, and no approval overrides it. Usually set in the managed file."),
-        .init("connection.approved-certificates", .fingerprintList, default: nil,
-              "Certificates approved in advance, as HOST[:PORT]=SHA256 (the leaf's SHA-256 fingerprint): account setup accepts them without asking, as if the user had approved them after review; what no approval can make safe is still refused. Usually set in the managed file."),
-        .init("connection.certificate-extended-validation-rule", .rule, default: nil,
-              "A rule every server certificate must also pass (rule language of the certificate store). Unset: no extra rule."),
-        .init("connection.renewed-certificate-acceptance-rule", .rule, default: .string(seedsRenewedCertificateRule),
-              "When a changed certificate of an approved server is accepted without asking (the ownCloud app's default rule)."),
-        .init("core.cookie-support-enabled", .bool, default: .bool(true),
-              "Keep cookies per account in memory (never on disk), as an access-policy manager in front of the server needs; its login round trip is followed on the same https origin only."),
-        .init("connection.validator-flags", .choiceList(["502-triggers", "clear-cookies"]), default: .strings(["502-triggers", "clear-cookies"]),
-              "How status.php is validated again when it does not answer: `502-triggers` tries again after a 502 too (404 and 503 always are); `clear-cookies` forgets the cookies before trying again (an access-policy manager's stale session)."),
-        .init("connection.minimum-server-version", .string, default: .string("10.0"),
-              "The oldest server version (status.php's `version`, dotted numbers) account setup accepts; older ones are reported, not added."),
+        .init(
+            "connection.allowed-authentication-methods", .choiceList(authenticationMethods), default: nil,
+            "Authentication methods that may be used, by identifier. Unset: every method the server offers."),
+        .init(
+            "connection.preferred-authentication-methods", .choiceList(authenticationMethods),
+            default: .strings(["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.owncloud.basicauth"]),
+            "Authentication methods in order of preference, most preferred first."),
+        .init(
+            "connection.plain-http-policy", .choice(["warn", "forbidden"]), default: .string("warn"),
+            "Plain (unencrypted) http URLs: `warn` lets one lead to its https server (status.php asked without credentials, the upgrade approved by the user); `forbidden` refuses them before any request. No credential ever goes over plain HTTP."
+        ),
+        .init(
+            "connection.minimum-tls-version", .choice(["1.2", "1.3"]), default: .string("1.2"),
+            "The oldest TLS version Vigil accepts for connections that carry credentials."),
+        .init(
+            "connection.pinned-public-keys", .pinList, default: nil,
+            "Public keys a host's chain must contain, as HOST[:PORT]=PIN (the SPKI SHA-256 in base64, RFC 7469; `vigil inspect` shows it). A pinned host accepts no other chain, even one a CA trusts, and no approval overrides it. Usually set in the managed file."
+        ),
+        .init(
+            "connection.approved-certificates", .fingerprintList, default: nil,
+            "Certificates approved in advance, as HOST[:PORT]=SHA256 (the leaf's SHA-256 fingerprint): account setup accepts them without asking, as if the user had approved them after review; what no approval can make safe is still refused. Usually set in the managed file."
+        ),
+        .init(
+            "connection.certificate-extended-validation-rule", .rule, default: nil,
+            "A rule every server certificate must also pass (rule language of the certificate store). Unset: no extra rule."),
+        .init(
+            "connection.renewed-certificate-acceptance-rule", .rule, default: .string(seedsRenewedCertificateRule),
+            "When a changed certificate of an approved server is accepted without asking (the ownCloud app's default rule)."),
+        .init(
+            "core.cookie-support-enabled", .bool, default: .bool(true),
+            "Keep cookies per account in memory (never on disk), as an access-policy manager in front of the server needs; its login round trip is followed on the same https origin only."
+        ),
+        .init(
+            "connection.validator-flags", .choiceList(["502-triggers", "clear-cookies"]), default: .strings(["502-triggers", "clear-cookies"]),
+            "How status.php is validated again when it does not answer: `502-triggers` tries again after a 502 too (404 and 503 always are); `clear-cookies` forgets the cookies before trying again (an access-policy manager's stale session)."
+        ),
+        .init(
+            "connection.minimum-server-version", .string, default: .string("10.0"),
+            "The oldest server version (status.php's `version`, dotted numbers) account setup accepts; older ones are reported, not added."),
         .init("connection.endpoint-status", .string, default: .string("status.php"), "Path of the status endpoint that identifies a server."),
         .init("connection.endpoint-webdav", .string, default: .string("remote.php/dav/files"), "Path of the WebDAV endpoint."),
         .init("connection.endpoint-capabilities", .string, default: .string("ocs/v2.php/cloud/capabilities"), "Path of the capabilities endpoint."),
@@ -46,26 +62,38 @@ public enum SettingsCatalog {
         .init("bookmark.default-url", .url, default: nil, "The server URL proposed when adding an account."),
         .init("bookmark.url-editable", .bool, default: .bool(true), "Whether the user may change the proposed server URL."),
         // OAuth2
-        .init("authentication-oauth2.oa2-authorization-endpoint", .string, default: .string("index.php/apps/oauth2/authorize"), "OAuth2 authorization endpoint, relative to the server URL."),
-        .init("authentication-oauth2.oa2-token-endpoint", .string, default: .string("index.php/apps/oauth2/api/v1/token"), "OAuth2 token endpoint, relative to the server URL."),
+        .init(
+            "authentication-oauth2.oa2-authorization-endpoint", .string, default: .string("index.php/apps/oauth2/authorize"),
+            "OAuth2 authorization endpoint, relative to the server URL."),
+        .init(
+            "authentication-oauth2.oa2-token-endpoint", .string, default: .string("index.php/apps/oauth2/api/v1/token"),
+            "OAuth2 token endpoint, relative to the server URL."),
         .init("authentication-oauth2.oa2-client-id", .string, default: nil, "OAuth2 client id registered for Vigil on the server."),
         .init("authentication-oauth2.oa2-client-secret", .string, default: nil, "OAuth2 client secret, if the client is confidential.", secret: true),
-        .init("authentication-oauth2.oa2-redirect-port", .integer(0...65_535), default: .integer(0),
-              "Port of the loopback redirect URI (RFC 8252); 0 picks a free port for each login."),
-        .init("authentication-oauth2.oa2-expiration-override-seconds", .integer(1...31_536_000), default: nil,
-              "Treat access tokens as expiring after this many seconds (for testing refresh)."),
+        .init(
+            "authentication-oauth2.oa2-redirect-port", .integer(0...65_535), default: .integer(0),
+            "Port of the loopback redirect URI (RFC 8252); 0 picks a free port for each login."),
+        .init(
+            "authentication-oauth2.oa2-expiration-override-seconds", .integer(1...31_536_000), default: nil,
+            "Treat access tokens as expiring after this many seconds (for testing refresh)."),
         // OpenID Connect
-        .init("authentication-oidc.scope", .string, default: .string("openid offline_access email profile"), "Scopes requested from the OpenID Connect provider."),
+        .init(
+            "authentication-oidc.scope", .string, default: .string("openid offline_access email profile"), "Scopes requested from the OpenID Connect provider."),
         .init("authentication-oidc.prompt", .string, default: .string("select_account consent"), "The prompt parameter sent with the authorization request."),
         .init("authentication-oidc.register-client", .bool, default: .bool(true), "Register a client dynamically (RFC 7591) when the provider supports it."),
         // HTTP
-        .init("http.user-agent", .template(placeholders: userAgentPlaceholders), default: .string("Vigil/{{app.version}} ({{os.name}} {{os.version}})"),
-              "The User-Agent header; placeholders are filled in at run time."),
+        .init(
+            "http.user-agent", .template(placeholders: userAgentPlaceholders), default: .string("Vigil/{{app.version}} ({{os.name}} {{os.version}})"),
+            "The User-Agent header; placeholders are filled in at run time."),
         // Logging
-        .init("log.level", .choice(logLevels), default: .string("info"), "The lowest level that is logged; `off` logs nothing (errors are still reported as messages)."),
-        .init("log.enabled-components", .choiceList([logComponentStandardError, logComponentFile, logComponentRequests]),
-              default: .strings([logComponentStandardError, logComponentFile]),
-              "Where log lines go (`writer.stderr`: warnings and worse on standard error; `writer.file`: the log file) and `option.log-requests-and-responses` (as `log.http-requests`). `--log-file` and `--log-level` on the command line switch their writer on."),
+        .init(
+            "log.level", .choice(logLevels), default: .string("info"),
+            "The lowest level that is logged; `off` logs nothing (errors are still reported as messages)."),
+        .init(
+            "log.enabled-components", .choiceList([logComponentStandardError, logComponentFile, logComponentRequests]),
+            default: .strings([logComponentStandardError, logComponentFile]),
+            "Where log lines go (`writer.stderr`: warnings and worse on standard error; `writer.file`: the log file) and `option.log-requests-and-responses` (as `log.http-requests`). `--log-file` and `--log-level` on the command line switch their writer on."
+        ),
         .init("log.privacy-mask", .bool, default: .bool(true), "Mask private values before a line is written. On by default, unlike the ownCloud app."),
         .init("log.format", .choice(["text", "json", "json-composed"]), default: .string("text"), "The format of log lines."),
         .init("log.http-requests", .bool, default: .bool(false), "Log HTTP requests and responses (secrets are always redacted)."),
@@ -73,18 +101,25 @@ public enum SettingsCatalog {
         .init("log.omit-tags", .stringList, default: nil, "If set, messages tagged with any of these tags are omitted."),
         .init("log.only-matching", .stringList, default: nil, "If set, only messages containing one of these terms are logged."),
         .init("log.omit-matching", .stringList, default: nil, "If set, messages containing any of these terms are omitted."),
-        .init("log.maximum-message-size", .integer(0...10_000_000), default: .integer(0), "Messages longer than this many bytes are truncated; 0 means no limit."),
+        .init(
+            "log.maximum-message-size", .integer(0...10_000_000), default: .integer(0), "Messages longer than this many bytes are truncated; 0 means no limit."),
         .init("log.single-lined", .bool, default: .bool(true), "Write multi-line messages as one line each, with the full lead-in."),
         // Host simulator
         .init("host-simulator.bind", .string, default: .string("127.0.0.1"), "Address the simulator binds; only 127.0.0.0/8 and ::1 are accepted."),
-        .init("host-simulator.port", .integer(0...65_535), default: .integer(0), "Port of the simulator's HTTPS hosts (plain HTTP takes the next one); 0 picks free ports."),
-        .init("host-simulator.fixtures", .string, default: nil, "Directory of scenario fixtures; unset: the fixtures installed with Vigil (or of the source tree it was built from)."),
+        .init(
+            "host-simulator.port", .integer(0...65_535), default: .integer(0),
+            "Port of the simulator's HTTPS hosts (plain HTTP takes the next one); 0 picks free ports."),
+        .init(
+            "host-simulator.fixtures", .string, default: nil,
+            "Directory of scenario fixtures; unset: the fixtures installed with Vigil (or of the source tree it was built from)."),
         .init("host-simulator.scenario", .string, default: .string("valid"), "The scenario played when none is named."),
         // Locks (managed file only)
-        .init("user-settings.allow", .stringList, default: nil,
-              "Managed only. If set, the user file may set only these keys.", scope: .managedOnly),
-        .init("user-settings.disallow", .stringList, default: nil,
-              "Managed only. The user file may not set these keys.", scope: .managedOnly),
+        .init(
+            "user-settings.allow", .stringList, default: nil,
+            "Managed only. If set, the user file may set only these keys.", scope: .managedOnly),
+        .init(
+            "user-settings.disallow", .stringList, default: nil,
+            "Managed only. The user file may not set these keys.", scope: .managedOnly),
     ]
 
     private static let byKey: [String: SettingDefinition] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })

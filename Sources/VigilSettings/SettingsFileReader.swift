@@ -40,7 +40,8 @@ enum SettingsFileReader {
         } catch {
             var message = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "malformed"
             if let range = message.range(of: #"character (\d+)"#, options: .regularExpression),
-               let offset = Int(message[range].dropFirst("character ".count)) {
+                let offset = Int(message[range].dropFirst("character ".count))
+            {
                 let prefix = data.prefix(offset)
                 let line = prefix.filter { $0 == 0x0a }.count + 1
                 let column = offset - (prefix.lastIndex(of: 0x0a).map { $0 + 1 } ?? 0) + 1

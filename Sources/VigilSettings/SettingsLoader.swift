@@ -40,10 +40,13 @@ public struct SettingsLoader: Sendable {
                 }
             }
             if !problems.isEmpty {
-                throw SettingsError(.brokenManagedFile, "The managed configuration \(managedPath) is invalid, so Vigil does not start: " + problems.joined(separator: "; "))
+                throw SettingsError(
+                    .brokenManagedFile, "The managed configuration \(managedPath) is invalid, so Vigil does not start: " + problems.joined(separator: "; "))
             }
         }
-        let locks = Locks(allow: managed[Setting.userSettingsAllow.key]?.value?.stringsValue, disallow: managed[Setting.userSettingsDisallow.key]?.value?.stringsValue, path: managedPath)
+        let locks = Locks(
+            allow: managed[Setting.userSettingsAllow.key]?.value?.stringsValue, disallow: managed[Setting.userSettingsDisallow.key]?.value?.stringsValue,
+            path: managedPath)
 
         // User file: problems are reported; a broken file contributes nothing.
         let userPath = locations.userFile
@@ -77,10 +80,15 @@ public struct SettingsLoader: Sendable {
             knownVariables.insert(result.encodedKey)
             guard case .string(let text)? = result.value?.content else { continue }
             if definition.scope == .managedOnly {
-                env[definition.key] = Settings.Layer(source: .environment, location: result.encodedKey, raw: text, value: nil, ignoredBecause: "only the managed file may set it")
-                issues.append(.init(severity: .warning, source: .environment, location: result.encodedKey, key: definition.key, message: "ignored: only the managed file may set it"))
+                env[definition.key] = Settings.Layer(
+                    source: .environment, location: result.encodedKey, raw: text, value: nil, ignoredBecause: "only the managed file may set it")
+                issues.append(
+                    .init(
+                        severity: .warning, source: .environment, location: result.encodedKey, key: definition.key,
+                        message: "ignored: only the managed file may set it"))
             } else {
-                env[definition.key] = Self.layer(.environment, location: result.encodedKey, key: definition.key, raw: text, parsed: definition.kind.parse(text: text), issues: &issues)
+                env[definition.key] = Self.layer(
+                    .environment, location: result.encodedKey, key: definition.key, raw: text, parsed: definition.kind.parse(text: text), issues: &issues)
             }
         }
         for name in environment.keys.sorted() where name.hasPrefix("VIGIL_") && !knownVariables.contains(name) {
@@ -105,8 +113,10 @@ public struct SettingsLoader: Sendable {
 
     /// What a user-file or environment source says about one key: the value, or why it was refused
     /// (recorded as an error issue naming the location and key).
-    static func layer(_ source: SettingsSource, location: String, key: String, raw: String,
-                      parsed: Result<SettingValue, SettingsProblem>, issues: inout [SettingsIssue]) -> Settings.Layer {
+    static func layer(
+        _ source: SettingsSource, location: String, key: String, raw: String,
+        parsed: Result<SettingValue, SettingsProblem>, issues: inout [SettingsIssue]
+    ) -> Settings.Layer {
         switch parsed {
         case .success(let value):
             return Settings.Layer(source: source, location: location, raw: raw, value: value, ignoredBecause: nil)

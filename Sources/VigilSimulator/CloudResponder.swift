@@ -19,8 +19,10 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         self.clock = clock
         self.oidc = OIDCProvider(faults: scenario.oidcFaults, users: scenario.effectiveUsers, clock: clock)
         self.userSecrets = scenario.effectiveUsers.sorted { $0.key < $1.key }.flatMap { user, password in
-            [PlantedSecret(what: "the password of \(user)", value: password),
-             PlantedSecret(what: "the Basic credentials of \(user)", value: Data("\(user):\(password)".utf8).base64EncodedString())]
+            [
+                PlantedSecret(what: "the password of \(user)", value: password),
+                PlantedSecret(what: "the Basic credentials of \(user)", value: Data("\(user):\(password)".utf8).base64EncodedString()),
+            ]
         }
     }
 
@@ -35,7 +37,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
 
     /// Tells the responder where each listener runs: key `https:1`, value `https://127.0.0.1:8443`.
     public func setBase(_ key: String, _ url: String) {
-        lock.lock(); bases[key] = url; lock.unlock()
+        lock.lock()
+        bases[key] = url
+        lock.unlock()
     }
 
     func resolve(_ template: String, path: String) -> String {
@@ -92,9 +96,11 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             lock.unlock()
             // A 404 by default; another status (a 502 from a load balancer) when the fixture names one.
             guard inside else { return nil }
-            return b.status.map { SimulatedResponse($0, [("Content-Type", "text/html; charset=utf-8")], body: "<html><body><h1>\($0)</h1></body></html>") } ?? notFound()
+            return b.status.map { SimulatedResponse($0, [("Content-Type", "text/html; charset=utf-8")], body: "<html><body><h1>\($0)</h1></body></html>") }
+                ?? notFound()
         case .rejectDownloads:
-            return request.method == "GET" && request.path.hasPrefix("/remote.php/dav/") ? SimulatedResponse(500, [("Content-Type", "text/plain")], body: "Internal Server Error") : nil
+            return request.method == "GET" && request.path.hasPrefix("/remote.php/dav/")
+                ? SimulatedResponse(500, [("Content-Type", "text/plain")], body: "Internal Server Error") : nil
         case .authRace:
             guard let authorization = request.headers["authorization"] else { return nil }
             lock.lock()
@@ -105,7 +111,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         case .maintenance:
             if request.path.hasSuffix("/status.php") || request.path == "/status.php" { return json(200, status(maintenance: true)) }
             if request.path.hasPrefix("/remote.php/dav") {
-                return SimulatedResponse(503, [("Content-Type", "application/xml; charset=utf-8")], body: Self.davException("Sabre\\DAV\\Exception\\ServiceUnavailable", "System in maintenance mode."))
+                return SimulatedResponse(
+                    503, [("Content-Type", "application/xml; charset=utf-8")],
+                    body: Self.davException("Sabre\\DAV\\Exception\\ServiceUnavailable", "System in maintenance mode."))
             }
             return nil
         case .apm:
@@ -159,7 +167,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     func apm(_ request: SimulatedRequest, recovering: Bool) -> SimulatedResponse? {
         if request.path == "/apm/login" {
             let back = request.target.components(separatedBy: "return=").dropFirst().first.flatMap { $0.removingPercentEncoding } ?? "/"
-            lock.lock(); let generation = apmGeneration; lock.unlock()
+            lock.lock()
+            let generation = apmGeneration
+            lock.unlock()
             // Only a path on this host: not "//host" or "/\\host", which browsers treat as another host.
             let local = back.hasPrefix("/") && !back.hasPrefix("//") && !back.hasPrefix("/\\") ? back : "/"
             return SimulatedResponse(302, [("Location", local), ("Set-Cookie", "APMSESSION=apm-\(generation); Path=/; Secure; HttpOnly")])
@@ -190,7 +200,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         case ("GET", "/ocs/v2.php/cloud/capabilities"), ("GET", "/ocs/v1.php/cloud/capabilities"):
             return json(200, Self.capabilities)
         case ("GET", "/.well-known/openid-configuration"):
-            lock.lock(); let plain = bases["http:1"]; lock.unlock()
+            lock.lock()
+            let plain = bases["http:1"]
+            lock.unlock()
             return json(200, oidc.discovery(issuer: issuer(for: request), plainBase: plain))
         case ("GET", "/.well-known/webfinger"):
             return oidc.webfinger(resource: request.query["resource"], issuer: issuer(for: request))
@@ -211,24 +223,35 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             // OCS v1 says 100 where v2 says 200, as ownCloud 10 does (desktop clients ask v1).
             guard let user = authenticatedUser(request) else { return unauthorized() }
             let code = path.hasPrefix("/ocs/v1.php") ? 100 : 200
-            return json(200, #"{"ocs":{"meta":{"status":"ok","statuscode":\#(code)},"data":{"id":"\#(user)","display-name":"\#(user.capitalized)","email":"\#(user)@example.test"}}}"#)
+            return json(
+                200,
+                #"{"ocs":{"meta":{"status":"ok","statuscode":\#(code)},"data":{"id":"\#(user)","display-name":"\#(user.capitalized)","email":"\#(user)@example.test"}}}"#
+            )
         default:
             break
         }
         if path.hasPrefix("/remote.php/dav/files/") || path.hasPrefix("/remote.php/webdav") {
             guard let user = authenticatedUser(request) else { return unauthorized() }
             let owner = path.split(separator: "/").dropFirst(3).first.map(String.init) ?? user
-            guard owner == user || path.hasPrefix("/remote.php/webdav") else { return SimulatedResponse(403, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\Forbidden", "Not your files.")) }
+            guard owner == user || path.hasPrefix("/remote.php/webdav") else {
+                return SimulatedResponse(
+                    403, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\Forbidden", "Not your files."))
+            }
             switch request.method {
             case "PROPFIND":
                 let depth = request.headers["depth"] ?? "infinity"
-                return SimulatedResponse(207, [("Content-Type", "application/xml; charset=utf-8"), ("DAV", "1, 3")], body: Self.multistatus(path: path, depth: depth))
+                return SimulatedResponse(
+                    207, [("Content-Type", "application/xml; charset=utf-8"), ("DAV", "1, 3")], body: Self.multistatus(path: path, depth: depth))
             case "GET", "HEAD":
                 guard !path.hasSuffix("/") else { return SimulatedResponse(405) }
                 let name = path.split(separator: "/").last.map(String.init) ?? ""
                 let body = Self.fileTree.first { $0.name == name }?.contents ?? "Contents of \(path)\n"
-                return SimulatedResponse(200, [("Content-Type", "text/plain"), ("ETag", "\"5f3c-\(body.utf8.count)\""),
-                                               ("Last-Modified", Self.lastModified)], body: body)
+                return SimulatedResponse(
+                    200,
+                    [
+                        ("Content-Type", "text/plain"), ("ETag", "\"5f3c-\(body.utf8.count)\""),
+                        ("Last-Modified", Self.lastModified),
+                    ], body: body)
             case "OPTIONS": return SimulatedResponse(200, [("DAV", "1, 3"), ("Allow", "OPTIONS, GET, PUT, PROPFIND")])
             default: return SimulatedResponse(405)
             }
@@ -240,7 +263,8 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// its own URL announces it; the host's address and port when the Host is missing or odd.
     func issuer(for request: SimulatedRequest) -> String {
         if let host = request.headers["host"], !host.isEmpty, host.count < 256,
-           host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }) {
+            host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) })
+        {
             return "https://" + host.lowercased()
         }
         return resolve("{https:\(request.host)}", path: "")
@@ -253,8 +277,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             return oidc.user(bearer: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
         }
         guard schemes.contains("basic"), let header = request.headers["authorization"], header.lowercased().hasPrefix("basic "),
-              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
+            let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
         let user = String(text[..<colon]), password = String(text[text.index(after: colon)...])
         return scenario.effectiveUsers[user] == password ? user : nil
     }
@@ -288,7 +313,9 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     }
 
     func redirect(_ status: Int, to location: String) -> SimulatedResponse {
-        SimulatedResponse(status, [("Location", location), ("Content-Type", "text/html; charset=utf-8")], body: "<html><body>Moved to <a href=\"\(location)\">\(location)</a></body></html>")
+        SimulatedResponse(
+            status, [("Location", location), ("Content-Type", "text/html; charset=utf-8")],
+            body: "<html><body>Moved to <a href=\"\(location)\">\(location)</a></body></html>")
     }
 
     static func davException(_ exception: String, _ message: String) -> String {
@@ -315,19 +342,22 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         let isUserRoot = (segments.count == 4 && root.hasPrefix("/remote.php/dav/files/")) || root == "/remote.php/webdav/"
         if depth != "0", isUserRoot { entries += fileTree.map { (root + $0.name, $0.isFolder, $0.contents.utf8.count) } }
         let responses = entries.enumerated().map { index, entry in
-            let type = entry.isFolder ? "<d:resourcetype><d:collection/></d:resourcetype><oc:permissions>RDNVCK</oc:permissions>"
+            let type =
+                entry.isFolder
+                ? "<d:resourcetype><d:collection/></d:resourcetype><oc:permissions>RDNVCK</oc:permissions>"
                 : "<d:resourcetype/><d:getcontentlength>\(entry.size)</d:getcontentlength><d:getcontenttype>text/plain</d:getcontenttype><oc:permissions>RDNVW</oc:permissions>"
             return "<d:response><d:href>\(entry.href)</d:href><d:propstat><d:prop>\(type)<d:getetag>\"5f3c\(index)\"</d:getetag>"
                 + "<d:getlastmodified>\(lastModified)</d:getlastmodified><oc:size>\(entry.size)</oc:size><oc:id>0000000\(index + 1)ocsimulator</oc:id>"
                 + "<oc:fileid>\(index + 1)</oc:fileid></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
         }
         return """
-        <?xml version="1.0"?>
-        <d:multistatus xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns">\(responses.joined())</d:multistatus>
-        """
+            <?xml version="1.0"?>
+            <d:multistatus xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns">\(responses.joined())</d:multistatus>
+            """
     }
 
-    static let capabilities = #"{"ocs":{"meta":{"status":"ok","statuscode":200},"data":{"version":{"major":10,"minor":15,"micro":0,"string":"10.15.0","edition":"Community","product":"ownCloud"},"capabilities":{"core":{"status":{"installed":true,"maintenance":false,"productname":"ownCloud"}},"dav":{"chunking":"1.0"},"files":{"bigfilechunking":true}}}}}"#
+    static let capabilities =
+        #"{"ocs":{"meta":{"status":"ok","statuscode":200},"data":{"version":{"major":10,"minor":15,"micro":0,"string":"10.15.0","edition":"Community","product":"ownCloud"},"capabilities":{"core":{"status":{"installed":true,"maintenance":false,"productname":"ownCloud"}},"dav":{"chunking":"1.0"},"files":{"bigfilechunking":true}}}}}"#
 
     static let loginPage = """
         <!DOCTYPE html><html><head><title>Sign in</title></head><body><form method="post" action="/apm/login"><input name="username"><input name="password" type="password"><button>Sign in</button></form></body></html>

@@ -85,11 +85,13 @@ public final class HostSimulator: Sendable {
         if intercepted, let first = configuration.addresses.first {
             let upstream = InterceptingProxyHandler.Upstream(address: first, sslContext: try proxyClientContext())
             plans[0].upstream = upstream
-            plans.append(Plan(host: 1, address: first, scheme: "https", certificate: Self.defaultCertificateCase(for: first), genuine: true, upstream: upstream))
+            plans.append(
+                Plan(host: 1, address: first, scheme: "https", certificate: Self.defaultCertificateCase(for: first), genuine: true, upstream: upstream))
         }
 
         let collector = ListenerCollector(expected: plans.count, started: started)
-        let group: any EventLoopGroup = configuration.eventLoopThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0)) } ?? MultiThreadedEventLoopGroup.singleton
+        let group: any EventLoopGroup =
+            configuration.eventLoopThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0)) } ?? MultiThreadedEventLoopGroup.singleton
         var logger = Logger(label: "vigil.simulator")
         logger.logLevel = .critical
         try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -103,7 +105,8 @@ public final class HostSimulator: Sendable {
                     }
                     return ResponderHandler(site: site)
                 })
-                let childChannel: any ServerChildChannel = try plan.certificate.map { try TLSChannel(channel, tlsConfiguration: tlsConfiguration(case: $0)) } ?? channel
+                let childChannel: any ServerChildChannel =
+                    try plan.certificate.map { try TLSChannel(channel, tlsConfiguration: tlsConfiguration(case: $0)) } ?? channel
                 let responder = self.responder
                 let server = childChannel.server(
                     configuration: .init(address: .hostname(plan.address, port: port(for: plan))),
@@ -168,7 +171,8 @@ public final class HostSimulator: Sendable {
         let chainPath = directory.appendingPathComponent("\(name)-chain.pem")
         let keyPath = directory.appendingPathComponent("\(name).key")
         guard FileManager.default.fileExists(atPath: chainPath), FileManager.default.fileExists(atPath: keyPath) else {
-            throw SimulatorError(.missingCertificate, "Certificate \(name) is not in \(configuration.certificatesDirectory) (expected \(name)-chain.pem and \(name).key).")
+            throw SimulatorError(
+                .missingCertificate, "Certificate \(name) is not in \(configuration.certificatesDirectory) (expected \(name)-chain.pem and \(name).key).")
         }
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(chainPath).map { NIOSSLCertificateSource.certificate($0) }

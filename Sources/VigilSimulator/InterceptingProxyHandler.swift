@@ -42,9 +42,11 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
             var request = SimulatedRequest(method: head.method.rawValue, target: head.uri, headers: [:], hasBody: false, scheme: "https", host: 1)
             for (name, value) in head.headers { request.headers[name.lowercased()] = value }
             let credential = announcesBody || SimulatedSite.carriesCredential(request, planted: planted())
-            seen.append(JournalEntry(time: "", host: address, method: head.method.rawValue, path: path, status: 0,
-                                     authorization: head.headers.contains(name: "authorization"), cookie: head.headers.contains(name: "cookie"),
-                                     body: announcesBody, mitm: true, scheme: "https", credential: credential))
+            seen.append(
+                JournalEntry(
+                    time: "", host: address, method: head.method.rawValue, path: path, status: 0,
+                    authorization: head.headers.contains(name: "authorization"), cookie: head.headers.contains(name: "cookie"),
+                    body: announcesBody, mitm: true, scheme: "https", credential: credential))
             forwarded = .head(head)
         case .body(let bytes):
             forwarded = .body(.byteBuffer(bytes))
@@ -150,8 +152,16 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
         }
 
         var port: Int? {
-            get { lock.lock(); defer { lock.unlock() }; return knownPort }
-            set { lock.lock(); knownPort = newValue; lock.unlock() }
+            get {
+                lock.lock()
+                defer { lock.unlock() }
+                return knownPort
+            }
+            set {
+                lock.lock()
+                knownPort = newValue
+                lock.unlock()
+            }
         }
     }
 }

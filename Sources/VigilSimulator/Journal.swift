@@ -23,8 +23,10 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var userAgent: String?
     public var requestID: String?
 
-    public init(time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool,
-                mitm: Bool? = nil, scheme: String? = nil, credential: Bool? = nil, userAgent: String? = nil, requestID: String? = nil) {
+    public init(
+        time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool,
+        mitm: Bool? = nil, scheme: String? = nil, credential: Bool? = nil, userAgent: String? = nil, requestID: String? = nil
+    ) {
         self.userAgent = userAgent.map { String($0.prefix(200)) }
         self.requestID = requestID.map { String($0.prefix(200)) }
         self.time = time
@@ -78,7 +80,11 @@ public final class Journal: @unchecked Sendable {  // all state behind `lock`
         if let line { handle?.write(line) }
     }
 
-    public var entries: [JournalEntry] { lock.lock(); defer { lock.unlock() }; return stored }
+    public var entries: [JournalEntry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 
     /// Now, as ISO 8601 UTC with seconds; the text is made once a second.
     static func timestamp() -> String {

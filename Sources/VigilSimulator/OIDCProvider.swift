@@ -49,7 +49,14 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
 
     private let lock = NSLock()
     private var clients: [String: [String]] = [staticClientID: []]
-    private struct Grant { var user: String; var client: String; var redirect: String; var challenge: String?; var nonce: String?; var scope: String }
+    private struct Grant {
+        var user: String
+        var client: String
+        var redirect: String
+        var challenge: String?
+        var nonce: String?
+        var scope: String
+    }
     private var codes: [String: Grant] = [:]
     private var refreshTokens: [String: (user: String, client: String, scope: String, used: Bool)] = [:]
     private var accessTokens: Set<String> = []
@@ -72,7 +79,9 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
             "issuer": faults.discoveryIssuerMismatch == true ? "https://issuer.attacker.invalid" : issuer,
             "authorization_endpoint": "\(issuer)/index.php/apps/oauth2/authorize",
             "token_endpoint": "\(issuer)/index.php/apps/oauth2/api/v1/token",
-            "jwks_uri": faults.jwksOverHTTP == true ? "\(plainBase ?? issuer.replacingOccurrences(of: "https://", with: "http://"))/index.php/apps/oauth2/jwks" : "\(issuer)/index.php/apps/oauth2/jwks",
+            "jwks_uri": faults.jwksOverHTTP == true
+                ? "\(plainBase ?? issuer.replacingOccurrences(of: "https://", with: "http://"))/index.php/apps/oauth2/jwks"
+                : "\(issuer)/index.php/apps/oauth2/jwks",
             "registration_endpoint": "\(issuer)/index.php/apps/oauth2/register",
             "userinfo_endpoint": "\(issuer)/index.php/apps/oauth2/userinfo",
             "revocation_endpoint": "\(issuer)/index.php/apps/oauth2/revoke",
@@ -88,45 +97,60 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
 
     func jwks() -> String {
         let raw = key.publicKey.rawRepresentation  // x || y
-        return json(["keys": [[
-            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": Self.keyID,
-            "x": Self.base64URL(raw.prefix(32)), "y": Self.base64URL(raw.suffix(32)),
-        ]]])
+        return json([
+            "keys": [
+                [
+                    "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": Self.keyID,
+                    "x": Self.base64URL(raw.prefix(32)), "y": Self.base64URL(raw.suffix(32)),
+                ]
+            ]
+        ])
     }
 
     func webfinger(resource: String?, issuer: String) -> SimulatedResponse {
         guard let resource, resource.hasPrefix("acct:") || resource.hasPrefix("https://") else {
             return SimulatedResponse(400, [("Content-Type", "application/json")], body: #"{"error":"invalid_request"}"#)
         }
-        return SimulatedResponse(200, [("Content-Type", "application/jrd+json")], body: json([
-            "subject": resource,
-            "links": [["rel": "http://openid.net/specs/connect/1.0/issuer", "href": issuer]],
-        ]))
+        return SimulatedResponse(
+            200, [("Content-Type", "application/jrd+json")],
+            body: json([
+                "subject": resource,
+                "links": [["rel": "http://openid.net/specs/connect/1.0/issuer", "href": issuer]],
+            ]))
     }
 
     /// RFC 7591: public clients with loopback redirect URIs.
     func register(body: [UInt8]) -> SimulatedResponse {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              let redirects = object["redirect_uris"] as? [String], !redirects.isEmpty else {
+            let redirects = object["redirect_uris"] as? [String], !redirects.isEmpty
+        else {
             return error(400, "invalid_client_metadata", "redirect_uris is required")
         }
         guard redirects.allSatisfy(Self.isLoopbackRedirect) else {
             return error(400, "invalid_redirect_uri", "only loopback redirect URIs (RFC 8252) are accepted")
         }
         let id = "dyn-" + Self.random(12)
-        lock.lock(); clients[id] = redirects; lock.unlock()
-        return SimulatedResponse(201, [("Content-Type", "application/json")], body: json([
-            "client_id": id, "client_id_issued_at": Int(clock.now().timeIntervalSince1970),
-            "redirect_uris": redirects, "token_endpoint_auth_method": "none",
-            "client_name": (object["client_name"] as? String) ?? "",
-        ]))
+        lock.lock()
+        clients[id] = redirects
+        lock.unlock()
+        return SimulatedResponse(
+            201, [("Content-Type", "application/json")],
+            body: json([
+                "client_id": id, "client_id_issued_at": Int(clock.now().timeIntervalSince1970),
+                "redirect_uris": redirects, "token_endpoint_auth_method": "none",
+                "client_name": (object["client_name"] as? String) ?? "",
+            ]))
     }
 
     /// Consents at once for `login_hint` (or the first test user) and redirects with a code.
     func authorize(query: [String: String]) -> SimulatedResponse {
         guard query["response_type"] == "code" else { return error(400, "unsupported_response_type", "only code") }
-        guard let client = query["client_id"], let redirect = query["redirect_uri"] else { return error(400, "invalid_request", "client_id and redirect_uri are required") }
-        lock.lock(); let registered = clients[client]; lock.unlock()
+        guard let client = query["client_id"], let redirect = query["redirect_uri"] else {
+            return error(400, "invalid_request", "client_id and redirect_uri are required")
+        }
+        lock.lock()
+        let registered = clients[client]
+        lock.unlock()
         guard let registered else { return error(400, "unauthorized_client", "unknown client_id") }
         guard registered.isEmpty ? Self.isLoopbackRedirect(redirect) : registered.contains(redirect) else {
             return error(400, "invalid_request", "redirect_uri is not registered for this client")
@@ -149,7 +173,9 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
             let sent = faults.stateMismatch == true ? "forged-" + Self.random(12) : state
             location += "&state=" + (sent.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         }
-        if faults.mixUpIssuer == true { location += "&iss=" + ("https://issuer.attacker.invalid".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+        if faults.mixUpIssuer == true {
+            location += "&iss=" + ("https://issuer.attacker.invalid".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }
         return SimulatedResponse(302, [("Location", location)])
     }
 
@@ -157,12 +183,18 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         switch form["grant_type"] {
         case "authorization_code":
             guard let code = form["code"] else { return error(400, "invalid_request", "code is required") }
-            if let verifier = form["code_verifier"], verifier.count >= 16 { lock.lock(); seenSecrets.append(PlantedSecret(what: "a PKCE verifier", value: verifier)); lock.unlock() }
+            if let verifier = form["code_verifier"], verifier.count >= 16 {
+                lock.lock()
+                seenSecrets.append(PlantedSecret(what: "a PKCE verifier", value: verifier))
+                lock.unlock()
+            }
             lock.lock()
             let grant = codes.removeValue(forKey: code)  // single use
             lock.unlock()
             guard let grant else { return error(400, "invalid_grant", "unknown or used code") }
-            guard form["redirect_uri"] == grant.redirect, form["client_id"] == grant.client else { return error(400, "invalid_grant", "redirect_uri or client_id differs") }
+            guard form["redirect_uri"] == grant.redirect, form["client_id"] == grant.client else {
+                return error(400, "invalid_grant", "redirect_uri or client_id differs")
+            }
             if let challenge = grant.challenge {
                 guard let verifier = form["code_verifier"], Self.base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) == challenge else {
                     return error(400, "invalid_grant", "code_verifier does not match the code_challenge")
@@ -198,25 +230,30 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
 
     /// Whether `token` was revoked (for tests).
     public func wasRevoked(_ token: String) -> Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return revoked.contains(token)
     }
 
     /// How many tokens were revoked (for tests).
     public var revokedCount: Int {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return revoked.count
     }
 
     /// Codes, tokens and PKCE verifiers issued or received so far.
     public func issuedSecrets() -> [PlantedSecret] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return seenSecrets
     }
 
     /// The user of a valid access token (a JWT this provider signed and issued, not expired).
     func user(bearer token: String) -> String? {
-        lock.lock(); let known = accessTokens.contains(token); lock.unlock()
+        lock.lock()
+        let known = accessTokens.contains(token)
+        lock.unlock()
         guard known, let claims = verify(token) else { return nil }
         guard let exp = claims["exp"] as? Double, exp > clock.now().timeIntervalSince1970 else { return nil }
         return claims["sub"] as? String
@@ -226,7 +263,8 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
 
     func issue(user: String, client: String, scope: String, nonce: String?, issuer: String) -> SimulatedResponse {
         let now = Int(clock.now().timeIntervalSince1970)
-        let access = sign(["iss": issuer, "sub": user, "aud": client, "iat": now, "exp": now + 3600, "scope": scope, "jti": Self.random(8)], kid: Self.keyID, key: key)
+        let access = sign(
+            ["iss": issuer, "sub": user, "aud": client, "iat": now, "exp": now + 3600, "scope": scope, "jti": Self.random(8)], kid: Self.keyID, key: key)
         var idClaims: [String: Any] = [
             "iss": faults.wrongIssuer == true ? "https://attacker.invalid" : issuer,
             "sub": user,
@@ -243,12 +281,18 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         lock.lock()
         accessTokens.insert(access)
         refreshTokens[refresh] = (user, client, scope, false)
-        seenSecrets += [PlantedSecret(what: "an access token", value: access), PlantedSecret(what: "a refresh token", value: refresh), PlantedSecret(what: "an id_token", value: idToken)]
+        seenSecrets += [
+            PlantedSecret(what: "an access token", value: access), PlantedSecret(what: "a refresh token", value: refresh),
+            PlantedSecret(what: "an id_token", value: idToken),
+        ]
         lock.unlock()
-        return SimulatedResponse(200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: json([
-            "access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh,
-            "scope": scope, "user_id": user,
-        ].merging(faults.missingIDToken == true ? [:] : ["id_token": idToken]) { first, _ in first }))
+        return SimulatedResponse(
+            200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+            body: json(
+                [
+                    "access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh,
+                    "scope": scope, "user_id": user,
+                ].merging(faults.missingIDToken == true ? [:] : ["id_token": idToken]) { first, _ in first }))
     }
 
     /// A JWT with `alg: none` and an empty signature (RFC 7519 section 6): what no client may accept.
@@ -268,9 +312,10 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
     func verify(_ token: String) -> [String: Any]? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let signature = Self.fromBase64URL(String(parts[2])),
-              let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-              key.publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8)),
-              let payload = Self.fromBase64URL(String(parts[1])) else { return nil }
+            let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            key.publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8)),
+            let payload = Self.fromBase64URL(String(parts[1]))
+        else { return nil }
         return try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
     }
 
@@ -281,17 +326,22 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
     }
 
     func redirectError(_ redirect: String, state: String?, _ code: String, _ description: String) -> SimulatedResponse {
-        var location = redirect + (redirect.contains("?") ? "&" : "?") + "error=\(code)&error_description=" + (description.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        var location =
+            redirect + (redirect.contains("?") ? "&" : "?") + "error=\(code)&error_description="
+            + (description.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         if let state { location += "&state=" + (state.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
         return SimulatedResponse(302, [("Location", location)])
     }
 
     func json(_ object: Any) -> String {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) }
+            ?? "{}"
     }
 
     static func isLoopbackRedirect(_ uri: String) -> Bool {
-        guard let components = URLComponents(string: uri), components.scheme == "http" || components.scheme == "https", let host = components.host else { return false }
+        guard let components = URLComponents(string: uri), components.scheme == "http" || components.scheme == "https", let host = components.host else {
+            return false
+        }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         return SimulatorAddress.isLoopback(bare) || bare == "localhost"
     }
@@ -301,7 +351,8 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
     }
 
     static func base64URL(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
     }
 
     static func fromBase64URL(_ text: String) -> Data? {

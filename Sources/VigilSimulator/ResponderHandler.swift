@@ -57,7 +57,9 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard let requestHead = head else { return }
             head = nil
             if tooLarge {
-                write(SimulatedResponse(413, [("Content-Type", "text/plain")], body: "Request body too large.\n"), for: requestHead, close: true, context: context)
+                write(
+                    SimulatedResponse(413, [("Content-Type", "text/plain")], body: "Request body too large.\n"), for: requestHead, close: true, context: context
+                )
                 return
             }
             let request = site.request(from: requestHead, body: body.map { Array($0.readableBytesView) } ?? [])
@@ -74,7 +76,9 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .truncate(let announced)?:
             var headers = HTTPHeaders([("Content-Length", String(announced))])
             for (name, value) in answer.headers where name.lowercased() != "content-length" { headers.add(name: name, value: value) }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers))),
+                promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: answer.body)))), promise: nil)
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.flush()
@@ -83,8 +87,12 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .trickle(let milliseconds)?:
             var headers = HTTPHeaders([("Content-Length", String(answer.body.count))])
             for (name, value) in answer.headers where name.lowercased() != "content-length" { headers.add(name: name, value: value) }
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers))), promise: nil)
-            Self.trickle(answer.body[...], every: .milliseconds(Int64(milliseconds)), NIOLoopBound(context, eventLoop: context.eventLoop), handler: NIOLoopBound(self, eventLoop: context.eventLoop))
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers))),
+                promise: nil)
+            Self.trickle(
+                answer.body[...], every: .milliseconds(Int64(milliseconds)), NIOLoopBound(context, eventLoop: context.eventLoop),
+                handler: NIOLoopBound(self, eventLoop: context.eventLoop))
             return
         case nil:
             break
@@ -113,8 +121,10 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// One byte of `rest` now, the others each `interval` later; then the end and close. Stops when
     /// the client has gone.
-    static func trickle(_ rest: ArraySlice<UInt8>, every interval: TimeAmount, _ context: NIOLoopBound<ChannelHandlerContext>,
-                        handler: NIOLoopBound<ResponderHandler>) {
+    static func trickle(
+        _ rest: ArraySlice<UInt8>, every interval: TimeAmount, _ context: NIOLoopBound<ChannelHandlerContext>,
+        handler: NIOLoopBound<ResponderHandler>
+    ) {
         let context = context.value
         guard context.channel.isActive else { return }
         guard let byte = rest.first else {

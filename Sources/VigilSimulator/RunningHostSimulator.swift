@@ -13,7 +13,10 @@ public final class RunningHostSimulator: Sendable {
         let (stream, continuation) = AsyncStream<[HostSimulator.Listener]>.makeStream()
         let task = Task {
             defer { continuation.finish() }
-            try await simulator.run { continuation.yield($0); continuation.finish() }
+            try await simulator.run {
+                continuation.yield($0)
+                continuation.finish()
+            }
         }
         var started: [HostSimulator.Listener] = []
         for await listeners in stream { started = listeners }

@@ -145,7 +145,10 @@ extension Scenario {
             throw fail("name", "must be lower-case letters, digits and dashes")
         }
         for (user, password) in users ?? [:] where password.count < 8 || user.isEmpty || user.contains(":") {
-            throw fail("users", "gives \(user.isEmpty ? "a user" : user) a password under 8 characters or a name with ':' (a short password could not be told apart in logs and files)")
+            throw fail(
+                "users",
+                "gives \(user.isEmpty ? "a user" : user) a password under 8 characters or a name with ':' (a short password could not be told apart in logs and files)"
+            )
         }
         if let schemes = authSchemes, schemes.isEmpty || !schemes.allSatisfy(["basic", "bearer"].contains) {
             throw fail("authSchemes", "must list basic and/or bearer")
@@ -166,7 +169,9 @@ extension Scenario {
                 throw fail("client.then", "is required when the user approves what the client asks: the outcome it must reach after the approval")
             }
             if !asks, client.then != nil {
-                throw fail("client.then", "applies only to ask-certificate and ask-redirect; with \(outcome.rawValue), the outcome itself is reached after any approval")
+                throw fail(
+                    "client.then",
+                    "applies only to ask-certificate and ask-redirect; with \(outcome.rawValue), the outcome itself is reached after any approval")
             }
             for (name, host) in client.hosts ?? [:] {
                 let label = #"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"#
@@ -185,14 +190,19 @@ extension Scenario {
             if client.account != nil, client.start != nil || client.hosts != nil || outcome == .askRedirect {
                 throw fail("client.account", "is an account on host 1 by its address: it goes with neither client.start, client.hosts nor ask-redirect")
             }
-            for name in (client.trust ?? []) + [client.account?.certificate].compactMap({ $0 }) where name.isEmpty || name.contains("/") || name.hasPrefix(".") {
+            for name in (client.trust ?? []) + [client.account?.certificate].compactMap({ $0 }) where name.isEmpty || name.contains("/") || name.hasPrefix(".")
+            {
                 throw fail(client.trust?.contains(name) == true ? "client.trust" : "client.account.certificate", "names \(name), which is not a testcerts case")
             }
         }
         switch behaviour.kind {
         case .redirect:
-            guard let status = behaviour.status, [301, 302, 303, 307, 308].contains(status) else { throw fail("behaviour.status", "must be 301, 302, 303, 307 or 308") }
-            guard let target = behaviour.target, !target.isEmpty else { throw fail("behaviour.target", "must be a URL template ({https:N}, {http:N}, {host:N}, {path}), a path or a relative reference") }
+            guard let status = behaviour.status, [301, 302, 303, 307, 308].contains(status) else {
+                throw fail("behaviour.status", "must be 301, 302, 303, 307 or 308")
+            }
+            guard let target = behaviour.target, !target.isEmpty else {
+                throw fail("behaviour.target", "must be a URL template ({https:N}, {http:N}, {host:N}, {path}), a path or a relative reference")
+            }
         case .redirectChain:
             guard let hops = behaviour.hops, (1...100).contains(hops) else { throw fail("behaviour.hops", "must be from 1 to 100") }
         case .notFoundWindow:
@@ -236,7 +246,9 @@ public enum SimulatorAddress {
         var v4 = in_addr()
         if inet_pton(AF_INET, address, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
         var v6 = in6_addr()
-        if inet_pton(AF_INET6, address, &v6) == 1 { return address == "::1" || withUnsafeBytes(of: v6) { $0.dropLast().allSatisfy { $0 == 0 } && $0.last == 1 } }
+        if inet_pton(AF_INET6, address, &v6) == 1 {
+            return address == "::1" || withUnsafeBytes(of: v6) { $0.dropLast().allSatisfy { $0 == 0 } && $0.last == 1 }
+        }
         return false
     }
 }

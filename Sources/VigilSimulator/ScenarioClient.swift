@@ -19,11 +19,18 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Bool.self) { self = .bool(value) }
-            else if let value = try? container.decode(Int.self) { self = .integer(value) }
-            else if let value = try? container.decode(String.self) { self = .string(value) }
-            else if let value = try? container.decode([String].self) { self = .strings(value) }
-            else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "a setting is a string, an integer, true or false, or a list of strings") }
+            if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? container.decode(Int.self) {
+                self = .integer(value)
+            } else if let value = try? container.decode(String.self) {
+                self = .string(value)
+            } else if let value = try? container.decode([String].self) {
+                self = .strings(value)
+            } else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "a setting is a string, an integer, true or false, or a list of strings")
+            }
         }
 
         public func encode(to encoder: any Encoder) throws {

@@ -25,7 +25,9 @@ public enum ScenarioDocumentation {
         ]
         for scenario in library.scenarios {
             let reference = scenario.reference
-            lines.append("| `\(scenario.name)` | \(escape(scenario.summary)) | \(escape(reference.represents)) | \(reference.badssl.map { "`\($0)`" } ?? "") | \(reference.seeds.map(escape) ?? "") | `\(scenario.outcome.rawValue)` | \(user(scenario)) |")
+            lines.append(
+                "| `\(scenario.name)` | \(escape(scenario.summary)) | \(escape(reference.represents)) | \(reference.badssl.map { "`\($0)`" } ?? "") | \(reference.seeds.map(escape) ?? "") | `\(scenario.outcome.rawValue)` | \(user(scenario)) |"
+            )
         }
         lines += [
             "",
@@ -67,7 +69,9 @@ public enum ScenarioDocumentation {
             }
             parts.append("`\(key)` = \(text)")
         }
-        if let accepted = client.acceptedCertificates, !accepted.isEmpty { parts.append("credentials may reach " + accepted.map { "`\($0)`" }.joined(separator: ", ")) }
+        if let accepted = client.acceptedCertificates, !accepted.isEmpty {
+            parts.append("credentials may reach " + accepted.map { "`\($0)`" }.joined(separator: ", "))
+        }
         return escape(parts.joined(separator: "; "))
     }
 

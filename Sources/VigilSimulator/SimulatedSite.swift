@@ -16,20 +16,22 @@ struct SimulatedSite: Sendable {
             let key = name.lowercased()
             headers[key] = headers[key].map { $0 + ", " + value } ?? value
         }
-        var request = SimulatedRequest(method: head.method.rawValue, target: head.uri, headers: headers,
-                                       hasBody: !body.isEmpty, scheme: scheme, host: host)
+        var request = SimulatedRequest(
+            method: head.method.rawValue, target: head.uri, headers: headers,
+            hasBody: !body.isEmpty, scheme: scheme, host: host)
         request.body = body
         return request
     }
 
     func answer(_ request: SimulatedRequest) -> SimulatedResponse {
         let answer = responder.respond(to: request)
-        journal.record(JournalEntry(
-            time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: answer.status,
-            authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody,
-            scheme: scheme, credential: Self.carriesCredential(request, planted: responder.plantedSecrets()),
-            userAgent: request.headers["user-agent"], requestID: request.headers["x-request-id"]
-        ))
+        journal.record(
+            JournalEntry(
+                time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: answer.status,
+                authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody,
+                scheme: scheme, credential: Self.carriesCredential(request, planted: responder.plantedSecrets()),
+                userAgent: request.headers["user-agent"], requestID: request.headers["x-request-id"]
+            ))
         return answer
     }
 
@@ -37,11 +39,12 @@ struct SimulatedSite: Sendable {
     /// status 0, so that what it carried is judged too.
     func abandoned(_ head: HTTPRequestHead, body: [UInt8]) {
         let request = request(from: head, body: body)
-        journal.record(JournalEntry(
-            time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: 0,
-            authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody,
-            scheme: scheme, credential: Self.carriesCredential(request, planted: responder.plantedSecrets())
-        ))
+        journal.record(
+            JournalEntry(
+                time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: 0,
+                authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody,
+                scheme: scheme, credential: Self.carriesCredential(request, planted: responder.plantedSecrets())
+            ))
     }
 
     /// Form, query and JSON fields that are credentials when a client sends them.

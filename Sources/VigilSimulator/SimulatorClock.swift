@@ -16,6 +16,14 @@ public final class ManualSimulatorClock: SimulatorClock, @unchecked Sendable {  
     private let lock = NSLock()
     private var current: Date
     public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
-    public func now() -> Date { lock.lock(); defer { lock.unlock() }; return current }
-    public func advance(seconds: Double) { lock.lock(); current += seconds; lock.unlock() }
+    public func now() -> Date {
+        lock.lock()
+        defer { lock.unlock() }
+        return current
+    }
+    public func advance(seconds: Double) {
+        lock.lock()
+        current += seconds
+        lock.unlock()
+    }
 }

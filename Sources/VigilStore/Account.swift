@@ -32,8 +32,10 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
     /// `AccountRegistry` removes it with whatever secrets it got.
     public var pendingSince: Date?
 
-    public init(id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,
-                clientID: String? = nil, tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, tokenExpiresAt: Date? = nil) {
+    public init(
+        id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,
+        clientID: String? = nil, tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, tokenExpiresAt: Date? = nil
+    ) {
         self.id = id
         self.server = server
         self.user = user

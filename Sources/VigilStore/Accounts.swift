@@ -15,8 +15,12 @@ public struct Accounts: Sendable {
         account.pendingSince = pending ? time : nil
         try database.write { db in
             if let existing = try Account.filter(Column("server") == account.server && Column("user") == account.user).fetchOne(db) {
-                throw StoreError(.invalid, existing.pendingSince == nil ? "\(account.user) on \(account.server) is already an account."
-                                 : "\(account.user) on \(account.server) is being added by another vigil, or its setup was interrupted less than a minute ago; try again in a minute.")
+                throw StoreError(
+                    .invalid,
+                    existing.pendingSince == nil
+                        ? "\(account.user) on \(account.server) is already an account."
+                        : "\(account.user) on \(account.server) is being added by another vigil, or its setup was interrupted less than a minute ago; try again in a minute."
+                )
             }
             try account.insert(db)
             var event = AuditEvent(time: account.createdAt, kind: .accountAdded, target: account.server, detail: "\(account.user), \(account.method)")
@@ -52,14 +56,17 @@ public struct Accounts: Sendable {
     /// Records a token refresh or a login: the new expiry (and client), `needsLogin` cleared;
     /// or, with `needsLogin`, that the server refused the stored credentials. Audited.
     @discardableResult
-    public func updateTokens(id: String, expiresAt: Date?, clientID: String? = nil, needsLogin: Bool, because reason: String, at time: Date = Date()) throws -> Account {
+    public func updateTokens(id: String, expiresAt: Date?, clientID: String? = nil, needsLogin: Bool, because reason: String, at time: Date = Date()) throws
+        -> Account
+    {
         try database.write { db in
             guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
             if !needsLogin { account.tokenExpiresAt = expiresAt }
             if let clientID { account.clientID = clientID }
             account.needsLogin = needsLogin
             try account.update(db)
-            var event = AuditEvent(time: time, kind: needsLogin ? .accountNeedsLogin : .accountTokensRefreshed, target: account.server, detail: "\(account.user): \(reason)")
+            var event = AuditEvent(
+                time: time, kind: needsLogin ? .accountNeedsLogin : .accountTokensRefreshed, target: account.server, detail: "\(account.user): \(reason)")
             try event.insert(db)
             return account
         }
@@ -70,7 +77,9 @@ public struct Accounts: Sendable {
     public func update(_ account: Account) throws {
         try database.write { db in
             guard let stored = try Account.fetchOne(db, key: account.id) else { throw StoreError(.notFound, "No account with id \(account.id).") }
-            guard stored.server == account.server, stored.user == account.user else { throw StoreError(.invalid, "An account's server and user cannot change.") }
+            guard stored.server == account.server, stored.user == account.user else {
+                throw StoreError(.invalid, "An account's server and user cannot change.")
+            }
             try account.update(db)
         }
     }

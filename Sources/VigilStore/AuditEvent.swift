@@ -31,8 +31,10 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
         public static let accountNeedsLogin = Kind(rawValue: "account-needs-login")
         /// An account's tokens were revoked at the server (RFC 7009) on removal.
         public static let accountTokensRevoked = Kind(rawValue: "account-tokens-revoked")
-        public static let known: Set<Kind> = [.certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
-                                              .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked]
+        public static let known: Set<Kind> = [
+            .certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
+            .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked,
+        ]
         public var isKnown: Bool { Self.known.contains(self) }
     }
 

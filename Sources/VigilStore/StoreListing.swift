@@ -9,14 +9,17 @@ extension CertificateApprovals {
     /// Every approval in id order (active ones only unless `includingRevoked`), one at a time;
     /// the certificate's DER is not read (`der` is nil).
     public func forEach(includingRevoked: Bool = false, _ body: (ApprovedCertificate) throws -> Void) throws {
-        let sql = "SELECT id, host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt, note, revokedAt, revocationReason "
+        let sql =
+            "SELECT id, host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt, note, revokedAt, revocationReason "
             + "FROM approved_certificate" + (includingRevoked ? "" : " WHERE revokedAt IS NULL") + " ORDER BY id"
         try read { db in
             let rows = try Row.fetchCursor(db, sql: sql)
             while let row = try rows.next() {
-                try body(ApprovedCertificate(id: row[0], host: row[1], port: row[2], sha256: row[3], spkiSHA256: row[4], subject: row[5],
-                                             issuer: row[6], notAfter: row[7], approvedAt: row[8], note: row[9], revokedAt: row[10],
-                                             revocationReason: row[11], der: nil))
+                try body(
+                    ApprovedCertificate(
+                        id: row[0], host: row[1], port: row[2], sha256: row[3], spkiSHA256: row[4], subject: row[5],
+                        issuer: row[6], notAfter: row[7], approvedAt: row[8], note: row[9], revokedAt: row[10],
+                        revocationReason: row[11], der: nil))
             }
         }
     }

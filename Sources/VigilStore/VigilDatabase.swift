@@ -75,8 +75,9 @@ public final class VigilDatabase: Sendable {
                 table.column("revocationReason", .text)
             }
             // At most one active approval of a certificate per host and port.
-            try db.create(index: "approved_certificate_active", on: ApprovedCertificate.databaseTableName,
-                          columns: ["host", "port", "sha256"], options: .unique, condition: Column("revokedAt") == nil)
+            try db.create(
+                index: "approved_certificate_active", on: ApprovedCertificate.databaseTableName,
+                columns: ["host", "port", "sha256"], options: .unique, condition: Column("revokedAt") == nil)
             try db.create(table: AuditEvent.databaseTableName) { table in
                 table.autoIncrementedPrimaryKey("id")
                 table.column("time", .datetime).notNull()

@@ -81,17 +81,20 @@ public struct ClientProfile: Sendable, Codable, Hashable {
     func validate(source: String) throws {
         guard let program = command.first, !program.isEmpty else { throw SuiteError(.invalidFixture, "\(source): the command is empty.") }
         if interactive == true {
-            throw SuiteError(.invalidFixture, "\(source): interactive clients are not supported (the suite cannot answer a client's prompt); run it non-interactively.")
+            throw SuiteError(
+                .invalidFixture, "\(source): interactive clients are not supported (the suite cannot answer a client's prompt); run it non-interactively.")
         }
         if let timeout, !(timeout > 0 && timeout <= 3600) { throw SuiteError(.invalidFixture, "\(source): timeout must be between 0 and 3600 seconds.") }
         let known = Set(Self.placeholders + (prepare?.keys.map { $0 } ?? []))
-        for name in prepare?.keys.sorted() ?? [] where Self.placeholders.contains(name) || name.range(of: "^[a-z_][a-z0-9_]*$", options: .regularExpression) == nil {
+        for name in prepare?.keys.sorted() ?? []
+        where Self.placeholders.contains(name) || name.range(of: "^[a-z_][a-z0-9_]*$", options: .regularExpression) == nil {
             throw SuiteError(.invalidFixture, "\(source): prepare.\(name) is not a new lower-case name.")
         }
         let templates = command + (environment?.values.map { $0 } ?? []) + (prepare?.values.flatMap { $0 } ?? [])
         for template in templates {
             for name in Self.names(in: template) where !known.contains(name) {
-                throw SuiteError(.invalidFixture, "\(source): {\(name)} is not a placeholder (known: \(known.sorted().map { "{\($0)}" }.joined(separator: ", "))).")
+                throw SuiteError(
+                    .invalidFixture, "\(source): {\(name)} is not a placeholder (known: \(known.sorted().map { "{\($0)}" }.joined(separator: ", "))).")
             }
         }
         for pattern in failurePatterns ?? [] where (try? NSRegularExpression(pattern: pattern)) == nil {

@@ -34,13 +34,17 @@ public struct ExternalClient: SuiteClient {
             try bundle.write(to: URL(fileURLWithPath: caFile))
             let start = URLComponents(string: context.server)
             let password = context.user.password ?? ""
-            var values = ["url": context.server, "host": start?.host ?? "", "port": start?.port.map(String.init) ?? "443",
-                          "user": context.userName, "password": password, "ca_file": caFile, "dir": sync, "tmp": scratch]
+            var values = [
+                "url": context.server, "host": start?.host ?? "", "port": start?.port.map(String.init) ?? "443",
+                "user": context.userName, "password": password, "ca_file": caFile, "dir": sync, "tmp": scratch,
+            ]
             var environment = XDGDirectories.environment(home: home).merging(
-                ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "TMPDIR": scratch, "LANG": "C.UTF-8"], uniquingKeysWith: { $1 })
+                ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "TMPDIR": scratch, "LANG": "C.UTF-8"],
+                uniquingKeysWith: { $1 })
             let timeout = Duration.milliseconds(Int64((profile.timeout ?? 60) * 1000))
             for (name, template) in (profile.prepare ?? [:]).sorted(by: { $0.key < $1.key }) {
-                let command = ExternalCommand(arguments: template.map { ClientProfile.expand($0, values) }, environment: environment, directory: scratch, timeout: timeout)
+                let command = ExternalCommand(
+                    arguments: template.map { ClientProfile.expand($0, values) }, environment: environment, directory: scratch, timeout: timeout)
                 let prepared = try await command.run(outputFile: scratch + "/prepare-\(name).out")
                 guard prepared.status == 0 else {
                     return .failed(.notImplemented, code: "prepare-failed", "The profile's prepare.\(name) failed (\(Self.describe(prepared))).")
@@ -48,18 +52,23 @@ public struct ExternalClient: SuiteClient {
                 values[name] = prepared.output.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             for (name, template) in profile.environment ?? [:] { environment[name] = ClientProfile.expand(template, values) }
-            let command = ExternalCommand(arguments: profile.command.map { ClientProfile.expand($0, values) }, environment: environment,
-                                          directory: scratch, timeout: timeout)
+            let command = ExternalCommand(
+                arguments: profile.command.map { ClientProfile.expand($0, values) }, environment: environment,
+                directory: scratch, timeout: timeout)
             let finished = try await command.run(outputFile: scratch + "/output.log")
             let output = password.count >= 4 ? finished.output.replacingOccurrences(of: password, with: "«password»") : finished.output
             let said = Self.lastLines(output)
-            let claimsSuccess = finished.status.map { (profile.successExitCodes ?? [0]).contains($0) } ?? false
+            let claimsSuccess =
+                finished.status.map { (profile.successExitCodes ?? [0]).contains($0) } ?? false
                 && !(profile.failurePatterns ?? []).contains { output.range(of: $0, options: .regularExpression) != nil }
             if claimsSuccess {
-                return SuiteClientResult(account: nil, failureKind: nil, message: "\(profile.name) exited \(finished.status ?? 0)" + (said.isEmpty ? "" : ": \(said)"), code: "exit-0")
+                return SuiteClientResult(
+                    account: nil, failureKind: nil, message: "\(profile.name) exited \(finished.status ?? 0)" + (said.isEmpty ? "" : ": \(said)"),
+                    code: "exit-0")
             }
-            return .failed(.error, code: finished.timedOut ? "timeout" : "exit-\(finished.status.map(String.init) ?? "signal")",
-                           "\(profile.name) \(Self.describe(finished))" + (said.isEmpty ? "" : ": \(said)"))
+            return .failed(
+                .error, code: finished.timedOut ? "timeout" : "exit-\(finished.status.map(String.init) ?? "signal")",
+                "\(profile.name) \(Self.describe(finished))" + (said.isEmpty ? "" : ": \(said)"))
         } catch {
             return .failed(.notImplemented, code: "client-did-not-start", "\(profile.name) could not be run: \(error)")
         }
@@ -74,6 +83,7 @@ public struct ExternalClient: SuiteClient {
 
     /// The output's last three non-empty lines, on one line.
     static func lastLines(_ output: String) -> String {
-        SuiteText.oneLine(output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.suffix(3).joined(separator: " | "))
+        SuiteText.oneLine(
+            output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.suffix(3).joined(separator: " | "))
     }
 }

@@ -30,7 +30,10 @@ public struct KnownGaps: Sendable, Hashable {
     /// scenario and the field for a malformed one, or a gap for a scenario that does not exist.
     public init(path: String, scenarios: [Scenario]) throws {
         let file = (path as NSString).lastPathComponent
-        guard FileManager.default.fileExists(atPath: path) else { self.init(); return }
+        guard FileManager.default.fileExists(atPath: path) else {
+            self.init()
+            return
+        }
         guard let data = FileManager.default.contents(atPath: path) else { throw SuiteError(.malformedKnownGaps, "\(file): cannot be read.") }
         let decoded: [String: Gap]
         do {

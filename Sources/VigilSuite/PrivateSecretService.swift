@@ -57,9 +57,11 @@ public final class PrivateSecretService: @unchecked Sendable {  // immutable aft
         guard status == 0 else {
             Self.end(bus)
             try? FileManager.default.removeItem(atPath: directory)
-            throw SuiteError(.secretService, status == 127
-                ? "gnome-keyring-daemon is not installed; install gnome-keyring (Debian: gnome-keyring)."
-                : "gnome-keyring-daemon did not start (exit \(status)).")
+            throw SuiteError(
+                .secretService,
+                status == 127
+                    ? "gnome-keyring-daemon is not installed; install gnome-keyring (Debian: gnome-keyring)."
+                    : "gnome-keyring-daemon did not start (exit \(status)).")
         }
         let previous = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
         setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)

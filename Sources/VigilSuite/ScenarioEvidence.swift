@@ -43,12 +43,14 @@ public struct ScenarioEvidence: Sendable {
         return addresses[host] ?? host
     }
 
-    public init(result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], journal: [JournalEntry] = [],
-                listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],
-                accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
-                filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
-                addresses: [String: String] = [:], start: (scheme: String, address: String) = ("https", "127.0.0.1"),
-                interceptedAddress: String? = nil, databaseProblem: String? = nil, existingAccount: Account? = nil, approvalsSeeded: Int = 0, approvalsByRule: Int = 0) {
+    public init(
+        result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], journal: [JournalEntry] = [],
+        listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],
+        accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
+        filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
+        addresses: [String: String] = [:], start: (scheme: String, address: String) = ("https", "127.0.0.1"),
+        interceptedAddress: String? = nil, databaseProblem: String? = nil, existingAccount: Account? = nil, approvalsSeeded: Int = 0, approvalsByRule: Int = 0
+    ) {
         self.approvalsByRule = approvalsByRule
         self.existingAccount = existingAccount
         self.approvalsSeeded = approvalsSeeded

@@ -118,16 +118,22 @@ public struct ScenarioJudge: Sendable {
         case .askCertificate, .askRedirect:
             let question: ScenarioClient.Question = scenario.outcome == .askCertificate ? .certificate : .redirect
             guard let asked = firstAsked(evidence) else {
-                return ["Expected the client to stop and ask the user to approve the \(question.rawValue); it did not ask, and ended with \(final.rawValue).\(said)"]
+                return [
+                    "Expected the client to stop and ask the user to approve the \(question.rawValue); it did not ask, and ended with \(final.rawValue).\(said)"
+                ]
             }
             if approvals.contains(question) {
                 let then = scenario.client?.then.map(ClientOutcome.init) ?? .login
                 if !asked.approved {
-                    return ["The user would approve the \(question.rawValue) of \(asked.about), but what was presented is not what the host serves (fingerprint)."]
+                    return [
+                        "The user would approve the \(question.rawValue) of \(asked.about), but what was presented is not what the host serves (fingerprint)."
+                    ]
                 }
-                return final == then ? [] : ["After the user approved the \(question.rawValue) of \(asked.about), expected \(then.rawValue), got \(final.rawValue).\(said)"]
+                return final == then
+                    ? [] : ["After the user approved the \(question.rawValue) of \(asked.about), expected \(then.rawValue), got \(final.rawValue).\(said)"]
             }
-            return final == ClientOutcome(scenario.outcome) ? [] : ["Expected the client to stop at the \(question.rawValue) question, declined; it ended with \(final.rawValue).\(said)"]
+            return final == ClientOutcome(scenario.outcome)
+                ? [] : ["Expected the client to stop at the \(question.rawValue) question, declined; it ended with \(final.rawValue).\(said)"]
         case .refuse, .reportError, .login:
             let wanted = ClientOutcome(scenario.outcome)
             guard final != wanted else { return [] }
@@ -159,8 +165,9 @@ public struct ScenarioJudge: Sendable {
         let given = evidence.questions.filter { $0.question == .certificate && $0.approved }.count
         let allowed = given + evidence.approvalsSeeded + evidence.approvalsByRule
         if evidence.approvalsLeft > allowed {
-            failures.append("The database holds \(evidence.approvalsLeft) certificate approval(s); the user gave \(given)"
-                            + (allowed > given ? ", and \(allowed - given) came with the account or its renewal." : "."))
+            failures.append(
+                "The database holds \(evidence.approvalsLeft) certificate approval(s); the user gave \(given)"
+                    + (allowed > given ? ", and \(allowed - given) came with the account or its renewal." : "."))
         }
         if evidence.result.failureKind == .error, (evidence.result.message ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
             failures.append("The client reported an error without a message.")
@@ -175,7 +182,9 @@ public struct ScenarioJudge: Sendable {
             let address = evidence.address(of: asked.about)
             let sent = evidence.journal.dropFirst(asked.at).filter { $0.host == address && ($0.scheme ?? "https") == "https" }
             if let first = sent.first {
-                failures.append("The user declined the certificate of \(asked.about), yet \(sent.count) request(s) reached it afterwards (first: \(first.method) \(first.path)).")
+                failures.append(
+                    "The user declined the certificate of \(asked.about), yet \(sent.count) request(s) reached it afterwards (first: \(first.method) \(first.path))."
+                )
             }
         }
         return failures
@@ -186,7 +195,9 @@ public struct ScenarioJudge: Sendable {
     func destinationFailures(_ evidence: ScenarioEvidence) -> [String] {
         var failures: [String] = []
         for (index, entry) in evidence.journal.enumerated() where !isAgreed(entry, at: index, evidence) {
-            failures.append("A request reached \(entry.scheme ?? "https")://\(entry.host) (\(entry.method) \(entry.path)), a server the user never agreed to: not where setup started, not an approved redirect.")
+            failures.append(
+                "A request reached \(entry.scheme ?? "https")://\(entry.host) (\(entry.method) \(entry.path)), a server the user never agreed to: not where setup started, not an approved redirect."
+            )
             if failures.count == 3 { break }
         }
         return failures

@@ -43,8 +43,9 @@ public struct ScenarioRunner: Sendable {
         var planted: [PlantedSecret] = []
         let started = ContinuousClock.now
         let judge = ScenarioJudge(scenario: scenario)
-        var result = ScenarioResult(scenario: scenario.name, expected: judge.expected, got: "-", status: .failed, invariants: .init(),
-                                    failures: [], gapReason: nil, clientMessage: nil, seconds: 0)
+        var result = ScenarioResult(
+            scenario: scenario.name, expected: judge.expected, got: "-", status: .failed, invariants: .init(),
+            failures: [], gapReason: nil, clientMessage: nil, seconds: 0)
         do {
             let evidence = try await play()
             planted = evidence.plantedSecrets
@@ -65,7 +66,9 @@ public struct ScenarioRunner: Sendable {
                 result.gapReason = gap.reason
             case (false, let gap?) where verdict.violations.isEmpty:
                 result.status = .failed
-                result.failures.append("known-gaps.json records that Vigil gets \(gap.got) here; it now gets \(result.got). A changed gap is checked again: update the entry if the new behaviour is the expected step.")
+                result.failures.append(
+                    "known-gaps.json records that Vigil gets \(gap.got) here; it now gets \(result.got). A changed gap is checked again: update the entry if the new behaviour is the expected step."
+                )
             case (false, _): result.status = .failed
             }
         } catch {
@@ -87,8 +90,9 @@ public struct ScenarioRunner: Sendable {
         }
         let settings = try loadSettings(config: config)
 
-        let simulator = try HostSimulator(configuration: HostSimulator.Configuration(scenario: scenario, certificatesDirectory: certificatesDirectory),
-                                          journal: try Journal(memoryLimit: Self.journalLimit))
+        let simulator = try HostSimulator(
+            configuration: HostSimulator.Configuration(scenario: scenario, certificatesDirectory: certificatesDirectory),
+            journal: try Journal(memoryLimit: Self.journalLimit))
         let running = try await RunningHostSimulator(simulator)
         do {
             let evidence = try await drive(running, settings: settings, data: data, config: config, state: state)
@@ -109,14 +113,17 @@ public struct ScenarioRunner: Sendable {
         var leaves = try servedLeaves(running)
         for pin in resolve { leaves["\(pin.host):\(pin.port)"] = leaves["\(pin.address):\(pin.port)"] }
         let journal = running.simulator.journal
-        let user = ScriptedUser(approve: Set(scenario.client?.approve ?? []), password: users[userName], servedLeaves: leaves,
-                                caFile: caFile, browserTimeout: max(2, Int(timeout.components.seconds) * 2), resolve: resolve.map(\.description),
-                                journalPosition: { journal.entries.count })
+        let user = ScriptedUser(
+            approve: Set(scenario.client?.approve ?? []), password: users[userName], servedLeaves: leaves,
+            caFile: caFile, browserTimeout: max(2, Int(timeout.components.seconds) * 2), resolve: resolve.map(\.description),
+            journalPosition: { journal.entries.count })
         let logFile = state + "/vigil/logs/vigil.log"
         let server = Self.expand(running.resolve(scenario.client?.start ?? "{https:1}"), resolve)
         let trusted = try (scenario.client?.trust ?? ["ca-bundle"]).map { name in
             let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
-            guard FileManager.default.fileExists(atPath: path) else { throw SuiteError(.invalidFixture, "\(scenario.name): client.trust names \(name), and \(path) does not exist.") }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw SuiteError(.invalidFixture, "\(scenario.name): client.trust names \(name), and \(path) does not exist.")
+            }
             return path
         }
         let context = SuiteClientContext(
@@ -145,8 +152,11 @@ public struct ScenarioRunner: Sendable {
         // Approvals a renewal rule carried over: read from the database, not from the client, and
         // only for the leaf host 1 really serves, with the rule's note.
         let hostOne = running.listeners.first { $0.host == 1 && $0.scheme == "https" }.map { "\($0.address):\($0.port)" }
-        let byRule = existing == nil ? 0 : ((try? CertificateApprovals(database: VigilDatabase(path: context.databasePath)).list(includingRevoked: true)) ?? [])
-            .filter { approval in approval.note?.hasPrefix("renewal of ") == true && hostOne.map { leaves[$0] } == approval.sha256 }.count
+        let byRule =
+            existing == nil
+            ? 0
+            : ((try? CertificateApprovals(database: VigilDatabase(path: context.databasePath)).list(includingRevoked: true)) ?? [])
+                .filter { approval in approval.note?.hasPrefix("renewal of ") == true && hostOne.map { leaves[$0] } == approval.sha256 }.count
         let entries = journal.entries
         if entries.count >= Self.journalLimit / 2 {
             throw SuiteError(.invalidFixture, "\(scenario.name): the client made over \(Self.journalLimit / 2) requests; the journal cannot keep them all.")
@@ -155,7 +165,9 @@ public struct ScenarioRunner: Sendable {
         let startURL = URLComponents(string: server)
         let startHost = (startURL?.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let planted = running.simulator.responder.plantedSecrets()
-        var logLines = Self.lines(ofFiles: RotatingFileSink.files(for: logFile)).map { (source: "the log (\(Self.relative($0.file, to: directory)))", line: $0.line) }
+        var logLines = Self.lines(ofFiles: RotatingFileSink.files(for: logFile)).map {
+            (source: "the log (\(Self.relative($0.file, to: directory)))", line: $0.line)
+        }
         logLines += user.shown.map { (source: "a message shown to the user", line: $0) }
         return ScenarioEvidence(
             result: result, questions: user.questions, journal: entries,
@@ -170,8 +182,10 @@ public struct ScenarioRunner: Sendable {
     /// The account of `client.account`, as setup would have left it when host 1 served the premise's
     /// certificate: the row with that reviewed chain, the password in the keyring, and the approval
     /// when the user gave one. Returns the account and the approvals made.
-    func seed(_ premise: ScenarioClient.ExistingAccount, server: String, user: String, password: String?, running: RunningHostSimulator,
-              context: SuiteClientContext) throws -> (account: Account, approvals: Int) {
+    func seed(
+        _ premise: ScenarioClient.ExistingAccount, server: String, user: String, password: String?, running: RunningHostSimulator,
+        context: SuiteClientContext
+    ) throws -> (account: Account, approvals: Int) {
         guard let password, let endpoint = try? Endpoint(url: server) else {
             throw SuiteError(.invalidFixture, "\(scenario.name): client.account needs the user's password and an https host 1.")
         }
@@ -215,8 +229,10 @@ public struct ScenarioRunner: Sendable {
             }
         }
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: URL(fileURLWithPath: userFile))
-        let settings = try SettingsLoader(environment: ["HOME": directory, "XDG_CONFIG_HOME": config,
-                                                        SettingsLocations.managedFileVariable: directory + "/no-managed-settings.json"]).load()
+        let settings = try SettingsLoader(environment: [
+            "HOME": directory, "XDG_CONFIG_HOME": config,
+            SettingsLocations.managedFileVariable: directory + "/no-managed-settings.json",
+        ]).load()
         if let problem = settings.issues.first {
             throw SuiteError(.invalidFixture, "\(scenario.name): client.settings: \(problem)")
         }
@@ -260,7 +276,8 @@ public struct ScenarioRunner: Sendable {
         var items: [String: [String]] = [:]
         for account in try secrets.accounts(kind: nil) where servers.contains(where: { Self.names(account, server: $0) }) {
             var kinds: [String] = []
-            for kind in [SecretKey.Kind.password, .accessToken, .refreshToken, .clientSecret] where try secrets.secret(for: SecretKey(account: account, kind: kind)) != nil {
+            for kind in [SecretKey.Kind.password, .accessToken, .refreshToken, .clientSecret]
+            where try secrets.secret(for: SecretKey(account: account, kind: kind)) != nil {
                 kinds.append(kind.rawValue)
             }
             items[account] = kinds
@@ -317,7 +334,8 @@ public struct ScenarioRunner: Sendable {
             let path = root + "/" + relative
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                  let data = FileManager.default.contents(atPath: path) else { continue }
+                let data = FileManager.default.contents(atPath: path)
+            else { continue }
             for secret in secrets where secret.value.count >= 6 && data.range(of: Data(secret.value.utf8)) != nil {
                 found.append((relative, secret.what))
             }

@@ -39,8 +39,10 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     private var asked: [Asked] = []
     private var lines: [String] = []
 
-    public init(approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
-                resolve: [String] = [], journalPosition: @escaping @Sendable () -> Int = { 0 }) {
+    public init(
+        approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
+        resolve: [String] = [], journalPosition: @escaping @Sendable () -> Int = { 0 }
+    ) {
         self.resolve = resolve
         self.journalPosition = journalPosition
         self.approve = approve
@@ -51,12 +53,28 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     }
 
     /// The questions asked, in order.
-    public var questions: [Asked] { lock.lock(); defer { lock.unlock() }; return asked }
+    public var questions: [Asked] {
+        lock.lock()
+        defer { lock.unlock() }
+        return asked
+    }
     /// What the client showed the user (reviews, progress, questions), one entry per message.
-    public var shown: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    public var shown: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
 
-    func record(_ question: Asked) { lock.lock(); asked.append(question); lock.unlock() }
-    public func show(_ text: String) { lock.lock(); lines.append(text); lock.unlock() }
+    func record(_ question: Asked) {
+        lock.lock()
+        asked.append(question)
+        lock.unlock()
+    }
+    public func show(_ text: String) {
+        lock.lock()
+        lines.append(text)
+        lock.unlock()
+    }
 
     public func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
         show("review \(endpoint): \(evaluation.verdict.isTrusted ? "trusted" : "untrusted") \(chain.first?.sha256Fingerprint ?? "")")
@@ -71,8 +89,11 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
 
     public func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
         let approved = approve.contains(.redirect)
-        record(Asked(question: .redirect, about: Self.hostPort(of: redirect.location), scheme: redirect.location.lowercased().hasPrefix("http://") ? "http" : "https",
-                     approved: approved, at: journalPosition()))
+        record(
+            Asked(
+                question: .redirect, about: Self.hostPort(of: redirect.location),
+                scheme: redirect.location.lowercased().hasPrefix("http://") ? "http" : "https",
+                approved: approved, at: journalPosition()))
         show("redirect \(redirect.status) to \(redirect.location)")
         return approved
     }
@@ -89,7 +110,8 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
         show("browser opened")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "-o", "/dev/null", "-L", "-b", "", "--max-time", String(browserTimeout), "--cacert", caFile]
+        process.arguments =
+            ["curl", "-s", "-o", "/dev/null", "-L", "-b", "", "--max-time", String(browserTimeout), "--cacert", caFile]
             + resolve.flatMap { ["--resolve", $0] } + [url]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -37,8 +37,9 @@ public struct SimulationSuite: Sendable {
             var next = 0
             func start(_ index: Int) {
                 let scenario = scenarios[index]
-                var runner = ScenarioRunner(scenario: scenario, certificatesDirectory: certificatesDirectory,
-                                            directory: workDirectory + "/" + scenario.name, client: client, secrets: secrets)
+                var runner = ScenarioRunner(
+                    scenario: scenario, certificatesDirectory: certificatesDirectory,
+                    directory: workDirectory + "/" + scenario.name, client: client, secrets: secrets)
                 runner.timeout = timeout
                 let gap = knownGaps.gaps[scenario.name]
                 let keep = self.keep
@@ -49,10 +50,16 @@ public struct SimulationSuite: Sendable {
                     return (index, result, planted)
                 }
             }
-            while next < min(max(1, jobs), scenarios.count) { start(next); next += 1 }
+            while next < min(max(1, jobs), scenarios.count) {
+                start(next)
+                next += 1
+            }
             while let done = await group.next() {
                 collected.append(done)
-                if next < scenarios.count { start(next); next += 1 }
+                if next < scenarios.count {
+                    start(next)
+                    next += 1
+                }
             }
             return collected.sorted { $0.0 < $1.0 }
         }
@@ -68,11 +75,14 @@ public struct SimulationSuite: Sendable {
         let planted = outcomes.flatMap(\.2)
         for directory in scanDirectories {
             for hit in ScenarioRunner.files(under: directory, containing: planted) {
-                runFailures.append(SuiteText.oneLine("\(directory)/\(hit.file) contains \(hit.what) (invariant 3: no secret in a file, outside the scenarios' directories too)."))
+                runFailures.append(
+                    SuiteText.oneLine(
+                        "\(directory)/\(hit.file) contains \(hit.what) (invariant 3: no secret in a file, outside the scenarios' directories too)."))
             }
         }
         let elapsed = ContinuousClock.now - started
-        return SuiteReport(results: outcomes.map(\.1), runFailures: runFailures,
-                           seconds: elapsed.seconds, jobs: jobs)
+        return SuiteReport(
+            results: outcomes.map(\.1), runFailures: runFailures,
+            seconds: elapsed.seconds, jobs: jobs)
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 public import Logging
+public import VigilHTTP
 public import VigilSecrets
 public import VigilSettings
 public import VigilStore
-public import VigilHTTP
 
 /// The client a scenario is played against. ``VigilClient`` is Vigil's own account setup; tests
 /// plug in clients that misbehave on purpose, to prove the suite catches them.

@@ -45,14 +45,20 @@ public struct SuiteReport: Sendable, Codable {
         let header = ["scenario", "expected", "got", "invariants", "time", "result"]
         var rows = results.map { result -> [String] in
             let invariants = result.invariants
-            let text = invariants.allHold ? "ok" : [("credentials", invariants.credentials), ("logs", invariants.logs), ("files", invariants.files), ("keyring", invariants.keyring)]
-                .filter { !$0.1 }.map { "BROKEN " + $0.0 }.joined(separator: ", ")
+            let text =
+                invariants.allHold
+                ? "ok"
+                : [("credentials", invariants.credentials), ("logs", invariants.logs), ("files", invariants.files), ("keyring", invariants.keyring)]
+                    .filter { !$0.1 }.map { "BROKEN " + $0.0 }.joined(separator: ", ")
             return [result.scenario, result.expected, result.got, text, String(format: "%.1f s", result.seconds), result.status.rawValue]
         }
         rows.insert(header, at: 0)
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        var out = rows.map { row in row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-            .trimmingCharacters(in: .whitespaces) }.joined(separator: "\n") + "\n"
+        var out =
+            rows.map { row in
+                row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                    .trimmingCharacters(in: .whitespaces)
+            }.joined(separator: "\n") + "\n"
         let failing = results.filter { !$0.status.isAcceptable }
         if !failing.isEmpty || !runFailures.isEmpty {
             out += "\nFailures:\n"
@@ -83,24 +89,29 @@ public struct SuiteReport: Sendable, Codable {
     public func junit() -> String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let failures = failed + closedGaps + (runFailures.isEmpty ? 0 : 1), tests = results.count + (runFailures.isEmpty ? 0 : 1)
-        xml += "<testsuites name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
-        xml += "  <testsuite name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        xml +=
+            "<testsuites name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        xml +=
+            "  <testsuite name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
         for result in results {
             xml += "    <testcase classname=\"vigil.simulate\" name=\"\(Self.escape(result.scenario))\" time=\"\(String(format: "%.3f", result.seconds))\">"
             switch result.status {
             case .passed:
                 xml += "</testcase>\n"
             case .knownGap:
-                xml += "\n      <skipped message=\"\(Self.escape("known gap: expected \(result.expected), got \(result.got): \(result.gapReason ?? "")"))\"/>\n    </testcase>\n"
+                xml +=
+                    "\n      <skipped message=\"\(Self.escape("known gap: expected \(result.expected), got \(result.got): \(result.gapReason ?? "")"))\"/>\n    </testcase>\n"
             case .failed, .gapClosed:
                 let message = result.failures.first ?? "failed"
                 var body = "expected: \(result.expected)\ngot: \(result.got)\n" + result.failures.map { "- \($0)" }.joined(separator: "\n")
                 if let evidence = result.evidence { body += "\nevidence: \(evidence)" }
-                xml += "\n      <failure message=\"\(Self.escape(message))\" type=\"\(result.status == .gapClosed ? "gap-closed" : "scenario-failed")\">\(Self.escape(body))</failure>\n    </testcase>\n"
+                xml +=
+                    "\n      <failure message=\"\(Self.escape(message))\" type=\"\(result.status == .gapClosed ? "gap-closed" : "scenario-failed")\">\(Self.escape(body))</failure>\n    </testcase>\n"
             }
         }
         if !runFailures.isEmpty {
-            xml += "    <testcase classname=\"vigil.simulate\" name=\"(the run)\" time=\"0\">\n      <failure message=\"\(Self.escape(runFailures[0]))\" type=\"run-failed\">\(Self.escape(runFailures.joined(separator: "\n")))</failure>\n    </testcase>\n"
+            xml +=
+                "    <testcase classname=\"vigil.simulate\" name=\"(the run)\" time=\"0\">\n      <failure message=\"\(Self.escape(runFailures[0]))\" type=\"run-failed\">\(Self.escape(runFailures.joined(separator: "\n")))</failure>\n    </testcase>\n"
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml

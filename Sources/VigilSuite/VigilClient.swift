@@ -16,9 +16,10 @@ public struct VigilClient: SuiteClient {
         do {
             let database = try VigilDatabase(path: context.databasePath)
             let options = Self.options(context)
-            let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)),
-                                     approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                                     secrets: context.secrets, options: options, logger: context.logger)
+            let setup = AccountSetup(
+                evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)),
+                approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                secrets: context.secrets, options: options, logger: context.logger)
             return .added(try await setup.add(server: context.server, user: context.userName, interaction: context.user))
         } catch {
             return Self.classify(error)
@@ -35,20 +36,25 @@ public struct VigilClient: SuiteClient {
             case .refused(let reasons):
                 return .failed(.refused, code: AccountSetupError.Code.certificateRejected.description, reasons.joined(separator: " "))
             case .changed(let reason):
-                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.description, reason + " The user did not approve it; nothing was sent.")
+                return .failed(
+                    .refused, code: AccountSetupError.Code.certificateRejected.description, reason + " The user did not approve it; nothing was sent.")
             case .unchanged, .renewed, .approvedAgain:
                 break
             }
             switch report.filesStatus {
             case 207? where report.downloadFailed:
-                return .failed(.error, code: AccountSetupError.Code.serverError.description,
-                               "\(account.server) lists the files but answered a download with HTTP \(report.downloadStatus.map(String.init) ?? "nothing").")
+                return .failed(
+                    .error, code: AccountSetupError.Code.serverError.description,
+                    "\(account.server) lists the files but answered a download with HTTP \(report.downloadStatus.map(String.init) ?? "nothing").")
             case 207?:
                 return .added(account)
             case 401?, 403?:
-                return .failed(.error, code: AccountSetupError.Code.wrongCredentials.description, "\(account.server) refused the stored credentials: log in again.")
+                return .failed(
+                    .error, code: AccountSetupError.Code.wrongCredentials.description, "\(account.server) refused the stored credentials: log in again.")
             default:
-                return .failed(.error, code: AccountSetupError.Code.notACloudServer.description, "\(account.server) answered the files root with \(report.filesStatus.map(String.init) ?? "nothing").")
+                return .failed(
+                    .error, code: AccountSetupError.Code.notACloudServer.description,
+                    "\(account.server) answered the files root with \(report.filesStatus.map(String.init) ?? "nothing").")
             }
         } catch {
             return Self.classify(error)
@@ -75,8 +81,9 @@ public struct VigilClient: SuiteClient {
 
     /// The account check `vigil account check` and `remove` would use, with the same options.
     static func check(_ context: SuiteClientContext, database: VigilDatabase) throws -> AccountCheck {
-        var check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)), database: database,
-                                 settings: context.settings, logger: context.logger)
+        var check = AccountCheck(
+            evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)), database: database,
+            settings: context.settings, logger: context.logger)
         check.options = options(context)
         check.lockDirectory = context.stateDirectory + "/vigil/locks"
         return check

@@ -20,7 +20,8 @@ extension Vigil {
         )
 
         struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "add", 
+            static let configuration = CommandConfiguration(
+                commandName: "add",
                 abstract: "Add an account: review the certificate, detect the login methods, log in.",
                 discussion: """
                     The server's certificate chain and verdict are shown before anything is sent. An untrusted
@@ -41,9 +42,11 @@ extension Vigil {
             @Option(help: "Approve an untrusted certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
             @Option(help: "Approve a redirect of status.php to this exact URL (repeatable).") var acceptRedirect: [String] = []
             @Option(help: "Use this method: basic, oauth2 or openid-connect (or its full identifier).") var method: String?
-            @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.") var browser: String?
+            @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.")
+            var browser: String?
             @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
-            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
+                []
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
             @OptionGroup var resolveOptions: ResolveOptions
             @OptionGroup var store: Certificates.StoreOptions
@@ -61,8 +64,10 @@ extension Vigil {
 
             /// What the keyring now holds, in words.
             static func stored(_ account: Account) -> String {
-                account.method == AuthenticationMethodIdentifier.basicAuth.rawValue ? "the password is in the keyring"
-                    : "the access and refresh tokens are in the keyring" + (account.tokenExpiresAt.map { "; the access token expires \(ISOTime.string($0)) and is refreshed when needed" } ?? "")
+                account.method == AuthenticationMethodIdentifier.basicAuth.rawValue
+                    ? "the password is in the keyring"
+                    : "the access and refresh tokens are in the keyring"
+                        + (account.tokenExpiresAt.map { "; the access token expires \(ISOTime.string($0)) and is refreshed when needed" } ?? "")
             }
 
             static func identifier(_ text: String) -> AuthenticationMethodIdentifier? {
@@ -83,11 +88,13 @@ extension Vigil {
                 options.resolve = resolveOptions.pins
                 do {
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
-                    let setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                                             secrets: KeyringSecretStore(), options: options, logger: logger)
-                    var interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized),
-                                                          acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
-                                                          browser: browser.map { $0.split(separator: " ").map(String.init) })
+                    let setup = AccountSetup(
+                        evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                        secrets: KeyringSecretStore(), options: options, logger: logger)
+                    var interaction = TerminalInteraction(
+                        approvedFingerprint: approveCertificate.map(Certificates.Approve.normalized),
+                        acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
+                        browser: browser.map { $0.split(separator: " ").map(String.init) })
                     interaction.noBrowser = noBrowser
                     guard let server = url ?? options.defaultURL else {
                         ExitStatus.fail("Give the server's URL (no bookmark.default-url is set).", status: ExitStatus.usage)
@@ -116,7 +123,9 @@ extension Vigil {
                         print("no accounts")
                     } else {
                         for account in accounts {
-                            print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
+                            print(
+                                SafeText.escaped(
+                                    "\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
                         }
                     }
                 } catch {
@@ -126,7 +135,8 @@ extension Vigil {
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "remove", 
+            static let configuration = CommandConfiguration(
+                commandName: "remove",
                 abstract: "Remove an account: its tokens revoked at the server, its row, its secrets in the keyring.",
                 discussion: """
                     OAuth2 and OpenID Connect tokens are revoked first (RFC 7009) where the server names a revocation
@@ -136,7 +146,8 @@ extension Vigil {
             )
             @Argument(help: "The account's id (see list).") var id: String
             @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
-            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
+                []
             @OptionGroup var resolveOptions: ResolveOptions
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup var logOptions: LogOptions
@@ -150,15 +161,18 @@ extension Vigil {
                     if noRevoke {
                         result = try removal.remove(id: id)
                     } else {
-                        var check = AccountCheck(evaluator: try TrustEvaluator(caFilesOrSystem: caFiles), database: database, settings: settings, logger: logger)
+                        var check = AccountCheck(
+                            evaluator: try TrustEvaluator(caFilesOrSystem: caFiles), database: database, settings: settings, logger: logger)
                         check.options.resolve = resolveOptions.pins
                         result = try await removal.remove(id: id, revokingThrough: check)
                     }
                     let account = result.account
                     let removed = result.removedSecrets.map(\.rawValue)
-                    print(SafeText.escaped("removed account \(account.id): \(account.user) on \(account.server)"
-                          + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
-                          + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))")))
+                    print(
+                        SafeText.escaped(
+                            "removed account \(account.id): \(account.user) on \(account.server)"
+                                + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
+                                + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))")))
                     if let problem = result.revocationProblem { print(SafeText.escaped("warning: the tokens were not revoked: \(problem)")) }
                 } catch let error as StoreError {
                     ExitStatus.fail(error.reason)
@@ -185,8 +199,9 @@ struct TerminalInteraction: AccountSetupInteraction {
     var interactive: Bool { !passwordFromStandardInput && isatty(STDIN_FILENO) == 1 }
 
     func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
-        let report = InspectReport(target: .init(kind: "host", url: endpoint.description, files: nil, peerName: endpoint.peerName),
-                                   evaluation: evaluation, sent: chain, connection: nil)
+        let report = InspectReport(
+            target: .init(kind: "host", url: endpoint.description, files: nil, peerName: endpoint.peerName),
+            evaluation: evaluation, sent: chain, connection: nil)
         print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
     }
 
@@ -202,7 +217,8 @@ struct TerminalInteraction: AccountSetupInteraction {
             print("Not approved. Check the fingerprint \(leaf.sha256Fingerprint) with the server's admin, then pass it with --approve-certificate.")
             return false
         }
-        return confirm(SafeText.escaped("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first."))
+        return confirm(
+            SafeText.escaped("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first."))
     }
 
     func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
@@ -234,7 +250,9 @@ struct TerminalInteraction: AccountSetupInteraction {
     }
 
     func openBrowser(_ url: String) async {
-        print(SafeText.escaped(noBrowser ? "Open this URL in a browser and log in; Vigil waits for the answer: \(url)" : "Log in here if no browser opens: \(url)"))
+        print(
+            SafeText.escaped(
+                noBrowser ? "Open this URL in a browser and log in; Vigil waits for the answer: \(url)" : "Log in here if no browser opens: \(url)"))
         fflush(nil)
         guard !noBrowser else { return }
         let environment = ProcessInfo.processInfo.environment

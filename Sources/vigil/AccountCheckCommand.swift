@@ -12,7 +12,8 @@ extension Vigil.AccountCommand {
     /// `vigil account check ID|--all`: each account's server judged against the chain reviewed at
     /// setup, then its files root read with the stored credentials.
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "check", 
+        static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check accounts: the server certificate against the chain reviewed at setup, then the stored credentials.",
             discussion: """
                 For each account: a TLS handshake; what no approval can make safe is refused; the extended-validation
@@ -77,8 +78,9 @@ extension Vigil.AccountCommand {
             var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
             check.options.resolve = resolveOptions.pins
             check.lockDirectory = StatePaths.locks
-            let interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
-                                                  acceptedRedirects: [], passwordFromStandardInput: false, browser: nil)
+            let interaction = TerminalInteraction(
+                approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
+                acceptedRedirects: [], passwordFromStandardInput: false, browser: nil)
             var rows: [Row] = []
             for account in accounts {
                 let row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: json ? nil : interaction)
@@ -94,14 +96,20 @@ extension Vigil.AccountCommand {
         static func row(for account: Account, check: AccountCheck, certificateOnly: Bool, interaction: TerminalInteraction?) async -> Row {
             var row = Row(id: account.id, server: account.server, user: account.user, status: "error", certificate: nil, message: "", filesStatus: nil)
             do {
-                let report = certificateOnly ? AccountCheck.Report(certificate: try await check.check(account), filesStatus: nil)
+                let report =
+                    certificateOnly
+                    ? AccountCheck.Report(certificate: try await check.check(account), filesStatus: nil)
                     : try await check.connect(account, secrets: KeyringSecretStore(), interaction: interaction)
                 row.filesStatus = report.filesStatus
                 row.downloadStatus = report.downloadStatus
                 switch report.certificate {
                 case .unchanged: (row.certificate, row.message) = ("unchanged", "the certificate reviewed at setup")
-                case .renewed(let rule): (row.certificate, row.message) = ("renewed", "a renewed certificate, accepted by the rule \(rule); the stored chain was replaced (see the audit)")
-                case .approvedAgain: (row.certificate, row.message) = ("approved-again", "a changed certificate, approved again; the stored chain was replaced (see the audit)")
+                case .renewed(let rule):
+                    (row.certificate, row.message) = (
+                        "renewed", "a renewed certificate, accepted by the rule \(rule); the stored chain was replaced (see the audit)"
+                    )
+                case .approvedAgain:
+                    (row.certificate, row.message) = ("approved-again", "a changed certificate, approved again; the stored chain was replaced (see the audit)")
                 case .changed(let reason): (row.certificate, row.status, row.message) = ("changed", "changed", reason)
                 case .refused(let reasons): (row.certificate, row.status, row.message) = ("refused", "refused", reasons.joined(separator: " "))
                 }
@@ -110,10 +118,18 @@ extension Vigil.AccountCommand {
                     switch status {
                     case 207 where report.downloadFailed:
                         row.status = "error"
-                        row.message += "; the files are listed but the download of \(SafeText.escaped(report.downloaded ?? "a file")) answered HTTP \(report.downloadStatus ?? 0)"
-                    case 207: row.status = "ok"; row.message += report.downloaded == nil ? "; the stored credentials open the files" : "; the stored credentials list and download the files"
-                    case 401, 403: row.status = "needs-login"; row.message += "; the server refused the stored credentials (HTTP \(status)): log in again"
-                    default: row.status = "error"; row.message += "; the files root answered HTTP \(status)"
+                        row.message +=
+                            "; the files are listed but the download of \(SafeText.escaped(report.downloaded ?? "a file")) answered HTTP \(report.downloadStatus ?? 0)"
+                    case 207:
+                        row.status = "ok"
+                        row.message +=
+                            report.downloaded == nil ? "; the stored credentials open the files" : "; the stored credentials list and download the files"
+                    case 401, 403:
+                        row.status = "needs-login"
+                        row.message += "; the server refused the stored credentials (HTTP \(status)): log in again"
+                    default:
+                        row.status = "error"
+                        row.message += "; the files root answered HTTP \(status)"
                     }
                 } else {
                     row.status = "ok"

@@ -10,7 +10,8 @@ import VigilStore
 extension Vigil.AccountCommand {
     /// `vigil account login ID`: an existing account logs in again.
     struct Login: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "login", 
+        static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Log an account in again (after a refused refresh or a changed password).",
             discussion: """
                 The server's certificate is judged as on every later connection (a changed one is shown for review; approve
@@ -24,7 +25,8 @@ extension Vigil.AccountCommand {
         @Argument(help: "The account's id (see list).") var id: String
         @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
         @Option(help: "Approve a changed certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
-        @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.") var browser: String?
+        @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.") var browser:
+            String?
         @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
         @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
         @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
@@ -50,11 +52,13 @@ extension Vigil.AccountCommand {
                 var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
                 check.options.timeout = .milliseconds(Int64(timeout * 1000))
                 check.options.resolve = resolveOptions.pins
-                let setup = AccountSetup(evaluator: evaluator, approvals: check.approvals, accounts: check.accounts, secrets: KeyringSecretStore(),
-                                         options: check.options, logger: logger)
-                var interaction = TerminalInteraction(approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
-                                                      acceptedRedirects: [], passwordFromStandardInput: passwordStdin,
-                                                      browser: browser.map { $0.split(separator: " ").map(String.init) })
+                let setup = AccountSetup(
+                    evaluator: evaluator, approvals: check.approvals, accounts: check.accounts, secrets: KeyringSecretStore(),
+                    options: check.options, logger: logger)
+                var interaction = TerminalInteraction(
+                    approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
+                    acceptedRedirects: [], passwordFromStandardInput: passwordStdin,
+                    browser: browser.map { $0.split(separator: " ").map(String.init) })
                 interaction.noBrowser = noBrowser
                 let updated = try await setup.logIn(again: account, check: check, interaction: interaction)
                 print(SafeText.escaped("logged in again: \(updated.user) on \(updated.server) (\(updated.method)); \(Add.stored(updated))"))

@@ -7,9 +7,11 @@ import VigilStore
 extension Vigil.AccountCommand {
     /// `vigil account show ID`: the account and the chain the user reviewed when adding it.
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", 
+        static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show an account, its status and token expiry, and the certificate chain it was set up with (never a secret).",
-            discussion: "The chain is summarized as stored at setup, judged now against --ca-file (or the system store). Exit codes: 0 shown, 2 unknown id or unreadable database."
+            discussion:
+                "The chain is summarized as stored at setup, judged now against --ca-file (or the system store). Exit codes: 0 shown, 2 unknown id or unreadable database."
         )
         @Argument(help: "The account's id (see list).") var id: String
         @Option(name: .customLong("ca-file"), help: "Judge the stored chain against only these CAs (repeatable).") var caFiles: [String] = []
@@ -32,13 +34,18 @@ extension Vigil.AccountCommand {
                     return
                 }
                 print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
-                print(account.needsLogin ? "status: NEEDS LOGIN (the server refused the stored credentials): vigil account login \(account.id)" : "status: ready")
+                print(
+                    account.needsLogin ? "status: NEEDS LOGIN (the server refused the stored credentials): vigil account login \(account.id)" : "status: ready")
                 if account.method != "com.owncloud.basicauth" {
-                    let expiry = account.tokenExpiresAt.map { date in
-                        ISOTime.string(date) + (date < Date() ? " (expired; refreshed on the next use)" : " (in \(Int(date.timeIntervalSinceNow / 60)) min)")
-                    } ?? "unknown"
-                    print(SafeText.escaped("tokens: in the keyring; access token expires \(expiry); client \(account.clientID ?? "unknown")"
-                                           + (account.revocationEndpoint == nil ? "; the server names no revocation endpoint" : "; revoked at the server on removal")))
+                    let expiry =
+                        account.tokenExpiresAt.map { date in
+                            ISOTime.string(date)
+                                + (date < Date() ? " (expired; refreshed on the next use)" : " (in \(Int(date.timeIntervalSinceNow / 60)) min)")
+                        } ?? "unknown"
+                    print(
+                        SafeText.escaped(
+                            "tokens: in the keyring; access token expires \(expiry); client \(account.clientID ?? "unknown")"
+                                + (account.revocationEndpoint == nil ? "; the server names no revocation endpoint" : "; revoked at the server on removal")))
                 } else {
                     print("password: in the keyring")
                 }

@@ -7,7 +7,8 @@ import VigilStore
 extension Vigil.Certificates {
     /// `vigil certificates show ID`: an approval and the certificate as the user reviewed it.
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", 
+        static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show an approval and the certificate as it was reviewed (the full summary).",
             discussion: "Judged now against --ca-file (or the system store) for the approval's host. Exit codes: 0 shown, 2 unknown id or unreadable database."
         )
@@ -29,13 +30,16 @@ extension Vigil.Certificates {
                     print(try JSONOutput.text(Shown(approval: approval, certificate: certificate.map { $0.summary() })))
                     return
                 }
-                print(SafeText.escaped("\(id)  \(approval.host):\(approval.port)  \(approval.sha256)  approved \(ISOTime.string(approval.approvedAt))  \(state)"))
+                print(
+                    SafeText.escaped("\(id)  \(approval.host):\(approval.port)  \(approval.sha256)  approved \(ISOTime.string(approval.approvedAt))  \(state)"))
                 guard let certificate else {
                     print("the certificate itself was not kept (approved before Vigil kept certificates)")
                     return
                 }
                 let peer = PeerName(host: approval.host)
-                print(try StoredChainReview.text([certificate], kind: "approval", label: "\(approval.host):\(approval.port)", peer: peer, caFiles: caFiles), terminator: "")
+                print(
+                    try StoredChainReview.text([certificate], kind: "approval", label: "\(approval.host):\(approval.port)", peer: peer, caFiles: caFiles),
+                    terminator: "")
             } catch {
                 ExitStatus.fail(error)
             }

@@ -1,17 +1,18 @@
 import ArgumentParser
 import Foundation
+import Logging
 import VigilCertificates
 import VigilCore
 import VigilHTTP
 import VigilLogging
 import VigilSettings
 import VigilStore
-import Logging
 
 extension Vigil {
     /// `vigil certificates`: the certificates users approved, their revocation and the audit trail.
     struct Certificates: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "certificates", 
+        static let configuration = CommandConfiguration(
+            commandName: "certificates",
             abstract: "Approve, list, revoke and audit the certificates users approved.",
             discussion: "The store is $XDG_DATA_HOME/vigil/vigil.sqlite unless --database names another file.",
             subcommands: [Approve.self, List.self, Show.self, Revoke.self, Audit.self, RuleTest.self]
@@ -33,7 +34,8 @@ extension Vigil {
         }
 
         struct Approve: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "approve", 
+            static let configuration = CommandConfiguration(
+                commandName: "approve",
                 abstract: "Approve a server's certificate after checking its fingerprint.",
                 discussion: """
                     Connects to URL (a TLS handshake, no HTTP request), and approves the leaf certificate for that
@@ -52,7 +54,8 @@ extension Vigil {
             @Option(help: "The leaf's SHA-256 fingerprint (hex, colons optional, any case).") var fingerprint: String
             @Option(help: "Why it was approved, kept with the approval.") var note: String?
             @Option(help: "Seconds to wait for the connection and handshake.") var timeout: Double = 10
-            @Option(name: .customLong("ca-file"), help: "Judge the chain against only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+            @Option(name: .customLong("ca-file"), help: "Judge the chain against only the CAs in this PEM file instead of the system store (repeatable).")
+            var caFiles: [String] = []
             @OptionGroup var proxy: ProxyOptions
             @OptionGroup var store: StoreOptions
             @OptionGroup var logOptions: LogOptions
@@ -83,19 +86,22 @@ extension Vigil {
                         let chain = try Certificate.load(path: file)
                         handshake = TLSProbe.Handshake(chain: chain, protocolVersion: "TLSv1.3", cipher: "offline", remoteAddress: "offline")
                         let evaluation = try TrustEvaluator(caFilesOrSystem: caFiles).evaluate(chain, for: endpoint.peerName)
-                        let report = InspectReport(target: .init(kind: "files", url: endpoint.description, files: [file], peerName: endpoint.peerName),
-                                                   evaluation: evaluation, sent: chain, connection: nil)
+                        let report = InspectReport(
+                            target: .init(kind: "files", url: endpoint.description, files: [file], peerName: endpoint.peerName),
+                            evaluation: evaluation, sent: chain, connection: nil)
                         print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
                     } else {
                         handshake = try await TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger).handshake(with: endpoint)
                     }
                     guard let leaf = handshake.chain.first else { ExitStatus.fail("\(endpoint) sent no certificate.") }
                     guard Self.normalized(leaf.sha256Fingerprint) == Self.normalized(fingerprint) else {
-                        FileHandle.standardError.write(Data("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n".utf8))
+                        FileHandle.standardError.write(
+                            Data("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n".utf8))
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
-                    let evaluation = requirements.apply(to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
+                    let evaluation = requirements.apply(
+                        to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {
                         FileHandle.standardError.write(Data("vigil: not approved: \(SafeText.escaped(refusals.map(\.message).joined(separator: " ")))\n".utf8))
@@ -103,7 +109,9 @@ extension Vigil {
                     }
                     let approval = try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)
                     logger.privacy.notice("Approved a certificate for \(endpoint.description)", metadata: ["tags": "certificates"])
-                    print(SafeText.escaped("approved \(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)"))
+                    print(
+                        SafeText.escaped(
+                            "approved \(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)"))
                 } catch {
                     ExitStatus.fail(error)
                 }
@@ -127,17 +135,22 @@ extension Vigil {
                     try CertificateApprovals(database: store.open()).forEach(includingRevoked: all) { approval in
                         rows += 1
                         if json {
-                            stream.object([  // in key order
-                                ("approvedAt", .string(ISOTime.string(approval.approvedAt))), ("host", .string(approval.host)), ("id", approval.id.map { .integer($0) }),
-                                ("issuer", .string(approval.issuer)), ("notAfter", .string(approval.notAfter)), ("note", approval.note.map { .string($0) }),
-                                ("port", .integer(Int64(approval.port))), ("revocationReason", approval.revocationReason.map { .string($0) }),
-                                ("revokedAt", approval.revokedAt.map { .string(ISOTime.string($0)) }), ("sha256", .string(approval.sha256)),
-                                ("spkiSHA256", .string(approval.spkiSHA256)), ("subject", .string(approval.subject)),
-                            ], into: &output)
+                            stream.object(
+                                [  // in key order
+                                    ("approvedAt", .string(ISOTime.string(approval.approvedAt))), ("host", .string(approval.host)),
+                                    ("id", approval.id.map { .integer($0) }),
+                                    ("issuer", .string(approval.issuer)), ("notAfter", .string(approval.notAfter)), ("note", approval.note.map { .string($0) }),
+                                    ("port", .integer(Int64(approval.port))), ("revocationReason", approval.revocationReason.map { .string($0) }),
+                                    ("revokedAt", approval.revokedAt.map { .string(ISOTime.string($0)) }), ("sha256", .string(approval.sha256)),
+                                    ("spkiSHA256", .string(approval.spkiSHA256)), ("subject", .string(approval.subject)),
+                                ], into: &output)
                             return
                         }
                         let state = approval.revokedAt.map { "revoked \(ISOTime.string($0)): \(approval.revocationReason ?? "")" } ?? "active"
-                        output.line(SafeText.escaped("\(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)  approved \(ISOTime.string(approval.approvedAt))  \(state)"))
+                        output.line(
+                            SafeText.escaped(
+                                "\(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)  approved \(ISOTime.string(approval.approvedAt))  \(state)"
+                            ))
                     }
                     if json { stream.finish(into: &output) } else if rows == 0 { output.line("no approved certificates") }
                     output.flush()
@@ -167,7 +180,8 @@ extension Vigil {
         }
 
         struct Audit: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "audit", 
+            static let configuration = CommandConfiguration(
+                commandName: "audit",
                 abstract: "Show the audit trail, or (--check) the approvals that need attention.",
                 discussion: """
                     Without --check: approvals, revocations, accounts added and removed, each with the OS user who
@@ -194,8 +208,9 @@ extension Vigil {
                 do {
                     let database = store.open()
                     if check {
-                        let audit = ApprovalAudit(approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                                                  requirements: ConnectionRequirements(settings: settings))
+                        let audit = ApprovalAudit(
+                            approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                            requirements: ConnectionRequirements(settings: settings))
                         let problems = try await audit.check(live: live)
                         if json {
                             print(try JSONOutput.text(problems))
@@ -211,13 +226,17 @@ extension Vigil {
                     var stream = JSONArrayStream()
                     try database.forEachAuditEvent { event in
                         if json {
-                            stream.object([("actor", event.actor.map { .string($0) }), ("detail", .string(event.detail)), ("id", event.id.map { .integer($0) }),
-                                           ("kind", .string(event.kind.rawValue)), ("target", .string(event.target)), ("time", .string(ISOTime.string(event.time)))],
-                                          into: &output)
+                            stream.object(
+                                [
+                                    ("actor", event.actor.map { .string($0) }), ("detail", .string(event.detail)), ("id", event.id.map { .integer($0) }),
+                                    ("kind", .string(event.kind.rawValue)), ("target", .string(event.target)), ("time", .string(ISOTime.string(event.time))),
+                                ],
+                                into: &output)
                             return
                         }
                         let kind = event.kind.isKnown ? event.kind.rawValue : "\(event.kind.rawValue) (a kind this version does not know)"
-                        output.line(SafeText.escaped("\(ISOTime.string(event.time))  \(kind)  \(event.target)  \(event.detail)  by \(event.actor ?? "(not recorded)")"))
+                        output.line(
+                            SafeText.escaped("\(ISOTime.string(event.time))  \(kind)  \(event.target)  \(event.detail)  by \(event.actor ?? "(not recorded)")"))
                     }
                     if json { stream.finish(into: &output) }
                     output.flush()

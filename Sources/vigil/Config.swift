@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
-import VigilSettings
 import VigilLogging
+import VigilSettings
 
 extension Vigil {
     struct Config: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "config", 
+        static let configuration = CommandConfiguration(
+            commandName: "config",
             abstract: "Show and change settings (environment > user file > managed file > defaults).",
             subcommands: [List.self, Get.self, Explain.self, Set.self, Unset.self, Docs.self]
         )
@@ -20,7 +21,8 @@ struct SettingKeyArgument: ParsableArguments {
     func validate() throws {
         guard SettingsCatalog.definition(for: key) != nil else {
             let close = SettingsCatalog.all.map(\.key).filter { $0.contains(key) || key.contains($0.split(separator: ".").last.map(String.init) ?? "~") }
-            throw ValidationError("\(key) is not a Vigil setting." + (close.isEmpty ? " See vigil config list." : " Did you mean: \(close.prefix(3).joined(separator: ", "))?"))
+            throw ValidationError(
+                "\(key) is not a Vigil setting." + (close.isEmpty ? " See vigil config list." : " Did you mean: \(close.prefix(3).joined(separator: ", "))?"))
         }
     }
 }
@@ -42,8 +44,11 @@ extension Vigil.Config {
                         "type": .string(entry.definition.kind.description),
                         "locked": .bool(entry.isLocked),
                     ]
-                    if entry.definition.isSecret { object["value"] = entry.value == nil ? .null : .string("«set»") }
-                    else { object["value"] = entry.value?.json ?? .null }
+                    if entry.definition.isSecret {
+                        object["value"] = entry.value == nil ? .null : .string("«set»")
+                    } else {
+                        object["value"] = entry.value?.json ?? .null
+                    }
                     return .object(object)
                 }
                 print(try JSONOutput.text(JSONValue.array(items)))
@@ -60,7 +65,8 @@ extension Vigil.Config {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset; a secret shows as «set»).")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset; a secret shows as «set»).")
         @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
@@ -73,7 +79,8 @@ extension Vigil.Config {
     }
 
     struct Explain: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "explain", abstract: "What a setting does, its type and default, which source won and what each source says.")
+        static let configuration = CommandConfiguration(
+            commandName: "explain", abstract: "What a setting does, its type and default, which source won and what each source says.")
         @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
@@ -114,7 +121,8 @@ extension Vigil.Config {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "set", abstract: "Set a key in the user settings file (written atomically; locked keys are refused).")
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Set a key in the user settings file (written atomically; locked keys are refused).")
         @OptionGroup var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
         @Argument(help: "The value: true/false, a number, text, or a comma-separated or JSON list.")

@@ -4,7 +4,8 @@ import VigilCertificates
 
 extension Vigil {
     struct Conformance: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "conformance", 
+        static let configuration = CommandConfiguration(
+            commandName: "conformance",
             abstract: "Conformance harnesses over Vigil's trust evaluator.",
             subcommands: [Limbo.self]
         )
@@ -13,7 +14,8 @@ extension Vigil {
 
 extension Vigil.Conformance {
     struct Limbo: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "limbo", 
+        static let configuration = CommandConfiguration(
+            commandName: "limbo",
             abstract: "x509-limbo harness: reads the suite JSON on stdin, writes results JSON on stdout."
         )
 

@@ -1,15 +1,16 @@
 import ArgumentParser
 import Foundation
+import Logging
 import VigilCertificates
 import VigilCore
 import VigilHTTP
-import VigilSettings
 import VigilLogging
-import Logging
+import VigilSettings
 
 extension Vigil {
     struct Inspect: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "inspect", 
+        static let configuration = CommandConfiguration(
+            commandName: "inspect",
             abstract: "Inspect a certificate chain: summary, findings and trust verdict.",
             discussion: """
                 Live: vigil inspect https://HOST[:PORT] performs a TLS handshake (no HTTP request is sent).
@@ -38,7 +39,10 @@ extension Vigil {
 
         @OptionGroup var resolveOptions: ResolveOptions
 
-        @Option(help: "The rules that decide: webpki (RFC 5280 and the CA/Browser Forum's) or rfc5280 (default: by the anchor: webpki for the system store, rfc5280 for CAs you supply).")
+        @Option(
+            help:
+                "The rules that decide: webpki (RFC 5280 and the CA/Browser Forum's) or rfc5280 (default: by the anchor: webpki for the system store, rfc5280 for CAs you supply)."
+        )
         var profile: String?
 
         @Flag(help: "Print the report as JSON (schema in docs/cli.md).")
@@ -109,11 +113,13 @@ extension Vigil {
             // A live server's connection is part of the verdict: the handshake still completes with
             // an old protocol (to show what the server offers), but below the minimum it is untrusted.
             if let live { evaluation = requirements.apply(to: evaluation, handshake: live.handshake, endpoint: live.endpoint) }
-            logger.privacy.notice("Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")", metadata: [
-                "tags": "tls",
-                "leaf": .privateHashed(chain.first?.sha256Fingerprint ?? ""),
-                "reasons": .public(evaluation.verdict.reasons.map(\.code.rawValue).joined(separator: ",")),
-            ])
+            logger.privacy.notice(
+                "Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")",
+                metadata: [
+                    "tags": "tls",
+                    "leaf": .privateHashed(chain.first?.sha256Fingerprint ?? ""),
+                    "reasons": .public(evaluation.verdict.reasons.map(\.code.rawValue).joined(separator: ",")),
+                ])
             let report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
             if json {
                 print(try report.json())

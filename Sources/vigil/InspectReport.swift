@@ -38,8 +38,10 @@ struct InspectReport: Encodable {
         self.target = target
         self.evaluatedAt = evaluation.time.formatted(.iso8601)
         switch evaluation.verdict {
-        case .trusted(let basis): self.verdict = Verdict(trusted: true, basis: basis, reasons: [], profile: evaluation.profile, rulesNotApplied: evaluation.rulesNotApplied)
-        case .untrusted(let reasons): self.verdict = Verdict(trusted: false, basis: nil, reasons: reasons, profile: evaluation.profile, rulesNotApplied: evaluation.rulesNotApplied)
+        case .trusted(let basis):
+            self.verdict = Verdict(trusted: true, basis: basis, reasons: [], profile: evaluation.profile, rulesNotApplied: evaluation.rulesNotApplied)
+        case .untrusted(let reasons):
+            self.verdict = Verdict(trusted: false, basis: nil, reasons: reasons, profile: evaluation.profile, rulesNotApplied: evaluation.rulesNotApplied)
         }
         self.connection = connection
         self.chain = evaluation.chain

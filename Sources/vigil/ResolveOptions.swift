@@ -23,9 +23,11 @@ struct ResolveOptions: ParsableArguments {
 
 /// `--proxy-ca-file`, for every command that connects.
 struct ProxyOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Trust the https proxy (https_proxy) whose certificate chains to a CA in this PEM file, as VIGIL_PROXY_CA_FILE does.",
-                               discussion: "Without it an https proxy must chain to the system store; an untrusted proxy receives nothing, not even CONNECT or its password.",
-                               valueName: "pem-file"), completion: .file())
+    @Option(
+        help: ArgumentHelp(
+            "Trust the https proxy (https_proxy) whose certificate chains to a CA in this PEM file, as VIGIL_PROXY_CA_FILE does.",
+            discussion: "Without it an https proxy must chain to the system store; an untrusted proxy receives nothing, not even CONNECT or its password.",
+            valueName: "pem-file"), completion: .file())
     var proxyCAFile: String?
 
     func validate() throws {

@@ -37,7 +37,8 @@ extension Vigil.Certificates {
                 let bookmarkChain = try Certificate.load(path: bookmark), serverChain = try Certificate.load(path: server)
                 let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
                 let passed = evaluator.evaluate(serverChain, for: host.map { PeerName(host: $0) }).verdict.isTrusted
-                let holds = parsed.evaluate(CertificateRuleContext(bookmark: bookmarkChain, server: serverChain, serverPassedValidationOrIsUserAccepted: passed))
+                let holds = parsed.evaluate(
+                    CertificateRuleContext(bookmark: bookmarkChain, server: serverChain, serverPassedValidationOrIsUserAccepted: passed))
                 print(holds ? "the rule holds" : "the rule does not hold")
                 if !holds { throw ExitCode(ExitStatus.untrusted) }
             } catch let error as CertificateError {

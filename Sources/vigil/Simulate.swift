@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import VigilSecrets
 import VigilLogging
 import VigilPaths
+import VigilSecrets
 import VigilSettings
 import VigilSimulator
 import VigilSuite
@@ -11,7 +11,8 @@ extension Vigil {
     /// `vigil simulate`: the CI security suite. Every scenario played against Vigil's own account
     /// setup, the outcome checked exactly and four invariants on every scenario.
     struct Simulate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "simulate", 
+        static let configuration = CommandConfiguration(
+            commandName: "simulate",
             abstract: "Hold Vigil's client to every simulator scenario: the CI security suite.",
             discussion: """
                 Starts the simulator in this process on free loopback ports and, for each scenario, drives the
@@ -47,11 +48,15 @@ extension Vigil {
         var keep: String?
         @Option(help: "Seconds to wait for each connection and answer.")
         var timeout: Double = 10
-        @Option(help: ArgumentHelp("Hold another sync client to the scenarios: a built-in profile (curl, owncloudcmd, nextcloudcmd, rclone) or a command template.",
-                                   discussion: "A command is split on spaces and run without a shell, with {url} {host} {port} {user} {password} {ca_file} {dir} {tmp} filled in. The verdict comes from what reached the simulated hosts, not from the client's word. Scenarios that pin host names are left out; one whose premise is an existing account is played as a first connection.",
-                                   valueName: "profile|command"))
+        @Option(
+            help: ArgumentHelp(
+                "Hold another sync client to the scenarios: a built-in profile (curl, owncloudcmd, nextcloudcmd, rclone) or a command template.",
+                discussion:
+                    "A command is split on spaces and run without a shell, with {url} {host} {port} {user} {password} {ca_file} {dir} {tmp} filled in. The verdict comes from what reached the simulated hosts, not from the client's word. Scenarios that pin host names are left out; one whose premise is an existing account is played as a first connection.",
+                valueName: "profile|command"))
         var client: String?
-        @Option(help: ArgumentHelp("Hold the client a profile file describes (JSON) to the scenarios.", valueName: "file"), completion: .file(extensions: ["json"]))
+        @Option(
+            help: ArgumentHelp("Hold the client a profile file describes (JSON) to the scenarios.", valueName: "file"), completion: .file(extensions: ["json"]))
         var clientProfile: String?
         @OptionGroup var logOptions: LogOptions
 
@@ -74,7 +79,9 @@ extension Vigil {
             if let path = ClientProfile.builtIn(client, in: directory) { return try ClientProfile.load(path: path) }
             guard client.contains(" ") || client.contains("/") else {
                 let names = ClientProfile.builtInNames(in: directory)
-                throw SuiteError(.invalidFixture, "--client \(SafeText.escaped(client)): no such profile (built in: \(names.joined(separator: ", "))); a command needs its arguments.")
+                throw SuiteError(
+                    .invalidFixture,
+                    "--client \(SafeText.escaped(client)): no such profile (built in: \(names.joined(separator: ", "))); a command needs its arguments.")
             }
             return try ClientProfile.adHoc(client)
         }
@@ -179,8 +186,9 @@ extension Vigil {
             }
 
             // Known gaps are Vigil's own; another client is held to every outcome.
-            var suite = SimulationSuite(scenarios: selected, knownGaps: external == nil ? gaps : KnownGaps(), certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures),
-                                        workDirectory: work, secrets: KeyringSecretStore())
+            var suite = SimulationSuite(
+                scenarios: selected, knownGaps: external == nil ? gaps : KnownGaps(), certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures),
+                workDirectory: work, secrets: KeyringSecretStore())
             if let external { suite.client = ExternalClient(profile: external) }
             suite.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
             suite.keep = keep != nil

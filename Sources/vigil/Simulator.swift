@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
-import VigilSimulator
-import VigilSettings
-import VigilLogging
 import Logging
+import VigilLogging
+import VigilSettings
+import VigilSimulator
 
 extension Vigil {
     struct Simulator: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "simulator", 
+        static let configuration = CommandConfiguration(
+            commandName: "simulator",
             abstract: "A real HTTPS server on loopback that impersonates a cloud server and plays security scenarios.",
             subcommands: [Serve.self, Scenarios.self]
         )
@@ -52,7 +53,9 @@ extension Vigil.Simulator {
                 } else {
                     let width = library.scenarios.map(\.name.count).max() ?? 20
                     for scenario in library.scenarios {
-                        print("\(scenario.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(scenario.outcome.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0))  \(scenario.summary)")
+                        print(
+                            "\(scenario.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(scenario.outcome.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0))  \(scenario.summary)"
+                        )
                     }
                 }
             } catch let error as SimulatorError {
@@ -62,7 +65,8 @@ extension Vigil.Simulator {
     }
 
     struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.")
+        static let configuration = CommandConfiguration(
+            commandName: "serve", abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.")
         @Option(help: "The scenario to play (default: host-simulator.scenario, valid).") var scenario: String?
         @OptionGroup var paths: SimulatorPaths
         @Option(help: "The first loopback address; the next two follow it (default: host-simulator.bind, 127.0.0.1).") var bind: String?
@@ -93,8 +97,12 @@ extension Vigil.Simulator {
                     try await simulator.run { listeners in
                         var lines = ["scenario: \(chosen.name) (\(chosen.summary))", "expected client outcome: \(chosen.outcome.rawValue)"]
                         for listener in listeners {
-                            lines.append("\(listener.scheme == "https" ? "host \(listener.host)" : "plain  ")  \(listener.url)" + (listener.certificate.map { "  certificate: \($0)" } ?? ""))
-                            if let genuine = listener.forwardsTo { lines.append("        a man in the middle: forwards every request to the genuine host at \(genuine)") }
+                            lines.append(
+                                "\(listener.scheme == "https" ? "host \(listener.host)" : "plain  ")  \(listener.url)"
+                                    + (listener.certificate.map { "  certificate: \($0)" } ?? ""))
+                            if let genuine = listener.forwardsTo {
+                                lines.append("        a man in the middle: forwards every request to the genuine host at \(genuine)")
+                            }
                         }
                         lines.append("trust this CA file: \(caFile)")
                         lines.append("users: " + chosen.effectiveUsers.sorted { $0.key < $1.key }.map { "\($0.key) / \($0.value)" }.joined(separator: ", "))

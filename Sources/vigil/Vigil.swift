@@ -1,7 +1,7 @@
 import ArgumentParser
-import VigilSecrets
 import Foundation
 import VigilCore
+import VigilSecrets
 
 @main
 struct Vigil: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import VigilAuth
 
 @Suite("Ranking, challenges and discovery documents")
@@ -13,7 +14,9 @@ struct AuthenticationRankingTests {
         #expect(AuthenticationMethodRanking.rank(detected, allowed: [.openIDConnect], preferred: all) == [], "nothing usable: the caller must say so")
         #expect(AuthenticationMethodRanking.rank(detected, allowed: nil, preferred: [.basicAuth]) == [.basicAuth, .oauth2])
         let custom = AuthenticationMethodIdentifier(rawValue: "com.example.kerberos")
-        #expect(AuthenticationMethodRanking.rank([custom, .basicAuth, .basicAuth], allowed: nil, preferred: []) == [custom, .basicAuth], "unnamed ones keep detection order, once each")
+        #expect(
+            AuthenticationMethodRanking.rank([custom, .basicAuth, .basicAuth], allowed: nil, preferred: []) == [custom, .basicAuth],
+            "unnamed ones keep detection order, once each")
     }
 
     @Test(arguments: [
@@ -29,12 +32,16 @@ struct AuthenticationRankingTests {
 
     @Test func discoveryMustNameThisServerOverHTTPS() throws {
         func document(_ issuer: String, token: String = "https://cloud.test/token") -> [UInt8] {
-            Array(#"{"issuer":"\#(issuer)","authorization_endpoint":"https://cloud.test/auth","token_endpoint":"\#(token)","jwks_uri":"https://cloud.test/jwks"}"#.utf8)
+            Array(
+                #"{"issuer":"\#(issuer)","authorization_endpoint":"https://cloud.test/auth","token_endpoint":"\#(token)","jwks_uri":"https://cloud.test/jwks"}"#
+                    .utf8)
         }
         let good = try AuthenticationDetector.validate(document("https://cloud.test/"), server: "https://cloud.test").get()
         #expect(good.jwksURI == "https://cloud.test/jwks")
         #expect(throws: (any Error).self) { try AuthenticationDetector.validate(document("https://evil.test"), server: "https://cloud.test").get() }
-        #expect(throws: (any Error).self) { try AuthenticationDetector.validate(document("https://cloud.test", token: "http://cloud.test/token"), server: "https://cloud.test").get() }
+        #expect(throws: (any Error).self) {
+            try AuthenticationDetector.validate(document("https://cloud.test", token: "http://cloud.test/token"), server: "https://cloud.test").get()
+        }
         #expect(throws: (any Error).self) { try AuthenticationDetector.validate(Array("<html>".utf8), server: "https://cloud.test").get() }
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import VigilAuth
 
 /// The id_token checks one by one, on tokens made here (ES256 with swift-crypto), including the
@@ -15,14 +16,17 @@ struct IDTokenValidatorTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     func base64URL(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
     }
 
     func json(_ object: Any) -> Data { try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) }
 
     func claims(_ changes: [String: Any?] = [:]) -> [String: Any] {
-        var claims: [String: Any] = ["iss": Self.issuer, "sub": "u-123", "aud": Self.client, "exp": now.timeIntervalSince1970 + 300,
-                                     "iat": now.timeIntervalSince1970 - 5, "nonce": Self.nonce, "preferred_username": "alice"]
+        var claims: [String: Any] = [
+            "iss": Self.issuer, "sub": "u-123", "aud": Self.client, "exp": now.timeIntervalSince1970 + 300,
+            "iat": now.timeIntervalSince1970 - 5, "nonce": Self.nonce, "preferred_username": "alice",
+        ]
         for (name, value) in changes { claims[name] = value }
         return claims
     }
@@ -35,8 +39,10 @@ struct IDTokenValidatorTests {
 
     func jwks(kid: String = "k1", extra: [[String: Any]] = []) -> [UInt8] {
         let raw = key.publicKey.rawRepresentation
-        let entry: [String: Any] = ["kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
-                                    "x": base64URL(raw.prefix(32)), "y": base64URL(raw.suffix(32))]
+        let entry: [String: Any] = [
+            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
+            "x": base64URL(raw.prefix(32)), "y": base64URL(raw.suffix(32)),
+        ]
         return Array(json(["keys": [entry] + extra]))
     }
 
@@ -49,8 +55,17 @@ struct IDTokenValidatorTests {
     final class Counter: @unchecked Sendable {  // `count` guarded by lock
         private let lock = NSLock()
         private var count = 0
-        func increment() -> Int { lock.lock(); defer { lock.unlock() }; count += 1; return count }
-        var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+        func increment() -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            count += 1
+            return count
+        }
+        var value: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return count
+        }
     }
 
     func expectRefused(_ token: String, jwks: [UInt8]? = nil, saying words: String, sourceLocation: SourceLocation = #_sourceLocation) async {

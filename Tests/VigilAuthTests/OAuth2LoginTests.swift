@@ -1,11 +1,12 @@
 import Foundation
 import Testing
-@testable import VigilAuth
 import VigilCertificates
 import VigilHTTP
 import VigilSecrets
 import VigilSimulator
 import VigilTestSupport
+
+@testable import VigilAuth
 
 /// OAuth2 with PKCE and a loopback redirect against the simulator's OAuth2 app. The browser is a
 /// stand-in: curl follows the authorization redirect to Vigil's loopback listener, as a browser would.
@@ -14,12 +15,14 @@ struct OAuth2LoginTests {
     func client() throws -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .seconds(10)
-        return HTTPClient(policy: EvaluatorTrustPolicy(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))), configuration: configuration)
+        return HTTPClient(
+            policy: EvaluatorTrustPolicy(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))), configuration: configuration)
     }
 
     func login(_ running: RunningSimulator, clientID: String = OIDCProvider.staticClientID) throws -> OAuth2Login {
-        var login = OAuth2Login(client: try client(), authorizationEndpoint: running.url(path: "/index.php/apps/oauth2/authorize"),
-                                tokenEndpoint: running.url(path: "/index.php/apps/oauth2/api/v1/token"), clientID: clientID)
+        var login = OAuth2Login(
+            client: try client(), authorizationEndpoint: running.url(path: "/index.php/apps/oauth2/authorize"),
+            tokenEndpoint: running.url(path: "/index.php/apps/oauth2/api/v1/token"), clientID: clientID)
         login.timeout = .seconds(20)
         return login
     }
@@ -35,7 +38,8 @@ struct OAuth2LoginTests {
             #expect(tokens.refreshToken != nil)
             #expect("\(tokens.accessToken)" == "«secret»")
             let bearer = tokens.accessToken.withValue { "Bearer \($0)" }
-            let dav = try await client().send(HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/bob/"), headers: [(name: "Authorization", value: bearer)]))
+            let dav = try await client().send(
+                HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/bob/"), headers: [(name: "Authorization", value: bearer)]))
             #expect(dav.status == 207, "the access token is bob's")
             let token = try #require(running.simulator.journal.entries.first { $0.path.hasSuffix("/api/v1/token") })
             #expect(token.body && !token.authorization, "a public client: the code and verifier in the body, no credential header")
@@ -57,7 +61,8 @@ struct OAuth2LoginTests {
             let forged: @Sendable (String) async -> Void = { url in
                 // An attacker's page sends the browser to the loopback with its own code and state.
                 let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
-                _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "5", redirect + "?code=attacker-code&state=attacker-state"])
+                _ = try? await CommandRunner.runDetached(
+                    "/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "5", redirect + "?code=attacker-code&state=attacker-state"])
             }
             var short = try login(running)
             short.timeout = .seconds(3)  // the forged answer is ignored; the real one never comes
@@ -75,8 +80,12 @@ struct OAuth2LoginTests {
         try await withRunningSimulator("valid") { (running) async throws in
             let forgedThenReal: @Sendable (String) async -> Void = { url in
                 let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
-                let forged = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5",
-                                                                                     redirect + "?error=access_denied&state=attacker-state"])
+                let forged = try? await CommandRunner.runDetached(
+                    "/usr/bin/curl",
+                    [
+                        "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5",
+                        redirect + "?error=access_denied&state=attacker-state",
+                    ])
                 #expect(forged?.standardOutput == "400", "the forged answer is refused, not taken")
                 await Self.browser(url)
             }

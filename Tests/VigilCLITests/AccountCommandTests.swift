@@ -4,8 +4,9 @@ import VigilSimulator
 import VigilTestSupport
 
 /// `vigil account` against the simulator, with a real keyring (`make test`) and database file.
-@Suite("vigil account", .serialized,
-       .enabled(if: TestPaths.keyringDirectory != nil, "needs a Secret Service: run `make test`"), .timeLimit(.minutes(3)))
+@Suite(
+    "vigil account", .serialized,
+    .enabled(if: TestPaths.keyringDirectory != nil, "needs a Secret Service: run `make test`"), .timeLimit(.minutes(3)))
 struct AccountCommandTests {
     let database: String
 
@@ -20,7 +21,8 @@ struct AccountCommandTests {
     @Test func addListRemove() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let server = running.url(path: "")
-            let added = try await vigil(["account", "add", server, "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
+            let added = try await vigil(
+                ["account", "add", server, "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
             #expect(added.status == 0, "\(added.standardError)")
             let output = added.standardOutput
             let review = try #require(output.range(of: "SHA-256:"))
@@ -36,7 +38,9 @@ struct AccountCommandTests {
 
             let id = try #require(accounts.first?["id"] as? String)
             let removed = try await vigil(["account", "remove", id])
-            #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: password"), "\(removed.standardOutput)\(removed.standardError)")
+            #expect(
+                removed.status == 0 && removed.standardOutput.contains("removed from the keyring: password"),
+                "\(removed.standardOutput)\(removed.standardError)")
             #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
         }
     }
@@ -45,24 +49,30 @@ struct AccountCommandTests {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let locked: [String: String?] = ["VIGIL_BOOKMARK_DEFAULT_URL": running.url(path: ""), "VIGIL_BOOKMARK_URL_EDITABLE": "false"]
             let common = ["--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle, "--database", database]
-            let other = try await CommandRunner.vigilDetached(["account", "add", running.url(host: 2, path: "")] + common, environment: locked,
-                                                              input: Data("alice-test-password\n".utf8))
+            let other = try await CommandRunner.vigilDetached(
+                ["account", "add", running.url(host: 2, path: "")] + common, environment: locked,
+                input: Data("alice-test-password\n".utf8))
             #expect(other.status == 1 && other.standardError.contains("locked the server"), "\(other.standardError)")
             #expect(running.simulator.journal.entries.isEmpty, "nothing was sent to the other server")
             let proposed = try await CommandRunner.vigilDetached(["account", "add"] + common, environment: locked, input: Data("alice-test-password\n".utf8))
-            #expect(proposed.status == 0 && proposed.standardOutput.contains("on \(running.url(path: ""))"), "\(proposed.standardOutput)\(proposed.standardError)")
+            #expect(
+                proposed.status == 0 && proposed.standardOutput.contains("on \(running.url(path: ""))"), "\(proposed.standardOutput)\(proposed.standardError)")
             #expect(try await vigil(["account", "remove", try await accountID()]).status == 0)
         }
     }
 
     @Test func withoutAKeyringNothingIsAskedOrSent() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
-            let result = try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle,
-                                                                "--database", database],
-                                                               environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "DISPLAY": nil],
-                                                               input: Data("alice-test-password\n".utf8))
-            #expect(result.status == 2 && result.standardError.contains("No Secret Service answers") && result.standardError.contains("gnome-keyring-daemon"),
-                    "\(result.standardError)")
+            let result = try await CommandRunner.vigilDetached(
+                [
+                    "account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle,
+                    "--database", database,
+                ],
+                environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "DISPLAY": nil],
+                input: Data("alice-test-password\n".utf8))
+            #expect(
+                result.status == 2 && result.standardError.contains("No Secret Service answers") && result.standardError.contains("gnome-keyring-daemon"),
+                "\(result.standardError)")
             #expect(running.simulator.journal.entries.isEmpty, "the server was not even asked")
             #expect(!result.standardError.contains("alice-test-password"))
         }
@@ -70,7 +80,9 @@ struct AccountCommandTests {
 
     @Test func anUntrustedServerIsNotApprovedWithoutTheFingerprint() async throws {
         try await withRunningSimulator("self-signed") { (running) async throws in
-            let result = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
+            let result = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+                password: "alice-test-password")
             #expect(result.status == 1, "\(result.standardError)")
             #expect(result.standardOutput.contains("Not approved") && result.standardOutput.contains("--approve-certificate"))
             #expect(running.simulator.journal.entries.isEmpty, "nothing reached the server")
@@ -104,7 +116,9 @@ struct AccountCommandTests {
             let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
             let added = try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: browser)
             #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
-            #expect(added.standardOutput.contains("(com.owncloud.openid-connect)") && added.standardOutput.contains("the access and refresh tokens are in the keyring"))
+            #expect(
+                added.standardOutput.contains("(com.owncloud.openid-connect)")
+                    && added.standardOutput.contains("the access and refresh tokens are in the keyring"))
             let id = try await accountID()
 
             let shown = try await vigil(["account", "show", id])
@@ -116,7 +130,9 @@ struct AccountCommandTests {
             #expect(again.status == 0 && again.standardOutput.contains("logged in again"), "\(again.standardOutput)\(again.standardError)")
 
             let removed = try await vigil(["account", "remove", id, "--ca-file", TestPaths.caBundle])
-            #expect(removed.status == 0 && removed.standardOutput.contains("revoked at the server: refresh-token, access-token"), "\(removed.standardOutput)\(removed.standardError)")
+            #expect(
+                removed.status == 0 && removed.standardOutput.contains("revoked at the server: refresh-token, access-token"),
+                "\(removed.standardOutput)\(removed.standardError)")
             #expect(running.simulator.responder.oidc.revokedCount == 2)
         }
     }
@@ -127,7 +143,9 @@ struct AccountCommandTests {
     @Test func twoProcessesRefreshAnAccountOnce() async throws {
         try await withRunningSimulator("oidc") { (running) async throws in
             let state = try TestPaths.temporaryDirectory().path
-            let browser: [String: String?] = ["BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "XDG_STATE_HOME": state]
+            let browser: [String: String?] = [
+                "BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "XDG_STATE_HOME": state,
+            ]
             let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
             // Set up with tokens treated as living 60 s: under the two-minute margin, due at once.
             var setup = browser
@@ -151,7 +169,9 @@ struct AccountCommandTests {
     @Test func aBasicAccountLogsInAgainOnlyWithTheRightPassword() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let ca = ["--ca-file", TestPaths.caBundle]
-            #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin"] + ca, password: "alice-test-password").status == 0)
+            #expect(
+                try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin"] + ca, password: "alice-test-password").status
+                    == 0)
             let id = try await accountID()
             let wrong = try await vigil(["account", "login", id, "--password-stdin"] + ca, password: "not-the-password")
             #expect(wrong.status == 1 && wrong.standardError.contains("refused the user name or password"), "\(wrong.standardError)")
@@ -164,8 +184,10 @@ struct AccountCommandTests {
 
     @Test func oauth2WithABrowserCommand() async throws {
         try await withRunningSimulator("bearer-only") { (running) async throws in
-            let command = ["account", "add", running.url(path: ""), "--user", "alice", "--method", "oauth2", "--ca-file", TestPaths.caBundle,
-                           "--browser", "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "--database", database]
+            let command = [
+                "account", "add", running.url(path: ""), "--user", "alice", "--method", "oauth2", "--ca-file", TestPaths.caBundle,
+                "--browser", "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "--database", database,
+            ]
             let unconfigured = try await CommandRunner.vigilDetached(command)
             #expect(unconfigured.status == 78 && unconfigured.standardError.contains("oa2-client-id"), "\(unconfigured.standardError)")
             let added = try await CommandRunner.vigilDetached(command, environment: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_ID": OIDCProvider.staticClientID])
@@ -174,15 +196,19 @@ struct AccountCommandTests {
             let entries = running.simulator.journal.entries
             let check = try #require(entries.firstIndex { $0.method == "PROPFIND" && $0.authorization })
             #expect(!entries[..<check].contains { $0.authorization }, "nothing before the files check carries the token")
-            let id = try #require((try JSONSerialization.jsonObject(with: Data(try await vigil(["account", "list", "--json"]).standardOutput.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+            let id = try #require(
+                (try JSONSerialization.jsonObject(with: Data(try await vigil(["account", "list", "--json"]).standardOutput.utf8)) as? [[String: Any]])?.first?[
+                    "id"] as? String)
             let removed = try await vigil(["account", "remove", id])
-            #expect(removed.status == 0 && removed.standardOutput.contains("removed from the keyring: access-token, refresh-token"), "\(removed.standardOutput)")
+            #expect(
+                removed.status == 0 && removed.standardOutput.contains("removed from the keyring: access-token, refresh-token"), "\(removed.standardOutput)")
         }
     }
 
     @Test func wrongCredentialsAndBadFlags() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
-            let wrong = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "nope")
+            let wrong = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "nope")
             #expect(wrong.status == 1 && wrong.standardError.contains("refused the user name or password"))
             #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
             #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--method", "kerberos"]).status == 64)

@@ -14,14 +14,17 @@ struct AuditCheckTests {
 
         let running = try await RunningSimulator("expired")
         let url = running.url(path: "")
-        let approved = try await CommandRunner.vigilDetached(["certificates", "approve", url, "--fingerprint", try TestPaths.sha256Fingerprint(of: "expired"),
-                                                              "--ca-file", TestPaths.caBundle, "--database", database])
+        let approved = try await CommandRunner.vigilDetached([
+            "certificates", "approve", url, "--fingerprint", try TestPaths.sha256Fingerprint(of: "expired"),
+            "--ca-file", TestPaths.caBundle, "--database", database,
+        ])
         #expect(approved.status == 0, "\(approved.standardError)")
         await running.stop()
 
         let offline = try await CommandRunner.vigilDetached(["certificates", "audit", "--check", "--database", database])
         #expect(offline.status == 1, "\(offline.standardOutput)")
-        #expect(offline.standardOutput.contains("expired  Expired on") && offline.standardOutput.contains("unused  No account uses"), "\(offline.standardOutput)")
+        #expect(
+            offline.standardOutput.contains("expired  Expired on") && offline.standardOutput.contains("unused  No account uses"), "\(offline.standardOutput)")
 
         // The server is gone now: --live says so.
         let live = try await CommandRunner.vigilDetached(["certificates", "audit", "--check", "--live", "--json", "--database", database])
@@ -30,7 +33,9 @@ struct AuditCheckTests {
         #expect(Set(problems.compactMap { $0["code"] as? String }) == ["expired", "unused", "unreachable"], "\(problems)")
 
         let trail = try await CommandRunner.vigilDetached(["certificates", "audit", "--database", database])
-        #expect(trail.standardOutput.contains("certificate-approved") && trail.standardOutput.contains("by ") && trail.standardOutput.contains("(uid "), "\(trail.standardOutput)")
+        #expect(
+            trail.standardOutput.contains("certificate-approved") && trail.standardOutput.contains("by ") && trail.standardOutput.contains("(uid "),
+            "\(trail.standardOutput)")
         #expect(try CommandRunner.vigil(["certificates", "audit", "--live", "--database", database]).status == 64)
     }
 }

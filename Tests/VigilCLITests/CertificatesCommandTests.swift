@@ -14,7 +14,8 @@ struct CertificatesCommandTests {
         try await withRunningSimulator("self-signed") { (running) async throws in
             let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
             let url = running.url(path: "")
-            let fingerprint = try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("self-signed.pem"), "-noout", "-fingerprint", "-sha256"])
+            let fingerprint =
+                try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("self-signed.pem"), "-noout", "-fingerprint", "-sha256"])
                 .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
             #expect(fingerprint.count == 95)
             let wrong = String(repeating: "ab", count: 32)
@@ -24,7 +25,9 @@ struct CertificatesCommandTests {
             #expect(refused.standardError.contains("not approved") && refused.standardError.contains(fingerprint))
             #expect(try await vigil(["certificates", "list", "--database", database]).standardOutput.contains("no approved certificates"))
 
-            let approved = try await vigil(["certificates", "approve", url, "--fingerprint", fingerprint.lowercased(), "--note", "checked by phone", "--database", database])
+            let approved = try await vigil([
+                "certificates", "approve", url, "--fingerprint", fingerprint.lowercased(), "--note", "checked by phone", "--database", database,
+            ])
             #expect(approved.status == 0, "\(approved.standardError)")
             #expect(approved.standardOutput.hasPrefix("approved 1  127.0.0.1:"))
             #expect(running.simulator.journal.entries.isEmpty, "approving sends no HTTP request")

@@ -17,13 +17,16 @@ struct ClientReportTests {
 
         let page = docs.appendingPathComponent("clients.html")
         let source = try String(contentsOf: page, encoding: .utf8)
-        #expect(!source.contains("http://") && !source.contains("https://") && !source.contains("<script src") && !source.contains("<link"),
-                "one file, no external assets")
+        #expect(
+            !source.contains("http://") && !source.contains("https://") && !source.contains("<script src") && !source.contains("<link"),
+            "one file, no external assets")
         let home = try TestPaths.temporaryDirectory().path
-        let rendered = try await CommandRunner.runDetached(TestPaths.chromium ?? "chromium", [
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(home)/profile", "--timeout=15000",
-            "--dump-dom", page.absoluteString,
-        ], environment: ["HOME": home])
+        let rendered = try await CommandRunner.runDetached(
+            TestPaths.chromium ?? "chromium",
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(home)/profile", "--timeout=15000",
+                "--dump-dom", page.absoluteString,
+            ], environment: ["HOME": home])
         let dom = rendered.standardOutput
         #expect(dom.contains("<table id=\"clients\""), "Chromium rendered the page: \(rendered.standardError.suffix(300))")
         for scenario in scenarios {

@@ -36,7 +36,8 @@ struct ConfigCommandTests {
     }
 
     @Test func listShowsEveryKeyWithItsSource() throws {
-        let result = try vigil(["config", "list", "--json"], extra: ["VIGIL_LOG_FORMAT": "json", "VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SECRET": "s3cr3t-value"])
+        let result = try vigil(
+            ["config", "list", "--json"], extra: ["VIGIL_LOG_FORMAT": "json", "VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SECRET": "s3cr3t-value"])
         #expect(result.status == 0)
         let items = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
         let format = try #require(items.first { $0["key"] as? String == "log.format" })
@@ -47,7 +48,8 @@ struct ConfigCommandTests {
         let text = try vigil(["config", "list"], extra: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SECRET": "s3cr3t-value"])
         #expect(!text.standardOutput.contains("s3cr3t-value"))
         #expect(text.standardOutput.contains("log.privacy-mask"))
-        let got = try vigil(["config", "get", "authentication-oauth2.oa2-client-secret"], extra: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SECRET": "s3cr3t-value"])
+        let got = try vigil(
+            ["config", "get", "authentication-oauth2.oa2-client-secret"], extra: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SECRET": "s3cr3t-value"])
         #expect(got.standardOutput == "«set»\n", "get masks a secret too")
     }
 

@@ -14,9 +14,13 @@ struct HostileTextTests {
         let key = directory.appendingPathComponent("k.pem").path, cert = directory.appendingPathComponent("c.pem").path
         // The CN redraws the screen and prints a green TRUSTED; the SAN carries a bidi override.
         let subject = "/CN=\u{1B}[2J\u{1B}[H\u{1B}[32mTRUSTED  bank.example\u{1B}[0m\u{202E}gnp.exe"
-        let made = try CommandRunner.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "30",
-                                                              "-utf8", "-subj", subject, "-addext", "subjectAltName=DNS:a\u{1B}[1Ab.example.test",
-                                                              "-keyout", key, "-out", cert])
+        let made = try CommandRunner.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "30",
+                "-utf8", "-subj", subject, "-addext", "subjectAltName=DNS:a\u{1B}[1Ab.example.test",
+                "-keyout", key, "-out", cert,
+            ])
         #expect(made.status == 0, "\(made.standardError)")
         return cert
     }
@@ -35,7 +39,9 @@ struct HostileTextTests {
         let certificates = try #require(object["certificates"] as? [[String: Any]])
         let san = certificates.first?["subjectAlternativeNames"] as? [String: Any]
         #expect((san?["dns"] as? [String])?.first == "a\u{1B}[1Ab.example.test", "JSON keeps the exact value")
-        #expect((certificates.first?["subject"] as? String)?.contains("\\1B[32mTRUSTED") == true, "names are in OpenSSL's RFC 2253 form, control characters as \\1B")
+        #expect(
+            (certificates.first?["subject"] as? String)?.contains("\\1B[32mTRUSTED") == true, "names are in OpenSSL's RFC 2253 form, control characters as \\1B"
+        )
     }
 
     @Test func errorMessagesAreEscaped() throws {

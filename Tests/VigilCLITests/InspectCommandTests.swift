@@ -19,7 +19,10 @@ struct InspectCommandTests {
         #expect(!result.standardOutput.contains("\u{1B}["), "no colours when stdout is not a TTY")
     }
 
-    @Test(arguments: ["expired", "not-yet-valid", "wrong-host", "self-signed", "untrusted-root", "incomplete-chain", "rsa-1024", "sha1-intermediate", "mitm-forged", "cn-only"])
+    @Test(arguments: [
+        "expired", "not-yet-valid", "wrong-host", "self-signed", "untrusted-root", "incomplete-chain", "rsa-1024", "sha1-intermediate", "mitm-forged",
+        "cn-only",
+    ])
     func untrustedFilesExitOne(name: String) throws {
         let result = try inspectFile(name)
         #expect(result.status == Exit.untrusted)
@@ -53,15 +56,20 @@ struct InspectCommandTests {
 
     @Test func sslCertFileIsHonouredForTheSystemStore() throws {
         let chain = TestPaths.testcert("valid-127.0.0.1-chain.pem")
-        let trusted = try CommandRunner.vigil(["inspect", "--file", chain, "--host", "127.0.0.1"], environment: ["SSL_CERT_FILE": TestPaths.caBundle, "SSL_CERT_DIR": "/nonexistent"])
+        let trusted = try CommandRunner.vigil(
+            ["inspect", "--file", chain, "--host", "127.0.0.1"], environment: ["SSL_CERT_FILE": TestPaths.caBundle, "SSL_CERT_DIR": "/nonexistent"])
         #expect(trusted.status == Exit.trusted)
         #expect(trusted.standardOutput.contains("system-store"))
-        let untrusted = try CommandRunner.vigil(["inspect", "--file", chain, "--host", "127.0.0.1"], environment: ["SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"])
+        let untrusted = try CommandRunner.vigil(
+            ["inspect", "--file", chain, "--host", "127.0.0.1"], environment: ["SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"])
         #expect(untrusted.status == Exit.untrusted)
     }
 
     @Test func derFileWorks() throws {
-        let result = try CommandRunner.vigil(["inspect", "--file", TestPaths.testcert("valid-127.0.0.1.der"), TestPaths.testcert("intermediate-ca.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle])
+        let result = try CommandRunner.vigil([
+            "inspect", "--file", TestPaths.testcert("valid-127.0.0.1.der"), TestPaths.testcert("intermediate-ca.pem"), "--host", "127.0.0.1", "--ca-file",
+            TestPaths.caBundle,
+        ])
         #expect(result.status == Exit.trusted)
     }
 
@@ -91,7 +99,10 @@ struct InspectCommandTests {
         }
     }
 
-    @Test(arguments: [["inspect"], ["inspect", "--bogus"], ["inspect", "https://x", "--file", "a.pem"], ["inspect", "--file", "a.pem", "--at", "yesterday"], ["inspect", "https://127.0.0.1", "--host", "x"]])
+    @Test(arguments: [
+        ["inspect"], ["inspect", "--bogus"], ["inspect", "https://x", "--file", "a.pem"], ["inspect", "--file", "a.pem", "--at", "yesterday"],
+        ["inspect", "https://127.0.0.1", "--host", "x"],
+    ])
     func usageErrorsExitSixtyFour(arguments: [String]) throws {
         #expect(try CommandRunner.vigil(arguments).status == Exit.usage)
     }
@@ -130,8 +141,9 @@ struct InspectCommandTests {
         #expect(result.status == Exit.trusted, "\(result.standardError)")
         #expect(proxy.tunnels == ["127.0.0.1:\(server.port)"])
         // no_proxy is honoured too.
-        let direct = try CommandRunner.vigil(["inspect", server.url, "--ca-file", TestPaths.caBundle],
-                                             environment: environment.merging(["no_proxy": "127.0.0.1"]) { $1 })
+        let direct = try CommandRunner.vigil(
+            ["inspect", server.url, "--ca-file", TestPaths.caBundle],
+            environment: environment.merging(["no_proxy": "127.0.0.1"]) { $1 })
         #expect(direct.status == Exit.trusted)
         #expect(proxy.tunnels.count == 1)
     }
@@ -157,9 +169,12 @@ struct InspectCommandTests {
 @Suite("Terminal colours", .timeLimit(.minutes(3)))
 struct TerminalColourTests {
     func underTTY(_ environment: String) throws -> String {
-        let command = "\(environment) '\(TestPaths.vigilBinary)' inspect --file '\(TestPaths.testcert("expired-chain.pem"))' --host 127.0.0.1 --ca-file '\(TestPaths.caBundle)'"
-        return try CommandRunner.run("/usr/bin/script", ["-qec", command, "/dev/null"],
-                                     environment: ["XDG_CONFIG_HOME": "/nonexistent", "XDG_STATE_HOME": try TestPaths.temporaryDirectory().path, "TERM": "xterm"]).standardOutput
+        let command =
+            "\(environment) '\(TestPaths.vigilBinary)' inspect --file '\(TestPaths.testcert("expired-chain.pem"))' --host 127.0.0.1 --ca-file '\(TestPaths.caBundle)'"
+        return try CommandRunner.run(
+            "/usr/bin/script", ["-qec", command, "/dev/null"],
+            environment: ["XDG_CONFIG_HOME": "/nonexistent", "XDG_STATE_HOME": try TestPaths.temporaryDirectory().path, "TERM": "xterm"]
+        ).standardOutput
     }
 
     @Test func coloursOnATerminal() throws {

@@ -30,7 +30,10 @@ struct LogCommandTests {
 
     @Test func privacyMaskOffShowsValuesAndJSONFormatWorks() throws {
         let result = try CommandRunner.vigil(
-            ["inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle, "--log-format", "json"],
+            [
+                "inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle, "--log-format",
+                "json",
+            ],
             environment: environment.merging(["VIGIL_LOG_PRIVACY_MASK": "false"]) { $1 })
         #expect(result.status == 0)
         let line = try #require(try String(contentsOfFile: logFile, encoding: .utf8).split(separator: "\n").last)
@@ -48,13 +51,15 @@ struct LogCommandTests {
         #expect(off.status == 0 && off.standardOutput.contains("TRUSTED"))
         #expect(!FileManager.default.fileExists(atPath: logFile), "log.level off writes no log file")
 
-        let stderrOnly = try CommandRunner.vigil(arguments + ["--log-level", "debug"],
-                                                 environment: environment.merging(["VIGIL_LOG_ENABLED_COMPONENTS": "writer.stderr"]) { $1 })
+        let stderrOnly = try CommandRunner.vigil(
+            arguments + ["--log-level", "debug"],
+            environment: environment.merging(["VIGIL_LOG_ENABLED_COMPONENTS": "writer.stderr"]) { $1 })
         #expect(stderrOnly.status == 0 && stderrOnly.standardError.contains("Verdict for"), "\(stderrOnly.standardError)")
         #expect(!FileManager.default.fileExists(atPath: logFile), "writer.file is not enabled")
 
-        let fileOnly = try CommandRunner.vigil(arguments + ["--log-level", "debug", "--log-file", logFile],
-                                               environment: environment.merging(["VIGIL_LOG_ENABLED_COMPONENTS": "writer.file"]) { $1 })
+        let fileOnly = try CommandRunner.vigil(
+            arguments + ["--log-level", "debug", "--log-file", logFile],
+            environment: environment.merging(["VIGIL_LOG_ENABLED_COMPONENTS": "writer.file"]) { $1 })
         #expect(FileManager.default.fileExists(atPath: logFile), "--log-file switches the file writer on")
         #expect(fileOnly.standardError.contains("Verdict for"), "--log-level switches standard error on")
     }
@@ -77,7 +82,8 @@ struct LogCommandTests {
         #expect(try CommandRunner.vigil(["account", "list", "--database", database], environment: environment).status == 0)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: database)
         #expect(try CommandRunner.vigil(["account", "list", "--database", database], environment: environment).status == 0)
-        #expect((try FileManager.default.attributesOfItem(atPath: database)[.posixPermissions] as? NSNumber)?.intValue == 0o600, "a wider database is tightened")
+        #expect(
+            (try FileManager.default.attributesOfItem(atPath: database)[.posixPermissions] as? NSNumber)?.intValue == 0o600, "a wider database is tightened")
     }
 
     @Test func logFileOptionAndClear() throws {
@@ -91,7 +97,11 @@ struct LogCommandTests {
     }
 
     @Test func anUnwritableLogFileNeverStopsTheCommand() throws {
-        let result = try CommandRunner.vigil(["inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle, "--log-file", "/dev/full"], environment: environment)
+        let result = try CommandRunner.vigil(
+            [
+                "inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle, "--log-file",
+                "/dev/full",
+            ], environment: environment)
         #expect(result.status == 0)
         #expect(result.standardError.components(separatedBy: "/dev/full").count == 2, "reported once: \(result.standardError)")
     }

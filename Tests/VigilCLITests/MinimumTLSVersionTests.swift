@@ -16,8 +16,10 @@ struct MinimumTLSVersionTests {
             #expect(inspected.standardOutput.contains("connection: TLSv1.1"), "the handshake still completes, to show what the server offers")
 
             let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
-            let added = try await CommandRunner.vigilDetached(["account", "add", url, "--user", "alice", "--password-stdin", "--method", "basic",
-                                                               "--ca-file", TestPaths.caBundle, "--database", database])
+            let added = try await CommandRunner.vigilDetached([
+                "account", "add", url, "--user", "alice", "--password-stdin", "--method", "basic",
+                "--ca-file", TestPaths.caBundle, "--database", database,
+            ])
             #expect(added.status == 1, "\(added.standardOutput)\(added.standardError)")
             #expect(added.standardError.contains("cannot be approved") && added.standardError.contains("below the minimum TLS 1.2"), "\(added.standardError)")
             #expect(running.simulator.journal.entries.isEmpty, "nothing was sent")
@@ -29,7 +31,8 @@ struct MinimumTLSVersionTests {
             let url = running.url(path: "")
             let byDefault = try await CommandRunner.vigilDetached(["inspect", url, "--ca-file", TestPaths.caBundle])
             #expect(byDefault.status == 0, "\(byDefault.standardOutput)")
-            let strict = try await CommandRunner.vigilDetached(["inspect", url, "--ca-file", TestPaths.caBundle], environment: ["VIGIL_CONNECTION_MINIMUM_TLS_VERSION": "1.3"])
+            let strict = try await CommandRunner.vigilDetached(
+                ["inspect", url, "--ca-file", TestPaths.caBundle], environment: ["VIGIL_CONNECTION_MINIMUM_TLS_VERSION": "1.3"])
             #expect(strict.status == 1, "\(strict.standardOutput)\(strict.standardError)")
             #expect(strict.standardOutput.contains("below the minimum TLS 1.3"))
         }

@@ -9,16 +9,22 @@ struct OfflineApprovalTests {
 
     @Test func approveAFileForAHostAndPort() throws {
         let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
-        let ok = try CommandRunner.vigil(["certificates", "approve", "--file", TestPaths.testcert("self-signed-chain.pem"), "--host", "127.0.0.1:8443",
-                                          "--fingerprint", try TestPaths.sha256Fingerprint(of: "self-signed"), "--database", database])
+        let ok = try CommandRunner.vigil([
+            "certificates", "approve", "--file", TestPaths.testcert("self-signed-chain.pem"), "--host", "127.0.0.1:8443",
+            "--fingerprint", try TestPaths.sha256Fingerprint(of: "self-signed"), "--database", database,
+        ])
         #expect(ok.status == 0, "\(ok.standardError)")
         #expect(ok.standardOutput.contains("SHA-256:") && ok.standardOutput.contains("approved 1  127.0.0.1:8443"), "the summary first, then the approval")
 
-        let wrong = try CommandRunner.vigil(["certificates", "approve", "--file", TestPaths.testcert("self-signed-chain.pem"), "--host", "127.0.0.1",
-                                             "--fingerprint", String(repeating: "ab", count: 32), "--database", database])
+        let wrong = try CommandRunner.vigil([
+            "certificates", "approve", "--file", TestPaths.testcert("self-signed-chain.pem"), "--host", "127.0.0.1",
+            "--fingerprint", String(repeating: "ab", count: 32), "--database", database,
+        ])
         #expect(wrong.status == 1)
-        let weak = try CommandRunner.vigil(["certificates", "approve", "--file", TestPaths.testcert("rsa-1024-chain.pem"), "--host", "127.0.0.1",
-                                            "--fingerprint", try TestPaths.sha256Fingerprint(of: "rsa-1024"), "--ca-file", TestPaths.caBundle, "--database", database])
+        let weak = try CommandRunner.vigil([
+            "certificates", "approve", "--file", TestPaths.testcert("rsa-1024-chain.pem"), "--host", "127.0.0.1",
+            "--fingerprint", try TestPaths.sha256Fingerprint(of: "rsa-1024"), "--ca-file", TestPaths.caBundle, "--database", database,
+        ])
         #expect(weak.status == 1 && weak.standardError.contains("cannot be approved"))
         let listed = try CommandRunner.vigil(["certificates", "list", "--json", "--database", database])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])

@@ -8,7 +8,12 @@ import VigilTestSupport
 @Suite("Public key pinning", .serialized, .timeLimit(.minutes(3)))
 struct PinningTests {
     static func pin(_ name: String) throws -> String {
-        let key = try CommandRunner.run("/bin/sh", ["-c", "openssl x509 -in '\(TestPaths.testcert("\(name).pem"))' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"])
+        let key = try CommandRunner.run(
+            "/bin/sh",
+            [
+                "-c",
+                "openssl x509 -in '\(TestPaths.testcert("\(name).pem"))' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
+            ])
         return key.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -27,10 +32,16 @@ struct PinningTests {
             #expect(inspected.standardOutput.contains("is pinned (connection.pinned-public-keys)"))
 
             let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
-            let interceptor = try CommandRunner.run("/bin/sh", ["-c", "echo | openssl s_client -connect 127.0.0.1:\(URLComponents(string: url)!.port!) 2>/dev/null | openssl x509 -noout -fingerprint -sha256"])
+            let interceptor = try CommandRunner.run(
+                "/bin/sh",
+                [
+                    "-c",
+                    "echo | openssl s_client -connect 127.0.0.1:\(URLComponents(string: url)!.port!) 2>/dev/null | openssl x509 -noout -fingerprint -sha256",
+                ])
             let fingerprint = interceptor.standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-            let approve = try await CommandRunner.vigilDetached(["certificates", "approve", url, "--fingerprint", fingerprint, "--ca-file", TestPaths.caBundle, "--database", database],
-                                                                environment: pinned)
+            let approve = try await CommandRunner.vigilDetached(
+                ["certificates", "approve", url, "--fingerprint", fingerprint, "--ca-file", TestPaths.caBundle, "--database", database],
+                environment: pinned)
             #expect(approve.status == 1, "\(approve.standardError)")
             #expect(approve.standardError.contains("cannot be approved"))
             #expect(running.simulator.journal.entries.isEmpty, "nothing reached either side")

@@ -16,8 +16,10 @@ struct ProxyTests {
         init() throws {
             log = try TestPaths.temporaryDirectory().appendingPathComponent("proxy.log").path
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", TestPaths.root.appendingPathComponent("scripts/test-tls-connect-proxy.py").path, "0",
-                                 TestPaths.testcert("self-signed.pem"), TestPaths.testcert("self-signed.key"), log]
+            process.arguments = [
+                "python3", TestPaths.root.appendingPathComponent("scripts/test-tls-connect-proxy.py").path, "0",
+                TestPaths.testcert("self-signed.pem"), TestPaths.testcert("self-signed.key"), log,
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -54,27 +56,34 @@ struct ProxyTests {
             let proxy = "https://proxy-user:proxy-s3cret@127.0.0.1:\(untrusted.port)"
             let refused = try await CommandRunner.vigilDetached(["inspect", target, "--ca-file", TestPaths.caBundle], environment: ["https_proxy": proxy])
             let seen = untrusted.stop()
-            #expect(refused.status == 2 && refused.standardError.contains("proxy") && refused.standardError.contains("nothing was sent"), "\(refused.standardError)")
+            #expect(
+                refused.status == 2 && refused.standardError.contains("proxy") && refused.standardError.contains("nothing was sent"), "\(refused.standardError)"
+            )
             #expect(!seen.contains("CONNECT") && !seen.contains("Proxy-Authorization"), "the proxy saw: \(seen)")
             #expect(!refused.standardError.contains("proxy-s3cret"))
 
             let trusted = try TLSProxy()
-            let through = try await CommandRunner.vigilDetached(["inspect", target, "--ca-file", TestPaths.caBundle],
-                                                  environment: ["https_proxy": "https://proxy-user:proxy-s3cret@127.0.0.1:\(trusted.port)", "VIGIL_PROXY_CA_FILE": TestPaths.testcert("self-signed.pem")])
+            let through = try await CommandRunner.vigilDetached(
+                ["inspect", target, "--ca-file", TestPaths.caBundle],
+                environment: [
+                    "https_proxy": "https://proxy-user:proxy-s3cret@127.0.0.1:\(trusted.port)", "VIGIL_PROXY_CA_FILE": TestPaths.testcert("self-signed.pem"),
+                ])
             let tunnelled = trusted.stop()
             #expect(through.status == 0, "\(through.standardError)")
             #expect(tunnelled.contains("CONNECT") && tunnelled.contains("Proxy-Authorization"), "a verified proxy gets its password: \(tunnelled)")
 
             let flagged = try TLSProxy()
-            let withFlag = try await CommandRunner.vigilDetached(["inspect", target, "--ca-file", TestPaths.caBundle, "--proxy-ca-file", TestPaths.testcert("self-signed.pem")],
-                                                                 environment: ["https_proxy": "https://127.0.0.1:\(flagged.port)"])
+            let withFlag = try await CommandRunner.vigilDetached(
+                ["inspect", target, "--ca-file", TestPaths.caBundle, "--proxy-ca-file", TestPaths.testcert("self-signed.pem")],
+                environment: ["https_proxy": "https://127.0.0.1:\(flagged.port)"])
             let flaggedSeen = flagged.stop()
             #expect(withFlag.status == 0 && flaggedSeen.contains("CONNECT"), "--proxy-ca-file trusts the proxy: \(withFlag.standardError)")
         }
     }
 
     @Test func anHTTPProxyWithAPasswordIsRefused() async throws {
-        let result = try await CommandRunner.vigilDetached(["inspect", "https://127.0.0.1:9"], environment: ["https_proxy": "http://u:proxy-s3cret@127.0.0.1:9"])
+        let result = try await CommandRunner.vigilDetached(
+            ["inspect", "https://127.0.0.1:9"], environment: ["https_proxy": "http://u:proxy-s3cret@127.0.0.1:9"])
         #expect(result.status == 2 && result.standardError.contains("plain HTTP") && !result.standardError.contains("proxy-s3cret"), "\(result.standardError)")
     }
 
@@ -83,27 +92,39 @@ struct ProxyTests {
         let odd = try await CommandRunner.vigilDetached(["inspect", "https://127.0.0.1:9"], environment: ["https_proxy": "http://u:pa#ss@127.0.0.1:3128"])
         #expect(odd.status == 2 && !odd.standardError.contains("pa#ss") && !odd.standardError.contains("ss@"), "\(odd.standardError)")
         // An http URL's status probe goes through http_proxy: with a password, refused.
-        let plain = try await CommandRunner.vigilDetached(["account", "add", "http://127.0.0.1:9/", "--user", "alice", "--password-stdin"],
-                                                         environment: ["http_proxy": "http://u:proxy-s3cret@127.0.0.1:9"], input: Data("pw\n".utf8))
-        #expect(plain.status != 0 && plain.standardError.contains("would read its password in clear") && !plain.standardError.contains("proxy-s3cret"), "\(plain.standardError)")
+        let plain = try await CommandRunner.vigilDetached(
+            ["account", "add", "http://127.0.0.1:9/", "--user", "alice", "--password-stdin"],
+            environment: ["http_proxy": "http://u:proxy-s3cret@127.0.0.1:9"], input: Data("pw\n".utf8))
+        #expect(
+            plain.status != 0 && plain.standardError.contains("would read its password in clear") && !plain.standardError.contains("proxy-s3cret"),
+            "\(plain.standardError)")
     }
 
     @Test func sslKeyLogFileIsIgnoredUnlessAllowed() async throws {
         try await withRunningSimulator("valid") { (running) async throws in
             let directory = try TestPaths.temporaryDirectory().path
             let ignored = directory + "/ignored.keys", allowed = directory + "/allowed.keys"
-            #expect(try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["SSLKEYLOGFILE": ignored]).status == 0)
+            #expect(
+                try await CommandRunner.vigilDetached(
+                    ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["SSLKEYLOGFILE": ignored]
+                ).status == 0)
             #expect(!FileManager.default.fileExists(atPath: ignored), "no TLS secrets written")
-            #expect(try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle],
-                                            environment: ["SSLKEYLOGFILE": allowed, "VIGIL_ALLOW_SSLKEYLOGFILE": "1"]).status == 0)
+            #expect(
+                try await CommandRunner.vigilDetached(
+                    ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle],
+                    environment: ["SSLKEYLOGFILE": allowed, "VIGIL_ALLOW_SSLKEYLOGFILE": "1"]
+                ).status == 0)
             let attributes = try FileManager.default.attributesOfItem(atPath: allowed)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
             #expect(((attributes[.size] as? NSNumber)?.intValue ?? 0) > 0, "allowed: the key log is written")
             // Never through a symlink (someone else's file, or a file in a shared directory).
             let link = directory + "/link.keys", target = directory + "/target.keys"
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-            #expect(try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle],
-                                                          environment: ["SSLKEYLOGFILE": link, "VIGIL_ALLOW_SSLKEYLOGFILE": "1"]).status == 0)
+            #expect(
+                try await CommandRunner.vigilDetached(
+                    ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle],
+                    environment: ["SSLKEYLOGFILE": link, "VIGIL_ALLOW_SSLKEYLOGFILE": "1"]
+                ).status == 0)
             #expect(!FileManager.default.fileExists(atPath: target), "a symlinked key log is not followed")
         }
     }

@@ -10,8 +10,10 @@ struct ResolveOptionTests {
     @Test func inspectByNamePinnedToLoopback() async throws {
         try await withRunningSimulator("dns-name") { (running) async throws in
             let port = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port)
-            let pinned = try await CommandRunner.vigilDetached(["inspect", "https://cloud.example.test:\(port)", "--resolve", "cloud.example.test:\(port):127.0.0.1",
-                                                                "--ca-file", TestPaths.caBundle])
+            let pinned = try await CommandRunner.vigilDetached([
+                "inspect", "https://cloud.example.test:\(port)", "--resolve", "cloud.example.test:\(port):127.0.0.1",
+                "--ca-file", TestPaths.caBundle,
+            ])
             #expect(pinned.status == 0, "\(pinned.standardOutput)\(pinned.standardError)")
             #expect(pinned.standardOutput.contains("TRUSTED") && pinned.standardOutput.contains("cloud.example.test"))
 
@@ -20,14 +22,18 @@ struct ResolveOptionTests {
             #expect(byAddress.status == 1, "\(byAddress.standardOutput)")
 
             // A name pinned for another port is not used: the name does not resolve (.test is reserved).
-            let otherPort = try await CommandRunner.vigilDetached(["inspect", "https://cloud.example.test:\(port)", "--resolve", "cloud.example.test:1:127.0.0.1",
-                                                                   "--ca-file", TestPaths.caBundle, "--timeout", "3"])
+            let otherPort = try await CommandRunner.vigilDetached([
+                "inspect", "https://cloud.example.test:\(port)", "--resolve", "cloud.example.test:1:127.0.0.1",
+                "--ca-file", TestPaths.caBundle, "--timeout", "3",
+            ])
             #expect(otherPort.status == 2, "\(otherPort.standardOutput)\(otherPort.standardError)")
         }
     }
 
-    @Test(arguments: ["cloud.example.test:443", "cloud.example.test:0:127.0.0.1", "cloud.example.test:443:not-an-address", ":443:127.0.0.1",
-                      "a b:443:127.0.0.1"])
+    @Test(arguments: [
+        "cloud.example.test:443", "cloud.example.test:0:127.0.0.1", "cloud.example.test:443:not-an-address", ":443:127.0.0.1",
+        "a b:443:127.0.0.1",
+    ])
     func malformedResolveIsAUsageError(entry: String) throws {
         for command in [["inspect", "https://cloud.example.test"], ["account", "add", "https://cloud.example.test", "--user", "alice"]] {
             let result = try CommandRunner.vigil(command + ["--resolve", entry])

@@ -12,8 +12,9 @@ struct SimulateClientTests {
 
     @Test func theCurlProfilePassesValidAndRefusesAForgedCertificate() throws {
         let junit = directory + "/curl.xml"
-        let result = try CommandRunner.vigil(["simulate", "--client", "curl", "--scenario", "valid", "--scenario", "mitm-forged", "--junit", junit],
-                                             currentDirectory: directory)
+        let result = try CommandRunner.vigil(
+            ["simulate", "--client", "curl", "--scenario", "valid", "--scenario", "mitm-forged", "--junit", junit],
+            currentDirectory: directory)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains("client: curl") && result.standardOutput.contains("2 scenarios, 2 passed, 0 failed"), "\(result.standardOutput)")
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
@@ -21,7 +22,9 @@ struct SimulateClientTests {
     }
 
     @Test func anInsecureCurlFailsTheSuiteAndTheFailureNamesTheRequest() throws {
-        var profile = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.root.appendingPathComponent("mitm-fixtures/clients/curl.json"))) as? [String: Any])
+        var profile = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.root.appendingPathComponent("mitm-fixtures/clients/curl.json"))) as? [String: Any]
+        )
         let command = try #require(profile["command"] as? [String])
         profile["command"] = [command[0], "--insecure"] + command.dropFirst()
         profile["name"] = "curl-insecure"
@@ -30,7 +33,8 @@ struct SimulateClientTests {
         let junit = directory + "/insecure.xml"
         let result = try CommandRunner.vigil(["simulate", "--client-profile", file, "--scenario", "mitm-forged", "--scenario", "valid", "--junit", junit])
         #expect(result.status == 1, "\(result.standardOutput)\n\(result.standardError)")
-        #expect(result.standardOutput.contains("A credential (an Authorization header) reached the man in the middle at 127.0.0.1")
+        #expect(
+            result.standardOutput.contains("A credential (an Authorization header) reached the man in the middle at 127.0.0.1")
                 && result.standardOutput.contains("PROPFIND /remote.php/dav/files/alice/"), "\(result.standardOutput)")
         #expect(!result.standardOutput.contains("alice-test-password"), "no password in the report")
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
@@ -38,8 +42,10 @@ struct SimulateClientTests {
     }
 
     @Test func aCommandTemplateWithoutAProfile() throws {
-        let result = try CommandRunner.vigil(["simulate", "--scenario", "valid", "--scenario", "self-signed", "--client",
-                                              "curl --silent --fail --cacert {ca_file} --user {user}:{password} --request PROPFIND {url}/remote.php/dav/files/{user}/"])
+        let result = try CommandRunner.vigil([
+            "simulate", "--scenario", "valid", "--scenario", "self-signed", "--client",
+            "curl --silent --fail --cacert {ca_file} --user {user}:{password} --request PROPFIND {url}/remote.php/dav/files/{user}/",
+        ])
         #expect(result.status == 0 && result.standardOutput.contains("2 passed"), "\(result.standardOutput)\n\(result.standardError)")
     }
 
@@ -59,6 +65,8 @@ struct SimulateClientTests {
 
     @Test func aClientThatIsNotInstalledIsReportedNotCrashed() throws {
         let result = try CommandRunner.vigil(["simulate", "--scenario", "valid", "--client", "/nonexistent/sync-client {url}"])
-        #expect(result.status == 1 && result.standardOutput.contains("valid") && result.standardOutput.contains("failed"), "\(result.standardOutput)\n\(result.standardError)")
+        #expect(
+            result.status == 1 && result.standardOutput.contains("valid") && result.standardOutput.contains("failed"),
+            "\(result.standardOutput)\n\(result.standardError)")
     }
 }

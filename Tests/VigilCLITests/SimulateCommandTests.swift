@@ -9,11 +9,15 @@ struct SimulateCommandTests {
         let directory = try TestPaths.temporaryDirectory().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let junit = directory + "/simulate.xml"
-        let result = try CommandRunner.vigil(["simulate", "--scenario", "redirect-cross-host-30?", "--scenario", "redirect-downgrade", "--scenario", "reject-downloads-500",
-                                             "--jobs", "2", "--junit", junit], currentDirectory: directory)
+        let result = try CommandRunner.vigil(
+            [
+                "simulate", "--scenario", "redirect-cross-host-30?", "--scenario", "redirect-downgrade", "--scenario", "reject-downloads-500",
+                "--jobs", "2", "--junit", junit,
+            ], currentDirectory: directory)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
-        #expect(result.standardOutput.contains("redirect-downgrade") && result.standardOutput.contains("6 scenarios, 6 passed, 0 failed, 0 known gaps remain"),
-                "\(result.standardOutput)")
+        #expect(
+            result.standardOutput.contains("redirect-downgrade") && result.standardOutput.contains("6 scenarios, 6 passed, 0 failed, 0 known gaps remain"),
+            "\(result.standardOutput)")
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.components(separatedBy: "<testcase ").count - 1 == 6)
         #expect(xml.contains("failures=\"0\"") && !xml.contains("<skipped"))
@@ -39,7 +43,8 @@ struct SimulateCommandTests {
     @Test func aMalformedFixtureOrKnownGapsStopsTheSuite() throws {
         let directory = try TestPaths.temporaryDirectory().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try #"{"name": "x", "summary": "x", "outcome": "ask-certificate", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}, "client": {"approve": ["certificate"]}}"#
+        try
+            #"{"name": "x", "summary": "x", "outcome": "ask-certificate", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}, "client": {"approve": ["certificate"]}}"#
             .write(toFile: directory + "/x.json", atomically: true, encoding: .utf8)
         let fixture = try CommandRunner.vigil(["simulate", "--fixtures", directory])
         #expect(fixture.status == 2)
@@ -58,7 +63,8 @@ struct SimulateCommandTests {
         let directory = try TestPaths.temporaryDirectory().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Claims a self-signed server should log in silently: Vigil asks instead, so the suite fails.
-        try #"{"name": "silent-self-signed", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "certificates": {"127.0.0.1": "self-signed"}, "behaviour": {"kind": "normal"}}"#
+        try
+            #"{"name": "silent-self-signed", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "certificates": {"127.0.0.1": "self-signed"}, "behaviour": {"kind": "normal"}}"#
             .write(toFile: directory + "/silent.json", atomically: true, encoding: .utf8)
         let junit = directory + "/out.xml"
         let result = try CommandRunner.vigil(["simulate", "--fixtures", directory, "--junit", junit], currentDirectory: directory)

@@ -55,7 +55,10 @@ struct SimulatorCommandTests {
     /// A running vigil leaves no core dump (RLIMIT_CORE 0): a crash must not write a secret to disk.
     @Test func aRunningVigilCannotDumpCore() throws {
         let (process, text) = try serve(["--scenario", "valid"])
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         #expect(text.contains("journal:"))
         let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
         let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
@@ -73,7 +76,10 @@ struct SimulatorCommandTests {
             if attempt.text.contains("journal:") { started = attempt } else { attempt.process.waitUntilExit() }
         }
         let (process, text) = try #require(started, "serve never started on a free port")
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         for host in 1...3 { #expect(text.contains("host \(host)  https://127.0.0.\(host):\(port)"), "\(text)") }
         #expect(text.contains("http://127.0.0.1:\(port + 1)"), "\(text)")
         let curl = try CommandRunner.run("/usr/bin/curl", ["-s", "--cacert", TestPaths.caBundle, "https://127.0.0.2:\(port)/status.php"])
@@ -82,7 +88,10 @@ struct SimulatorCommandTests {
 
     @Test func aManInTheMiddleNamesTheGenuineHostItForwardsTo() throws {
         let (process, text) = try serve(["--scenario", "mitm-forged"])
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         let line = try #require(text.split(separator: "\n").first { $0.contains("a man in the middle") }, "\(text)")
         let genuine = try #require(line.split(separator: " ").first { $0.hasPrefix("https://127.0.0.1:") })
         let curl = try CommandRunner.run("/usr/bin/curl", ["-s", "--cacert", TestPaths.caBundle, "\(genuine)/status.php"])

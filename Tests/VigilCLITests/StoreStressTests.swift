@@ -11,7 +11,8 @@ struct StoreStressTests {
         let script = TestPaths.root.appendingPathComponent("scripts/stress-store.sh").path
         let result = try await CommandRunner.runDetached(script, [TestPaths.vigilBinary, "20", "20"])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-        #expect(result.standardOutput.contains("integrity ok") && result.standardOutput.contains("none failed, no 'database is locked'"),
-                "\(result.standardOutput)")
+        #expect(
+            result.standardOutput.contains("integrity ok") && result.standardOutput.contains("none failed, no 'database is locked'"),
+            "\(result.standardOutput)")
     }
 }

@@ -20,8 +20,10 @@ struct ApprovalRuleTests {
         #expect(try refusals(name) == codes)
     }
 
-    @Test(arguments: ["expired", "not-yet-valid", "self-signed", "untrusted-root", "incomplete-chain", "wrong-eku", "no-eku",
-                      "unknown-critical", "expired-intermediate", "mitm-forged", "valid-127.0.0.1", "ed25519", "rsa-4096", "cross-signed"])
+    @Test(arguments: [
+        "expired", "not-yet-valid", "self-signed", "untrusted-root", "incomplete-chain", "wrong-eku", "no-eku",
+        "unknown-critical", "expired-intermediate", "mitm-forged", "valid-127.0.0.1", "ed25519", "rsa-4096", "cross-signed",
+    ])
     func approvableAfterReview(name: String) throws {
         #expect(try refusals(name).isEmpty, "\(name)")
     }
@@ -30,8 +32,12 @@ struct ApprovalRuleTests {
     @Test func aSHA1SelfSignedLeafIsRefused() throws {
         let directory = try TestPaths.temporaryDirectory()
         let key = directory.appendingPathComponent("k.pem").path, cert = directory.appendingPathComponent("c.pem").path
-        let made = try CommandRunner.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha1", "-days", "30", "-subj", "/CN=127.0.0.1",
-                                                              "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert])
+        let made = try CommandRunner.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha1", "-days", "30", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert,
+            ])
         #expect(made.status == 0, "\(made.standardError)")
         let chain = try Certificate.load(path: cert)
         let evaluation = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate(chain, for: PeerName(host: "127.0.0.1"))

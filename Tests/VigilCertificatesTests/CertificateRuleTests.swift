@@ -8,18 +8,20 @@ import VigilTestSupport
 /// against renewed, re-keyed and forged chains.
 @Suite("Certificate rules")
 struct CertificateRuleTests {
-    static let seedsRenewal = "(bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData) OR ((check.parentCertificatesHaveIdenticalPublicKeys == true) AND (serverCertificate.passedValidationOrIsUserAccepted == true))"
+    static let seedsRenewal =
+        "(bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData) OR ((check.parentCertificatesHaveIdenticalPublicKeys == true) AND (serverCertificate.passedValidationOrIsUserAccepted == true))"
 
     func context(_ bookmark: String, _ server: String, passed: Bool) throws -> CertificateRuleContext {
-        CertificateRuleContext(bookmark: try Certificate.load(path: TestPaths.testcert("\(bookmark)-chain.pem")),
-                               server: try Certificate.load(path: TestPaths.testcert("\(server)-chain.pem")), serverPassedValidationOrIsUserAccepted: passed)
+        CertificateRuleContext(
+            bookmark: try Certificate.load(path: TestPaths.testcert("\(bookmark)-chain.pem")),
+            server: try Certificate.load(path: TestPaths.testcert("\(server)-chain.pem")), serverPassedValidationOrIsUserAccepted: passed)
     }
 
     @Test(arguments: [
-        ("renewed-a1", "renewed-a2", true, true),    // same key: accepted
-        ("renewed-a1", "rekeyed-b1", true, true),    // new key, same issuer key, validated: the seeds' rule accepts it
+        ("renewed-a1", "renewed-a2", true, true),  // same key: accepted
+        ("renewed-a1", "rekeyed-b1", true, true),  // new key, same issuer key, validated: the seeds' rule accepts it
         ("renewed-a1", "rekeyed-b1", false, false),  // ... but not when it did not validate
-        ("renewed-a1", "mitm-forged", false, false), // another issuer key and not validated
+        ("renewed-a1", "mitm-forged", false, false),  // another issuer key and not validated
     ])
     func theSeedsRenewalRule(bookmark: String, server: String, passed: Bool, holds: Bool) throws {
         let rule = try CertificateRule(parsing: Self.seedsRenewal)
@@ -42,7 +44,7 @@ struct CertificateRuleTests {
         let fails: [String] = [
             "never", "never OR false",
             "serverCertificate.parentCertificate.parentCertificate.commonName == \"x\"",  // no such parent: false, not an error
-            "serverCertificate.rootCertificate.commonName == \"Vigil Test Root CA\"",     // the chain file does not hold the root
+            "serverCertificate.rootCertificate.commonName == \"Vigil Test Root CA\"",  // the chain file does not hold the root
         ]
         for text in fails { #expect(try !CertificateRule(parsing: text).evaluate(c), "\(text)") }
     }

@@ -7,7 +7,9 @@ import VigilTestSupport
 /// `make test` (scripts/limbo.sh), scored by the suite's own scorer.
 @Suite("x509-limbo harness")
 struct LimboHarnessTests {
-    func testcase(_ id: String, peer: String, chain: [String] = [], expected: String, name: String = "127.0.0.1", time: String? = "2030-01-01T00:00:00Z") throws -> [String: Any] {
+    func testcase(_ id: String, peer: String, chain: [String] = [], expected: String, name: String = "127.0.0.1", time: String? = "2030-01-01T00:00:00Z") throws
+        -> [String: Any]
+    {
         let read = { (file: String) in try String(contentsOfFile: TestPaths.testcert(file), encoding: .utf8) }
         return [
             "id": id, "features": [], "validation_kind": "SERVER",
@@ -23,12 +25,15 @@ struct LimboHarnessTests {
     }
 
     @Test func resultsFollowTheContract() throws {
-        let suite: [String: Any] = ["version": 1, "testcases": [
-            try testcase("valid", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "SUCCESS"),
-            try testcase("expired", peer: "expired.pem", chain: ["intermediate-ca.pem"], expected: "FAILURE"),
-            try testcase("forged", peer: "mitm-forged.pem", chain: ["attacker-ca.pem"], expected: "FAILURE"),
-            try testcase("no-time", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "SUCCESS", time: nil),
-        ]]
+        let suite: [String: Any] = [
+            "version": 1,
+            "testcases": [
+                try testcase("valid", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "SUCCESS"),
+                try testcase("expired", peer: "expired.pem", chain: ["intermediate-ca.pem"], expected: "FAILURE"),
+                try testcase("forged", peer: "mitm-forged.pem", chain: ["attacker-ca.pem"], expected: "FAILURE"),
+                try testcase("no-time", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "SUCCESS", time: nil),
+            ],
+        ]
         let output = try LimboHarness.run(suite: JSONSerialization.data(withJSONObject: suite))
         let json = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
         #expect(json["version"] as? Int == 1)

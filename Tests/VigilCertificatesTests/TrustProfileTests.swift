@@ -15,8 +15,10 @@ struct TrustProfileTests {
             .write(toFile: ext, atomically: true, encoding: .utf8)
         for arguments in [
             ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=origin.example.test", "-keyout", key, "-out", csr],
-            ["x509", "-req", "-in", csr, "-CA", TestPaths.testcert("intermediate-ca.pem"), "-CAkey", TestPaths.testcert("intermediate-ca.key"),
-             "-CAserial", directory + "/serial.srl", "-CAcreateserial", "-days", "30", "-sha256", "-extfile", ext, "-out", cert],
+            [
+                "x509", "-req", "-in", csr, "-CA", TestPaths.testcert("intermediate-ca.pem"), "-CAkey", TestPaths.testcert("intermediate-ca.key"),
+                "-CAserial", directory + "/serial.srl", "-CAcreateserial", "-days", "30", "-sha256", "-extfile", ext, "-out", cert,
+            ],
         ] {
             let result = try CommandRunner.run("/usr/bin/openssl", arguments)
             #expect(result.status == 0, "\(result.standardError)")
@@ -53,8 +55,9 @@ struct TrustProfileTests {
         let asPrivate = try CommandRunner.vigil(["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle])
         #expect(asPrivate.status == 0 && asPrivate.standardOutput.contains("profile: rfc5280"), "\(asPrivate.standardOutput)")
         // Make the test root part of "the system store" for this run.
-        let asPublic = try CommandRunner.vigil(["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle],
-                                               environment: ["SSL_CERT_FILE": TestPaths.caBundle])
+        let asPublic = try CommandRunner.vigil(
+            ["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle],
+            environment: ["SSL_CERT_FILE": TestPaths.caBundle])
         #expect(asPublic.status == 1 && asPublic.standardOutput.contains("profile: webpki"), "\(asPublic.standardOutput)")
     }
 }

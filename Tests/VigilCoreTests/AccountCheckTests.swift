@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import VigilCertificates
 import VigilCore
-import VigilRules
 import VigilHTTP
+import VigilRules
 import VigilSecrets
 import VigilSimulator
 import VigilStore
@@ -13,7 +13,8 @@ import VigilTestSupport
 /// renewal rule, a stricter rule, a forged chain, an extended-validation rule.
 @Suite("Account check: the renewal rules on a later connection", .timeLimit(.minutes(3)))
 struct AccountCheckTests {
-    static let seedsRenewal = "(bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData) OR ((check.parentCertificatesHaveIdenticalPublicKeys == true) AND (serverCertificate.passedValidationOrIsUserAccepted == true))"
+    static let seedsRenewal =
+        "(bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData) OR ((check.parentCertificatesHaveIdenticalPublicKeys == true) AND (serverCertificate.passedValidationOrIsUserAccepted == true))"
     static let sameKey = "bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData"
 
     /// An account reviewed with A1, whose server now presents `scenario`'s certificate.
@@ -26,10 +27,11 @@ struct AccountCheckTests {
             try accounts.add(account)
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
-            let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                                     accounts: accounts, options: options,
-                                     renewalRule: try rule.map { ($0, try CertificateRule(parsing: $0)) },
-                                     extendedValidationRule: try extendedValidation.map { ($0, try CertificateRule(parsing: $0)) })
+            let check = AccountCheck(
+                evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                accounts: accounts, options: options,
+                renewalRule: try rule.map { ($0, try CertificateRule(parsing: $0)) },
+                extendedValidationRule: try extendedValidation.map { ($0, try CertificateRule(parsing: $0)) })
             return (try await check.check(account), accounts, account)
         }
     }
@@ -46,14 +48,23 @@ struct AccountCheckTests {
         // The seeds' default accepts a new key from the same issuer that validates...
         #expect(try await check("rekeyed", rule: Self.seedsRenewal).0 == .renewed(rule: Self.seedsRenewal))
         // ... a same-key rule does not: review again.
-        guard case .changed = try await check("rekeyed", rule: Self.sameKey).0 else { Issue.record("a new key must be reviewed again"); return }
+        guard case .changed = try await check("rekeyed", rule: Self.sameKey).0 else {
+            Issue.record("a new key must be reviewed again")
+            return
+        }
         // No rule: every change is reviewed again.
-        guard case .changed = try await check("rekeyed", rule: nil).0 else { Issue.record("no rule, no silent change"); return }
+        guard case .changed = try await check("rekeyed", rule: nil).0 else {
+            Issue.record("no rule, no silent change")
+            return
+        }
     }
 
     @Test func aForgedChainIsNeverAcceptedByTheRule() async throws {
         let (result, accounts, _) = try await check("mitm-forged", rule: Self.seedsRenewal)
-        guard case .changed = result else { Issue.record("\(result)"); return }
+        guard case .changed = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(try accounts.list().first?.reviewedChainPEM?.contains("BEGIN") == true)
         #expect(try accounts.database.auditTrail().last?.kind == .accountAdded, "nothing replaced")
     }
@@ -61,12 +72,18 @@ struct AccountCheckTests {
     @Test func theExtendedValidationRuleComesFirst() async throws {
         // A rule every certificate must pass: no renewal rule, no user approval overrides it.
         let (result, _, _) = try await check("renewed-same-key", rule: Self.seedsRenewal, extendedValidation: "bookmarkCertificate == serverCertificate")
-        guard case .refused(let reasons) = result else { Issue.record("\(result)"); return }
+        guard case .refused(let reasons) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(reasons.joined().contains("extended-validation rule"))
     }
 
     @Test func brokenCryptographyIsRefused() async throws {
-        guard case .refused = try await check("weak-rsa-1024", rule: Self.seedsRenewal).0 else { Issue.record("weak key accepted"); return }
+        guard case .refused = try await check("weak-rsa-1024", rule: Self.seedsRenewal).0 else {
+            Issue.record("weak key accepted")
+            return
+        }
     }
 
     // MARK: - connect: the certificate judged, then the stored credentials
@@ -77,11 +94,20 @@ struct AccountCheckTests {
         private let lock = NSLock()
         private var log: [String] = []
         init(approves: Bool) { self.approves = approves }
-        var asked: [String] { lock.lock(); defer { lock.unlock() }; return log }
-        private func note(_ text: String) { lock.lock(); log.append(text); lock.unlock() }
+        var asked: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return log
+        }
+        private func note(_ text: String) {
+            lock.lock()
+            log.append(text)
+            lock.unlock()
+        }
         func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {}
         func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
-            note("approve?"); return approves
+            note("approve?")
+            return approves
         }
         func approveRedirect(_ redirect: Redirect, from: String) async -> Bool { false }
         func password(user: String, server: String) async -> Secret? { nil }
@@ -98,8 +124,10 @@ struct AccountCheckTests {
 
     /// An account reviewed with `reviewed` (approved at setup when `approved`), the password
     /// `password` in the keyring, its server now playing `scenario`; the client trusts `trust`.
-    func connect(_ scenario: String, reviewed: String = "renewed-a1", approved: Bool = false, trust: [String] = [TestPaths.caBundle],
-                 password: String = "alice-test-password", user: Reviewer? = nil) async throws -> Connected {
+    func connect(
+        _ scenario: String, reviewed: String = "renewed-a1", approved: Bool = false, trust: [String] = [TestPaths.caBundle],
+        password: String = "alice-test-password", user: Reviewer? = nil
+    ) async throws -> Connected {
         try await withRunningSimulator(scenario) { (running) async throws in
             let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
             let accounts = Accounts(database: database), approvals = CertificateApprovals(database: database)
@@ -112,8 +140,9 @@ struct AccountCheckTests {
             try secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
-            let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles(trust)), approvals: approvals, accounts: accounts, options: options,
-                                     renewalRule: (Self.seedsRenewal, try CertificateRule(parsing: Self.seedsRenewal)), extendedValidationRule: nil)
+            let check = AccountCheck(
+                evaluator: try TrustEvaluator(configuration: .caFiles(trust)), approvals: approvals, accounts: accounts, options: options,
+                renewalRule: (Self.seedsRenewal, try CertificateRule(parsing: Self.seedsRenewal)), extendedValidationRule: nil)
             let report = try await check.connect(account, secrets: secrets, interaction: user)
             return Connected(report: report, approvals: approvals, accounts: accounts, journal: running.simulator.journal.entries)
         }
@@ -148,9 +177,13 @@ struct AccountCheckTests {
             try accounts.add(account)
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
-            let check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                                     accounts: accounts, options: options, renewalRule: nil, extendedValidationRule: nil)
-            guard case .changed = try await check.check(account) else { Issue.record("a trusted chain was accepted with nothing to compare"); return }
+            let check = AccountCheck(
+                evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                accounts: accounts, options: options, renewalRule: nil, extendedValidationRule: nil)
+            guard case .changed = try await check.check(account) else {
+                Issue.record("a trusted chain was accepted with nothing to compare")
+                return
+            }
             let secrets = MemorySecretStore()
             try secrets.store(Secret("alice-test-password"), for: SecretKey(account: account.secretAccount, kind: .password))
             let report = try await check.connect(account, secrets: secrets, interaction: Reviewer(approves: true))
@@ -164,7 +197,10 @@ struct AccountCheckTests {
     @Test func aNewKeyFromAPrivateCAIsAskedAgain() async throws {
         let user = Reviewer(approves: false)
         let connected = try await connect("rekeyed", approved: true, trust: [], user: user)
-        guard case .changed = connected.report.certificate else { Issue.record("\(connected.report)"); return }
+        guard case .changed = connected.report.certificate else {
+            Issue.record("\(connected.report)")
+            return
+        }
         #expect(user.asked == ["approve?"])
         #expect(connected.report.filesStatus == nil)
         #expect(connected.journal.isEmpty, "declined: not one request")
@@ -173,7 +209,10 @@ struct AccountCheckTests {
     @Test func aTrustedInterceptionCAIsAskedAndNothingIsSentWhenDeclined() async throws {
         let trust = [TestPaths.caBundle, TestPaths.testcert("interception-ca.pem")]
         let declined = try await connect("mitm-trusted-ca", reviewed: "valid-127.0.0.1", trust: trust, user: Reviewer(approves: false))
-        guard case .changed = declined.report.certificate else { Issue.record("\(declined.report)"); return }
+        guard case .changed = declined.report.certificate else {
+            Issue.record("\(declined.report)")
+            return
+        }
         #expect(declined.journal.isEmpty)
         #expect(try declined.accounts.list()[0].reviewedChainPEM == String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1-chain.pem"), encoding: .utf8))
 
@@ -191,4 +230,3 @@ struct AccountCheckTests {
         #expect(!connected.report.isWorking)
     }
 }
-

@@ -23,13 +23,32 @@ final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `as
         self.password = password
     }
 
-    var asked: [String] { lock.lock(); defer { lock.unlock() }; return log }
-    private func note(_ text: String) { lock.lock(); log.append(text); lock.unlock() }
+    var asked: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return log
+    }
+    private func note(_ text: String) {
+        lock.lock()
+        log.append(text)
+        lock.unlock()
+    }
 
-    func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async { note(evaluation.verdict.isTrusted ? "review: trusted" : "review: untrusted") }
-    func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool { note("approve?"); return approves }
-    func approveRedirect(_ redirect: Redirect, from: String) async -> Bool { note("redirect?"); return approvesRedirects }
-    func password(user: String, server: String) async -> Secret? { note("password?"); return password.map(Secret.init) }
+    func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
+        note(evaluation.verdict.isTrusted ? "review: trusted" : "review: untrusted")
+    }
+    func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
+        note("approve?")
+        return approves
+    }
+    func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
+        note("redirect?")
+        return approvesRedirects
+    }
+    func password(user: String, server: String) async -> Secret? {
+        note("password?")
+        return password.map(Secret.init)
+    }
     /// The browser stand-in: curl follows the authorization redirect to the loopback listener.
     func openBrowser(_ url: String) async {
         note("browser")
@@ -43,8 +62,9 @@ enum Keyring {
 }
 
 /// Account setup against the simulator over real TLS, with a real SQLite file and the real keyring.
-@Suite("Account setup, live", .serialized,
-       .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"), .timeLimit(.minutes(3)))
+@Suite(
+    "Account setup, live", .serialized,
+    .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"), .timeLimit(.minutes(3)))
 struct AccountSetupTests {
     let database: VigilDatabase
     let keyring = KeyringSecretStore()
@@ -57,8 +77,9 @@ struct AccountSetupTests {
         var options = AccountSetup.Options()
         options.timeout = .seconds(10)
         configure(&options)
-        return AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                            accounts: Accounts(database: database), secrets: keyring, options: options)
+        return AccountSetup(
+            evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+            accounts: Accounts(database: database), secrets: keyring, options: options)
     }
 
     func expectFailure(_ code: AccountSetupError.Code, _ body: () async throws -> Account) async {
@@ -83,8 +104,9 @@ struct AccountSetupTests {
             // downloaded), then (once it worked) to the capabilities and user endpoints; nothing
             // before the check carries it.
             let authorized = entries.filter(\.authorization)
-            #expect(authorized.map(\.method) == ["PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasPrefix("/remote.php/dav/files/alice") == true,
-                    "only the check and what follows it carry the credential: \(entries.map { "\($0.method) \($0.path) \($0.authorization)" })")
+            #expect(
+                authorized.map(\.method) == ["PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasPrefix("/remote.php/dav/files/alice") == true,
+                "only the check and what follows it carry the credential: \(entries.map { "\($0.method) \($0.path) \($0.authorization)" })")
             #expect(authorized.dropFirst().first?.path == "/remote.php/dav/files/alice/welcome.txt", "the listing's first file is downloaded")
             #expect(entries.prefix { !$0.authorization }.count == entries.count - 4)
             let key = try SecretKey(account: account.secretAccount, kind: .password)
@@ -127,7 +149,9 @@ struct AccountSetupTests {
 
     @Test func aWrongPasswordAddsNothing() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
-            await expectFailure(.wrongCredentials) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser(password: "wrong")) }
+            await expectFailure(.wrongCredentials) {
+                try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser(password: "wrong"))
+            }
             #expect(try Accounts(database: database).list().isEmpty)
             #expect(try keyring.secret(for: SecretKey(account: "alice@\(running.url(path: ""))", kind: .password)) == nil)
         }
@@ -173,7 +197,9 @@ struct AccountSetupTests {
         let basic = try await RunningSimulator("basic-only")
         defer { Task { await basic.stop() } }
         let user = ScriptedUser()
-        await expectFailure(.noUsableMethod) { try await setup { $0.allowedMethods = [.oauth2] }.add(server: basic.url(path: ""), user: "alice", interaction: user) }
+        await expectFailure(.noUsableMethod) {
+            try await setup { $0.allowedMethods = [.oauth2] }.add(server: basic.url(path: ""), user: "alice", interaction: user)
+        }
         #expect(!user.asked.contains("password?"))
         #expect(basic.simulator.journal.entries.allSatisfy { !$0.authorization })
     }
@@ -184,23 +210,31 @@ struct AccountSetupTests {
             let account = try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: user)
             let access = try SecretKey(account: account.secretAccount, kind: .accessToken)
             let refresh = try SecretKey(account: account.secretAccount, kind: .refreshToken)
-            defer { _ = try? keyring.remove(access); _ = try? keyring.remove(refresh) }
+            defer {
+                _ = try? keyring.remove(access)
+                _ = try? keyring.remove(refresh)
+            }
             #expect(account.method == "com.owncloud.openid-connect")
             #expect(user.asked == ["review: trusted", "browser"], "no password is asked")
             #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
             let entries = running.simulator.journal.entries
             #expect(entries.contains { $0.method == "POST" && $0.path.hasSuffix("/register") }, "a client registered for the login (RFC 7591)")
             let authorized = entries.filter(\.authorization)
-            #expect(authorized.map(\.method) == ["GET", "PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasSuffix("/userinfo") == true,
-                    "userinfo and the WebDAV check carry the token, then the capabilities and user endpoints: \(authorized.map(\.path))")
+            #expect(
+                authorized.map(\.method) == ["GET", "PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasSuffix("/userinfo") == true,
+                "userinfo and the WebDAV check carry the token, then the capabilities and user endpoints: \(authorized.map(\.path))")
         }
     }
 
-    @Test(arguments: ["oidc-alg-none", "oidc-bad-nonce", "oidc-expired-id-token", "oidc-issuer-mismatch", "oidc-jwks-over-http", "oidc-missing-id-token",
-                      "oidc-mix-up", "oidc-no-s256", "oidc-unknown-kid", "oidc-wrong-audience", "oidc-wrong-issuer"])
+    @Test(arguments: [
+        "oidc-alg-none", "oidc-bad-nonce", "oidc-expired-id-token", "oidc-issuer-mismatch", "oidc-jwks-over-http", "oidc-missing-id-token",
+        "oidc-mix-up", "oidc-no-s256", "oidc-unknown-kid", "oidc-wrong-audience", "oidc-wrong-issuer",
+    ])
     func openIDConnectFaultsAreRefusedAndNothingIsKept(scenario: String) async throws {
         try await withRunningSimulator(scenario) { (running) async throws in
-            await expectFailure(.responseRejected) { try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
+            await expectFailure(.responseRejected) {
+                try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser())
+            }
             #expect(try Accounts(database: database).list().isEmpty)
             #expect(try keyring.accounts(kind: nil).allSatisfy { !$0.contains(running.url(path: "")) })
             #expect(running.simulator.journal.entries.allSatisfy { !($0.authorization && $0.method == "PROPFIND") }, "no token reached WebDAV")
@@ -210,16 +244,25 @@ struct AccountSetupTests {
     @Test func oauth2ThroughTheBrowserKeepsBothTokensInTheKeyring() async throws {
         try await withRunningSimulator("bearer-only") { (running) async throws in
             let user = ScriptedUser()
-            let configured = try setup { $0.method = .oauth2; $0.oauth2ClientID = OIDCProvider.staticClientID; $0.browserTimeout = .seconds(20) }
+            let configured = try setup {
+                $0.method = .oauth2
+                $0.oauth2ClientID = OIDCProvider.staticClientID
+                $0.browserTimeout = .seconds(20)
+            }
             let account = try await configured.add(server: running.url(path: ""), user: "alice", interaction: user)
             let access = try SecretKey(account: account.secretAccount, kind: .accessToken)
             let refresh = try SecretKey(account: account.secretAccount, kind: .refreshToken)
-            defer { _ = try? keyring.remove(access); _ = try? keyring.remove(refresh) }
+            defer {
+                _ = try? keyring.remove(access)
+                _ = try? keyring.remove(refresh)
+            }
             #expect(account.method == "com.owncloud.oauth2")
             #expect(user.asked == ["review: trusted", "browser"], "no password is asked for OAuth2")
             #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
             let authorized = running.simulator.journal.entries.filter(\.authorization)
-            #expect(authorized.map(\.method) == ["PROPFIND", "GET", "GET", "GET"], "the check (a listing and a download) carries the token first, then the capabilities and user endpoints")
+            #expect(
+                authorized.map(\.method) == ["PROPFIND", "GET", "GET", "GET"],
+                "the check (a listing and a download) carries the token first, then the capabilities and user endpoints")
 
             await expectFailure(.configuration) {
                 try await setup { $0.method = .oauth2 }.add(server: running.url(path: ""), user: "bob", interaction: ScriptedUser())
@@ -230,7 +273,9 @@ struct AccountSetupTests {
     @Test func maintenanceAndPlainHTTP() async throws {
         try await withRunningSimulator("maintenance") { (running) async throws in
             await expectFailure(.maintenance) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
-            await expectFailure(.invalidURL) { try await setup().add(server: running.url(scheme: "http", path: ""), user: "alice", interaction: ScriptedUser()) }
+            await expectFailure(.invalidURL) {
+                try await setup().add(server: running.url(scheme: "http", path: ""), user: "alice", interaction: ScriptedUser())
+            }
         }
     }
 }

@@ -39,8 +39,9 @@ struct AccountTokensTests {
         }
 
         func check(_ configure: (inout AccountSetup.Options) -> Void = { _ in }) throws -> AccountCheck {
-            var check = AccountCheck(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                                     accounts: accounts, options: options(configure), renewalRule: nil, extendedValidationRule: nil)
+            var check = AccountCheck(
+                evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                accounts: accounts, options: options(configure), renewalRule: nil, extendedValidationRule: nil)
             check.lockDirectory = lockDirectory
             return check
         }
@@ -57,10 +58,12 @@ struct AccountTokensTests {
         let running = try await RunningSimulator(scenario)
         let directory = try TestPaths.temporaryDirectory()
         let database = try VigilDatabase(path: directory.appendingPathComponent("vigil.sqlite").path)
-        var fixture = Fixture(running: running, database: database, lockDirectory: directory.appendingPathComponent("locks").path,
-                              account: Account(server: "", user: "", method: ""), lifetime: lifetime)
-        let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                                 accounts: fixture.accounts, secrets: fixture.secrets, options: fixture.options())
+        var fixture = Fixture(
+            running: running, database: database, lockDirectory: directory.appendingPathComponent("locks").path,
+            account: Account(server: "", user: "", method: ""), lifetime: lifetime)
+        let setup = AccountSetup(
+            evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+            accounts: fixture.accounts, secrets: fixture.secrets, options: fixture.options())
         fixture.account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser())
         return fixture
     }
@@ -137,7 +140,8 @@ struct AccountTokensTests {
         let fixture = try await fixture()
         defer { Task { await fixture.running.stop() } }
         let refresh = try #require(try fixture.secret(.refreshToken)), access = try #require(try fixture.secret(.accessToken))
-        let result = try await AccountRemoval(accounts: fixture.accounts, secrets: fixture.secrets).remove(id: fixture.account.id, revokingThrough: try fixture.check())
+        let result = try await AccountRemoval(accounts: fixture.accounts, secrets: fixture.secrets).remove(
+            id: fixture.account.id, revokingThrough: try fixture.check())
         #expect(result.revoked == [.refreshToken, .accessToken] && result.revocationProblem == nil)
         #expect(fixture.running.simulator.responder.oidc.wasRevoked(refresh) && fixture.running.simulator.responder.oidc.wasRevoked(access))
         #expect(try fixture.secrets.accounts(kind: nil).isEmpty && fixture.accounts.list().isEmpty)

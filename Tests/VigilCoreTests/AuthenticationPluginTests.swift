@@ -21,8 +21,9 @@ struct AppPasswordAuthentication: AuthenticationMethod {
     func logIn(_ context: AuthenticationContext, interaction: any AuthenticationInteraction) async throws -> AuthenticationLogin {
         await interaction.progress("Create an app password for Vigil in the server's settings, then type it.")
         guard let password = await interaction.password(user: context.user, server: context.server) else { throw AuthenticationError(.noPassword, "none") }
-        return AuthenticationLogin(secrets: [.password: password], authorization: Secret(authorization(user: context.user, secrets: [.password: password]) ?? ""),
-                                   refusal: "\(context.server) refused the app password.")
+        return AuthenticationLogin(
+            secrets: [.password: password], authorization: Secret(authorization(user: context.user, secrets: [.password: password]) ?? ""),
+            refusal: "\(context.server) refused the app password.")
     }
 
     func authorization(user: String, secrets: [SecretKey.Kind: Secret]) -> String? {
@@ -40,16 +41,18 @@ struct AuthenticationPluginTests {
             options.timeout = .seconds(10)
             options.method = AppPasswordAuthentication().identifier
             let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
-            var setup = AccountSetup(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                                     secrets: secrets, options: options)
+            var setup = AccountSetup(
+                evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                secrets: secrets, options: options)
             setup.methods.register(AppPasswordAuthentication())
             let user = ScriptedUser()
             let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: user)
             #expect(account.method == "org.example.app-password")
             #expect(user.asked.contains("password?"))
 
-            var check = AccountCheck(evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
-                                     options: options, renewalRule: nil, extendedValidationRule: nil)
+            var check = AccountCheck(
+                evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
+                options: options, renewalRule: nil, extendedValidationRule: nil)
             check.methods = setup.methods
             #expect(try await check.connect(account, secrets: secrets, interaction: nil).isWorking)
 

@@ -23,7 +23,8 @@ enum Chromium {
         let database = home + "/.pki/nssdb"
         try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: true)
         _ = try CommandRunner.run(certutil ?? "certutil", ["-d", "sql:" + database, "-N", "--empty-password"])
-        _ = try CommandRunner.run(certutil ?? "certutil", ["-d", "sql:" + database, "-A", "-t", "C,,", "-n", "vigil-test-root", "-i", TestPaths.testcert("root-ca.pem")])
+        _ = try CommandRunner.run(
+            certutil ?? "certutil", ["-d", "sql:" + database, "-A", "-t", "C,,", "-n", "vigil-test-root", "-i", TestPaths.testcert("root-ca.pem")])
         return home
     }
 }
@@ -35,8 +36,16 @@ final class ChromiumUser: AccountSetupInteraction, @unchecked Sendable {  // `pa
     private let lock = NSLock()
     private var pages: [String] = []
     init(home: String) { self.home = home }
-    var shown: [String] { lock.lock(); defer { lock.unlock() }; return pages }
-    private func record(_ page: String) { lock.lock(); pages.append(page); lock.unlock() }
+    var shown: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return pages
+    }
+    private func record(_ page: String) {
+        lock.lock()
+        pages.append(page)
+        lock.unlock()
+    }
 
     func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {}
     func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool { false }
@@ -44,15 +53,18 @@ final class ChromiumUser: AccountSetupInteraction, @unchecked Sendable {  // `pa
     func password(user: String, server: String) async -> Secret? { nil }
     func progress(_ message: String) async {}
     func openBrowser(_ url: String) async {
-        let result = try? await CommandRunner.runDetached(Chromium.path ?? "chromium", [
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(home)/profile", "--timeout=15000", "--dump-dom", url,
-        ], environment: ["HOME": home])
+        let result = try? await CommandRunner.runDetached(
+            Chromium.path ?? "chromium",
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(home)/profile", "--timeout=15000", "--dump-dom", url,
+            ], environment: ["HOME": home])
         record(result?.standardOutput ?? "")
     }
 }
 
-@Suite("Browser login in headless Chromium, live", .serialized,
-       .enabled(if: Chromium.available, "needs Debian's chromium and libnss3-tools: run `make bootstrap`"), .timeLimit(.minutes(3)))
+@Suite(
+    "Browser login in headless Chromium, live", .serialized,
+    .enabled(if: Chromium.available, "needs Debian's chromium and libnss3-tools: run `make bootstrap`"), .timeLimit(.minutes(3)))
 struct BrowserLoginTests {
     func setup(_ running: RunningSimulator, secrets: any SecretStore, _ configure: (inout AccountSetup.Options) -> Void) throws -> AccountSetup {
         let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
@@ -60,8 +72,9 @@ struct BrowserLoginTests {
         options.timeout = .seconds(10)
         options.browserTimeout = .seconds(45)
         configure(&options)
-        return AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                            accounts: Accounts(database: database), secrets: secrets, options: options)
+        return AccountSetup(
+            evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+            accounts: Accounts(database: database), secrets: secrets, options: options)
     }
 
     @Test(arguments: ["openid-connect", "oauth2"])
@@ -70,7 +83,10 @@ struct BrowserLoginTests {
             let secrets = MemorySecretStore()
             let user = ChromiumUser(home: try Chromium.home())
             let setup = try setup(running, secrets: secrets) {
-                if method == "oauth2" { $0.method = .oauth2; $0.oauth2ClientID = OIDCProvider.staticClientID }
+                if method == "oauth2" {
+                    $0.method = .oauth2
+                    $0.oauth2ClientID = OIDCProvider.staticClientID
+                }
             }
             let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: user)
             #expect(account.method == "com.owncloud.\(method)")

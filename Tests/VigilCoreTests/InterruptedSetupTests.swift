@@ -47,7 +47,9 @@ struct InterruptedSetupTests {
             for round in 0..<12 {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
-                process.arguments = ["account", "add", server, "--user", "alice", "--password-stdin", "--method", "basic", "--ca-file", TestPaths.caBundle, "--database", path]
+                process.arguments = [
+                    "account", "add", server, "--user", "alice", "--password-stdin", "--method", "basic", "--ca-file", TestPaths.caBundle, "--database", path,
+                ]
                 let input = Pipe()
                 process.standardInput = input
                 process.standardOutput = FileHandle.nullDevice

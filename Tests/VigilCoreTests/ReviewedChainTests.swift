@@ -16,8 +16,9 @@ struct ReviewedChainTests {
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
             options.method = .basicAuth
-            let setup = AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                                     accounts: Accounts(database: database), secrets: MemorySecretStore(), options: options)
+            let setup = AccountSetup(
+                evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+                accounts: Accounts(database: database), secrets: MemorySecretStore(), options: options)
             let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser(approves: true))
             let stored = try #require(try Accounts(database: database).list().first?.reviewedChainPEM)
             #expect(account.reviewedChainPEM == stored)

@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import VigilAuth
 import VigilCertificates
-@testable import VigilCore
 import VigilHTTP
 import VigilSecrets
 import VigilSimulator
 import VigilStore
 import VigilTestSupport
+
+@testable import VigilCore
 
 /// What account setup checks of a real server before and around the login: a URL with a
 /// password, an old version, a load balancer that answers 404 for a while, a cluster that learns
@@ -32,12 +33,16 @@ struct ServerChecksTests {
         options.timeout = .seconds(10)
         options.method = .basicAuth
         configure(&options)
-        return AccountSetup(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
-                            accounts: Accounts(database: database), secrets: MemorySecretStore(), options: options)
+        return AccountSetup(
+            evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
+            accounts: Accounts(database: database), secrets: MemorySecretStore(), options: options)
     }
 
     func failure(_ body: () async throws -> Account) async -> AccountSetupError? {
-        do { _ = try await body(); return nil } catch let error as AccountSetupError { return error } catch { return nil }
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as AccountSetupError { return error } catch { return nil }
     }
 
     @Test func aURLWithAPasswordIsRefusedBeforeAnyRequestAndNotEchoed() async throws {
@@ -50,7 +55,9 @@ struct ServerChecksTests {
             // A password no URL parser accepts ('#', '/', '?') is caught and not echoed either.
             let odd = running.url(path: "").replacingOccurrences(of: "https://", with: "https://alice:p#ss/w?rd@")
             let oddError = await failure { try await setup().add(server: odd, user: "alice", interaction: User()) }
-            #expect(oddError?.code == .invalidURL && oddError.map { !$0.reason.contains("p#ss") && !$0.reason.contains("w?rd") } == true, "\(String(describing: oddError))")
+            #expect(
+                oddError?.code == .invalidURL && oddError.map { !$0.reason.contains("p#ss") && !$0.reason.contains("w?rd") } == true,
+                "\(String(describing: oddError))")
         }
     }
 
@@ -84,7 +91,8 @@ struct ServerChecksTests {
         let never = try await RunningSimulator("only-404")
         defer { Task { await never.stop() } }
         let error = await failure { try await quick.add(server: never.url(path: ""), user: "alice", interaction: User()) }
-        #expect(error?.code == .notACloudServer && error?.reason.contains("404 Not Found") == true && error?.reason.contains("4 times") == true,
-                "\(String(describing: error))")
+        #expect(
+            error?.code == .notACloudServer && error?.reason.contains("404 Not Found") == true && error?.reason.contains("4 times") == true,
+            "\(String(describing: error))")
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
-@testable import VigilAuth
 import VigilCertificates
+import VigilRules
+
+@testable import VigilAuth
 @testable import VigilCore
 @testable import VigilHTTP
-import VigilRules
 @testable import VigilSettings
 @testable import VigilSimulator
 

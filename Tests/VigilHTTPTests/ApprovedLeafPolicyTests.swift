@@ -12,7 +12,8 @@ struct ApprovedLeafPolicyTests {
         let chain = try Certificate.load(path: TestPaths.testcert("\(name)-chain.pem"))
         let leaf = try #require(chain.first)
         let endpoint = Endpoint(host: "127.0.0.1", port: 443)
-        let policy = EvaluatorTrustPolicy(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: [endpoint: [leaf.sha256Fingerprint]])
+        let policy = EvaluatorTrustPolicy(
+            evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: [endpoint: [leaf.sha256Fingerprint]])
         let decision = policy.decide(chain: chain, for: endpoint)
         #expect(decision.allowsRequest == allowed, "\(name)")
         // The same approval for another port or host counts for nothing.

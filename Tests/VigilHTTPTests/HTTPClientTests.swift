@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import VigilCertificates
-@testable import VigilHTTP
 import VigilSimulator
 import VigilTestSupport
+
+@testable import VigilHTTP
 
 /// Vigil's HTTP client against the host simulator over real TLS; the simulator's journal is the
 /// witness of what reached each host.
@@ -68,7 +69,8 @@ struct HTTPClientTests {
             #expect(!login.isEmpty && login.allSatisfy { !$0.authorization }, "the login hop never carries the request's credentials")
             // A change (PUT) is never sent twice, even behind an APM: its redirect comes back as it is.
             let fresh = CookieJar()
-            let put = try await client { $0.cookies = fresh }.send(HTTPRequest(method: "PUT", url: running.url(path: "/remote.php/dav/files/alice/a.txt"), body: Array("a".utf8)))
+            let put = try await client { $0.cookies = fresh }.send(
+                HTTPRequest(method: "PUT", url: running.url(path: "/remote.php/dav/files/alice/a.txt"), body: Array("a".utf8)))
             #expect(put.redirect != nil && fresh.count == 0)
             #expect(running.simulator.journal.entries.filter { $0.method == "PUT" }.count == 1)
         }
@@ -104,12 +106,17 @@ struct HTTPClientTests {
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self).contains("\"installed\":true"))
             #expect(response.header("content-type")?.hasPrefix("application/json") == true)
-            guard case .trusted = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
+            guard case .trusted = response.tls else {
+                Issue.record("decision: \(String(describing: response.tls))")
+                return
+            }
             let dav = try await client().send(HTTPRequest(method: "PROPFIND", url: running.url(path: "/remote.php/dav/files/alice/"), headers: Self.basic))
             #expect(dav.status == 207 && String(decoding: dav.body, as: UTF8.self).contains("multistatus"))
-            let token = try await client().send(HTTPRequest(method: "POST", url: running.url(path: "/index.php/apps/oauth2/api/v1/token"),
-                                                            headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded")],
-                                                            body: Array("grant_type=password&username=alice&password=x".utf8)))
+            let token = try await client().send(
+                HTTPRequest(
+                    method: "POST", url: running.url(path: "/index.php/apps/oauth2/api/v1/token"),
+                    headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+                    body: Array("grant_type=password&username=alice&password=x".utf8)))
             #expect(token.status == 400 || token.status == 401)
             #expect(running.simulator.journal.entries.map(\.body) == [false, false, true], "the form body was sent")
         }
@@ -142,12 +149,17 @@ struct HTTPClientTests {
         try await withRunningSimulator("self-signed") { (running) async throws in
             let response = try await client(approving: [try Endpoint(url: running.url()): [leaf.sha256Fingerprint]]).send(HTTPRequest(url: running.url()))
             #expect(response.status == 200)
-            guard case .approved = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
+            guard case .approved = response.tls else {
+                Issue.record("decision: \(String(describing: response.tls))")
+                return
+            }
 
             let wrong = try #require(try Certificate.load(path: TestPaths.testcert("wrong-host.pem")).first)
             let other = try await RunningSimulator("wrong-host")
             defer { Task { await other.stop() } }
-            await #expect(throws: HTTPError.self) { _ = try await client(approving: [try Endpoint(url: other.url()): [wrong.sha256Fingerprint]]).send(HTTPRequest(url: other.url())) }
+            await #expect(throws: HTTPError.self) {
+                _ = try await client(approving: [try Endpoint(url: other.url()): [wrong.sha256Fingerprint]]).send(HTTPRequest(url: other.url()))
+            }
             #expect(other.simulator.journal.entries.isEmpty, "an approval never covers a certificate for another name")
         }
     }
@@ -179,7 +191,12 @@ struct HTTPClientTests {
         configuration.addresses = ["::1"]
         let simulator = try HostSimulator(configuration: configuration, journal: try Journal())
         let (stream, continuation) = AsyncStream<[HostSimulator.Listener]>.makeStream()
-        let task = Task { try await simulator.run { continuation.yield($0); continuation.finish() } }
+        let task = Task {
+            try await simulator.run {
+                continuation.yield($0)
+                continuation.finish()
+            }
+        }
         defer { task.cancel() }
         var listeners: [HostSimulator.Listener] = []
         for await started in stream { listeners = started }
@@ -187,7 +204,10 @@ struct HTTPClientTests {
         #expect(url.hasPrefix("https://[::1]:"))
         let response = try await client().send(HTTPRequest(url: url + "/status.php"))
         #expect(response.status == 200)
-        guard case .trusted = response.tls else { Issue.record("decision: \(String(describing: response.tls))"); return }
+        guard case .trusted = response.tls else {
+            Issue.record("decision: \(String(describing: response.tls))")
+            return
+        }
     }
 
     @Test func aDowngradeIsMarkedAndPlainHTTPIsRefused() async throws {

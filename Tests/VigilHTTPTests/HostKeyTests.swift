@@ -6,8 +6,10 @@ import VigilHTTP
 struct HostKeyTests {
     static let pin = String(repeating: "A", count: 43) + "="
 
-    @Test(arguments: [("[0:0:0:0:0:0:0:1]:8443", "::1", 8443, true), ("[::1]", "0:0:0:0:0:0:0:1", 443, true), ("CLOUD.example.test:0443", "cloud.example.test", 443, true),
-                      ("cloud.example.test:8443", "cloud.example.test", 443, false), ("127.0.0.1", "127.0.0.1", 9999, true)])
+    @Test(arguments: [
+        ("[0:0:0:0:0:0:0:1]:8443", "::1", 8443, true), ("[::1]", "0:0:0:0:0:0:0:1", 443, true), ("CLOUD.example.test:0443", "cloud.example.test", 443, true),
+        ("cloud.example.test:8443", "cloud.example.test", 443, false), ("127.0.0.1", "127.0.0.1", 9999, true),
+    ])
     func aSettingFindsItsHost(setting: String, host: String, port: Int, found: Bool) {
         let pins = PublicKeyPins(settingValues: ["\(setting)=\(Self.pin)"])
         #expect(pins.pins(for: Endpoint(host: host, port: port)).isEmpty == !found, "\(setting) for \(host):\(port)")

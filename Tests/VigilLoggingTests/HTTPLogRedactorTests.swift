@@ -21,16 +21,21 @@ struct HTTPLogRedactorTests {
         for key in ["page", "format", "user", "depth", "redirect_uri"] { #expect(!HTTPLogRedactor.isSecret(key: key), "\(key)") }
         let body = redactor.redact(body: Array(#"{"accessToken":"a1","appPassword":"p1","page":2}"#.utf8), contentType: "application/json")
         #expect(!body.contains("a1") && !body.contains("p1") && body.contains("\"page\":2"), "\(body)")
-        #expect(redactor.redact(url: "https://x/login?ticket=t-123&SAMLResponse=s-456&page=2") == "https://x/login?ticket=[redacted]&SAMLResponse=[redacted]&page=2")
+        #expect(
+            redactor.redact(url: "https://x/login?ticket=t-123&SAMLResponse=s-456&page=2") == "https://x/login?ticket=[redacted]&SAMLResponse=[redacted]&page=2"
+        )
     }
 
     @Test func cookiesKeepTheirNames() {
         #expect(redactor.redact(header: "Cookie", value: "oc_session=\(Planted.cookie); theme=dark") == "oc_session=[redacted]; theme=[redacted]")
-        #expect(redactor.redact(header: "Set-Cookie", value: "oc_session=\(Planted.cookie); Path=/; Secure; HttpOnly") == "oc_session=[redacted]; Path=/; Secure; HttpOnly")
+        #expect(
+            redactor.redact(header: "Set-Cookie", value: "oc_session=\(Planted.cookie); Path=/; Secure; HttpOnly")
+                == "oc_session=[redacted]; Path=/; Secure; HttpOnly")
     }
 
     @Test func urlUserinfoAndSecretQueryValues() {
-        let url = "https://alice:\(Planted.password)@cloud.example/index.php/apps/oauth2/authorize?code=\(Planted.code)&state=s1&redirect_uri=http%3A%2F%2F127.0.0.1&code_verifier=\(Planted.verifier)&X-Amz-Signature=abc&page=2"
+        let url =
+            "https://alice:\(Planted.password)@cloud.example/index.php/apps/oauth2/authorize?code=\(Planted.code)&state=s1&redirect_uri=http%3A%2F%2F127.0.0.1&code_verifier=\(Planted.verifier)&X-Amz-Signature=abc&page=2"
         let redacted = redactor.redact(url: url)
         for secret in [Planted.password, Planted.code, "s1", Planted.verifier, "abc", "alice"] {
             #expect(!redacted.contains("=\(secret)") && !redacted.contains(":\(secret)@") && !redacted.contains("//\(secret)"), "\(secret) in \(redacted)")
@@ -41,18 +46,23 @@ struct HTTPLogRedactorTests {
     }
 
     @Test func requestWithEveryKindOfSecret() {
-        let form = "grant_type=authorization_code&code=\(Planted.code)&code_verifier=\(Planted.verifier)&client_secret=\(Planted.secret)&refresh_token=\(Planted.token)&password=\(Planted.password)"
-        let text = redactor.request(method: "POST", url: "https://cloud.example/token?token=\(Planted.token)", headers: [
-            ("Authorization", "Bearer \(Planted.jwt)"), ("Cookie", "a=\(Planted.cookie)"), ("Content-Type", "application/x-www-form-urlencoded"),
-        ], body: Array(form.utf8))
+        let form =
+            "grant_type=authorization_code&code=\(Planted.code)&code_verifier=\(Planted.verifier)&client_secret=\(Planted.secret)&refresh_token=\(Planted.token)&password=\(Planted.password)"
+        let text = redactor.request(
+            method: "POST", url: "https://cloud.example/token?token=\(Planted.token)",
+            headers: [
+                ("Authorization", "Bearer \(Planted.jwt)"), ("Cookie", "a=\(Planted.cookie)"), ("Content-Type", "application/x-www-form-urlencoded"),
+            ], body: Array(form.utf8))
         for secret in Planted.all { #expect(!text.contains(secret), "\(secret) in \(text)") }
         #expect(text.contains("grant_type=authorization_code"))
         #expect(text.hasPrefix("POST https://cloud.example/token?token=[redacted]"))
     }
 
     @Test func jsonBodiesAreRedactedByKeyAtAnyDepth() {
-        let body = #"{"access_token":"\#(Planted.token)","token_type":"Bearer","nested":{"id_token":"\#(Planted.jwt)","refresh_token":"x"},"list":[{"password":"\#(Planted.password)"}]}"#
-        let text = HTTPLogRedactor(maximumBodySize: 0).response(status: 200, headers: [("Content-Type", "application/json"), ("Set-Cookie", "s=\(Planted.cookie)")], body: Array(body.utf8))
+        let body =
+            #"{"access_token":"\#(Planted.token)","token_type":"Bearer","nested":{"id_token":"\#(Planted.jwt)","refresh_token":"x"},"list":[{"password":"\#(Planted.password)"}]}"#
+        let text = HTTPLogRedactor(maximumBodySize: 0).response(
+            status: 200, headers: [("Content-Type", "application/json"), ("Set-Cookie", "s=\(Planted.cookie)")], body: Array(body.utf8))
         for secret in Planted.all { #expect(!text.contains(secret), "\(secret) in \(text)") }
         #expect(text.contains("\"token_type\":\"Bearer\""))
         #expect(text.hasPrefix("HTTP 200"))
@@ -64,7 +74,10 @@ struct HTTPLogRedactorTests {
         #expect(redactor.redact(body: [0xff, 0xfe, 0x00], contentType: "application/octet-stream") == "[3 bytes of binary data]")
     }
 
-    @Test(arguments: ["http://[::1", "%%%?=&&==#&=", "https://@@@/?code", "?code=1#token=2", "https://a:b@c:d@e/f?g=h", "\u{E000}?password=\u{1F600}", "", "https://host/?=secret", "//user:pw@host"])
+    @Test(arguments: [
+        "http://[::1", "%%%?=&&==#&=", "https://@@@/?code", "?code=1#token=2", "https://a:b@c:d@e/f?g=h", "\u{E000}?password=\u{1F600}", "",
+        "https://host/?=secret", "//user:pw@host",
+    ])
     func hostileURLsNeverCrashAndLeakNothing(url: String) {
         let redacted = redactor.redact(url: url)
         #expect(!redacted.contains("pw@"))

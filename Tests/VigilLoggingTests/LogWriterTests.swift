@@ -10,8 +10,16 @@ final class MemorySink: LogSink, @unchecked Sendable {  // guarded by lock
     private let lock = NSLock()
     private var stored = ""
     init(minimumLevel: Logger.Level = .trace) { self.minimumLevel = minimumLevel }
-    func write(_ lines: String) { lock.lock(); stored += lines; lock.unlock() }
-    var text: String { lock.lock(); defer { lock.unlock() }; return stored }
+    func write(_ lines: String) {
+        lock.lock()
+        stored += lines
+        lock.unlock()
+    }
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 }
 
 @Suite("Formats and writers")
@@ -28,7 +36,10 @@ struct LogWriterTests {
         let sink = MemorySink()
         logger(sinks: [sink]).privacy.notice("hello \(public: "world") \("secret")", metadata: ["port": .public(443)])
         let line = sink.text
-        #expect(line.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z notice vigil.test: hello world «private» port=443 \(VigilLoggingTests\)\n$"#, options: .regularExpression) != nil, "\(line)")
+        #expect(
+            line.range(
+                of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z notice vigil.test: hello world «private» port=443 \(VigilLoggingTests\)\n$"#,
+                options: .regularExpression) != nil, "\(line)")
     }
 
     @Test func singleLinedRepeatsTheLeadIn() {

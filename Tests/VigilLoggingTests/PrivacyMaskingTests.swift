@@ -44,15 +44,17 @@ struct PrivacyMaskingTests {
         let capture = Capture()
         var logger = capture.logger
         logger[metadataKey: "account"] = "alice"
-        logger.info("event", metadata: [
-            "plain": "\(Planted.token)",
-            "explicit": .private(Planted.secret),
-            "hashed": .privateHashed("alice"),
-            "port": .public(8443),
-            "interpolated": "\(Planted.code, privacy: .private)",
-            "shown": "\("GET", privacy: .public)",
-            "nested": ["inner": "\(Planted.cookie)", "list": ["\(Planted.verifier)", .public("ok")]],
-        ])
+        logger.info(
+            "event",
+            metadata: [
+                "plain": "\(Planted.token)",
+                "explicit": .private(Planted.secret),
+                "hashed": .privateHashed("alice"),
+                "port": .public(8443),
+                "interpolated": "\(Planted.code, privacy: .private)",
+                "shown": "\("GET", privacy: .public)",
+                "nested": ["inner": "\(Planted.cookie)", "list": ["\(Planted.verifier)", .public("ok")]],
+            ])
         let output = capture.output
         for secret in Planted.all + ["alice"] { #expect(!output.contains(secret), "\(secret) leaked: \(output)") }
         #expect(output.contains("port=8443"))
@@ -184,7 +186,8 @@ struct HandlerSemanticsTests {
     @Test func metadataProviderValuesAreMaskedToo() {
         let capture = Capture()
         let provider = Logger.MetadataProvider { ["request": "\(Planted.token)", "id": .public("r-1")] }
-        let handler = PrivacyMaskingLogHandler(label: "p", inner: capture.memory, configuration: capture.configuration, hasher: capture.hasher, metadataProvider: provider)
+        let handler = PrivacyMaskingLogHandler(
+            label: "p", inner: capture.memory, configuration: capture.configuration, hasher: capture.hasher, metadataProvider: provider)
         Logger(label: "p") { _ in handler }.info("x")
         #expect(!capture.output.contains(Planted.token))
         #expect(capture.output.contains("id=r-1"))

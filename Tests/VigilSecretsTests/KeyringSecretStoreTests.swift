@@ -14,8 +14,9 @@ enum Keyring {
     }
 }
 
-@Suite("Keyring secret store (real Secret Service)", .serialized,
-       .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"))
+@Suite(
+    "Keyring secret store (real Secret Service)", .serialized,
+    .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"))
 struct KeyringSecretStoreTests {
     let store = KeyringSecretStore()
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VigilSecrets
 
 @Suite("Secret values, keys and errors")
@@ -8,8 +9,10 @@ struct SecretTests {
         let secret = Secret("hunter2-value")
         var dumped = ""
         dump(secret, to: &dumped)
-        let renderings = ["\(secret)", String(describing: secret), String(reflecting: secret), dumped,
-                          "\([secret])", "\(Optional(secret) as Any)", "\(Mirror(reflecting: secret).children.map { "\($0)" })"]
+        let renderings = [
+            "\(secret)", String(describing: secret), String(reflecting: secret), dumped,
+            "\([secret])", "\(Optional(secret) as Any)", "\(Mirror(reflecting: secret).children.map { "\($0)" })",
+        ]
         for text in renderings {
             #expect(!text.contains("hunter2"), "shown: \(text)")
         }

@@ -73,6 +73,14 @@ struct SettingsEditorTests {
 final class LockedBox: @unchecked Sendable {  // guarded by lock
     private let lock = NSLock()
     private var stored: (String, String) = ("", "")
-    func set(_ value: (String, String)) { lock.lock(); stored = value; lock.unlock() }
-    var value: (String, String) { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ value: (String, String)) {
+        lock.lock()
+        stored = value
+        lock.unlock()
+    }
+    var value: (String, String) {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 }

@@ -66,7 +66,9 @@ struct SettingsPrecedenceTests {
 
     @Test func listsFromTheEnvironment() throws {
         var bed = try SettingsTestbed()
-        bed.environment = ["VIGIL_CONNECTION_ALLOWED_AUTHENTICATION_METHODS": "com.owncloud.oauth2, com.owncloud.basicauth", "VIGIL_LOG_OMIT_TAGS": #"["a","b,c"]"#]
+        bed.environment = [
+            "VIGIL_CONNECTION_ALLOWED_AUTHENTICATION_METHODS": "com.owncloud.oauth2, com.owncloud.basicauth", "VIGIL_LOG_OMIT_TAGS": #"["a","b,c"]"#,
+        ]
         let settings = try bed.load()
         #expect(settings[.allowedAuthenticationMethods] == ["com.owncloud.oauth2", "com.owncloud.basicauth"])
         #expect(settings[.logOmitTags] == ["a", "b,c"])

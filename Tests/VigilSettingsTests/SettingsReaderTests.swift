@@ -35,7 +35,8 @@ struct SettingsReaderTests {
         let walker = try #require(FileManager.default.enumerator(atPath: Self.sources.path))
         while let relative = walker.nextObject() as? String {
             guard relative.hasSuffix(".swift"), !relative.hasSuffix("Setting+Keys.swift"), !relative.hasSuffix("SettingsCatalog.swift"),
-                  !relative.hasSuffix("SettingsDocumentation.swift") else { continue }
+                !relative.hasSuffix("SettingsDocumentation.swift")
+            else { continue }
             text += (try? String(contentsOfFile: Self.sources.path + "/" + relative, encoding: .utf8)) ?? ""
         }
         let unread = try Self.declaredKeys().filter { name, _ in

@@ -16,8 +16,14 @@ struct SettingsValidationTests {
         (#""bookmark.default-url": "not a url""#, "bookmark.default-url", "http(s) URL"),
         (#""http.user-agent": "Vigil {{secret}}""#, "http.user-agent", "unknown placeholder {{secret}}"),
         (#""http.user-agent": "Vigil {{app.version""#, "http.user-agent", "unclosed"),
-        (#""connection.allowed-authentication-methods": ["com.owncloud.kerberos"]"#, "connection.allowed-authentication-methods", "may hold: com.owncloud.basicauth"),
-        (#""connection.preferred-authentication-methods": ["com.owncloud.oauth2", "com.owncloud.oauth2"]"#, "connection.preferred-authentication-methods", "twice"),
+        (
+            #""connection.allowed-authentication-methods": ["com.owncloud.kerberos"]"#, "connection.allowed-authentication-methods",
+            "may hold: com.owncloud.basicauth"
+        ),
+        (
+            #""connection.preferred-authentication-methods": ["com.owncloud.oauth2", "com.owncloud.oauth2"]"#, "connection.preferred-authentication-methods",
+            "twice"
+        ),
         (#""log.only-tags": [1, 2]"#, "log.only-tags", "holds a number"),
         (#""bookmark.url-editable": null"#, "bookmark.url-editable", "got null"),
         (#""connection.minimum-tls-version": "1.0""#, "connection.minimum-tls-version", "1.2, 1.3"),

@@ -9,7 +9,9 @@ struct HTTPProtocolTests {
     /// Sends `raw` (printf format) over TLS to host 1 and returns what came back.
     func exchange(_ raw: String, _ running: RunningSimulator) async throws -> String {
         let port = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port)
-        return try await CommandRunner.runDetached("/bin/sh", ["-c", "printf '\(raw)' | timeout 10 openssl s_client -quiet -connect 127.0.0.1:\(port) 2>/dev/null"]).standardOutput
+        return try await CommandRunner.runDetached(
+            "/bin/sh", ["-c", "printf '\(raw)' | timeout 10 openssl s_client -quiet -connect 127.0.0.1:\(port) 2>/dev/null"]
+        ).standardOutput
     }
 
     @Test func garbageIsABadRequestAndTheServerGoesOn() async throws {
@@ -22,7 +24,9 @@ struct HTTPProtocolTests {
 
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         try await withRunningSimulator("valid") { (running) async throws in
-            let answer = try await exchange("GET /nope HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nGET /status.php HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nGET /nope2 HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n", running)
+            let answer = try await exchange(
+                "GET /nope HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nGET /status.php HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nGET /nope2 HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n",
+                running)
             // Bodies end without a newline, so status lines are found by their text.
             let statuses = answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
             #expect(statuses == ["404", "200", "404"], "\(answer)")
@@ -49,14 +53,18 @@ struct HTTPProtocolTests {
 
     @Test func expectContinueIsAnsweredBeforeTheBody() async throws {
         try await withRunningSimulator("valid") { (running) async throws in
-            let answer = try await exchange("POST /index.php/apps/oauth2/api/v1/token HTTP/1.1\\r\\nHost: x\\r\\nExpect: 100-continue\\r\\nContent-Length: 18\\r\\nConnection: close\\r\\n\\r\\ngrant_type=nothing", running)
+            let answer = try await exchange(
+                "POST /index.php/apps/oauth2/api/v1/token HTTP/1.1\\r\\nHost: x\\r\\nExpect: 100-continue\\r\\nContent-Length: 18\\r\\nConnection: close\\r\\n\\r\\ngrant_type=nothing",
+                running)
             #expect(answer.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400"), "\(answer.prefix(200))")
         }
     }
 
     @Test func expectContinueCrossesTheManInTheMiddle() async throws {
         try await withRunningSimulator("mitm-forged") { (running) async throws in
-            let answer = try await exchange("POST /index.php/apps/oauth2/api/v1/token HTTP/1.1\\r\\nHost: x\\r\\nExpect: 100-continue\\r\\nContent-Length: 18\\r\\nConnection: close\\r\\n\\r\\ngrant_type=nothing", running)
+            let answer = try await exchange(
+                "POST /index.php/apps/oauth2/api/v1/token HTTP/1.1\\r\\nHost: x\\r\\nExpect: 100-continue\\r\\nContent-Length: 18\\r\\nConnection: close\\r\\n\\r\\ngrant_type=nothing",
+                running)
             #expect(answer.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400"), "\(answer.prefix(200))")
             let entries = running.simulator.journal.entries
             #expect(entries.count == 2 && entries.allSatisfy { $0.status == 400 && $0.body }, "\(entries)")

@@ -39,8 +39,11 @@ struct TLSScenarioTests {
     func theScenariosCertificateIsPresented(name: String) async throws {
         try await withRunningSimulator(name) { (running) async throws in
             let listener = try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" })
-            let served = try await fingerprint("openssl s_client -connect 127.0.0.1:\(listener.port) -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256")
-            let expected = try await fingerprint("openssl x509 -in '\(RunningSimulator.certificates)/\(listener.certificate ?? "").pem' -noout -fingerprint -sha256")
+            let served = try await fingerprint(
+                "openssl s_client -connect 127.0.0.1:\(listener.port) -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256"
+            )
+            let expected = try await fingerprint(
+                "openssl x509 -in '\(RunningSimulator.certificates)/\(listener.certificate ?? "").pem' -noout -fingerprint -sha256")
             #expect(!served.isEmpty)
             #expect(served == expected, "\(name) served \(served)")
         }
@@ -50,8 +53,11 @@ struct TLSScenarioTests {
         try await withRunningSimulator("legacy-tls") { (running) async throws in
             let port = try #require(running.listeners.first { $0.scheme == "https" }?.port)
             let modern = try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_2 </dev/null 2>&1"])
-            #expect(modern.standardOutput.contains("unsupported protocol") || modern.standardOutput.contains("alert"), "TLS 1.2 must be refused: \(modern.standardOutput.suffix(300))")
-            let old = try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>&1"])
+            #expect(
+                modern.standardOutput.contains("unsupported protocol") || modern.standardOutput.contains("alert"),
+                "TLS 1.2 must be refused: \(modern.standardOutput.suffix(300))")
+            let old = try await CommandRunner.runDetached(
+                "/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>&1"])
             #expect(old.standardOutput.contains("TLSv1.1"), "\(old.standardOutput.suffix(400))")
         }
     }
@@ -217,7 +223,8 @@ struct HTTPScenarioTests {
             let entries = running.simulator.journal.entries
             #expect(entries.count == 2)
             let attacker = try #require(entries.first { $0.mitm == true })
-            #expect(attacker.authorization && attacker.status == 207 && attacker.method == "PROPFIND" && attacker.path == dav, "the attacker saw the credentials")
+            #expect(
+                attacker.authorization && attacker.status == 207 && attacker.method == "PROPFIND" && attacker.path == dav, "the attacker saw the credentials")
             let genuine = try #require(entries.first { $0.mitm == nil })
             #expect(genuine.authorization && genuine.status == 207, "the genuine host got them from the proxy")
         }
@@ -234,23 +241,34 @@ struct HTTPScenarioTests {
             let genuinePort = try #require(URLComponents(string: genuineURL)?.port)
             #expect(genuinePort != front.port)
             func served(_ port: Int) async throws -> String {
-                try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256"]).standardOutput
+                try await CommandRunner.runDetached(
+                    "/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256"]
+                ).standardOutput
             }
             func file(_ name: String) async throws -> String {
-                try await CommandRunner.runDetached("/bin/sh", ["-c", "openssl x509 -in '\(RunningSimulator.certificates)/\(name).pem' -noout -fingerprint -sha256"]).standardOutput
+                try await CommandRunner.runDetached(
+                    "/bin/sh", ["-c", "openssl x509 -in '\(RunningSimulator.certificates)/\(name).pem' -noout -fingerprint -sha256"]
+                ).standardOutput
             }
             #expect(try await served(front.port) == file("mitm-forged"))
             #expect(try await served(genuinePort) == file("valid-127.0.0.1"))
 
             // A form body crosses the proxy: a wrong password is refused by the genuine token endpoint.
-            let token = try await running.curl(["-k", "-d", "grant_type=password&username=alice&password=wrong"], url: running.url(path: "/index.php/apps/oauth2/api/v1/token"))
+            let token = try await running.curl(
+                ["-k", "-d", "grant_type=password&username=alice&password=wrong"], url: running.url(path: "/index.php/apps/oauth2/api/v1/token"))
             #expect(token.status == 400 || token.status == 401, "\(token.status) \(token.body.prefix(200))")
             // Keep-alive through the proxy: two requests on one client connection, both relayed.
-            let twice = try await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code} %{num_connects}\n",
-                                                                               running.url(), running.url()]).standardOutput
+            let twice = try await CommandRunner.runDetached(
+                "/usr/bin/curl",
+                [
+                    "-s", "-k", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code} %{num_connects}\n",
+                    running.url(), running.url(),
+                ]
+            ).standardOutput
             #expect(twice == "200 1\n200 0\n", "\(twice)")
             let entries = running.simulator.journal.entries
-            #expect(entries.filter { $0.mitm == true }.count == entries.filter { $0.mitm == nil }.count, "every request the attacker saw reached the genuine host")
+            #expect(
+                entries.filter { $0.mitm == true }.count == entries.filter { $0.mitm == nil }.count, "every request the attacker saw reached the genuine host")
             #expect(entries.contains { $0.mitm == true && $0.body && $0.method == "POST" })
         }
     }

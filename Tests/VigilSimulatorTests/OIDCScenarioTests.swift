@@ -11,7 +11,8 @@ struct OIDCScenarioTests {
     let verifier = "test-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
 
     static func base64URL(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
     }
     static func decode(_ text: String) -> Data? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
@@ -24,12 +25,14 @@ struct OIDCScenarioTests {
 
     /// Registration, authorization with PKCE and the code exchange; returns the token response.
     func login(_ running: RunningSimulator, nonce: String = "n-0S6_WzA2Mj", pkce: Bool = true) async throws -> [String: Any] {
-        let registration = try await running.curl(["-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"redirect_uris":["\#(redirect)"],"client_name":"vigil test"}"#],
-                                                  url: running.url(path: "/index.php/apps/oauth2/register"))
+        let registration = try await running.curl(
+            ["-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"redirect_uris":["\#(redirect)"],"client_name":"vigil test"}"#],
+            url: running.url(path: "/index.php/apps/oauth2/register"))
         #expect(registration.status == 201)
         let client = try #require(try object(registration.body)["client_id"] as? String)
         let challenge = Self.base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
-        var query = "response_type=code&client_id=\(client)&redirect_uri=\(redirect.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&state=xyz&scope=openid%20offline_access&nonce=\(nonce)&login_hint=bob"
+        var query =
+            "response_type=code&client_id=\(client)&redirect_uri=\(redirect.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&state=xyz&scope=openid%20offline_access&nonce=\(nonce)&login_hint=bob"
         if pkce { query += "&code_challenge=\(challenge)&code_challenge_method=S256" }
         let authorize = try await running.curl([], url: running.url(path: "/index.php/apps/oauth2/authorize?\(query)"))
         #expect(authorize.status == 302)
@@ -88,7 +91,9 @@ struct OIDCScenarioTests {
             #expect(try await verify(access, running).valid)
             let dav = try await running.curl(["-X", "PROPFIND", "-H", "Authorization: Bearer \(access)"], url: running.url(path: "/remote.php/dav/files/bob/"))
             #expect(dav.status == 207)
-            #expect(try await running.curl(["-X", "PROPFIND", "-H", "Authorization: Bearer \(access)x"], url: running.url(path: "/remote.php/dav/files/bob/")).status == 401)
+            #expect(
+                try await running.curl(["-X", "PROPFIND", "-H", "Authorization: Bearer \(access)x"], url: running.url(path: "/remote.php/dav/files/bob/"))
+                    .status == 401)
 
             // Refresh tokens rotate: the new one works, the old one is rejected.
             let refresh = try #require(tokens["refresh_token"] as? String)
@@ -103,9 +108,17 @@ struct OIDCScenarioTests {
 
     @Test func pkceIsRequiredAndCodesAreSingleUse() async throws {
         try await withRunningSimulator("oidc") { (running) async throws in
-            let noPKCE = try await running.curl([], url: running.url(path: "/index.php/apps/oauth2/authorize?response_type=code&client_id=\(OIDCProvider.staticClientID)&redirect_uri=\(redirect)&state=s"))
+            let noPKCE = try await running.curl(
+                [],
+                url: running.url(
+                    path: "/index.php/apps/oauth2/authorize?response_type=code&client_id=\(OIDCProvider.staticClientID)&redirect_uri=\(redirect)&state=s"))
             #expect(noPKCE.status == 302 && noPKCE.headers.contains("error=invalid_request"))
-            let external = try await running.curl([], url: running.url(path: "/index.php/apps/oauth2/authorize?response_type=code&client_id=\(OIDCProvider.staticClientID)&redirect_uri=https://attacker.example/cb&code_challenge=x&code_challenge_method=S256"))
+            let external = try await running.curl(
+                [],
+                url: running.url(
+                    path:
+                        "/index.php/apps/oauth2/authorize?response_type=code&client_id=\(OIDCProvider.staticClientID)&redirect_uri=https://attacker.example/cb&code_challenge=x&code_challenge_method=S256"
+                ))
             #expect(external.status == 400, "only loopback redirect URIs")
             let weak = try await RunningSimulator("oauth2-missing-pkce-accepted")
             _ = try await login(weak, pkce: false)
@@ -114,7 +127,8 @@ struct OIDCScenarioTests {
     }
 
     @Test(arguments: [
-        ("oidc-wrong-issuer", "iss"), ("oidc-wrong-audience", "aud"), ("oidc-bad-nonce", "nonce"), ("oidc-expired-id-token", "exp"), ("oidc-unknown-kid", "kid"),
+        ("oidc-wrong-issuer", "iss"), ("oidc-wrong-audience", "aud"), ("oidc-bad-nonce", "nonce"), ("oidc-expired-id-token", "exp"),
+        ("oidc-unknown-kid", "kid"),
     ])
     func faultsAreInTheIDToken(scenario: String, claim: String) async throws {
         try await withRunningSimulator(scenario) { (running) async throws in
@@ -124,7 +138,10 @@ struct OIDCScenarioTests {
             case "iss": #expect(id.claims["iss"] as? String != running.url(path: ""))
             case "aud": #expect(id.claims["aud"] as? String != tokens["client_id"] as? String)
             case "nonce": #expect(id.claims["nonce"] as? String != "n-0S6_WzA2Mj")
-            case "exp": #expect((id.claims["exp"] as? Double ?? .infinity) < Date().timeIntervalSince1970 + 86_400 * 365 && (id.claims["exp"] as? Double ?? 0) < (id.claims["iat"] as? Double ?? 0))
+            case "exp":
+                #expect(
+                    (id.claims["exp"] as? Double ?? .infinity) < Date().timeIntervalSince1970 + 86_400 * 365
+                        && (id.claims["exp"] as? Double ?? 0) < (id.claims["iat"] as? Double ?? 0))
             default:
                 #expect(id.header["kid"] as? String == "unknown-kid")
                 #expect(!id.valid)
@@ -155,7 +172,9 @@ struct OIDCScenarioTests {
     func challengesFollowTheConfiguredSchemes(scenario: String, schemes: [String]) async throws {
         try await withRunningSimulator(scenario) { (running) async throws in
             let result = try await running.curl(["-X", "PROPFIND"], url: running.url(path: "/remote.php/dav/files/alice/"))
-            let offered = result.headers.split(separator: "\r\n").filter { $0.hasPrefix("WWW-Authenticate: ") }.map { String($0.dropFirst(18).prefix { $0 != " " }) }
+            let offered = result.headers.split(separator: "\r\n").filter { $0.hasPrefix("WWW-Authenticate: ") }.map {
+                String($0.dropFirst(18).prefix { $0 != " " })
+            }
             #expect(offered == schemes)
         }
     }

@@ -27,11 +27,26 @@ struct ScenarioFixtureTests {
 
     @Test(arguments: [
         (#"{"summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "field name is missing"),
-        (#"{"name": "x", "summary": "x", "outcome": "log-in", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "allowed: refuse, ask-certificate"),
-        (#"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "teleport"}}"#, "allowed: normal, not-found"),
-        (#"{"name": "x", "summary": 3, "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "field summary should be a string"),
-        (#"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "redirect", "status": 200, "target": "/x"}}"#, "field behaviour.status must be 301"),
-        (#"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}, "certificates": {"10.0.0.1": "valid-127.0.0.1"}}"#, "not a loopback address"),
+        (
+            #"{"name": "x", "summary": "x", "outcome": "log-in", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#,
+            "allowed: refuse, ask-certificate"
+        ),
+        (
+            #"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "teleport"}}"#,
+            "allowed: normal, not-found"
+        ),
+        (
+            #"{"name": "x", "summary": 3, "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#,
+            "field summary should be a string"
+        ),
+        (
+            #"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "redirect", "status": 200, "target": "/x"}}"#,
+            "field behaviour.status must be 301"
+        ),
+        (
+            #"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}, "certificates": {"10.0.0.1": "valid-127.0.0.1"}}"#,
+            "not a loopback address"
+        ),
         (#"{"name": "Bad Name", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "field name must be"),
         ("{ not json", "broken.json"),
     ])
@@ -70,7 +85,8 @@ struct ScenarioDocumentationTests {
     @Test func committedDocsMatchTheFixtures() throws {
         let committed = try String(contentsOfFile: TestPaths.root.appendingPathComponent("docs/scenarios.md").path, encoding: .utf8)
         let library = try ScenarioLibrary(directory: RunningSimulator.fixtures)
-        #expect(committed == ScenarioDocumentation.markdown(library), "docs/scenarios.md is stale: run `vigil simulator scenarios --markdown > docs/scenarios.md`")
+        #expect(
+            committed == ScenarioDocumentation.markdown(library), "docs/scenarios.md is stale: run `vigil simulator scenarios --markdown > docs/scenarios.md`")
     }
 }
 
@@ -80,8 +96,10 @@ struct JournalTests {
         let path = try TestPaths.temporaryDirectory().appendingPathComponent("j.jsonl").path
         let journal = try Journal(path: path, memoryLimit: 10)
         for index in 0..<25 {
-            journal.record(JournalEntry(time: "2026-01-01T00:00:00Z", host: "127.0.0.1", method: "GET", path: "/a\"\(index)", status: 200,
-                                        authorization: index % 2 == 0, cookie: false, body: false, mitm: index == 0 ? true : nil))
+            journal.record(
+                JournalEntry(
+                    time: "2026-01-01T00:00:00Z", host: "127.0.0.1", method: "GET", path: "/a\"\(index)", status: 200,
+                    authorization: index % 2 == 0, cookie: false, body: false, mitm: index == 0 ? true : nil))
         }
         #expect(journal.entries.count <= 10)
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
@@ -97,10 +115,12 @@ struct JournalTests {
 /// Hostile requests against every scenario's responder, in-process: odd targets, methods, headers.
 @Suite("Hostile requests")
 struct HostileRequestTests {
-    static let targets = ["/", "", "/hop/", "/hop/x/status.php", "/hop/999999999999999999999/a", "/loop/a", "/apm/login?return=%zz", "/apm/login?return=https://evil.example",
-                          "/remote.php/dav/files/", "/remote.php/dav/files/bob/../alice", "/status.php?" + String(repeating: "a=1&", count: 500),
-                          "/index.php/apps/oauth2/authorize?response_type=code&client_id=vigil-test-client&redirect_uri=%%", "/.well-known/webfinger",
-                          "/index.php/apps/oauth2/api/v1/token", "/moved/moved/status.php", String(repeating: "/x", count: 2000)]
+    static let targets = [
+        "/", "", "/hop/", "/hop/x/status.php", "/hop/999999999999999999999/a", "/loop/a", "/apm/login?return=%zz", "/apm/login?return=https://evil.example",
+        "/remote.php/dav/files/", "/remote.php/dav/files/bob/../alice", "/status.php?" + String(repeating: "a=1&", count: 500),
+        "/index.php/apps/oauth2/authorize?response_type=code&client_id=vigil-test-client&redirect_uri=%%", "/.well-known/webfinger",
+        "/index.php/apps/oauth2/api/v1/token", "/moved/moved/status.php", String(repeating: "/x", count: 2000),
+    ]
 
     @Test func everyScenarioAnswersEveryHostileRequest() throws {
         let library = try ScenarioLibrary(directory: RunningSimulator.fixtures)
@@ -108,8 +128,9 @@ struct HostileRequestTests {
             let responder = CloudResponder(scenario: scenario, clock: ManualSimulatorClock())
             for target in Self.targets {
                 for method in ["GET", "PROPFIND", "POST", "DELETE", "BREW"] {
-                    var request = SimulatedRequest(method: method, target: target, headers: ["authorization": "Basic %%%", "cookie": "APMSESSION=;;"],
-                                                   hasBody: true, scheme: "https", host: 1)
+                    var request = SimulatedRequest(
+                        method: method, target: target, headers: ["authorization": "Basic %%%", "cookie": "APMSESSION=;;"],
+                        hasBody: true, scheme: "https", host: 1)
                     request.body = Array("grant_type=authorization_code&code=&code_verifier=\u{0}".utf8)
                     let response = responder.respond(to: request)
                     #expect((200...599).contains(response.status), "\(scenario.name) \(method) \(target.prefix(40)): \(response.status)")
@@ -123,10 +144,12 @@ struct HostileRequestTests {
         let scenario = try ScenarioLibrary(directory: RunningSimulator.fixtures).scenario(named: "simple-apm")
         let responder = CloudResponder(scenario: scenario)
         for hostile in ["https://evil.example/", "//evil.example/", "%2F%2Fevil.example", "/%5Cevil.example"] {
-            let response = responder.respond(to: SimulatedRequest(method: "GET", target: "/apm/login?return=\(hostile)", headers: [:], hasBody: false, scheme: "https", host: 1))
+            let response = responder.respond(
+                to: SimulatedRequest(method: "GET", target: "/apm/login?return=\(hostile)", headers: [:], hasBody: false, scheme: "https", host: 1))
             #expect(response.headers.first { $0.0 == "Location" }?.1 == "/", "\(hostile)")
         }
-        let fine = responder.respond(to: SimulatedRequest(method: "GET", target: "/apm/login?return=%2Fstatus.php", headers: [:], hasBody: false, scheme: "https", host: 1))
+        let fine = responder.respond(
+            to: SimulatedRequest(method: "GET", target: "/apm/login?return=%2Fstatus.php", headers: [:], hasBody: false, scheme: "https", host: 1))
         #expect(fine.headers.first { $0.0 == "Location" }?.1 == "/status.php")
     }
 }

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import Testing
+
 @testable import VigilSimulator
 
 /// Unit tests of one handler, on NIO's EmbeddedChannel.

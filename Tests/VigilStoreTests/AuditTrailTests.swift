@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Testing
-@testable import VigilStore
 import VigilCertificates
 import VigilTestSupport
+
+@testable import VigilStore
 
 /// The trail names who acted, keeps the reviewed certificate, and survives kinds it does not know.
 @Suite("Audit trail")

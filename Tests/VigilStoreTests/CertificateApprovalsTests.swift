@@ -87,7 +87,8 @@ struct CertificateApprovalsTests {
             let approvals = CertificateApprovals(database: try freshDatabase())
             let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
             func send() async throws -> HTTPResponse {
-                let policy = EvaluatorTrustPolicy(evaluator: evaluator, approvals: [Endpoint(host: "127.0.0.1", port: port): try approvals.approvedLeaves(host: "127.0.0.1", port: port)])
+                let policy = EvaluatorTrustPolicy(
+                    evaluator: evaluator, approvals: [Endpoint(host: "127.0.0.1", port: port): try approvals.approvedLeaves(host: "127.0.0.1", port: port)])
                 return try await HTTPClient(policy: policy).send(HTTPRequest(url: running.url()))
             }
             await #expect(throws: HTTPError.self) { _ = try await send() }

@@ -14,7 +14,9 @@ enum Keyring {
 
 /// A client that does what Vigil's does, then one wrong thing.
 struct MisbehavingClient: SuiteClient {
-    enum Fault: Sendable { case passwordToTheInterceptor, passwordInTheLog, passwordInAFile, secretLeftInTheKeyring, requestAfterDecline, passwordToTheDeclinedRedirect }
+    enum Fault: Sendable {
+        case passwordToTheInterceptor, passwordInTheLog, passwordInAFile, secretLeftInTheKeyring, requestAfterDecline, passwordToTheDeclinedRedirect
+    }
     let fault: Fault
 
     func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
@@ -22,8 +24,12 @@ struct MisbehavingClient: SuiteClient {
         switch fault {
         case .passwordToTheInterceptor:
             // Ignores the certificate (curl -k) and sends Basic credentials to whoever answers.
-            _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", "--max-time", "10", "-u", "alice:\(password)",
-                                                                       "-X", "PROPFIND", context.server + "/remote.php/dav/files/alice/"])
+            _ = try? await CommandRunner.runDetached(
+                "/usr/bin/curl",
+                [
+                    "-s", "-k", "-o", "/dev/null", "--max-time", "10", "-u", "alice:\(password)",
+                    "-X", "PROPFIND", context.server + "/remote.php/dav/files/alice/",
+                ])
             return .failed(.refused, code: "certificate-rejected", "pretended to refuse")
         case .passwordInTheLog:
             let result = await VigilClient().addAccount(context)
@@ -48,8 +54,12 @@ struct MisbehavingClient: SuiteClient {
             // Asks about the redirect, hears no, and logs in at the target anyway (its certificate is valid).
             let result = await VigilClient().addAccount(context)
             if let target = context.user.questions.last?.about {
-                _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "-u", "alice:\(password)",
-                                                                           "-X", "PROPFIND", "https://\(target)/remote.php/dav/files/alice/"])
+                _ = try? await CommandRunner.runDetached(
+                    "/usr/bin/curl",
+                    [
+                        "-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "-u", "alice:\(password)",
+                        "-X", "PROPFIND", "https://\(target)/remote.php/dav/files/alice/",
+                    ])
             }
             return result
         }
@@ -73,16 +83,18 @@ struct GivesUp: SuiteClient {
 
 /// The suite can fail: each invariant broken on purpose is caught, with the right message, over
 /// real TLS, a real SQLite file and the real keyring.
-@Suite("vigil simulate: the invariants catch a misbehaving client", .serialized,
-       .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"))
+@Suite(
+    "vigil simulate: the invariants catch a misbehaving client", .serialized,
+    .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"))
 struct InvariantProofTests {
     let library = try! ScenarioLibrary(directory: RunningSimulator.fixtures)
 
     func run(_ scenario: String, client: any SuiteClient, gap: KnownGaps.Gap? = nil) async throws -> ScenarioResult {
         let directory = try TestPaths.temporaryDirectory().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let runner = ScenarioRunner(scenario: try library.scenario(named: scenario), certificatesDirectory: RunningSimulator.certificates,
-                                    directory: directory + "/" + scenario, client: client, secrets: KeyringSecretStore())
+        let runner = ScenarioRunner(
+            scenario: try library.scenario(named: scenario), certificatesDirectory: RunningSimulator.certificates,
+            directory: directory + "/" + scenario, client: client, secrets: KeyringSecretStore())
         return await runner.run(knownGap: gap)
     }
 
@@ -96,7 +108,10 @@ struct InvariantProofTests {
         let result = try await run("mitm-forged", client: MisbehavingClient(fault: .passwordToTheInterceptor))
         #expect(result.status == .failed)
         #expect(!result.invariants.credentials)
-        #expect(result.failures.contains { $0.contains("A credential (an Authorization header) reached the man in the middle at 127.0.0.1") && $0.contains("PROPFIND") }, "\(result.failures)")
+        #expect(
+            result.failures.contains {
+                $0.contains("A credential (an Authorization header) reached the man in the middle at 127.0.0.1") && $0.contains("PROPFIND")
+            }, "\(result.failures)")
         #expect(result.failures.contains { $0.contains("Expected the client to stop and ask") }, "it never asked")
     }
 
@@ -134,8 +149,9 @@ struct InvariantProofTests {
         let scenario = try library.scenario(named: "basic-only")
         let directory = try TestPaths.temporaryDirectory().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let listed = SimulationSuite(scenarios: [scenario], knownGaps: KnownGaps(gaps: ["basic-only": .init(outcome: "login", got: "report-error", reason: "pretend")]),
-                                     certificatesDirectory: RunningSimulator.certificates, workDirectory: directory, secrets: KeyringSecretStore())
+        let listed = SimulationSuite(
+            scenarios: [scenario], knownGaps: KnownGaps(gaps: ["basic-only": .init(outcome: "login", got: "report-error", reason: "pretend")]),
+            certificatesDirectory: RunningSimulator.certificates, workDirectory: directory, secrets: KeyringSecretStore())
         let report = await listed.run()
         #expect(!report.succeeded)
         #expect(report.results.first?.status == .gapClosed)
@@ -143,8 +159,9 @@ struct InvariantProofTests {
         #expect(report.junit().contains("type=\"gap-closed\""))
 
         // And a listed scenario that still misses its outcome is a known gap: the suite passes.
-        var stillMissing = SimulationSuite(scenarios: [scenario], knownGaps: KnownGaps(gaps: ["basic-only": .init(outcome: "login", got: "report-error", reason: "not yet")]),
-                                           certificatesDirectory: RunningSimulator.certificates, workDirectory: directory, secrets: KeyringSecretStore())
+        var stillMissing = SimulationSuite(
+            scenarios: [scenario], knownGaps: KnownGaps(gaps: ["basic-only": .init(outcome: "login", got: "report-error", reason: "not yet")]),
+            certificatesDirectory: RunningSimulator.certificates, workDirectory: directory, secrets: KeyringSecretStore())
         stillMissing.client = GivesUp()
         let gapReport = await stillMissing.run()
         #expect(gapReport.succeeded && gapReport.results.first?.status == .knownGap)
@@ -161,11 +178,13 @@ struct InvariantProofTests {
     /// Declining is final: a client that asks, hears no and goes on anyway fails, even where
     /// nothing it sent was a credential, and a known gap does not cover it.
     @Test func aRequestAfterTheUserDeclinedTheCertificate() async throws {
-        let result = try await run("self-signed", client: MisbehavingClient(fault: .requestAfterDecline),
-                                   gap: .init(outcome: "ask-certificate", got: "ask-certificate", reason: "would hide it"))
+        let result = try await run(
+            "self-signed", client: MisbehavingClient(fault: .requestAfterDecline),
+            gap: .init(outcome: "ask-certificate", got: "ask-certificate", reason: "would hide it"))
         #expect(result.status == .failed)
         #expect(result.got == "ask-certificate", "the outcome alone looks right")
-        #expect(result.failures.contains { $0.contains("The user declined the certificate of 127.0.0.1:") && $0.contains("GET /status.php") }, "\(result.failures)")
+        #expect(
+            result.failures.contains { $0.contains("The user declined the certificate of 127.0.0.1:") && $0.contains("GET /status.php") }, "\(result.failures)")
     }
 
     @Test func aPasswordToARedirectTargetTheUserDeclined() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VigilLogging
+
 @testable import VigilSuite
 
 /// Text from servers is hostile: the table, JUnit and JSON never carry a control character,
@@ -10,8 +11,9 @@ struct SuiteReportTests {
     static let hostile = "evil\u{1B}[2J\u{1B}]0;owned\u{07} \u{202E}gnp.exe \u{9B}31m \u{FFFE}\r\nline"
 
     func report() -> SuiteReport {
-        let result = ScenarioResult(scenario: "x", expected: "login", got: "report-error", status: .failed, invariants: .init(),
-                                    failures: ["The client said: " + Self.hostile], gapReason: nil, clientMessage: Self.hostile, seconds: 0.1)
+        let result = ScenarioResult(
+            scenario: "x", expected: "login", got: "report-error", status: .failed, invariants: .init(),
+            failures: ["The client said: " + Self.hostile], gapReason: nil, clientMessage: Self.hostile, seconds: 0.1)
         return SuiteReport(results: [result], seconds: 0.1, jobs: 1)
     }
 

@@ -9,8 +9,10 @@ public struct CommandResult: Sendable {
 
 public enum CommandRunner {
     /// Runs `executable` with `arguments`; `environment` entries are added to (or, with nil, removed from) ours.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
-                           currentDirectory: String? = nil) throws -> CommandResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
+        currentDirectory: String? = nil
+    ) throws -> CommandResult {
         TestPaths.ignoreBrokenPipes()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -51,8 +53,10 @@ public enum CommandRunner {
 
     /// Runs the built `vigil`, hermetically: its own state directory, no user settings file and no managed file unless
     /// `environment` names them, and none of the caller's `VIGIL_` settings.
-    public static func vigil(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
-                             currentDirectory: String? = nil) throws -> CommandResult {
+    public static func vigil(
+        _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
+        currentDirectory: String? = nil
+    ) throws -> CommandResult {
         var hermetic: [String: String?] = [
             "XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json",
             "XDG_STATE_HOME": emptyConfigHome + "/state", "XDG_DATA_HOME": emptyConfigHome + "/data",
@@ -77,7 +81,20 @@ final class LockedData: @unchecked Sendable {  // guarded by lock
     private let lock = NSLock()
     private var data = Data()
     private var done = false
-    func set(_ value: Data) { lock.lock(); data = value; done = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return done }
-    var value: Data { lock.lock(); defer { lock.unlock() }; return data }
+    func set(_ value: Data) {
+        lock.lock()
+        data = value
+        done = true
+        lock.unlock()
+    }
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return done
+    }
+    var value: Data {
+        lock.lock()
+        defer { lock.unlock() }
+        return data
+    }
 }

@@ -9,7 +9,11 @@ public final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; 
     private var targets: [String] = []
 
     /// The `host:port` of every CONNECT request served, in order.
-    public var tunnels: [String] { lock.lock(); defer { lock.unlock() }; return targets }
+    public var tunnels: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return targets
+    }
 
     public init() {
         TestPaths.ignoreBrokenPipes()
@@ -36,7 +40,8 @@ public final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; 
         let line = String(decoding: request, as: UTF8.self).split(separator: "\r\n").first ?? ""
         let parts = line.split(separator: " ")
         guard parts.count >= 2, parts[0] == "CONNECT", let colon = parts[1].lastIndex(of: ":"),
-              let port = UInt16(parts[1][parts[1].index(after: colon)...]) else {
+            let port = UInt16(parts[1][parts[1].index(after: colon)...])
+        else {
             close(client)
             return
         }
@@ -48,7 +53,9 @@ public final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; 
             close(client)
             return
         }
-        lock.lock(); targets.append(String(parts[1])); lock.unlock()
+        lock.lock()
+        targets.append(String(parts[1]))
+        lock.unlock()
         _ = "HTTP/1.1 200 Connection established\r\n\r\n".withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         Self.relay(from: client, to: upstream)
         Self.relay(from: upstream, to: client)
@@ -79,5 +86,8 @@ public final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; 
         return socketFD
     }
 
-    deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+    deinit {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
 }

@@ -36,8 +36,12 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
     public func curl(_ extra: [String], url: String) async throws -> (exit: Int32, status: Int, headers: String, body: String) {
         let directory = try TestPaths.temporaryDirectory()
         let headerFile = directory.appendingPathComponent("headers").path
-        let result = try await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-S", "--max-time", "10", "--cacert", RunningSimulator.certificates + "/ca-bundle.pem",
-                                                             "-D", headerFile, "-w", "\n%{http_code}"] + extra + [url])
+        let result = try await CommandRunner.runDetached(
+            "/usr/bin/curl",
+            [
+                "-s", "-S", "--max-time", "10", "--cacert", RunningSimulator.certificates + "/ca-bundle.pem",
+                "-D", headerFile, "-w", "\n%{http_code}",
+            ] + extra + [url])
         let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
         let status = Int(lines.last ?? "") ?? 0
         let headers = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""

@@ -17,8 +17,10 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
         let chain = try String(contentsOfFile: chainFile, encoding: .utf8)
         let marker = "-----END CERTIFICATE-----"
         let rest = chain.components(separatedBy: marker).dropFirst().joined(separator: marker)
-        var arguments = ["s_server", "-accept", bind.contains(":") ? "[\(bind)]:0" : "\(bind):0", "-www",
-                         "-cipher", "DEFAULT:@SECLEVEL=0", "-cert", leaf, "-key", key]
+        var arguments = [
+            "s_server", "-accept", bind.contains(":") ? "[\(bind)]:0" : "\(bind):0", "-www",
+            "-cipher", "DEFAULT:@SECLEVEL=0", "-cert", leaf, "-key", key,
+        ]
         if rest.contains("BEGIN CERTIFICATE") {
             try rest.trimmingCharacters(in: .whitespacesAndNewlines).appending("\n").write(to: extra, atomically: true, encoding: .utf8)
             arguments += ["-cert_chain", extra.path]
@@ -44,7 +46,8 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
             if chunk.isEmpty { break }
             buffer += String(decoding: chunk, as: UTF8.self)
             if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT") }),
-               let last = line.split(separator: ":").last, let value = Int(last.trimmingCharacters(in: .whitespaces)) {
+                let last = line.split(separator: ":").last, let value = Int(last.trimmingCharacters(in: .whitespaces))
+            {
                 port = value
             }
         }
@@ -120,5 +123,8 @@ public final class SilentListener: @unchecked Sendable {  // fd is immutable, cl
             thread.start()
         }
     }
-    deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+    deinit {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
 }

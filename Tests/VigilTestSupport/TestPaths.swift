@@ -47,7 +47,10 @@ public enum TestPaths {
     /// Writing to a socket or pipe whose reader has gone must be an error, not a signal that
     /// ends the test process.
     public static func ignoreBrokenPipes() { _ = ignoredSIGPIPE }
-    private static let ignoredSIGPIPE: Bool = { signal(SIGPIPE, SIG_IGN); return true }()
+    private static let ignoredSIGPIPE: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        return true
+    }()
 
     /// A new empty directory under the system temporary directory.
     public static func temporaryDirectory() throws -> URL {

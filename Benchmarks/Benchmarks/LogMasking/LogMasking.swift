@@ -38,7 +38,8 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             let user = users[index & 63]
             index += 1
-            logger.privacy.info("Download by \(user) of /remote.php/dav/files/\(index) finished", metadata: ["status": .public("200"), "request-id": "\(index)"])
+            logger.privacy.info(
+                "Download by \(user) of /remote.php/dav/files/\(index) finished", metadata: ["status": .public("200"), "request-id": "\(index)"])
         }
     }
 }

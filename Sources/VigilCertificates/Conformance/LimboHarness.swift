@@ -11,7 +11,10 @@ public enum LimboHarness {
     }
 
     struct Testcase: Decodable {
-        struct Name: Decodable { var kind: String; var value: String }
+        struct Name: Decodable {
+            var kind: String
+            var value: String
+        }
         var id: String
         var features: [String]?
         var validation_kind: String

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Checks make test runs on the code itself (exit 1 with each finding on its own line):
+- every @Test function asserts: its body holds #expect, #require, Issue.record or a call of a
+  test helper whose name starts with `expect` (which asserts in turn);
+- every public error type in Sources is a struct that conforms to VigilError, and no public
+  `enum Code` remains (codes are structs over a private enum, so they can grow)."""
+import glob
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else "."
+findings = []
+
+def body_after(text, start):
+    depth, index = 1, start
+    while depth and index < len(text):
+        if text[index] == "{":
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+        index += 1
+    return text[start:index]
+
+for path in sorted(glob.glob(f"{root}/Tests/**/*.swift", recursive=True)):
+    text = open(path, encoding="utf-8").read()
+    for match in re.finditer(r"@Test\b.*?\bfunc\s+(\w+)[^{]*\{", text, re.S):
+        body = body_after(text, match.end())
+        if not re.search(r"#expect|#require|Issue\.record|\bexpect[A-Z]\w*\(", body):
+            line = text.count("\n", 0, match.start()) + 1
+            findings.append(f"{path}:{line}: test {match.group(1)} asserts nothing")
+
+for path in sorted(glob.glob(f"{root}/Sources/**/*.swift", recursive=True)):
+    text = open(path, encoding="utf-8").read()
+    for match in re.finditer(r"public (struct|enum|class) (\w*Error)\b([^{]*)\{", text):
+        kind, name, conformances = match.groups()
+        line = text.count("\n", 0, match.start()) + 1
+        if kind != "struct":
+            findings.append(f"{path}:{line}: public error {name} is a {kind}; make it a struct over a private code enum")
+        # MaskedError is what the log keeps of an error, not an error a module throws.
+        elif "VigilError" not in conformances and name != "MaskedError":
+            findings.append(f"{path}:{line}: public error {name} does not conform to VigilError")
+    for match in re.finditer(r"public enum Code\b", text):
+        line = text.count("\n", 0, match.start()) + 1
+        findings.append(f"{path}:{line}: a public enum Code cannot grow; use a struct over a private enum")
+
+for finding in findings:
+    print(finding)
+if findings:
+    print(f"code-health: {len(findings)} finding(s)")
+    sys.exit(1)
+print("code-health: every test asserts; every public error is a VigilError struct")
