@@ -372,13 +372,8 @@ public struct AccountSetup: Sendable {
     static func checkKeyring(_ secrets: any SecretStore) throws {
         do {
             _ = try secrets.accounts(kind: .password)
-        } catch let error as SecretStoreError where error.code == .unavailable || error.code == .locked || error.code == .denied {
-            let what = error.code == .unavailable ? "No Secret Service answers" : "The keyring is \(error.code == .locked ? "locked" : "not open to Vigil")"
-            throw AccountSetupError(
-                .keyringUnavailable,
-                "\(what) (\(error.reason)). Vigil keeps passwords and tokens only in a Secret Service keyring, never in a file: "
-                    + "run one in a D-Bus session (GNOME Keyring: gnome-keyring-daemon --start --components=secrets, or KeePassXC with its Secret Service integration; "
-                    + "without a desktop, dbus-run-session starts a session) and unlock it. Nothing was asked or sent.")
+        } catch let error as SecretStoreError where error.advice != nil {
+            throw AccountSetupError(.keyringUnavailable, "\(error.situation) (\(error.reason)). \(error.advice ?? "") Nothing was asked or sent.")
         }
     }
 

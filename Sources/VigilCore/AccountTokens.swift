@@ -84,9 +84,12 @@ public struct AccountTokens: Sendable {
             logger.privacy.notice("The refresh of an account's tokens was refused on \(account.server); it needs a new login", metadata: ["tags": "tokens"])
             throw Self.needsLogin(account, error.reason)
         }
-        try secrets.store(tokens.accessToken, for: try SecretKey(account: account.secretAccount, kind: .accessToken))
-        // A rotated refresh token replaces the old one; a provider that keeps it sends none.
+        // A rotated refresh token replaces the old one (a provider that keeps it sends none). It is
+        // kept first: the old one is spent now, and a process killed after this line still has a
+        // refresh token that works; the access token and the expiry follow (until the expiry is
+        // written, the next run sees the account due and refreshes again).
         if let rotated = tokens.refreshToken { try secrets.store(rotated, for: refreshKey) }
+        try secrets.store(tokens.accessToken, for: try SecretKey(account: account.secretAccount, kind: .accessToken))
         try accounts.updateTokens(
             id: account.id, expiresAt: Self.expiry(expiresIn: tokens.expiresIn, override: lifetimeOverride, from: started),
             needsLogin: false, because: tokens.refreshToken == nil ? "refreshed" : "refreshed, refresh token rotated")

@@ -50,4 +50,18 @@ public struct SecretStoreError: VigilError, Sendable, Hashable, CustomStringConv
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var codeText: String { code.description }
+
+    /// How to give Vigil a keyring, for a Secret Service that is missing, locked or not open to
+    /// Vigil (nil for other codes): said wherever such an error reaches a person.
+    public var advice: String? {
+        guard code == .unavailable || code == .locked || code == .denied else { return nil }
+        return "Vigil keeps passwords and tokens only in a Secret Service keyring, never in a file: "
+            + "run one in a D-Bus session (GNOME Keyring: gnome-keyring-daemon --start --components=secrets, or KeePassXC with its Secret Service integration; "
+            + "without a desktop, dbus-run-session starts a session) and unlock it."
+    }
+
+    /// The state of the keyring in words (`No Secret Service answers`, `The keyring is locked`).
+    public var situation: String {
+        code == .unavailable ? "No Secret Service answers" : code == .locked ? "The keyring is locked" : "The keyring is not open to Vigil"
+    }
 }

@@ -44,7 +44,9 @@ enum ExitStatus {
         case let error as AccountSetupError:
             let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy]
             return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
-        case let error as SecretStoreError: return ("the keyring: \(error.reason)", ExitStatus.error)
+        case let error as SecretStoreError:
+            if let advice = error.advice { return ("\(error.situation) (\(error.reason)). \(advice)", ExitStatus.error) }
+            return ("the keyring: \(error.reason)", ExitStatus.error)
         case let error as any VigilError: return (error.reason, ExitStatus.error)
         default: return ("\(error)", ExitStatus.error)
         }

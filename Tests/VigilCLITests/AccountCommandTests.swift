@@ -78,6 +78,30 @@ struct AccountCommandTests {
         }
     }
 
+    /// The keyring gone after the account was added (its daemon stopped, the session ended): a
+    /// check says so and sends nothing; there is no other place a password could come from.
+    @Test func aKeyringThatVanishedStopsTheCheckBeforeAnyCredentialIsSent() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+                password: "alice-test-password")
+            #expect(added.status == 0, "\(added.standardError)")
+            let id = try await accountID()
+            let requestsBefore = running.simulator.journal.entries.count
+            let check = try await CommandRunner.vigilDetached(
+                ["account", "check", id, "--ca-file", TestPaths.caBundle, "--database", database],
+                environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "DISPLAY": nil])
+            #expect(
+                check.status == 2 && (check.standardOutput + check.standardError).contains("No Secret Service answers")
+                    && check.standardOutput.contains("gnome-keyring-daemon"), "\(check.standardOutput)\(check.standardError)")
+            let after = running.simulator.journal.entries.dropFirst(requestsBefore)
+            #expect(!after.contains { $0.authorization }, "no credential was sent without the keyring")
+            #expect(try await accountID() == id, "the account is kept for when the keyring is back")
+            #expect(try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle]).status == 0, "and works again then")
+            #expect(try await vigil(["account", "remove", id]).status == 0)
+        }
+    }
+
     @Test func anUntrustedServerIsNotApprovedWithoutTheFingerprint() async throws {
         try await withRunningSimulator("self-signed") { (running) async throws in
             let result = try await vigil(
@@ -162,6 +186,46 @@ struct AccountCommandTests {
             let (a, b) = try await (first, second)
             #expect(a.status == 0 && b.status == 0, "\(a.standardOutput)\(a.standardError)\(b.standardOutput)\(b.standardError)")
             #expect(tokenRequests() == 2, "one refresh for both processes")
+            #expect(try await vigil(["account", "remove", id, "--no-revoke"]).status == 0)
+        }
+    }
+
+    /// `vigil account check` killed with SIGKILL at random points of a token refresh: the next
+    /// check works, or says in words that the account needs a new login (the one window a kill
+    /// cannot be made safe in: after the provider rotated the refresh token, before the keyring
+    /// kept the new one). Never a crash, a locked database or a token shown; the database stays whole.
+    @Test func killedRefreshesLeaveAWorkingAccountOrAClearNewLogin() async throws {
+        try await withRunningSimulator("oidc") { (running) async throws in
+            let state = try TestPaths.temporaryDirectory().path
+            // Tokens treated as living 60 s: under the two-minute margin, so every check refreshes.
+            let due: [String: String?] = [
+                "BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)", "XDG_STATE_HOME": state,
+                "VIGIL_AUTHENTICATION_OAUTH2_OA2_EXPIRATION_OVERRIDE_SECONDS": "60",
+            ]
+            let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
+            #expect(try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: due).status == 0)
+            let id = try await accountID()
+            var working = 0
+            var newLogin = false
+            for round in 0..<10 where !newLogin {
+                let killed = try CommandRunner.startVigil(["account", "check", id] + ca, environment: due)
+                usleep(UInt32(round * 25_000 + Int.random(in: 0..<40_000)))
+                kill(killed.processIdentifier, SIGKILL)
+                killed.waitUntilExit()
+                let after = try await CommandRunner.vigilDetached(["account", "check", id] + ca, environment: due)
+                #expect(!after.standardError.contains("database is locked"))
+                if after.status == 0 {
+                    working += 1
+                } else {
+                    #expect(after.status == 1 && after.standardError.contains("needs a new login"), "\(after.standardOutput)\(after.standardError)")
+                    newLogin = true
+                }
+            }
+            #expect(working > 0 || newLogin)
+            let integrity = try CommandRunner.run("/usr/bin/sqlite3", [database, "PRAGMA integrity_check"])
+            #expect(integrity.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
+            let tokens = running.simulator.journal.entries.filter { $0.method == "POST" && $0.path.hasSuffix("/api/v1/token") }.count
+            #expect(tokens >= 2, "the checks refreshed: \(tokens) token requests")
             #expect(try await vigil(["account", "remove", id, "--no-revoke"]).status == 0)
         }
     }

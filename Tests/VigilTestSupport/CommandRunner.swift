@@ -57,6 +57,28 @@ public enum CommandRunner {
         _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
         currentDirectory: String? = nil
     ) throws -> CommandResult {
+        try run(TestPaths.vigilBinary, arguments, environment: hermetic(environment), input: input, currentDirectory: currentDirectory)
+    }
+
+    /// Starts the built `vigil` as ``vigil(_:environment:input:currentDirectory:)`` does, without
+    /// waiting and with its output discarded: for tests that kill it.
+    public static func startVigil(_ arguments: [String], environment: [String: String?] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in hermetic(environment) { env[key] = value }
+        process.environment = env
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Its own state directory, no user settings file and no managed file unless `environment`
+    /// names them, and none of the caller's `VIGIL_` settings.
+    static func hermetic(_ environment: [String: String?]) -> [String: String?] {
         var hermetic: [String: String?] = [
             "XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json",
             "XDG_STATE_HOME": emptyConfigHome + "/state", "XDG_DATA_HOME": emptyConfigHome + "/data",
@@ -64,7 +86,7 @@ public enum CommandRunner {
         for key in ProcessInfo.processInfo.environment.keys where key.hasPrefix("VIGIL_") && key != "VIGIL_BINARY" && key != "VIGIL_MANAGED_CONFIG" {
             hermetic[key] = .some(nil)
         }
-        return try run(TestPaths.vigilBinary, arguments, environment: hermetic.merging(environment) { $1 }, input: input, currentDirectory: currentDirectory)
+        return hermetic.merging(environment) { $1 }
     }
 
     /// `vigil` on a thread of its own, for async callers (see ``runDetached(_:_:environment:)``).
