@@ -13,7 +13,14 @@ public final class VigilDatabase: Sendable {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // A bare file name (`--database db.sqlite`) is in the current directory: nothing to create.
+            if !directory.isEmpty {
+                do {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                } catch {
+                    throw StoreError(.cannotOpen, "Cannot open the database \(path): its folder \(directory) does not exist and cannot be created.")
+                }
+            }
             if !FileManager.default.fileExists(atPath: path) {
                 guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
                     throw StoreError(.cannotOpen, "Cannot create the database \(path).")
@@ -33,15 +40,34 @@ public final class VigilDatabase: Sendable {
         } catch let error as DatabaseError where Self.isUnreadable(error) {
             throw Self.unreadable(path)
         } catch {
-            throw StoreError(.cannotOpen, "Cannot open the database \(path): \(error).")
+            throw StoreError(.cannotOpen, "Cannot open the database \(path): \(Self.describe(error)).")
         }
         do {
             try Self.migrator.migrate(queue)
         } catch let error as DatabaseError where Self.isUnreadable(error) {
             throw Self.unreadable(path)
         } catch {
-            throw StoreError(.failed, "Cannot prepare the database \(path): \(error).")
+            throw StoreError(.failed, "Cannot prepare the database \(path): \(Self.describe(error)).")
         }
+    }
+
+    /// An error in words for a person: SQLite's message without the statement, a full disk named
+    /// as such, a file-system error as the system says it.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_FULL: return "the disk is full"
+            case .SQLITE_IOERR: return "SQLite could not write the file (a full disk or a file-size limit?)"
+            case .SQLITE_READONLY: return "the file is read-only"
+            case .SQLITE_CANTOPEN: return "the file cannot be opened"
+            default: return error.message ?? "SQLite error \(error.resultCode.rawValue)"
+            }
+        }
+        let bridged = error as NSError
+        if let underlying = bridged.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return bridged.localizedDescription
     }
 
     static func isUnreadable(_ error: DatabaseError) -> Bool {
@@ -126,13 +152,13 @@ public final class VigilDatabase: Sendable {
     /// A change in one transaction; errors other than ``StoreError`` become one.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try queue.write(body) } catch let error as StoreError { throw error } catch {
-            throw StoreError(.failed, "The database \(path) refused a change: \(error).")
+            throw StoreError(.failed, "The database \(path) refused a change, and nothing of it was kept: \(Self.describe(error)).")
         }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try queue.read(body) } catch let error as StoreError { throw error } catch {
-            throw StoreError(.failed, "The database \(path) could not be read: \(error).")
+            throw StoreError(.failed, "The database \(path) could not be read: \(Self.describe(error)).")
         }
     }
 }

@@ -100,7 +100,7 @@ struct LogWriterTests {
         #expect(mode == 0o600)
     }
 
-    @Test func aFullDiskStopsTheSinkOnceAndNeverThePogram() {
+    @Test func aFullDiskStopsTheSinkOnceAndNeverTheProgram() {
         let reports = MemorySink()
         let sink = RotatingFileSink(path: "/dev/full", minimumLevel: .trace, maximumBytes: .max, keep: 0, report: { reports.write($0 + "\n") })
         for _ in 0..<5 { sink.write("a line\n") }
