@@ -44,7 +44,7 @@ bench-simulator: bootstrap
 bench-account-check: bootstrap
 	@scripts/bench-account-check.sh
 
-# libFuzzer + AddressSanitizer on certificates and every parser of hostile input (FUZZ_SECONDS each, default 30).
+# libFuzzer on certificates (with AddressSanitizer) and every parser of hostile input (FUZZ_SECONDS each, default 30).
 fuzz: bootstrap
 	@scripts/fuzz.sh
 

@@ -3,7 +3,7 @@
 be accepted and bad-* refused (Tests/VigilFuzzTests replays them); crash-* files are inputs a fuzz
 run once crashed on, kept as regressions. Run again to regenerate; the id_token seeds use a fresh
 key each time, so they differ byte for byte but not in outcome."""
-import base64, json, os, shutil, sys
+import base64, hashlib, hmac, json, os, sys
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
@@ -64,19 +64,25 @@ def seeds():
     write("jwks", "bad-oct-only", json.dumps({"keys": [{"kty": "oct", "kid": "hmac", "k": b64(b"shared-secret")}]}))
     write("jwks", "bad-not-object", "[1,2,3]")
 
-    def token(header, claims, sign=True):
+    def token(header, claims, sign="ec"):
         signing_input = b64(json.dumps(header).encode()) + "." + b64(json.dumps(claims).encode())
         signature = b""
-        if sign:
+        if sign == "ec":
             r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
             signature = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+        elif sign == "hmac":
+            signature = hmac.new(b"shared-secret", signing_input.encode(), hashlib.sha256).digest()
         return signing_input + "." + b64(signature)
     claims = {"iss": server, "sub": "alice", "aud": "vigil", "exp": 1_800_000_600, "iat": 1_800_000_000, "nonce": "n-0S6_WzA2Mj"}
-    # Every id_token seed is refused: the harness's clock and nonce make the signed one fail on its
-    # audience (an accepted token would break the target's invariant, as a forgery would).
+    # The harness's clock is 1,800,000,000 and its nonce n-0S6_WzA2Mj: the first token is genuine
+    # (signed by the JWKS's EC key); each other breaks one rule, and only that rule.
+    write("id-token", "ok-signed", token({"alg": "ES256", "kid": "k1"}, claims) + "\n" + jwks)
     write("id-token", "bad-signed-wrong-audience", token({"alg": "ES256", "kid": "k1"}, dict(claims, aud="someone-else")) + "\n" + jwks)
-    write("id-token", "bad-alg-none", token({"alg": "none"}, claims, sign=False) + "\n" + jwks)
-    write("id-token", "bad-hmac-with-oct-key", token({"alg": "HS256", "kid": "hmac"}, claims, sign=False) + "\n" + jwks)
+    write("id-token", "bad-signed-wrong-nonce", token({"alg": "ES256", "kid": "k1"}, dict(claims, nonce="replayed")) + "\n" + jwks)
+    write("id-token", "bad-signed-expired", token({"alg": "ES256", "kid": "k1"}, dict(claims, exp=1_799_990_000)) + "\n" + jwks)
+    write("id-token", "bad-alg-none", token({"alg": "none"}, claims, sign=None) + "\n" + jwks)
+    write("id-token", "bad-hmac-with-oct-key", token({"alg": "HS256", "kid": "hmac"}, claims, sign="hmac") + "\n" + jwks)
+    write("id-token", "bad-es256-naming-oct-key", token({"alg": "ES256", "kid": "hmac"}, claims) + "\n" + jwks)
     write("id-token", "bad-unknown-kid", token({"alg": "ES256", "kid": "k9"}, claims) + "\n" + jwks)
     write("id-token", "bad-two-parts", "eyJhbGciOiJFUzI1NiJ9.e30\n" + jwks)
 
@@ -84,7 +90,9 @@ def seeds():
     for name in ["valid", "mitm-forged", "redirect-chain-30", "simple-apm", "oidc-mix-up"]:
         with open(os.path.join(fixtures, name + ".json"), "rb") as f:
             write("fixture", "ok-" + name, f.read())
-    write("fixture", "bad-unknown-outcome", json.dumps({"name": "x", "description": "x", "expected": "maybe"}))
+    with open(os.path.join(fixtures, "valid.json")) as f:
+        valid = json.load(f)
+    write("fixture", "bad-unknown-outcome", json.dumps(dict(valid, outcome="maybe"), indent=2))
     write("fixture", "bad-empty", "")
 
     write("settings", "ok-nested", json.dumps({"log": {"level": "debug", "privacy-mask": True}, "connection": {"plain-http-policy": "warn"}}))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing (libFuzzer + AddressSanitizer) of what a hostile server, file or user
-# hands Vigil: certificates (parsing, summaries, trust), and the parsers of ParserTarget: the rule
+# Coverage-guided fuzzing with libFuzzer of what a hostile server, file or user hands Vigil:
+# certificates (parsing, summaries, trust; with AddressSanitizer), and the parsers of ParserTarget: the rule
 # language, status.php, WWW-Authenticate, Location, OpenID discovery, JWKS, id_tokens, fixtures,
 # settings files. Each target runs FUZZ_SECONDS (default 30) from its committed seeds
 # (Fuzz/corpus/TARGET/, testcerts/ for certificates). A crash fails the script; its input lands in

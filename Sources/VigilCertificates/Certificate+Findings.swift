@@ -26,7 +26,9 @@ extension Certificate {
                 findings.append(.init(.sha1Signature, .critical, "Signed with SHA-1 (\(summary.signatureAlgorithm)), which is broken for certificates."))
             case .broken:
                 findings.append(.init(.weakSignature, .critical, "Signed with \(summary.signatureAlgorithm), which is broken."))
-            case .intrinsic, .modern, .unknown:
+            case .unknown:
+                findings.append(.init(.weakSignature, .critical, "Signed with \(summary.signatureAlgorithm), whose strength OpenSSL cannot tell."))
+            case .intrinsic, .modern:
                 break
             }
         }

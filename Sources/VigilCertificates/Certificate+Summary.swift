@@ -377,15 +377,21 @@ extension Certificate {
     var signatureDigestFacts: SignatureDigestFacts {
         var mdnid: Int32 = 0, pknid: Int32 = 0, secbits: Int32 = 0
         var flags: UInt32 = 0
-        guard X509_get_signature_info(storage.x509, &mdnid, &pknid, &secbits, &flags) == 1 else {
-            return SignatureDigestFacts(kind: .unknown, name: nil, securityBits: 0)
+        if X509_get_signature_info(storage.x509, &mdnid, &pknid, &secbits, &flags) != 1 {
+            // OpenSSL cannot analyse a signature whose digest it was built without (MD2, MDC-2,
+            // SHA-0 in OpenSSL 3.0): the signature algorithm's own OID still names the digest.
+            secbits = 0
+            if OBJ_find_sigid_algs(X509_get_signature_nid(storage.x509), &mdnid, &pknid) != 1 {
+                mdnid = NID_undef
+                pknid = NID_undef
+            }
         }
         let name = mdnid == NID_undef ? nil : OBJ_nid2sn(mdnid).map { String(cString: $0) }
         let kind: SignatureDigestFacts.Kind
         switch mdnid {
         case NID_sha1, NID_sha: kind = .sha1
         case NID_md5, NID_md4, NID_md2, NID_mdc2, NID_ripemd160: kind = .broken
-        case NID_undef: kind = secbits > 0 ? .intrinsic : .unknown
+        case NID_undef: kind = (pknid == NID_ED25519 || pknid == NID_ED448) && secbits > 0 ? .intrinsic : .unknown
         default: kind = .modern
         }
         return SignatureDigestFacts(kind: kind, name: name, securityBits: Int(secbits))

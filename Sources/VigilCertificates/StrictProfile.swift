@@ -64,8 +64,10 @@ enum StrictProfile {
             if let curve = key.curve, !PublicKeyFacts.webPKICurves.contains(curve) {
                 fail(.forbiddenKey, "\(who) uses the EC curve \(curve); only P-256, P-384 and P-521 are allowed.")
             }
-        default:
-            break
+        case .ed25519, .ed448:
+            fail(.forbiddenKey, "\(who) has an \(key.algorithm.name) key; the web PKI allows only RSA and ECDSA (P-256, P-384, P-521).")
+        case .other(let name):
+            fail(.forbiddenKey, "\(who) has a key of type \(name); the web PKI allows only RSA and ECDSA (P-256, P-384, P-521).")
         }
     }
 

@@ -46,8 +46,5 @@ extension TrustReason {
         static func openSSL(text: String) -> Code {
             Code(rawValue: String(text.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }))
         }
-
-        /// True for the strict profile's rules (``TrustReason/Code/Profile``).
-        public var isProfileRule: Bool { rawValue.hasPrefix("profile-") }
     }
 }

@@ -392,13 +392,16 @@ public struct AccountSetup: Sendable {
                 throw AccountSetupError(.responseRejected, error.reason)
             case .registration: throw AccountSetupError(.configuration, error.reason)
             case .unavailable: throw AccountSetupError(.maintenance, error.reason)
-            default: throw AccountSetupError(.wrongCredentials, error.reason)  // a listener that did not start, a refusal
+            case .redirectListener, .refused: throw AccountSetupError(.wrongCredentials, error.reason)
+            // A code added later is taken for a forged or invalid answer until it is named here.
+            default: throw AccountSetupError(.responseRejected, error.reason)
             }
         } catch let error as AuthenticationError {
             switch error.code {
             case .noPassword: throw AccountSetupError(.noPassword, error.reason)
             case .configuration: throw AccountSetupError(.configuration, error.reason)
-            default: throw AccountSetupError(.noUsableMethod, error.reason)  // not offered
+            case .notOffered: throw AccountSetupError(.noUsableMethod, error.reason)
+            default: throw AccountSetupError(.configuration, error.reason)
             }
         }
     }

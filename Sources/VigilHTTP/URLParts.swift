@@ -19,8 +19,10 @@ struct URLParts {
         self.scheme = scheme
         self.host = host
         self.port = absolute.port ?? (scheme == "https" ? 443 : 80)
-        if absolute.user != nil || absolute.password != nil, var parts = URLComponents(url: absolute, resolvingAgainstBaseURL: true) {
-            // The user information is dropped here, so that no message or log can echo a password.
+        if absolute.user != nil || absolute.password != nil {
+            // The user information is dropped here, so that no message or log can echo a password;
+            // a URL whose parts cannot be taken apart is no URL (never kept with the password).
+            guard var parts = URLComponents(url: absolute, resolvingAgainstBaseURL: true) else { return nil }
             parts.user = nil
             parts.password = nil
             self.hadUserInformation = true

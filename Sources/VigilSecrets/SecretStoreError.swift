@@ -8,8 +8,8 @@ public struct SecretStoreError: VigilError, Sendable, Hashable, CustomStringConv
             case unavailable = "unavailable"
             case locked = "locked"
             case denied = "denied"
-            case invalidKey = "invalidKey"
-            case invalidSecret = "invalidSecret"
+            case invalidKey = "invalid-key"
+            case invalidSecret = "invalid-secret"
             case failed = "failed"
         }
         private let base: Base

@@ -100,9 +100,11 @@ public struct VigilClient: SuiteClient {
                 return .failed(.refused, code: error.code.description, error.reason)
             case .unsupportedMethod, .configuration, .noUsableMethod:
                 return .failed(.notImplemented, code: error.code.description, error.reason)
-            default:
-                // Not a cloud server, maintenance, a server error, no keyring, no password, a duplicate, wrong credentials.
+            case .notACloudServer, .maintenance, .serverError, .keyringUnavailable, .noPassword, .duplicate, .wrongCredentials:
                 return .failed(.error, code: error.code.description, error.reason)
+            default:
+                // A code added later counts as refused until it is named here: never a silent pass.
+                return .failed(.refused, code: error.code.description, error.reason)
             }
         case let error as HTTPError:
             let refused: Set<HTTPError.Code> = [.untrustedCertificate, .plainHTTPRefused]

@@ -1,10 +1,25 @@
 import Foundation
 import Testing
+import VigilTestSupport
 
 @testable import VigilCertificates
 
 @Suite("Strict profile")
 struct StrictProfileTests {
+    /// A rule missing from `ProfileRule.all` would have no scope to look up: every rule declared is
+    /// listed once, and the Web PKI's own rules are the eight the Baseline Requirements impose.
+    @Test func everyRuleIsListedWithItsScope() throws {
+        let source = try String(contentsOf: TestPaths.root.appendingPathComponent("Sources/VigilCertificates/ProfileRule.swift"), encoding: .utf8)
+        let declared = source.split(separator: "\n").filter { $0.contains("static let") && $0.contains("= ProfileRule(\"") }.count
+        #expect(ProfileRule.all.count == declared && Set(ProfileRule.all).count == declared)
+        #expect(
+            Set(ProfileRule.all.filter { $0.scope == .webpki }.map(\.name)) == [
+                "forbidden-key", "no-eku", "any-eku", "critical-eku", "cn-not-in-san", "public-suffix-wildcard", "root-with-eku", "critical-san",
+            ])
+        #expect(ProfileRule.rule(for: ProfileRule.noExtendedKeyUsage.code)?.applies(in: .rfc5280) == false)
+        #expect(ProfileRule.rule(for: ProfileRule.serialZero.code)?.applies(in: .rfc5280) == true)
+    }
+
     @Test(arguments: ["example.com", "*.example.com", "a-b.example", "xn--n3h.com", "localhost"])
     func preferredNameSyntaxAccepts(name: String) {
         #expect(StrictProfile.isPreferredNameSyntax(name))

@@ -124,6 +124,45 @@ struct AccountTokensTests {
         #expect(fixture.tokenRequests() == requests, "a needs-login account does not try again")
     }
 
+    /// A keyring whose write of the access token fails once: a refresh cut short at that point,
+    /// as a process killed there would leave it.
+    final class KeyringFailingOnAccessToken: SecretStore, @unchecked Sendable {  // `failed` guarded by `lock`
+        let inner: MemorySecretStore
+        private let lock = NSLock()
+        private var failed = false
+        init(_ inner: MemorySecretStore) { self.inner = inner }
+
+        func store(_ secret: Secret, for key: SecretKey) throws {
+            let fail = lock.withLock {
+                guard key.kind == .accessToken, !failed else { return false }
+                failed = true
+                return true
+            }
+            if fail { throw SecretStoreError(.unavailable, "the keyring went away") }
+            try inner.store(secret, for: key)
+        }
+        func secret(for key: SecretKey) throws -> Secret? { try inner.secret(for: key) }
+        func remove(_ key: SecretKey) throws -> Bool { try inner.remove(key) }
+        func accounts(kind: SecretKey.Kind?) throws -> [String] { try inner.accounts(kind: kind) }
+    }
+
+    /// The rotated refresh token is kept before anything else: a refresh cut short after it leaves
+    /// an account the next check refreshes again, with no new login.
+    @Test func aRefreshCutShortAfterTheRotatedRefreshTokenWorksNextTime() async throws {
+        let fixture = try await fixture(lifetime: 60)
+        defer { Task { await fixture.running.stop() } }
+        let oldRefresh = try fixture.secret(.refreshToken)
+        let before = fixture.tokenRequests()
+        // Reported as a failed check (or thrown): either way the refresh did not complete.
+        let cut = try? await fixture.check().connect(fixture.account, secrets: KeyringFailingOnAccessToken(fixture.secrets), interaction: nil)
+        #expect(cut?.isWorking != true)
+        #expect(fixture.tokenRequests() == before + 1)
+        #expect(try fixture.secret(.refreshToken) != oldRefresh, "the rotated refresh token was kept first")
+        let report = try await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
+        #expect(report.isWorking && fixture.tokenRequests() == before + 2, "refreshed again with the kept token")
+        #expect(try fixture.current.needsLogin == false)
+    }
+
     @Test func twoRefreshesAtOnceReachTheProviderOnce() async throws {
         let fixture = try await fixture(lifetime: 60)
         defer { Task { await fixture.running.stop() } }

@@ -34,7 +34,8 @@ enum ParserTarget: String, CaseIterable, Sendable {
     case settings
 
     /// What a target made of one input: accepted or refused with a reason. Seeds named `ok-*` must
-    /// be accepted, `bad-*` refused; a trap or a broken invariant is a crash in both builds.
+    /// be accepted, `bad-*` refused, `crash-*` (once found by a fuzz run) only not trap; a trap or
+    /// a broken invariant is a crash in both builds.
     enum Outcome: Equatable, Sendable {
         case accepted
         case refused
@@ -67,33 +68,45 @@ enum ParserTarget: String, CaseIterable, Sendable {
         case .location:
             guard let redirect = Redirect(status: 302, location: text, base: Self.base) else { return .refused }
             // The kept text never carries a user or password, and a downgrade is always named.
-            if let kept = URLParts(redirect.location) {
-                precondition(!kept.hadUserInformation, "user information survived in \(redirect.location)")
-                precondition(redirect.isDowngrade == (kept.scheme == "http"), "a downgrade not named: \(redirect.location)")
-            }
+            guard let kept = URLParts(redirect.location) else { preconditionFailure("the kept location does not parse again: \(redirect.location)") }
+            precondition(!kept.hadUserInformation, "user information survived in \(redirect.location)")
+            let url = URL(string: redirect.location)
+            precondition(url?.user == nil && url?.password == nil, "user information survived in \(redirect.location)")
+            precondition(redirect.isDowngrade == (kept.scheme == "http"), "a downgrade not named: \(redirect.location)")
             return .accepted
         case .openIDDiscovery:
             switch AuthenticationDetector.validate(bytes, server: Self.server) {
             case .success(let configuration):
-                let endpoints = [configuration.authorizationEndpoint, configuration.tokenEndpoint] + [configuration.jwksURI].compactMap { $0 }
+                let endpoints =
+                    [configuration.authorizationEndpoint, configuration.tokenEndpoint]
+                    + [configuration.jwksURI, configuration.registrationEndpoint, configuration.userinfoEndpoint, configuration.revocationEndpoint]
+                    .compactMap { $0 }
                 precondition(endpoints.allSatisfy { $0.lowercased().hasPrefix("https://") }, "a plain-HTTP endpoint accepted")
+                precondition([Self.server, Self.server + "/"].contains(configuration.issuer), "another issuer accepted: a mix-up")
                 return .accepted
             case .failure:
                 return .refused
             }
         case .jwks:
             guard let keys = try? IDTokenValidator.keys(from: bytes) else { return .refused }
+            // Only signing keys of asymmetric types reach jwt-kit: never a shared secret.
+            let entries = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["keys"] as? [[String: Any]] ?? []
+            let signing = entries.filter { ["RSA", "EC", "OKP"].contains($0["kty"] as? String ?? "") && ($0["use"] as? String ?? "sig") == "sig" }
+            precondition(keys.count <= signing.count, "a symmetric or encryption key was kept")
             return keys.isEmpty ? .refused : .accepted
         case .idToken:
             let parts = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
             let token = String(decoding: parts[0], as: UTF8.self)
             let jwks = parts.count > 1 ? Array(parts[1]) : []
             let validator = IDTokenValidator(issuer: Self.server, clientID: "vigil", nonce: "n-0S6_WzA2Mj", now: Date(timeIntervalSince1970: 1_800_000_000))
-            let claims = try? await validator.validate(token) { jwks }
-            // No input can carry a valid signature from a key only the provider holds: an accepted
-            // token means none, HMAC or a confused key was taken.
-            precondition(claims == nil, "a forged id_token was accepted")
-            return .refused
+            guard let claims = try? await validator.validate(token, fetchJWKS: { jwks }) else { return .refused }
+            // The JWKS is part of the input, so a token its key signed is genuine; what must hold of
+            // any accepted token: an asymmetric algorithm (never none, never HMAC), and every claim.
+            let algorithm = (try? IDTokenValidator.header(of: token))?["alg"] as? String ?? ""
+            precondition(IDTokenValidator.allowedAlgorithms.contains(algorithm), "an id_token signed with \(algorithm) was accepted")
+            precondition(claims.iss == Self.server && claims.aud.contains("vigil") && claims.nonce == validator.nonce, "a claim that does not hold")
+            precondition(Date(timeIntervalSince1970: claims.exp) > validator.now.addingTimeInterval(-validator.leeway), "an expired id_token")
+            return .accepted
         case .fixture:
             return (try? Scenario.decode(Data(bytes), file: "fuzz.json")) != nil ? .accepted : .refused
         case .settings:

@@ -3,7 +3,7 @@ import Foundation
 // libFuzzer over one of ParserTarget's parsers, chosen by VIGIL_FUZZ_TARGET (scripts/fuzz.sh runs
 // each in turn). ParserTargets.swift is the file the replay tests compile too.
 
-nonisolated(unsafe) let target: ParserTarget = {
+let target: ParserTarget = {
     let name = ProcessInfo.processInfo.environment["VIGIL_FUZZ_TARGET"] ?? ""
     guard let target = ParserTarget(rawValue: name) else {
         FileHandle.standardError.write(Data("VIGIL_FUZZ_TARGET must be one of: \(ParserTarget.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
@@ -29,6 +29,13 @@ func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<C
 /// The async parsers run to completion on the cooperative pool while libFuzzer's thread waits.
 final class Done: @unchecked Sendable {
     let semaphore = DispatchSemaphore(value: 0)
+}
+
+/// libFuzzer's own entry point, for a link that takes libFuzzer's `main` (a debug build) rather
+/// than this module's.
+@_cdecl("LLVMFuzzerTestOneInput")
+func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+    fuzzOne(data, count)
 }
 
 func fuzzOne(_ data: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
