@@ -47,9 +47,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         // System libcurl (OpenSSL backend) plus a shim for its variadic calls; used by VigilHTTP only.
+        // Not linked: the shim loads libcurl.so.4 on first use (dlopen), so that commands without a
+        // transfer never map it and its dependencies (no pkgConfig, whose `-lcurl` would link it;
+        // the headers are in the default include path).
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // The certificate rule language's parser: only VigilErrors, so that settings validate rules
@@ -118,10 +120,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // libsecret, loaded on first use (dlopen) by its shim, which declares the few GLib and
+        // libsecret types it needs: not linked, so commands without a secret never map GLib.
         .systemLibrary(
             name: "CSecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]
+            providers: [.apt(["libsecret-1-0"])]
         ),
         // Secrets in the Secret Service keyring; a bottom module (imports no other Vigil module).
         .target(
@@ -176,10 +179,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strictSettings,
-            // lld with packed relative relocations (DT_RELR, glibc 2.36): the start-up's largest cost
-            // is the loader applying about 150,000 relative relocations of a PIE Swift binary.
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
+            swiftSettings: strictSettings
         ),
         // Helpers for tests only: paths, a real openssl s_server on loopback, running the CLI.
         .target(

@@ -9,11 +9,84 @@
 #include <openssl/x509.h>
 #include <openssl/crypto.h>
 
-static inline CURLcode vigil_curl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode vigil_curl_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode vigil_curl_setopt_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
-static inline CURLcode vigil_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
-static inline CURLcode vigil_curl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* libcurl is loaded when a transfer first needs it (dlopen), not at start-up: with its thirty-odd
+   dependencies it is most of what a `vigil` process would map and relocate before main, and most
+   commands (--version, certificates, config, log) never use it. Swift calls the vigil_curl_*
+   functions below, never curl_* directly (the module does not link libcurl). */
+static inline void *vigil_curl_library(void) {
+    static void *library;
+    void *handle = __atomic_load_n(&library, __ATOMIC_ACQUIRE);
+    if (handle == NULL) {
+        handle = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+        if (handle != NULL) __atomic_store_n(&library, handle, __ATOMIC_RELEASE);
+    }
+    return handle;
+}
+/// Why libcurl cannot be loaded, or NULL when it is.
+static inline const char *vigil_curl_load_error(void) { return vigil_curl_library() ? NULL : dlerror(); }
+/// A libcurl function, looked up once. Callers check vigil_curl_load_error first; a libcurl
+/// without the function (older than 7.62) ends the process with a message, not a crash.
+static inline void *vigil_curl_symbol(void **cache, const char *name) {
+    void *symbol = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (symbol == NULL) {
+        void *library = vigil_curl_library();
+        symbol = library ? dlsym(library, name) : NULL;
+        if (symbol == NULL) {
+            fprintf(stderr, "vigil: error: libcurl.so.4 without %s cannot be used; install libcurl4 (7.62 or later)\n", name);
+            _exit(2);
+        }
+        __atomic_store_n(cache, symbol, __ATOMIC_RELEASE);
+    }
+    return symbol;
+}
+typedef CURLcode (*vigil_curl_setopt_t)(CURL *, CURLoption, ...);
+typedef CURLcode (*vigil_curl_getinfo_t)(CURL *, CURLINFO, ...);
+static inline vigil_curl_setopt_t vigil_curl_setopt_function(void) {
+    static void *cache;
+    return (vigil_curl_setopt_t)vigil_curl_symbol(&cache, "curl_easy_setopt");
+}
+static inline vigil_curl_getinfo_t vigil_curl_getinfo_function(void) {
+    static void *cache;
+    return (vigil_curl_getinfo_t)vigil_curl_symbol(&cache, "curl_easy_getinfo");
+}
+static inline CURLcode vigil_curl_global_init(long flags) {
+    static void *cache;
+    return ((CURLcode (*)(long))vigil_curl_symbol(&cache, "curl_global_init"))(flags);
+}
+static inline CURL *vigil_curl_easy_init(void) {
+    static void *cache;
+    return ((CURL *(*)(void))vigil_curl_symbol(&cache, "curl_easy_init"))();
+}
+static inline void vigil_curl_easy_cleanup(CURL *h) {
+    static void *cache;
+    ((void (*)(CURL *))vigil_curl_symbol(&cache, "curl_easy_cleanup"))(h);
+}
+static inline CURLcode vigil_curl_easy_perform(CURL *h) {
+    static void *cache;
+    return ((CURLcode (*)(CURL *))vigil_curl_symbol(&cache, "curl_easy_perform"))(h);
+}
+static inline const char *vigil_curl_easy_strerror(CURLcode code) {
+    static void *cache;
+    return ((const char *(*)(CURLcode))vigil_curl_symbol(&cache, "curl_easy_strerror"))(code);
+}
+static inline struct curl_slist *vigil_curl_slist_append(struct curl_slist *list, const char *text) {
+    static void *cache;
+    return ((struct curl_slist *(*)(struct curl_slist *, const char *))vigil_curl_symbol(&cache, "curl_slist_append"))(list, text);
+}
+static inline void vigil_curl_slist_free_all(struct curl_slist *list) {
+    static void *cache;
+    ((void (*)(struct curl_slist *))vigil_curl_symbol(&cache, "curl_slist_free_all"))(list);
+}
+
+static inline CURLcode vigil_curl_setopt_long(CURL *h, CURLoption o, long v) { return vigil_curl_setopt_function()(h, o, v); }
+static inline CURLcode vigil_curl_setopt_string(CURL *h, CURLoption o, const char *v) { return vigil_curl_setopt_function()(h, o, v); }
+static inline CURLcode vigil_curl_setopt_pointer(CURL *h, CURLoption o, void *v) { return vigil_curl_setopt_function()(h, o, v); }
+static inline CURLcode vigil_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return vigil_curl_getinfo_function()(h, i, v); }
+static inline CURLcode vigil_curl_getinfo_string(CURL *h, CURLINFO i, char **v) { return vigil_curl_getinfo_function()(h, i, v); }
 
 struct vigil_tls_capture;
 /// Decides, during the handshake, whether the captured chain may carry a request: 1 goes on,
@@ -77,28 +150,28 @@ static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) 
 }
 /// Makes the next transfer on `h` record its TLS handshake into `capture`.
 static inline CURLcode vigil_curl_capture_tls(CURL *h, vigil_tls_capture *capture) {
-    CURLcode rc = curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, vigil_capture_ssl_ctx);
+    CURLcode rc = vigil_curl_setopt_function()(h, CURLOPT_SSL_CTX_FUNCTION, vigil_capture_ssl_ctx);
     if (rc != CURLE_OK) return rc;
-    return curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, (void *)capture);
+    return vigil_curl_setopt_function()(h, CURLOPT_SSL_CTX_DATA, (void *)capture);
 }
 typedef size_t (*vigil_curl_data_callback)(char *data, size_t size, size_t count, void *context);
 /// CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION with its data pointer.
 static inline CURLcode vigil_curl_setopt_callback(CURL *h, CURLoption function, vigil_curl_data_callback callback,
                                                   CURLoption data, void *context) {
-    CURLcode rc = curl_easy_setopt(h, function, callback);
+    CURLcode rc = vigil_curl_setopt_function()(h, function, callback);
     if (rc != CURLE_OK) return rc;
-    return curl_easy_setopt(h, data, context);
+    return vigil_curl_setopt_function()(h, data, context);
 }
 typedef int (*vigil_curl_progress_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
 /// CURLOPT_XFERINFOFUNCTION with its data pointer, progress calls switched on: a non-zero return aborts the transfer.
 static inline CURLcode vigil_curl_setopt_progress(CURL *h, vigil_curl_progress_callback callback, void *context) {
-    CURLcode rc = curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, callback);
+    CURLcode rc = vigil_curl_setopt_function()(h, CURLOPT_XFERINFOFUNCTION, callback);
     if (rc != CURLE_OK) return rc;
-    rc = curl_easy_setopt(h, CURLOPT_XFERINFODATA, context);
+    rc = vigil_curl_setopt_function()(h, CURLOPT_XFERINFODATA, context);
     if (rc != CURLE_OK) return rc;
-    return curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    return vigil_curl_setopt_function()(h, CURLOPT_NOPROGRESS, 0L);
 }
-static inline CURLcode vigil_curl_setopt_offset(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode vigil_curl_setopt_offset(CURL *h, CURLoption o, curl_off_t v) { return vigil_curl_setopt_function()(h, o, v); }
 
 static inline int vigil_tls_capture_count(const vigil_tls_capture *capture) {
     return capture->chain ? sk_X509_num(capture->chain) : 0;

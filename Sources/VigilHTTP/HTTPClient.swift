@@ -149,10 +149,8 @@ public struct HTTPClient: Sendable {
             throw HTTPError(.invalidURL, "The request method is not a token.")
         }
         let endpoint = Endpoint(host: target.host, port: target.port)
-        guard TLSProbe.globalInit, let handle = curl_easy_init() else {
-            throw HTTPError(.transport, "libcurl could not be initialised.")
-        }
-        defer { curl_easy_cleanup(handle) }
+        let handle = try TLSProbe.curlHandle()
+        defer { vigil_curl_easy_cleanup(handle) }
 
         let transfer = Transfer(policy: policy, endpoint: endpoint, maximumBodySize: configuration.maximumBodySize)
         let context = Unmanaged.passRetained(transfer)
@@ -179,18 +177,18 @@ public struct HTTPClient: Sendable {
         defer { free(proxyHost) }
 
         let resolveList = HostResolution.curlList(configuration.resolve)
-        defer { curl_slist_free_all(resolveList) }
+        defer { vigil_curl_slist_free_all(resolveList) }
         if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
         var fields: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(fields) }
+        defer { vigil_curl_slist_free_all(fields) }
         for (name, value) in request.headers {
             // By bytes: "\r\n" is one Character, so a Character test would miss it.
             guard !name.isEmpty, !(name + value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }), !name.utf8.contains(0x3A) else {
                 throw HTTPError(.invalidURL, "A request header has an invalid name or value.")
             }
-            fields = curl_slist_append(fields, "\(name): \(value)")
+            fields = vigil_curl_slist_append(fields, "\(name): \(value)")
         }
-        fields = curl_slist_append(fields, "Expect:")  // no 100-continue round trip
+        fields = vigil_curl_slist_append(fields, "Expect:")  // no 100-continue round trip
 
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let milliseconds = Int(configuration.timeout.components.seconds * 1000 + configuration.timeout.components.attoseconds / 1_000_000_000_000_000)
@@ -230,7 +228,7 @@ public struct HTTPClient: Sendable {
                 }
             }
             cancellation.watch(handle)
-            return curl_easy_perform(handle)
+            return vigil_curl_easy_perform(handle)
         }
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
         if let proxyHost, capture.pointee.proxy_failed != 0 {

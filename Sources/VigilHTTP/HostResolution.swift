@@ -47,10 +47,10 @@ public struct HostResolution: Sendable, Hashable, CustomStringConvertible {
         "\(host):\(port):" + (address.contains(":") ? "[\(address)]" : address)
     }
 
-    /// The list libcurl's CURLOPT_RESOLVE takes; free with `curl_slist_free_all`.
+    /// The list libcurl's CURLOPT_RESOLVE takes; free with `vigil_curl_slist_free_all`.
     static func curlList(_ entries: [HostResolution]) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
-        for entry in entries { list = curl_slist_append(list, entry.description) }
+        for entry in entries { list = vigil_curl_slist_append(list, entry.description) }
         return list
     }
 }

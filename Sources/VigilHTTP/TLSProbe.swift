@@ -56,10 +56,19 @@ public struct TLSProbe: Sendable {
         return handshake
     }
 
-    static let globalInit: Bool = {
+    /// libcurl loaded (on first use: it is not linked) and initialised; nil, or why not.
+    static let curlProblem: String? = {
         guardKeyLog()
-        return curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+        if let error = vigil_curl_load_error() { return "libcurl cannot be loaded (\(String(cString: error))); install libcurl4" }
+        return vigil_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK ? nil : "libcurl could not be initialised"
     }()
+
+    /// A new libcurl handle, or the reason there is none.
+    static func curlHandle() throws -> UnsafeMutableRawPointer {
+        if let curlProblem { throw HTTPError(.transport, curlProblem + ".") }
+        guard let handle = vigil_curl_easy_init() else { throw HTTPError(.transport, "libcurl could not be initialised.") }
+        return handle
+    }
 
     /// `SSLKEYLOGFILE` makes libcurl write every TLS session's secrets to a file: whoever reads it
     /// reads the traffic, credentials included. Vigil drops the variable before libcurl starts,
@@ -83,12 +92,10 @@ public struct TLSProbe: Sendable {
         _ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [],
         cancellation: TransferCancellation = TransferCancellation()
     ) throws -> Handshake {
-        guard globalInit, let handle = curl_easy_init() else {
-            throw HTTPError(.transport, "libcurl could not be initialised.")
-        }
-        defer { curl_easy_cleanup(handle) }
+        let handle = try Self.curlHandle()
+        defer { vigil_curl_easy_cleanup(handle) }
         let resolveList = HostResolution.curlList(resolve)
-        defer { curl_slist_free_all(resolveList) }
+        defer { vigil_curl_slist_free_all(resolveList) }
         if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
         capture.initialize(
@@ -120,7 +127,7 @@ public struct TLSProbe: Sendable {
             // Let weak servers complete the handshake so they can be inspected and judged.
             _ = vigil_curl_setopt_string(handle, CURLOPT_SSL_CIPHER_LIST, "DEFAULT:@SECLEVEL=0")
             cancellation.watch(handle)
-            return curl_easy_perform(handle)
+            return vigil_curl_easy_perform(handle)
         }
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
         if let proxyHost, capture.pointee.proxy_failed != 0 {
@@ -178,7 +185,7 @@ public struct TLSProbe: Sendable {
         case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             return HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake failed\(suffix).", curlCode: curl)
         default:
-            let text = curl_easy_strerror(code).map { String(cString: $0) } ?? "error \(curl)"
+            let text = vigil_curl_easy_strerror(code).map { String(cString: $0) } ?? "error \(curl)"
             return HTTPError(.transport, "\(endpoint): \(text)\(suffix).", curlCode: curl)
         }
     }

@@ -7,7 +7,17 @@ import CSecret
 public struct KeyringSecretStore: SecretStore {
     public init() {}
 
+    /// libsecret loaded (on first use: it is not linked), or why not.
+    static let loadProblem: String? = vigil_secret_load_error().map {
+        "libsecret cannot be loaded (\(String(cString: $0))); install libsecret-1-0"
+    }
+
+    static func requireLibrary() throws {
+        if let loadProblem = Self.loadProblem { throw SecretStoreError(.unavailable, loadProblem) }
+    }
+
     public func store(_ secret: Secret, for key: SecretKey) throws {
+        try Self.requireLibrary()
         try secret.withValue { value in
             guard !value.utf8.contains(0) else {
                 throw SecretStoreError(.invalidSecret, "A secret cannot contain a NUL byte.")
@@ -26,18 +36,20 @@ public struct KeyringSecretStore: SecretStore {
     }
 
     public func secret(for key: SecretKey) throws -> Secret? {
+        try Self.requireLibrary()
         var error: UnsafeMutablePointer<GError>?
         let found = key.account.withCString { account in
             key.kind.rawValue.withCString { kind in vigil_secret_lookup(account, kind, &error) }
         }
         if let error { throw Self.storeError(error, action: "read the \(key)") }
         guard let found else { return nil }
-        defer { secret_password_free(found) }  // libsecret wipes the copy before freeing it
+        defer { vigil_secret_password_free(found) }  // libsecret wipes the copy before freeing it
         return Secret(String(cString: found))
     }
 
     @discardableResult
     public func remove(_ key: SecretKey) throws -> Bool {
+        try Self.requireLibrary()
         var error: UnsafeMutablePointer<GError>?
         let removed = key.account.withCString { account in
             key.kind.rawValue.withCString { kind in vigil_secret_clear(account, kind, &error) }
@@ -47,13 +59,14 @@ public struct KeyringSecretStore: SecretStore {
     }
 
     public func accounts(kind: SecretKey.Kind?) throws -> [String] {
+        try Self.requireLibrary()
         var error: UnsafeMutablePointer<GError>?
-        var list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         // An item removed by another process between the search and the reading of its attributes
         // fails the whole search ("No such secret item"): search again, a few times.
         for attempt in 1...3 {
             if let previous = error {
-                g_error_free(previous)
+                vigil_g_error_free(previous)
                 error = nil
             }
             if let kind {
@@ -67,7 +80,7 @@ public struct KeyringSecretStore: SecretStore {
         }
         if let error { throw Self.storeError(error, action: "list the accounts") }
         guard let list else { return [] }
-        defer { g_strfreev(list) }
+        defer { vigil_g_strfreev(list) }
         var accounts: Set<String> = []
         var index = 0
         while let account = list[index] {
@@ -80,7 +93,7 @@ public struct KeyringSecretStore: SecretStore {
     /// The store's error for a GError (which it frees): its code decided by GLib's error domain.
     static func storeError(_ error: UnsafeMutablePointer<GError>?, action: String) -> SecretStoreError {
         guard let error else { return SecretStoreError(.failed, "The Secret Service did not \(action) and gave no reason.") }
-        defer { g_error_free(error) }
+        defer { vigil_g_error_free(error) }
         let domain = String(cString: vigil_error_domain(error))
         let code = vigil_error_code(error)
         let message = String(cString: vigil_error_message(error))

@@ -135,7 +135,12 @@ extension Vigil.AccountCommand {
                     row.status = "ok"
                 }
             } catch {
-                row.status = (error as? AccountSetupError)?.code == .redirected ? "refused" : "error"
+                switch (error as? AccountSetupError)?.code {
+                case .redirected?: row.status = "refused"
+                // A refresh refused, or an account already marked: as a 401 to the stored credentials.
+                case .wrongCredentials?: row.status = "needs-login"
+                default: row.status = "error"
+                }
                 row.message = ExitStatus.described(error).message
             }
             return row

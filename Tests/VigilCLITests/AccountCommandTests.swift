@@ -217,7 +217,9 @@ struct AccountCommandTests {
                 if after.status == 0 {
                     working += 1
                 } else {
-                    #expect(after.status == 1 && after.standardError.contains("needs a new login"), "\(after.standardOutput)\(after.standardError)")
+                    #expect(
+                        after.status == 1 && after.standardOutput.contains("NEEDS-LOGIN") && after.standardOutput.contains("needs a new login"),
+                        "\(after.standardOutput)\(after.standardError)")
                     newLogin = true
                 }
             }
