@@ -1,28 +1,20 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// A flag a task's cancellation sets and a blocking loop on another thread reads.
-public final class CancellationFlag: @unchecked Sendable {  // `value` guarded by lock
-    private let lock = NSLock()
-    private var value = false
+public final class CancellationFlag: Sendable {
+    private let value = Mutex(false)
 
     public init() {}
-    public var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-    public func set() {
-        lock.lock()
-        value = true
-        lock.unlock()
-    }
+    public var isSet: Bool { value.withLock { $0 } }
+    public func set() { value.withLock { $0 = true } }
 }
 
 /// Cancels a libcurl transfer that runs on a thread of its own: the task's cancellation sets the
 /// flag, and libcurl's progress callback (called at least once a second, more often while data
 /// flows) aborts the transfer when it is set.
-final class TransferCancellation: @unchecked Sendable {  // state in `flag`
+final class TransferCancellation: Sendable {
     private let flag = CancellationFlag()
 
     var isCancelled: Bool { flag.isSet }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// The simulator's time, injectable so tests of time windows need no sleeping.
 public protocol SimulatorClock: Sendable {
@@ -12,18 +13,9 @@ public struct SystemSimulatorClock: SimulatorClock {
 }
 
 /// A clock that moves only when told to.
-public final class ManualSimulatorClock: SimulatorClock, @unchecked Sendable {  // guarded by lock
-    private let lock = NSLock()
-    private var current: Date
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
-    public func now() -> Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
-    }
-    public func advance(seconds: Double) {
-        lock.lock()
-        current += seconds
-        lock.unlock()
-    }
+public final class ManualSimulatorClock: SimulatorClock {
+    private let current: Mutex<Date>
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+    public func now() -> Date { current.withLock { $0 } }
+    public func advance(seconds: Double) { current.withLock { $0 += seconds } }
 }
