@@ -108,7 +108,10 @@ let package = Package(
         // Approved certificates and their audit trail, in SQLite through GRDB (system libsqlite3).
         .target(
             name: "VigilStore",
-            dependencies: ["VigilErrors", "VigilCertificates", "VigilPaths", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "VigilErrors", "VigilCertificates", "VigilPaths", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         // Authentication methods: detection and ranking (the methods themselves arrive with their issue).

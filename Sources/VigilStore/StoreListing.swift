@@ -1,38 +1,68 @@
-import Foundation
+public import Foundation
 import GRDB
+import GRDBSQLite
 
-// Listing many rows without building an array or decoding through Codable: rows are read by
-// column index from a cursor and handed over one at a time (`certificates list` and `audit` of
-// 100,000 rows). The records are the same values `list()` and `auditTrail()` return.
+// Listing many rows without building an array, decoding through Codable, or making a Swift
+// String of every column: `certificates list` and `audit` of 100,000 rows read each column's
+// bytes where SQLite holds them and copy them to the output (issue 14). The rows are the same
+// records `list()` and `auditTrail()` return.
 
-extension CertificateApprovals {
-    /// Every approval in id order (active ones only unless `includingRevoked`), one at a time;
-    /// the certificate's DER is not read (`der` is nil).
-    public func forEach(includingRevoked: Bool = false, _ body: (ApprovedCertificate) throws -> Void) throws {
-        let sql =
-            "SELECT id, host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt, note, revokedAt, revocationReason "
-            + "FROM approved_certificate" + (includingRevoked ? "" : " WHERE revokedAt IS NULL") + " ORDER BY id"
-        try read { db in
-            let rows = try Row.fetchCursor(db, sql: sql)
-            while let row = try rows.next() {
-                try body(
-                    ApprovedCertificate(
-                        id: row[0], host: row[1], port: row[2], sha256: row[3], spkiSHA256: row[4], subject: row[5],
-                        issuer: row[6], notAfter: row[7], approvedAt: row[8], note: row[9], revokedAt: row[10],
-                        revocationReason: row[11], der: nil))
-            }
+/// A listed row's columns as SQLite holds them, read in place: valid only inside the callback that
+/// receives it (the bytes are SQLite's buffer for the current row).
+public struct StoredRow {
+    let statement: SQLiteStatement
+    let row: Row
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+
+    public func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+
+    /// The column's text as UTF-8 bytes, as stored (empty for NULL).
+    public func text(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+        // sqlite3_column_text first, then sqlite3_column_bytes: the order SQLite documents.
+        guard let bytes = sqlite3_column_text(statement, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
+    }
+
+    /// A date column as GRDB decodes it (nil for NULL): for text not in GRDB's own format.
+    public func date(_ column: Int32) -> Date? { row[Int(column)] }
+
+    /// Runs `body` on every row `sql` selects, in place.
+    static func each(_ db: Database, _ sql: String, _ body: (StoredRow) throws -> Void) throws {
+        let statement = try db.makeStatement(sql: sql)
+        let rows = try Row.fetchCursor(statement)
+        while let row = try rows.next() {
+            try body(StoredRow(statement: statement.sqliteStatement, row: row))
         }
     }
 }
 
+extension CertificateApprovals {
+    /// The columns of ``forEachStored(includingRevoked:_:)``'s rows.
+    public enum ListedColumn {
+        public static let id: Int32 = 0, host: Int32 = 1, port: Int32 = 2, sha256: Int32 = 3, spkiSHA256: Int32 = 4, subject: Int32 = 5
+        public static let issuer: Int32 = 6, notAfter: Int32 = 7, approvedAt: Int32 = 8, note: Int32 = 9, revokedAt: Int32 = 10
+        public static let revocationReason: Int32 = 11
+    }
+
+    /// Every approval in id order (active ones only unless `includingRevoked`), one row at a time,
+    /// read in place (``ListedColumn``); the certificate's DER is not read.
+    public func forEachStored(includingRevoked: Bool = false, _ body: (StoredRow) throws -> Void) throws {
+        let sql =
+            "SELECT id, host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt, note, revokedAt, revocationReason "
+            + "FROM approved_certificate" + (includingRevoked ? "" : " WHERE revokedAt IS NULL") + " ORDER BY id"
+        try read { db in try StoredRow.each(db, sql, body) }
+    }
+}
+
 extension VigilDatabase {
-    /// The audit trail, oldest first, one event at a time.
-    public func forEachAuditEvent(_ body: (AuditEvent) throws -> Void) throws {
-        try read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, time, kind, target, detail, actor FROM audit_event ORDER BY id")
-            while let row = try rows.next() {
-                try body(AuditEvent(id: row[0], time: row[1], kind: AuditEvent.Kind(rawValue: row[2]), target: row[3], detail: row[4], actor: row[5]))
-            }
-        }
+    /// The columns of ``forEachStoredAuditEvent(_:)``'s rows.
+    public enum AuditColumn {
+        public static let id: Int32 = 0, time: Int32 = 1, kind: Int32 = 2, target: Int32 = 3, detail: Int32 = 4, actor: Int32 = 5
+    }
+
+    /// The audit trail, oldest first, one row at a time, read in place (``AuditColumn``).
+    public func forEachStoredAuditEvent(_ body: (StoredRow) throws -> Void) throws {
+        try read { db in try StoredRow.each(db, "SELECT id, time, kind, target, detail, actor FROM audit_event ORDER BY id", body) }
     }
 }

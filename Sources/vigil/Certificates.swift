@@ -132,25 +132,68 @@ extension Vigil {
                     var output = BufferedOutput()
                     var stream = JSONArrayStream()
                     var rows = 0
-                    try CertificateApprovals(database: store.open()).forEach(includingRevoked: all) { approval in
+                    typealias C = CertificateApprovals.ListedColumn
+                    try CertificateApprovals(database: store.open()).forEachStored(includingRevoked: all) { row in
                         rows += 1
                         if json {
-                            stream.object(
-                                [  // in key order
-                                    ("approvedAt", .string(ISOTime.string(approval.approvedAt))), ("host", .string(approval.host)),
-                                    ("id", approval.id.map { .integer($0) }),
-                                    ("issuer", .string(approval.issuer)), ("notAfter", .string(approval.notAfter)), ("note", approval.note.map { .string($0) }),
-                                    ("port", .integer(Int64(approval.port))), ("revocationReason", approval.revocationReason.map { .string($0) }),
-                                    ("revokedAt", approval.revokedAt.map { .string(ISOTime.string($0)) }), ("sha256", .string(approval.sha256)),
-                                    ("spkiSHA256", .string(approval.spkiSHA256)), ("subject", .string(approval.subject)),
-                                ], into: &output)
+                            // The fields of ApprovedCertificate, in key order, nil ones left out.
+                            stream.beginObject(into: &output)
+                            func string(_ key: String, _ column: Int32) {
+                                guard !row.isNull(column) else { return }
+                                stream.key(key, into: &output)
+                                output.write("\"")
+                                output.jsonEscaped(row.text(column))
+                                output.write("\"")
+                            }
+                            func date(_ key: String, _ column: Int32) {
+                                guard !row.isNull(column) else { return }
+                                stream.key(key, into: &output)
+                                output.write("\"")
+                                output.isoTime(row, column)
+                                output.write("\"")
+                            }
+                            func integer(_ key: String, _ column: Int32) {
+                                guard !row.isNull(column) else { return }
+                                stream.key(key, into: &output)
+                                output.write(row.integer(column))
+                            }
+                            date("approvedAt", C.approvedAt)
+                            string("host", C.host)
+                            integer("id", C.id)
+                            string("issuer", C.issuer)
+                            string("notAfter", C.notAfter)
+                            string("note", C.note)
+                            integer("port", C.port)
+                            string("revocationReason", C.revocationReason)
+                            date("revokedAt", C.revokedAt)
+                            string("sha256", C.sha256)
+                            string("spkiSHA256", C.spkiSHA256)
+                            string("subject", C.subject)
+                            stream.endObject(into: &output)
                             return
                         }
-                        let state = approval.revokedAt.map { "revoked \(ISOTime.string($0)): \(approval.revocationReason ?? "")" } ?? "active"
-                        output.line(
-                            SafeText.escaped(
-                                "\(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)  approved \(ISOTime.string(approval.approvedAt))  \(state)"
-                            ))
+                        // ID  HOST:PORT  SHA256  SUBJECT  approved TIME  active|revoked TIME: REASON,
+                        // every part escaped as SafeText escapes a line.
+                        output.write(row.integer(C.id))
+                        output.write("  ")
+                        output.escaped(row.text(C.host))
+                        output.write(":")
+                        output.write(row.integer(C.port))
+                        output.write("  ")
+                        output.escaped(row.text(C.sha256))
+                        output.write("  ")
+                        output.escaped(row.text(C.subject))
+                        output.write("  approved ")
+                        output.isoTime(row, C.approvedAt)
+                        if row.isNull(C.revokedAt) {
+                            output.line("  active")
+                        } else {
+                            output.write("  revoked ")
+                            output.isoTime(row, C.revokedAt)
+                            output.write(": ")
+                            output.escaped(row.text(C.revocationReason))
+                            output.line("")
+                        }
                     }
                     if json { stream.finish(into: &output) } else if rows == 0 { output.line("no approved certificates") }
                     output.flush()
@@ -224,19 +267,46 @@ extension Vigil {
                     }
                     var output = BufferedOutput()
                     var stream = JSONArrayStream()
-                    try database.forEachAuditEvent { event in
+                    typealias A = VigilDatabase.AuditColumn
+                    try database.forEachStoredAuditEvent { row in
                         if json {
-                            stream.object(
-                                [
-                                    ("actor", event.actor.map { .string($0) }), ("detail", .string(event.detail)), ("id", event.id.map { .integer($0) }),
-                                    ("kind", .string(event.kind.rawValue)), ("target", .string(event.target)), ("time", .string(ISOTime.string(event.time))),
-                                ],
-                                into: &output)
+                            // The fields of AuditEvent, in key order, nil ones left out.
+                            stream.beginObject(into: &output)
+                            func string(_ key: String, _ column: Int32) {
+                                guard !row.isNull(column) else { return }
+                                stream.key(key, into: &output)
+                                output.write("\"")
+                                output.jsonEscaped(row.text(column))
+                                output.write("\"")
+                            }
+                            string("actor", A.actor)
+                            string("detail", A.detail)
+                            if !row.isNull(A.id) {
+                                stream.key("id", into: &output)
+                                output.write(row.integer(A.id))
+                            }
+                            string("kind", A.kind)
+                            string("target", A.target)
+                            stream.key("time", into: &output)
+                            output.write("\"")
+                            output.isoTime(row, A.time)
+                            output.write("\"")
+                            stream.endObject(into: &output)
                             return
                         }
-                        let kind = event.kind.isKnown ? event.kind.rawValue : "\(event.kind.rawValue) (a kind this version does not know)"
-                        output.line(
-                            SafeText.escaped("\(ISOTime.string(event.time))  \(kind)  \(event.target)  \(event.detail)  by \(event.actor ?? "(not recorded)")"))
+                        // TIME  KIND  TARGET  DETAIL  by ACTOR, every part escaped as SafeText escapes a line.
+                        output.isoTime(row, A.time)
+                        output.write("  ")
+                        let kind = row.text(A.kind)
+                        output.escaped(kind)
+                        if !AuditEvent.Kind(rawValue: String(decoding: kind, as: UTF8.self)).isKnown { output.write(" (a kind this version does not know)") }
+                        output.write("  ")
+                        output.escaped(row.text(A.target))
+                        output.write("  ")
+                        output.escaped(row.text(A.detail))
+                        output.write("  by ")
+                        if row.isNull(A.actor) { output.write("(not recorded)") } else { output.escaped(row.text(A.actor)) }
+                        output.line("")
                     }
                     if json { stream.finish(into: &output) }
                     output.flush()

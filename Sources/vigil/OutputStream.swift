@@ -1,4 +1,6 @@
 import Foundation
+import VigilLogging
+import VigilStore
 
 /// Standard output through one buffer, written in 64 KiB blocks: a listing of 100,000 rows is
 /// not 100,000 locked `print` calls. Call ``flush()`` at the end.
@@ -15,6 +17,44 @@ struct BufferedOutput {
     mutating func line(_ text: String) {
         write(text)
         buffer.append(0x0A)
+    }
+
+    mutating func write(bytes: UnsafeBufferPointer<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func write(_ number: Int64) { write(String(number)) }
+
+    /// Text from the store as ``SafeText/escaped(_:keepingLines:)`` writes it: printable ASCII as
+    /// it is (the common case, copied), anything else through SafeText itself.
+    mutating func escaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { write(bytes: bytes) } else { write(SafeText.escaped(String(decoding: bytes, as: UTF8.self))) }
+    }
+
+    /// Text from the store as the content of a JSON string, as ``JSONArrayStream/escaped(_:)``
+    /// writes it.
+    mutating func jsonEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C }) {
+            write(bytes: bytes)
+        } else {
+            write(JSONArrayStream.escaped(String(decoding: bytes, as: UTF8.self)))
+        }
+    }
+
+    /// A stored date as ``ISOTime/string(_:)`` writes it. GRDB stores dates as
+    /// `YYYY-MM-DD HH:MM:SS.SSS`: the text is rewritten in place (the second, floored, is the
+    /// first 19 characters); a date stored otherwise is decoded and formatted.
+    mutating func isoTime(_ row: StoredRow, _ column: Int32) {
+        let text = row.text(column)
+        if ISOTime.isGRDBDate(text) {
+            write(bytes: UnsafeBufferPointer(rebasing: text[0..<10]))
+            buffer.append(0x54)  // T
+            write(bytes: UnsafeBufferPointer(rebasing: text[11..<19]))
+            buffer.append(0x5A)  // Z
+        } else {
+            write(row.date(column).map(ISOTime.string) ?? "")
+        }
     }
 
     /// Writes what is buffered to file descriptor 1 (a closed pipe ends the writing quietly:
@@ -37,28 +77,44 @@ struct BufferedOutput {
 struct JSONArrayStream {
     private var count = 0
 
+    private var fieldsInObject = 0
+
     /// One object; `fields` in ascending key order (as `.sortedKeys` writes them), nil values
     /// left out (as Codable's encodeIfPresent).
     mutating func object(_ fields: [(String, JSONScalar?)], into output: inout BufferedOutput) {
         assert(fields.map(\.0) == fields.map(\.0).sorted(), "fields in key order")
-        output.write(count == 0 ? "[\n  {\n" : ",\n  {\n")
-        count += 1
-        var first = true
+        beginObject(into: &output)
         for (key, value) in fields {
             guard let value else { continue }
-            output.write(first ? "    \"" : ",\n    \"")
-            first = false
-            output.write(key)
-            output.write("\" : ")
+            self.key(key, into: &output)
             switch value {
             case .string(let text):
                 output.write("\"")
                 output.write(Self.escaped(text))
                 output.write("\"")
             case .integer(let number):
-                output.write(String(number))
+                output.write(number)
             }
         }
+        endObject(into: &output)
+    }
+
+    /// An object written field by field: ``key(_:into:)`` then the value, in ascending key order,
+    /// then ``endObject(into:)``.
+    mutating func beginObject(into output: inout BufferedOutput) {
+        output.write(count == 0 ? "[\n  {\n" : ",\n  {\n")
+        count += 1
+        fieldsInObject = 0
+    }
+
+    mutating func key(_ key: String, into output: inout BufferedOutput) {
+        output.write(fieldsInObject == 0 ? "    \"" : ",\n    \"")
+        fieldsInObject += 1
+        output.write(key)
+        output.write("\" : ")
+    }
+
+    func endObject(into output: inout BufferedOutput) {
         output.write("\n  }")
     }
 
@@ -93,6 +149,24 @@ struct JSONArrayStream {
 enum JSONScalar {
     case string(String)
     case integer(Int64)
+}
+
+extension ISOTime {
+    /// `YYYY-MM-DD HH:MM:SS`, optionally followed by `.` and digits: how GRDB stores a date.
+    static func isGRDBDate(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard text.count >= 19 else { return false }
+        for index in 0..<19 {
+            let byte = text[index]
+            switch index {
+            case 4, 7: guard byte == 0x2D else { return false }
+            case 10: guard byte == 0x20 else { return false }
+            case 13, 16: guard byte == 0x3A else { return false }
+            default: guard byte >= 0x30 && byte <= 0x39 else { return false }
+            }
+        }
+        guard text.count > 19 else { return true }
+        return text[19] == 0x2E && text.count > 20 && text[20...].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
 }
 
 /// ISO 8601 in UTC to the second (`2026-11-01T10:00:00Z`), as `Date.formatted(.iso8601)` and

@@ -49,6 +49,30 @@ struct CertificatesCommandTests {
         }
     }
 
+    /// Listings copy the stored bytes to the output (issue 14): hostile text in a row (escape
+    /// sequences, a line break, right-to-left override, quotes, a NUL) comes out escaped in text and
+    /// in JSON, and dates from GRDB's stored form as ISO 8601, before 1970 too.
+    @Test func listingsEscapeWhatTheStoreHolds() async throws {
+        let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
+        #expect(try await vigil(["certificates", "list", "--database", database]).status == 0)
+        let insert = """
+            INSERT INTO approved_certificate (host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt, note, revokedAt, revocationReason)
+            VALUES ('h\u{f6}st', 8443, 'ab', 'cd', 'CN=evil' || char(27) || '[31m' || char(10) || char(8238) || 'x', 'CN=ca', 'x',
+                    '1969-07-20 20:17:40.500', 'n' || char(0) || 'ul "q" \\', '2040-02-29 23:59:59.999', 'r' || char(9));
+            INSERT INTO audit_event (time, kind, target, detail, actor) VALUES ('2026-11-01 10:00:00.000', 'future-kind', 't' || char(7), 'd', NULL);
+            """
+        #expect(try CommandRunner.run("/usr/bin/sqlite3", [database, insert]).status == 0)
+        let text = try await vigil(["certificates", "list", "--all", "--database", database]).standardOutput
+        #expect(text == "1  h\u{f6}st:8443  ab  CN=evil\\u{1b}[31m\\u{a}\\u{202e}x  approved 1969-07-20T20:17:40Z  revoked 2040-02-29T23:59:59Z: r\\u{9}\n")
+        let json = try await vigil(["certificates", "list", "--all", "--json", "--database", database]).standardOutput
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(rows.first?["subject"] as? String == "CN=evil\u{1b}[31m\n\u{202e}x")
+        #expect(rows.first?["note"] as? String == "n\u{0}ul \"q\" \\", "the whole note, NUL included")
+        #expect(rows.first?["approvedAt"] as? String == "1969-07-20T20:17:40Z" && rows.first?["revokedAt"] as? String == "2040-02-29T23:59:59Z")
+        let audit = try await vigil(["certificates", "audit", "--database", database]).standardOutput
+        #expect(audit.contains("2026-11-01T10:00:00Z  future-kind (a kind this version does not know)  t\\u{7}  d  by (not recorded)\n"), "\(audit)")
+    }
+
     @Test func aDamagedDatabaseIsReportedAndKept() async throws {
         let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
         let garbage = Data("this is not SQLite, and it must stay as it is\n".utf8) + Data(repeating: 7, count: 2000)
