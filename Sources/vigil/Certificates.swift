@@ -141,16 +141,16 @@ extension Vigil {
                             func string(_ key: String, _ column: Int32) {
                                 guard !row.isNull(column) else { return }
                                 stream.key(key, into: &output)
-                                output.write("\"")
+                                output.write(literal: "\"")
                                 output.jsonEscaped(row.text(column))
-                                output.write("\"")
+                                output.write(literal: "\"")
                             }
                             func date(_ key: String, _ column: Int32) {
                                 guard !row.isNull(column) else { return }
                                 stream.key(key, into: &output)
-                                output.write("\"")
+                                output.write(literal: "\"")
                                 output.isoTime(row, column)
-                                output.write("\"")
+                                output.write(literal: "\"")
                             }
                             func integer(_ key: String, _ column: Int32) {
                                 guard !row.isNull(column) else { return }
@@ -175,22 +175,22 @@ extension Vigil {
                         // ID  HOST:PORT  SHA256  SUBJECT  approved TIME  active|revoked TIME: REASON,
                         // every part escaped as SafeText escapes a line.
                         output.write(row.integer(C.id))
-                        output.write("  ")
+                        output.write(literal: "  ")
                         output.escaped(row.text(C.host))
-                        output.write(":")
+                        output.write(literal: ":")
                         output.write(row.integer(C.port))
-                        output.write("  ")
+                        output.write(literal: "  ")
                         output.escaped(row.text(C.sha256))
-                        output.write("  ")
+                        output.write(literal: "  ")
                         output.escaped(row.text(C.subject))
-                        output.write("  approved ")
+                        output.write(literal: "  approved ")
                         output.isoTime(row, C.approvedAt)
                         if row.isNull(C.revokedAt) {
                             output.line("  active")
                         } else {
-                            output.write("  revoked ")
+                            output.write(literal: "  revoked ")
                             output.isoTime(row, C.revokedAt)
-                            output.write(": ")
+                            output.write(literal: ": ")
                             output.escaped(row.text(C.revocationReason))
                             output.line("")
                         }
@@ -223,6 +223,8 @@ extension Vigil {
         }
 
         struct Audit: AsyncParsableCommand {
+            /// The audit kinds this version knows, as UTF-8 (compared with the stored bytes).
+            static let knownKinds: [[UInt8]] = AuditEvent.Kind.known.map { Array($0.rawValue.utf8) }
             static let configuration = CommandConfiguration(
                 commandName: "audit",
                 abstract: "Show the audit trail, or (--check) the approvals that need attention.",
@@ -275,9 +277,9 @@ extension Vigil {
                             func string(_ key: String, _ column: Int32) {
                                 guard !row.isNull(column) else { return }
                                 stream.key(key, into: &output)
-                                output.write("\"")
+                                output.write(literal: "\"")
                                 output.jsonEscaped(row.text(column))
-                                output.write("\"")
+                                output.write(literal: "\"")
                             }
                             string("actor", A.actor)
                             string("detail", A.detail)
@@ -288,24 +290,24 @@ extension Vigil {
                             string("kind", A.kind)
                             string("target", A.target)
                             stream.key("time", into: &output)
-                            output.write("\"")
+                            output.write(literal: "\"")
                             output.isoTime(row, A.time)
-                            output.write("\"")
+                            output.write(literal: "\"")
                             stream.endObject(into: &output)
                             return
                         }
                         // TIME  KIND  TARGET  DETAIL  by ACTOR, every part escaped as SafeText escapes a line.
                         output.isoTime(row, A.time)
-                        output.write("  ")
+                        output.write(literal: "  ")
                         let kind = row.text(A.kind)
                         output.escaped(kind)
-                        if !AuditEvent.Kind(rawValue: String(decoding: kind, as: UTF8.self)).isKnown { output.write(" (a kind this version does not know)") }
-                        output.write("  ")
+                        if !Self.knownKinds.contains(where: { $0.elementsEqual(kind) }) { output.write(literal: " (a kind this version does not know)") }
+                        output.write(literal: "  ")
                         output.escaped(row.text(A.target))
-                        output.write("  ")
+                        output.write(literal: "  ")
                         output.escaped(row.text(A.detail))
-                        output.write("  by ")
-                        if row.isNull(A.actor) { output.write("(not recorded)") } else { output.escaped(row.text(A.actor)) }
+                        output.write(literal: "  by ")
+                        if row.isNull(A.actor) { output.write(literal: "(not recorded)") } else { output.escaped(row.text(A.actor)) }
                         output.line("")
                     }
                     if json { stream.finish(into: &output) }

@@ -24,7 +24,23 @@ struct BufferedOutput {
         if buffer.count >= 1 << 16 { flush() }
     }
 
-    mutating func write(_ number: Int64) { write(String(number)) }
+    /// A decimal number, its digits written straight into the buffer.
+    mutating func write(_ number: Int64) {
+        guard number != 0 else { return buffer.append(0x30) }
+        if number < 0 { buffer.append(0x2D) }
+        let start = buffer.count
+        var rest = number.magnitude
+        while rest > 0 {
+            buffer.append(UInt8(48 + rest % 10))
+            rest /= 10
+        }
+        buffer[start...].reverse()
+    }
+
+    /// A literal, copied without making a String.
+    mutating func write(literal text: StaticString) {
+        text.withUTF8Buffer { write(bytes: $0) }
+    }
 
     /// Text from the store as ``SafeText/escaped(_:keepingLines:)`` writes it: printable ASCII as
     /// it is (the common case, copied), anything else through SafeText itself.
