@@ -138,37 +138,18 @@ extension Vigil {
                         if json {
                             // The fields of ApprovedCertificate, in key order, nil ones left out.
                             stream.beginObject(into: &output)
-                            func string(_ key: String, _ column: Int32) {
-                                guard !row.isNull(column) else { return }
-                                stream.key(key, into: &output)
-                                output.write(literal: "\"")
-                                output.jsonEscaped(row.text(column))
-                                output.write(literal: "\"")
-                            }
-                            func date(_ key: String, _ column: Int32) {
-                                guard !row.isNull(column) else { return }
-                                stream.key(key, into: &output)
-                                output.write(literal: "\"")
-                                output.isoTime(row, column)
-                                output.write(literal: "\"")
-                            }
-                            func integer(_ key: String, _ column: Int32) {
-                                guard !row.isNull(column) else { return }
-                                stream.key(key, into: &output)
-                                output.write(row.integer(column))
-                            }
-                            date("approvedAt", C.approvedAt)
-                            string("host", C.host)
-                            integer("id", C.id)
-                            string("issuer", C.issuer)
-                            string("notAfter", C.notAfter)
-                            string("note", C.note)
-                            integer("port", C.port)
-                            string("revocationReason", C.revocationReason)
-                            date("revokedAt", C.revokedAt)
-                            string("sha256", C.sha256)
-                            string("spkiSHA256", C.spkiSHA256)
-                            string("subject", C.subject)
+                            stream.date("approvedAt", row, C.approvedAt, into: &output)
+                            stream.string("host", row, C.host, into: &output)
+                            stream.integer("id", row, C.id, into: &output)
+                            stream.string("issuer", row, C.issuer, into: &output)
+                            stream.string("notAfter", row, C.notAfter, into: &output)
+                            stream.string("note", row, C.note, into: &output)
+                            stream.integer("port", row, C.port, into: &output)
+                            stream.string("revocationReason", row, C.revocationReason, into: &output)
+                            stream.date("revokedAt", row, C.revokedAt, into: &output)
+                            stream.string("sha256", row, C.sha256, into: &output)
+                            stream.string("spkiSHA256", row, C.spkiSHA256, into: &output)
+                            stream.string("subject", row, C.subject, into: &output)
                             stream.endObject(into: &output)
                             return
                         }
@@ -274,25 +255,12 @@ extension Vigil {
                         if json {
                             // The fields of AuditEvent, in key order, nil ones left out.
                             stream.beginObject(into: &output)
-                            func string(_ key: String, _ column: Int32) {
-                                guard !row.isNull(column) else { return }
-                                stream.key(key, into: &output)
-                                output.write(literal: "\"")
-                                output.jsonEscaped(row.text(column))
-                                output.write(literal: "\"")
-                            }
-                            string("actor", A.actor)
-                            string("detail", A.detail)
-                            if !row.isNull(A.id) {
-                                stream.key("id", into: &output)
-                                output.write(row.integer(A.id))
-                            }
-                            string("kind", A.kind)
-                            string("target", A.target)
-                            stream.key("time", into: &output)
-                            output.write(literal: "\"")
-                            output.isoTime(row, A.time)
-                            output.write(literal: "\"")
+                            stream.string("actor", row, A.actor, into: &output)
+                            stream.string("detail", row, A.detail, into: &output)
+                            stream.integer("id", row, A.id, into: &output)
+                            stream.string("kind", row, A.kind, into: &output)
+                            stream.string("target", row, A.target, into: &output)
+                            stream.date("time", row, A.time, into: &output)
                             stream.endObject(into: &output)
                             return
                         }

@@ -134,6 +134,31 @@ struct JSONArrayStream {
         output.write("\n  }")
     }
 
+    /// A stored text column as a string field (left out when NULL).
+    mutating func string(_ key: String, _ row: StoredRow, _ column: Int32, into output: inout BufferedOutput) {
+        guard !row.isNull(column) else { return }
+        self.key(key, into: &output)
+        output.write(literal: "\"")
+        output.jsonEscaped(row.text(column))
+        output.write(literal: "\"")
+    }
+
+    /// A stored date column as an ISO 8601 string field (left out when NULL).
+    mutating func date(_ key: String, _ row: StoredRow, _ column: Int32, into output: inout BufferedOutput) {
+        guard !row.isNull(column) else { return }
+        self.key(key, into: &output)
+        output.write(literal: "\"")
+        output.isoTime(row, column)
+        output.write(literal: "\"")
+    }
+
+    /// A stored integer column as a number field (left out when NULL).
+    mutating func integer(_ key: String, _ row: StoredRow, _ column: Int32, into output: inout BufferedOutput) {
+        guard !row.isNull(column) else { return }
+        self.key(key, into: &output)
+        output.write(row.integer(column))
+    }
+
     /// Closes the array (`[\n\n]` when empty, as JSONEncoder writes it).
     func finish(into output: inout BufferedOutput) {
         output.line(count == 0 ? "[\n\n]" : "\n]")
