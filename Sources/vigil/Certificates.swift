@@ -269,7 +269,11 @@ extension Vigil {
                         output.write(literal: "  ")
                         let kind = row.text(A.kind)
                         output.escaped(kind)
-                        if !Self.knownKinds.contains(where: { $0.elementsEqual(kind) }) { output.write(literal: " (a kind this version does not know)") }
+                        if !Self.knownKinds.contains(where: { known in
+                            known.count == kind.count && known.withUnsafeBufferPointer { memcmp($0.baseAddress!, kind.baseAddress!, kind.count) == 0 }
+                        }) {
+                            output.write(literal: " (a kind this version does not know)")
+                        }
                         output.write(literal: "  ")
                         output.escaped(row.text(A.target))
                         output.write(literal: "  ")
