@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// Cookies for one account in one process (`core.cookie-support-enabled`): kept in memory, never
 /// written anywhere, sent back only to the https origin (scheme, host, port) that set them and
 /// only on paths under the cookie's `Path`. What an access-policy manager in front of a server
 /// needs; a session cookie is a credential, so it goes where the origin's certificate was judged.
-public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by lock
+public final class CookieJar: Sendable {
     struct Cookie: Hashable {
         var origin: String
         var name: String
@@ -12,33 +13,24 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
         var path: String
     }
 
-    private let lock = NSLock()
-    private var cookies: [Cookie] = []
+    private let cookies = Mutex<[Cookie]>([])
 
     public init() {}
 
     /// How many cookies the jar holds.
-    public var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return cookies.count
-    }
+    public var count: Int { cookies.withLock { $0.count } }
 
     /// The `Cookie` header value for `url`, or nil.
     /// Forgets every cookie (`connection.validator-flags` clear-cookies: a server being validated
     /// again starts without the session an access-policy manager gave).
-    public func removeAll() {
-        lock.lock()
-        cookies.removeAll()
-        lock.unlock()
-    }
+    public func removeAll() { cookies.withLock { $0.removeAll() } }
 
     func header(for url: URLParts, path: String) -> String? {
         guard url.scheme == "https" else { return nil }
         let origin = Self.origin(url)
-        lock.lock()
-        defer { lock.unlock() }
-        let matching = cookies.filter { $0.origin == origin && (path == $0.path || path.hasPrefix($0.path.hasSuffix("/") ? $0.path : $0.path + "/")) }
+        let matching = cookies.withLock { $0 }.filter {
+            $0.origin == origin && (path == $0.path || path.hasPrefix($0.path.hasSuffix("/") ? $0.path : $0.path + "/"))
+        }
         guard !matching.isEmpty else { return nil }
         // The header stays under 8 KB: the newest cookies first.
         var header = ""
@@ -81,37 +73,37 @@ public final class CookieJar: @unchecked Sendable {  // `cookies` guarded by loc
         guard url.scheme == "https" else { return 0 }
         let origin = Self.origin(url)
         var set = 0
-        lock.lock()
-        defer { lock.unlock() }
-        for field in headers where field.name.lowercased() == "set-cookie" {
-            let parts = field.value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let pair = parts.first, let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { continue }
-            let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...]).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            // RFC 6265: the name a token, the value cookie-octets; anything else is dropped, so that
-            // no value can split or corrupt the Cookie header.
-            guard name.count <= 256, value.count <= 4096, name.unicodeScalars.allSatisfy(Self.isTokenCharacter),
-                value.unicodeScalars.allSatisfy(Self.isCookieOctet)
-            else { continue }
-            // The default path: the request path up to its last "/" (RFC 6265 section 5.1.4).
-            var cookiePath = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/"
-            var expired = false
-            for attribute in parts.dropFirst() {
-                let pieces = attribute.split(separator: "=", maxSplits: 1).map(String.init)
-                switch pieces.first?.lowercased() {
-                case "path"? where pieces.count == 2 && pieces[1].hasPrefix("/"): cookiePath = pieces[1]
-                case "max-age"? where pieces.count == 2: expired = (Int(pieces[1]) ?? 1) <= 0
-                case "expires"? where pieces.count == 2: if let date = Self.httpDate(pieces[1]), date < Date() { expired = true }
-                default: break
+        cookies.withLock { cookies in
+            for field in headers where field.name.lowercased() == "set-cookie" {
+                let parts = field.value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard let pair = parts.first, let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { continue }
+                let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...]).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                // RFC 6265: the name a token, the value cookie-octets; anything else is dropped, so that
+                // no value can split or corrupt the Cookie header.
+                guard name.count <= 256, value.count <= 4096, name.unicodeScalars.allSatisfy(Self.isTokenCharacter),
+                    value.unicodeScalars.allSatisfy(Self.isCookieOctet)
+                else { continue }
+                // The default path: the request path up to its last "/" (RFC 6265 section 5.1.4).
+                var cookiePath = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+                var expired = false
+                for attribute in parts.dropFirst() {
+                    let pieces = attribute.split(separator: "=", maxSplits: 1).map(String.init)
+                    switch pieces.first?.lowercased() {
+                    case "path"? where pieces.count == 2 && pieces[1].hasPrefix("/"): cookiePath = pieces[1]
+                    case "max-age"? where pieces.count == 2: expired = (Int(pieces[1]) ?? 1) <= 0
+                    case "expires"? where pieces.count == 2: if let date = Self.httpDate(pieces[1]), date < Date() { expired = true }
+                    default: break
+                    }
                 }
+                cookies.removeAll { $0.origin == origin && $0.name == name && $0.path == cookiePath }
+                guard !expired else { continue }
+                // At most 20 per origin (the oldest goes), so that one origin cannot crowd out another.
+                if cookies.filter({ $0.origin == origin }).count >= Self.perOrigin, let oldest = cookies.firstIndex(where: { $0.origin == origin }) {
+                    cookies.remove(at: oldest)
+                }
+                cookies.append(Cookie(origin: origin, name: name, value: value, path: cookiePath))
+                set += 1
             }
-            cookies.removeAll { $0.origin == origin && $0.name == name && $0.path == cookiePath }
-            guard !expired else { continue }
-            // At most 20 per origin (the oldest goes), so that one origin cannot crowd out another.
-            if cookies.filter({ $0.origin == origin }).count >= Self.perOrigin, let oldest = cookies.firstIndex(where: { $0.origin == origin }) {
-                cookies.remove(at: oldest)
-            }
-            cookies.append(Cookie(origin: origin, name: name, value: value, path: cookiePath))
-            set += 1
         }
         return set
     }
