@@ -11,7 +11,6 @@ import GRDBSQLite
 /// receives it (the bytes are SQLite's buffer for the current row).
 public struct StoredRow {
     let statement: SQLiteStatement
-    let row: Row
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
 
@@ -25,14 +24,21 @@ public struct StoredRow {
     }
 
     /// A date column as GRDB decodes it (nil for NULL): for text not in GRDB's own format.
-    public func date(_ column: Int32) -> Date? { row[Int(column)] }
+    public func date(_ column: Int32) -> Date? { Date.fromDatabaseValue(DatabaseValue(sqliteStatement: statement, index: column)) }
 
-    /// Runs `body` on every row `sql` selects, in place.
+    /// Runs `body` on every row `sql` selects, in place: the statement GRDB prepared, stepped
+    /// with SQLite's own API (no Row per step), and reset afterwards.
     static func each(_ db: Database, _ sql: String, _ body: (StoredRow) throws -> Void) throws {
         let statement = try db.makeStatement(sql: sql)
-        let rows = try Row.fetchCursor(statement)
-        while let row = try rows.next() {
-            try body(StoredRow(statement: statement.sqliteStatement, row: row))
+        let raw = statement.sqliteStatement
+        defer { sqlite3_reset(raw) }
+        let row = StoredRow(statement: raw)
+        while true {
+            switch sqlite3_step(raw) {
+            case SQLITE_ROW: try body(row)
+            case SQLITE_DONE: return
+            case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+            }
         }
     }
 }
