@@ -26,17 +26,33 @@ static inline void *vigil_curl_library(void) {
     }
     return handle;
 }
-/// Why libcurl cannot be loaded, or NULL when it is.
-static inline const char *vigil_curl_load_error(void) { return vigil_curl_library() ? NULL : dlerror(); }
-/// A libcurl function, looked up once. Callers check vigil_curl_load_error first; a libcurl
-/// without the function (older than 7.62) ends the process with a message, not a crash.
+/// Why libcurl cannot be used, or NULL when it can: not installed, or without a function the shim
+/// calls. Swift checks it before any other call.
+static inline const char *vigil_curl_load_error(void) {
+    void *library = vigil_curl_library();
+    if (library == NULL) return dlerror();
+    static const char *const names[] = {
+        "curl_global_init", "curl_easy_init", "curl_easy_cleanup", "curl_easy_perform", "curl_easy_strerror",
+        "curl_easy_setopt", "curl_easy_getinfo", "curl_slist_append", "curl_slist_free_all",
+    };
+    static char message[120];
+    for (size_t index = 0; index < sizeof(names) / sizeof(names[0]); index++) {
+        if (dlsym(library, names[index]) == NULL) {
+            snprintf(message, sizeof(message), "libcurl.so.4 has no %s", names[index]);
+            return message;
+        }
+    }
+    return NULL;
+}
+/// A libcurl function, looked up once; vigil_curl_load_error has checked that it exists (the exit
+/// below is for a library replaced while the process runs).
 static inline void *vigil_curl_symbol(void **cache, const char *name) {
     void *symbol = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (symbol == NULL) {
         void *library = vigil_curl_library();
         symbol = library ? dlsym(library, name) : NULL;
         if (symbol == NULL) {
-            fprintf(stderr, "vigil: error: libcurl.so.4 without %s cannot be used; install libcurl4 (7.62 or later)\n", name);
+            fprintf(stderr, "vigil: error: libcurl.so.4 without %s cannot be used; install libcurl4\n", name);
             _exit(2);
         }
         __atomic_store_n(cache, symbol, __ATOMIC_RELEASE);

@@ -53,9 +53,29 @@ static inline void *vigil_secret_library(void) {
     }
     return handle;
 }
-/// Why libsecret cannot be loaded, or NULL when it is. Swift checks it before any other call.
-static inline const char *vigil_secret_load_error(void) { return vigil_secret_library() ? NULL : dlerror(); }
-/// A libsecret or GLib function (dlsym searches libsecret's dependencies too), looked up once.
+/// Why libsecret cannot be used, or NULL when it can: not installed, or without a function the
+/// shim calls (secret_retrievable_get_attributes needs libsecret 0.19). Swift checks it before any
+/// other call, so that a missing function is an error, never an exit halfway through a call.
+static inline const char *vigil_secret_load_error(void) {
+    void *library = vigil_secret_library();
+    if (library == NULL) return dlerror();
+    static const char *const names[] = {
+        "secret_password_store_sync", "secret_password_lookup_sync", "secret_password_clear_sync", "secret_password_free",
+        "secret_password_searchv_sync", "secret_retrievable_get_attributes", "g_error_free", "g_strfreev", "g_hash_table_new",
+        "g_str_hash", "g_str_equal", "g_hash_table_insert", "g_hash_table_unref", "g_list_length", "g_malloc0_n",
+        "g_hash_table_lookup", "g_strdup", "g_list_free_full", "g_object_unref", "g_quark_to_string",
+    };
+    static char message[160];
+    for (size_t index = 0; index < sizeof(names) / sizeof(names[0]); index++) {
+        if (dlsym(library, names[index]) == NULL) {
+            snprintf(message, sizeof(message), "libsecret-1.so.0 has no %s (0.19 or later is needed)", names[index]);
+            return message;
+        }
+    }
+    return NULL;
+}
+/// A libsecret or GLib function (dlsym searches libsecret's dependencies too), looked up once;
+/// vigil_secret_load_error has checked that it exists.
 static inline void *vigil_secret_symbol(void **cache, const char *name) {
     void *symbol = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (symbol == NULL) {

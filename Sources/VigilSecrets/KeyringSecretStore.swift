@@ -41,9 +41,10 @@ public struct KeyringSecretStore: SecretStore {
         let found = key.account.withCString { account in
             key.kind.rawValue.withCString { kind in vigil_secret_lookup(account, kind, &error) }
         }
+        // libsecret wipes its copy before freeing it, also when an error came with one.
+        defer { if let found { vigil_secret_password_free(found) } }
         if let error { throw Self.storeError(error, action: "read the \(key)") }
         guard let found else { return nil }
-        defer { vigil_secret_password_free(found) }  // libsecret wipes the copy before freeing it
         return Secret(String(cString: found))
     }
 

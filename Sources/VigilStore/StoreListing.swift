@@ -30,14 +30,18 @@ public struct StoredRow {
     /// with SQLite's own API (no Row per step), and reset afterwards.
     static func each(_ db: Database, _ sql: String, _ body: (StoredRow) throws -> Void) throws {
         let statement = try db.makeStatement(sql: sql)
-        let raw = statement.sqliteStatement
-        defer { sqlite3_reset(raw) }
-        let row = StoredRow(statement: raw)
-        while true {
-            switch sqlite3_step(raw) {
-            case SQLITE_ROW: try body(row)
-            case SQLITE_DONE: return
-            case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+        // GRDB's Statement finalizes the SQLite statement when it goes: kept alive while stepped.
+        try withExtendedLifetime(statement) {
+            let raw = statement.sqliteStatement
+            defer { sqlite3_reset(raw) }
+            let row = StoredRow(statement: raw)
+            while true {
+                switch sqlite3_step(raw) {
+                case SQLITE_ROW: try body(row)
+                case SQLITE_DONE: return
+                case let code:
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+                }
             }
         }
     }

@@ -196,7 +196,7 @@ extension Vigil {
                 do {
                     let approval = try CertificateApprovals(database: store.open()).revoke(id: id, reason: reason)
                     logger.privacy.notice("Revoked approval \(public: id)", metadata: ["tags": "certificates"])
-                    print("revoked \(id)  \(approval.host):\(approval.port)  \(approval.sha256)")
+                    print(SafeText.escaped("revoked \(id)  \(approval.host):\(approval.port)  \(approval.sha256)"))
                 } catch {
                     ExitStatus.fail(error)
                 }

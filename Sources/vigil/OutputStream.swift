@@ -205,6 +205,16 @@ extension ISOTime {
             default: guard byte >= 0x30 && byte <= 0x39 else { return false }
             }
         }
+        // In range too: anything else (a 30 February, a 24th hour) is left to GRDB and Foundation.
+        let number = { (at: Int) in Int(text[at] - 0x30) * 10 + Int(text[at + 1] - 0x30) }
+        guard (1...12).contains(number(5)), (1...31).contains(number(8)), number(11) < 24, number(14) < 60, number(17) < 60 else { return false }
+        let day = number(8), month = number(5)
+        if day > 30 && [4, 6, 9, 11].contains(month) { return false }
+        if month == 2 {
+            let year = Int(text[0] - 0x30) * 1000 + number(2) + Int(text[1] - 0x30) * 100
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            if day > (leap ? 29 : 28) { return false }
+        }
         guard text.count > 19 else { return true }
         return text[19] == 0x2E && text.count > 20 && text[20...].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }

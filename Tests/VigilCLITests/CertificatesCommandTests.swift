@@ -43,6 +43,16 @@ struct CertificatesCommandTests {
             let again = try await vigil(["certificates", "revoke", "1", "--reason", "twice", "--database", database])
             #expect(again.status == 2 && again.standardError.contains("No active approval"))
 
+            // A date out of range is not copied as it is: GRDB and Foundation decide it, as before.
+            let outOfRange = """
+                INSERT INTO approved_certificate (host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt)
+                VALUES ('late', 1, 'a', 'b', 'CN=x', 'CN=y', 'z', '2026-02-30 10:00:00.000'), ('leap', 2, 'a', 'b', 'CN=x', 'CN=y', 'z', '2024-02-29 23:59:59.999');
+                """
+            #expect(try CommandRunner.run("/usr/bin/sqlite3", [database, outOfRange]).status == 0)
+            let dates = try await vigil(["certificates", "list", "--database", database]).standardOutput
+            #expect(
+                dates.contains("late:1  a  CN=x  approved 2026-03-02T10:00:00Z") && dates.contains("leap:2  a  CN=x  approved 2024-02-29T23:59:59Z"), "\(dates)"
+            )
             let audit = try await vigil(["certificates", "audit", "--database", database]).standardOutput.split(separator: "\n")
             #expect(audit.count == 2)
             #expect(audit.first?.contains("certificate-approved") == true && audit.last?.contains("certificate-revoked") == true)
@@ -69,6 +79,15 @@ struct CertificatesCommandTests {
         #expect(rows.first?["subject"] as? String == "CN=evil\u{1b}[31m\n\u{202e}x")
         #expect(rows.first?["note"] as? String == "n\u{0}ul \"q\" \\", "the whole note, NUL included")
         #expect(rows.first?["approvedAt"] as? String == "1969-07-20T20:17:40Z" && rows.first?["revokedAt"] as? String == "2040-02-29T23:59:59Z")
+        // A date out of range is not copied as it is: GRDB and Foundation decide it, as before.
+        let outOfRange = """
+            INSERT INTO approved_certificate (host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt)
+            VALUES ('late', 1, 'a', 'b', 'CN=x', 'CN=y', 'z', '2026-02-30 10:00:00.000'), ('leap', 2, 'a', 'b', 'CN=x', 'CN=y', 'z', '2024-02-29 23:59:59.999');
+            """
+        #expect(try CommandRunner.run("/usr/bin/sqlite3", [database, outOfRange]).status == 0)
+        let dates = try await vigil(["certificates", "list", "--database", database]).standardOutput
+        #expect(
+            dates.contains("late:1  a  CN=x  approved 2026-03-02T10:00:00Z") && dates.contains("leap:2  a  CN=x  approved 2024-02-29T23:59:59Z"), "\(dates)")
         let audit = try await vigil(["certificates", "audit", "--database", database]).standardOutput
         #expect(audit.contains("2026-11-01T10:00:00Z  future-kind (a kind this version does not know)  t\\u{7}  d  by (not recorded)\n"), "\(audit)")
     }
