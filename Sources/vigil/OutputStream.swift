@@ -92,38 +92,17 @@ struct BufferedOutput {
 /// ISO 8601), one at a time into an array: the same bytes as `JSONOutput.text([…])`, streamed.
 struct JSONArrayStream {
     private var count = 0
-
     private var fieldsInObject = 0
 
-    /// One object; `fields` in ascending key order (as `.sortedKeys` writes them), nil values
-    /// left out (as Codable's encodeIfPresent).
-    mutating func object(_ fields: [(String, JSONScalar?)], into output: inout BufferedOutput) {
-        assert(fields.map(\.0) == fields.map(\.0).sorted(), "fields in key order")
-        beginObject(into: &output)
-        for (key, value) in fields {
-            guard let value else { continue }
-            self.key(key, into: &output)
-            switch value {
-            case .string(let text):
-                output.write("\"")
-                output.write(Self.escaped(text))
-                output.write("\"")
-            case .integer(let number):
-                output.write(number)
-            }
-        }
-        endObject(into: &output)
-    }
-
-    /// An object written field by field: ``key(_:into:)`` then the value, in ascending key order,
-    /// then ``endObject(into:)``.
+    /// An object written field by field (``string(_:_:_:into:)``, ``date(_:_:_:into:)``,
+    /// ``integer(_:_:_:into:)``, in ascending key order), then ``endObject(into:)``.
     mutating func beginObject(into output: inout BufferedOutput) {
         output.write(count == 0 ? "[\n  {\n" : ",\n  {\n")
         count += 1
         fieldsInObject = 0
     }
 
-    mutating func key(_ key: String, into output: inout BufferedOutput) {
+    private mutating func key(_ key: String, into output: inout BufferedOutput) {
         output.write(fieldsInObject == 0 ? "    \"" : ",\n    \"")
         fieldsInObject += 1
         output.write(key)
@@ -184,12 +163,6 @@ struct JSONArrayStream {
         }
         return out
     }
-}
-
-/// A JSON value of a listed row.
-enum JSONScalar {
-    case string(String)
-    case integer(Int64)
 }
 
 extension ISOTime {
