@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // System OpenSSL; used by VigilCertificates only.
@@ -141,8 +143,9 @@ let package = Package(
             name: "VigilSimulator",
             dependencies: [
                 "VigilErrors",
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -160,6 +163,7 @@ let package = Package(
             dependencies: [
                 "VigilErrors", "VigilCore", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
                 "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strictSettings
         ),

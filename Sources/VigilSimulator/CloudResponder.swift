@@ -5,6 +5,8 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     public let scenario: Scenario
     /// OAuth2 and OpenID Connect.
     public let oidc: OIDCProvider
+    /// Every user's files, changed by uploads for the run.
+    let files = SimulatedFiles()
     let clock: any SimulatorClock
     /// `{https:N}` and `{http:N}` base URLs, known once the listeners run.
     private var bases: [String: String] = [:]
@@ -56,13 +58,21 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         return text.replacingOccurrences(of: "{path}", with: path)
     }
 
+    /// The answer to `request`; ``SimulatedResponse/fault`` says whether the scenario's fault
+    /// gave it (its behaviour, or its OpenID Connect provider's faults), and
+    /// ``SimulatedResponse/authenticatedUser`` whom the server authenticated.
     public func respond(to request: SimulatedRequest) -> SimulatedResponse {
-        if scenario.behaviour.kind != .normal, let response = behaviour(request) { return response }
+        if scenario.behaviour.kind != .normal, var response = behaviour(request) {
+            response.fault = true
+            return response
+        }
         var path = request.path
         // Targets of same-host redirects are served as the path after their prefix.
         for prefix in Self.sameHostRedirectTargets where path.hasPrefix(prefix) { path.removeFirst(prefix.count - 1) }
         path = Self.droppingHop(path)
-        return cloud(request, path: path)
+        var response = cloud(request, path: path)
+        if scenario.oidcFaults != nil, Self.tokenEndpoints.contains(where: { path.hasPrefix($0) }) { response.fault = true }
+        return response
     }
 
     /// The OAuth2 and OpenID Connect endpoints (absent from a Basic-only server).
@@ -218,44 +228,23 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             return oidc.revoke(form: OIDCProvider.form(String(decoding: request.body, as: UTF8.self)))
         case ("GET", "/index.php/apps/oauth2/userinfo"):
             guard let user = authenticatedUser(request) else { return unauthorized() }
-            return json(200, #"{"sub":"\#(user)","email":"\#(user)@example.test","preferred_username":"\#(user)"}"#)
+            var answer = json(200, #"{"sub":"\#(user)","email":"\#(user)@example.test","preferred_username":"\#(user)"}"#)
+            answer.authenticatedUser = user
+            return answer
         case ("GET", "/ocs/v2.php/cloud/user"), ("GET", "/ocs/v1.php/cloud/user"):
             // OCS v1 says 100 where v2 says 200, as ownCloud 10 does (desktop clients ask v1).
             guard let user = authenticatedUser(request) else { return unauthorized() }
             let code = path.hasPrefix("/ocs/v1.php") ? 100 : 200
-            return json(
+            var answer = json(
                 200,
                 #"{"ocs":{"meta":{"status":"ok","statuscode":\#(code)},"data":{"id":"\#(user)","display-name":"\#(user.capitalized)","email":"\#(user)@example.test"}}}"#
             )
+            answer.authenticatedUser = user
+            return answer
         default:
             break
         }
-        if path.hasPrefix("/remote.php/dav/files/") || path.hasPrefix("/remote.php/webdav") {
-            guard let user = authenticatedUser(request) else { return unauthorized() }
-            let owner = path.split(separator: "/").dropFirst(3).first.map(String.init) ?? user
-            guard owner == user || path.hasPrefix("/remote.php/webdav") else {
-                return SimulatedResponse(
-                    403, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\Forbidden", "Not your files."))
-            }
-            switch request.method {
-            case "PROPFIND":
-                let depth = request.headers["depth"] ?? "infinity"
-                return SimulatedResponse(
-                    207, [("Content-Type", "application/xml; charset=utf-8"), ("DAV", "1, 3")], body: Self.multistatus(path: path, depth: depth))
-            case "GET", "HEAD":
-                guard !path.hasSuffix("/") else { return SimulatedResponse(405) }
-                let name = path.split(separator: "/").last.map(String.init) ?? ""
-                let body = Self.fileTree.first { $0.name == name }?.contents ?? "Contents of \(path)\n"
-                return SimulatedResponse(
-                    200,
-                    [
-                        ("Content-Type", "text/plain"), ("ETag", "\"5f3c-\(body.utf8.count)\""),
-                        ("Last-Modified", Self.lastModified),
-                    ], body: body)
-            case "OPTIONS": return SimulatedResponse(200, [("DAV", "1, 3"), ("Allow", "OPTIONS, GET, PUT, PROPFIND")])
-            default: return SimulatedResponse(405)
-            }
-        }
+        if let answer = dav(request, path: path) { return answer }
         return notFound()
     }
 
@@ -330,31 +319,6 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         ("Documents/", true, ""), ("Photos/", true, ""),
         ("welcome.txt", false, "Welcome to the Vigil host simulator: these files are test data, served over loopback.\n"),
     ]
-    static let lastModified = "Mon, 02 Nov 2026 10:00:00 GMT"
-
-    /// The multi-status of `path`: the collection itself, and with `Depth: 1` the file tree when
-    /// `path` is a user's root (other folders are empty). Each entry carries what desktop clients
-    /// ask for (ETag, size, permissions, file id), whatever properties the request names.
-    static func multistatus(path: String, depth: String = "0") -> String {
-        let root = path.hasSuffix("/") ? path : path + "/"
-        var entries = [(href: root, isFolder: true, size: 0)]
-        let segments = root.split(separator: "/")
-        let isUserRoot = (segments.count == 4 && root.hasPrefix("/remote.php/dav/files/")) || root == "/remote.php/webdav/"
-        if depth != "0", isUserRoot { entries += fileTree.map { (root + $0.name, $0.isFolder, $0.contents.utf8.count) } }
-        let responses = entries.enumerated().map { index, entry in
-            let type =
-                entry.isFolder
-                ? "<d:resourcetype><d:collection/></d:resourcetype><oc:permissions>RDNVCK</oc:permissions>"
-                : "<d:resourcetype/><d:getcontentlength>\(entry.size)</d:getcontentlength><d:getcontenttype>text/plain</d:getcontenttype><oc:permissions>RDNVW</oc:permissions>"
-            return "<d:response><d:href>\(entry.href)</d:href><d:propstat><d:prop>\(type)<d:getetag>\"5f3c\(index)\"</d:getetag>"
-                + "<d:getlastmodified>\(lastModified)</d:getlastmodified><oc:size>\(entry.size)</oc:size><oc:id>0000000\(index + 1)ocsimulator</oc:id>"
-                + "<oc:fileid>\(index + 1)</oc:fileid></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
-        }
-        return """
-            <?xml version="1.0"?>
-            <d:multistatus xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns">\(responses.joined())</d:multistatus>
-            """
-    }
 
     static let capabilities =
         #"{"ocs":{"meta":{"status":"ok","statuscode":200},"data":{"version":{"major":10,"minor":15,"micro":0,"string":"10.15.0","edition":"Community","product":"ownCloud"},"capabilities":{"core":{"status":{"installed":true,"maintenance":false,"productname":"ownCloud"}},"dav":{"chunking":"1.0"},"files":{"bigfilechunking":true}}}}}"#

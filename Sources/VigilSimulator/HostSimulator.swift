@@ -1,6 +1,5 @@
 import Foundation
 import HummingbirdCore
-import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOPosix
@@ -45,6 +44,7 @@ public final class HostSimulator: Sendable {
     public let configuration: Configuration
     public let journal: Journal
     public let responder: CloudResponder
+    let registry = ConnectionRegistry()
 
     public init(configuration: Configuration, journal: Journal) throws {
         for address in configuration.addresses where !SimulatorAddress.isLoopback(address) {
@@ -70,7 +70,7 @@ public final class HostSimulator: Sendable {
 
     /// Starts every listener, calls `started` once all of them listen, and runs until cancelled.
     ///
-    /// Each listener is a HummingbirdCore server (HummingbirdTLS for HTTPS) whose connections are
+    /// Each listener is a HummingbirdCore server (with NIOSSL for HTTPS, see ``SimulatorChannel``) whose connections are
     /// answered on their event loop by a ``ResponderHandler``. In a MITM scenario the first host's
     /// HTTPS listener is an ``InterceptingProxyHandler`` presenting the scenario's certificate,
     /// in front of a genuine listener on the same address (a port of its own, the host's normal
@@ -98,15 +98,21 @@ public final class HostSimulator: Sendable {
             for plan in plans {
                 let site = SimulatedSite(host: plan.host, address: plan.address, scheme: plan.scheme, responder: responder, journal: journal)
                 let journal = self.journal
-                let channel = SimulatorChannel(makeHandler: {
-                    if let upstream = plan.upstream, !plan.genuine {
-                        let cloud = site.responder
-                        return InterceptingProxyHandler(upstream: upstream, address: plan.address, journal: journal, planted: { cloud.plantedSecrets() })
-                    }
-                    return ResponderHandler(site: site)
-                })
-                let childChannel: any ServerChildChannel =
-                    try plan.certificate.map { try TLSChannel(channel, tlsConfiguration: tlsConfiguration(case: $0)) } ?? channel
+                let context = try plan.certificate.map { try sslContext(case: $0) }
+                let interceptor = plan.upstream != nil && !plan.genuine
+                // The genuine host behind a man in the middle journals its connections as the
+                // genuine host: they come from the interceptor, never from the client.
+                let childChannel = SimulatorChannel(
+                    address: plan.address, sslContext: context, certificate: plan.certificate, mitm: interceptor, journal: journal, recordsConnections: !plan.genuine,
+                    registry: registry,
+                    makeHandler: { state in
+                        if let upstream = plan.upstream, !plan.genuine {
+                            let cloud = site.responder
+                            return InterceptingProxyHandler(
+                                upstream: upstream, address: plan.address, journal: journal, connection: state, planted: { cloud.plantedSecrets() })
+                        }
+                        return ResponderHandler(site: site, connection: state)
+                    })
                 let responder = self.responder
                 let server = childChannel.server(
                     configuration: .init(address: .hostname(plan.address, port: port(for: plan))),
@@ -163,6 +169,24 @@ public final class HostSimulator: Sendable {
             return try NIOSSLContext(configuration: tls)
         } catch {
             throw SimulatorError(.missingCertificate, "The test CA \(caFile) cannot be loaded: \(error).")
+        }
+    }
+
+    /// Closes every connection still open (a client's leftovers after it exited); the journal
+    /// marks them cut. Returns how many there were.
+    @discardableResult
+    public func cutConnections() -> Int {
+        let ids = registry.cutAll()
+        for id in ids { journal.updateConnection(id) { $0.cut = true } }
+        return ids.count
+    }
+
+    func sslContext(case name: String) throws -> NIOSSLContext {
+        let configuration = try tlsConfiguration(case: name)
+        do {
+            return try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw SimulatorError(.missingCertificate, "Certificate \(name) cannot be used: \(error).")
         }
     }
 

@@ -18,12 +18,16 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
     private var upstreamChannel: (any Channel)?
     private var connecting = false
     private var queued: [HTTPClientRequestPart] = []
-    /// What the attacker saw of requests not answered yet, oldest first.
-    private var seen: [JournalEntry] = []
+    /// The journal entries (made as each head arrived) of requests not answered yet, oldest first.
+    private var seen: [Int] = []
+    private let connection: ConnectionState
     /// The secrets a client holds (the responder's planted secrets), to spot them anywhere in a request.
     private let planted: @Sendable () -> [PlantedSecret]
 
-    init(upstream: Upstream, address: String, journal: Journal, planted: @escaping @Sendable () -> [PlantedSecret] = { [] }) {
+    init(
+        upstream: Upstream, address: String, journal: Journal, connection: ConnectionState, planted: @escaping @Sendable () -> [PlantedSecret] = { [] }
+    ) {
+        self.connection = connection
         self.upstream = upstream
         self.address = address
         self.journal = journal
@@ -41,12 +45,17 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
             // query field, or a planted secret anywhere in the target or the headers.
             var request = SimulatedRequest(method: head.method.rawValue, target: head.uri, headers: [:], hasBody: false, scheme: "https", host: 1)
             for (name, value) in head.headers { request.headers[name.lowercased()] = value }
-            let credential = announcesBody || SimulatedSite.carriesCredential(request, planted: planted())
-            seen.append(
-                JournalEntry(
-                    time: "", host: address, method: head.method.rawValue, path: path, status: 0,
-                    authorization: head.headers.contains(name: "authorization"), cookie: head.headers.contains(name: "cookie"),
-                    body: announcesBody, mitm: true, scheme: "https", credential: credential))
+            request.headerNames = head.headers.map(\.name)
+            var found = SimulatedSite.findings(request, planted: planted())
+            if announcesBody { found.append("the body (unread by the interceptor)") }
+            var entry = JournalEntry(
+                time: Journal.timestamp(), host: address, method: head.method.rawValue, path: path, status: 0,
+                authorization: head.headers.contains(name: "authorization"), cookie: head.headers.contains(name: "cookie"),
+                body: announcesBody, mitm: true, scheme: "https", credential: !found.isEmpty)
+            entry.found = found.isEmpty ? nil : found
+            entry.connection = connection.id >= 0 ? connection.id : nil
+            seen.append(journal.begin(entry))
+            connection.busy = true
             forwarded = .head(head)
         case .body(let bytes):
             forwarded = .body(.byteBuffer(bytes))
@@ -67,10 +76,10 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
     /// The genuine host answered: the attacker has seen the status too.
     func answered(status: Int) {
         guard !seen.isEmpty else { return }
-        var entry = seen.removeFirst()
-        entry.time = Journal.timestamp()
-        entry.status = status
-        journal.record(entry)
+        let number = seen.removeFirst()
+        journal.update(number) { $0.status = status }
+        journal.finish(number)
+        connection.busy = !seen.isEmpty
     }
 
     private func connect(context: ChannelHandlerContext) {
@@ -116,10 +125,7 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
 
     func channelInactive(context: ChannelHandlerContext) {
         // What the attacker saw stays in the journal even when no answer came back.
-        for var entry in seen {
-            entry.time = Journal.timestamp()
-            journal.record(entry)
-        }
+        for number in seen { journal.finish(number) }
         seen.removeAll()
         upstreamChannel?.close(promise: nil)
         upstreamChannel = nil

@@ -1,12 +1,16 @@
 import Foundation
 
 /// One request as the journal records it: never a credential's header value or a body, only
-/// whether they were there; the `User-Agent` and `X-Request-ID` (public by nature) as sent.
+/// whether they were there and where a credential was found; the `User-Agent` and
+/// `X-Request-ID` (public by nature) as sent. An entry is made the moment a request's head
+/// arrives (status 0 until it is answered), so that a request never finished, a body over the
+/// size limit or a head that fails to parse is judged all the same.
 public struct JournalEntry: Sendable, Hashable, Codable {
     public var time: String
     public var host: String
     public var method: String
     public var path: String
+    /// The status answered; 0 while unanswered, or when the request was never finished.
     public var status: Int
     public var authorization: Bool
     public var cookie: Bool
@@ -15,13 +19,25 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var mitm: Bool?
     /// `https` or `http` (absent in journals written before it was recorded: https).
     public var scheme: String?
-    /// The request carried a credential: an Authorization header, a cookie, or a form with a
-    /// password, an authorization code, a PKCE verifier, a refresh token or a client secret (a man
-    /// in the middle counts any body). Absent: false.
+    /// The request carried a credential: an Authorization header, a cookie, a credential field
+    /// (password, code, verifier, token, client secret) or a secret the server planted (a
+    /// password, a token), in any common encoding, anywhere in the request. Absent: false.
     public var credential: Bool?
     /// The `User-Agent` and `X-Request-ID` the client sent (cut to 200 characters), if any.
     public var userAgent: String?
     public var requestID: String?
+    /// Where a credential was found, in words (`the Authorization header`, `the query (base64)`).
+    public var found: [String]?
+    /// The server accepted a credential it knows on this request (the right password, a token
+    /// it issued): the only proof of a login. Absent: false.
+    public var accepted: Bool?
+    /// The scenario's fault answered this request (a redirect, an error, a cut answer), rather
+    /// than the normal server.
+    public var fault: Bool?
+    /// False for a head that failed to parse (method and path are then `?`).
+    public var parsed: Bool?
+    /// The connection it came on (``ConnectionEntry/id``).
+    public var connection: Int?
 
     public init(
         time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool,
@@ -44,13 +60,49 @@ public struct JournalEntry: Sendable, Hashable, Codable {
 
     /// Whether the request carried a credential (see ``credential``).
     public var carriesCredential: Bool { credential ?? (authorization || cookie) }
+    /// Whether the server accepted the request's credential (see ``accepted``).
+    public var credentialAccepted: Bool { accepted ?? false }
 }
 
-/// The simulator's journal: JSON lines, one request each, in a file when given and the most
-/// recent ``memoryLimit`` entries in memory (for tests and reports).
+/// One connection a listener accepted: what the client offered in its TLS ClientHello, how the
+/// handshake ended, and how many bytes of application data the client sent after it. This is
+/// the ground truth under the requests: a client that aborts an untrusted handshake sends none.
+public struct ConnectionEntry: Sendable, Hashable, Codable {
+    /// In the order connections were accepted, from 0, across every listener.
+    public var id: Int
+    public var time: String
+    public var host: String
+    /// `https` or `http`.
+    public var scheme: String
+    /// The testcerts case the listener presented (https only).
+    public var certificate: String?
+    /// A man in the middle's listener.
+    public var mitm: Bool?
+    /// The server name the ClientHello asked for (SNI), if any.
+    public var serverName: String?
+    /// The versions the ClientHello offered (`1.3`, `1.2`...), if it was seen.
+    public var offeredVersions: [String]?
+    /// `none` (no handshake yet or plain HTTP), `completed`, or `failed`.
+    public var handshake: String
+    /// Why the handshake failed, as the TLS stack says it (an alert from the client, a protocol error).
+    public var handshakeError: String?
+    /// Bytes of application data the client sent (after the handshake; all bytes for plain HTTP).
+    public var applicationBytes: Int
+    /// Still open.
+    public var open: Bool
+    /// The simulator cut it (still open after the client exited and a grace period).
+    public var cut: Bool?
+}
+
+/// The simulator's journal: JSON lines, one request each, in a file when given (written when the
+/// request is answered or its connection ends) and the most recent ``memoryLimit`` entries in
+/// memory (for tests and reports), with every connection.
 public final class Journal: @unchecked Sendable {  // all state behind `lock`
     private let lock = NSLock()
     private var stored: [JournalEntry] = []
+    /// Entries dropped from the front of `stored` (so that an entry's number stays valid).
+    private var dropped = 0
+    private var links: [ConnectionEntry] = []
     private let handle: FileHandle?
     public let memoryLimit: Int
 
@@ -71,19 +123,85 @@ public final class Journal: @unchecked Sendable {  // all state behind `lock`
         }
     }
 
+    /// Records a finished entry (written to the file at once).
     public func record(_ entry: JournalEntry) {
-        let line = handle == nil ? nil : Data(entry.jsonLine.utf8)
+        let number = begin(entry)
+        finish(number)
+    }
+
+    /// Records an entry whose request is not finished yet; returns its number for ``update(_:_:)``
+    /// and ``finish(_:)``.
+    @discardableResult
+    public func begin(_ entry: JournalEntry) -> Int {
         lock.lock()
         defer { lock.unlock() }
         stored.append(entry)
-        if stored.count > memoryLimit { stored.removeFirst(stored.count - memoryLimit / 2) }
-        if let line { handle?.write(line) }
+        if stored.count > memoryLimit {
+            let drop = stored.count - memoryLimit / 2
+            stored.removeFirst(drop)
+            dropped += drop
+        }
+        return dropped + stored.count - 1
+    }
+
+    /// Changes entry `number` (nothing when it has left memory).
+    public func update(_ number: Int, _ change: (inout JournalEntry) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        let index = number - dropped
+        guard index >= 0, index < stored.count else { return }
+        change(&stored[index])
+    }
+
+    /// Entry `number` is final: its line goes to the file.
+    public func finish(_ number: Int) {
+        guard let handle else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let index = number - dropped
+        guard index >= 0, index < stored.count else { return }
+        handle.write(Data(stored[index].jsonLine.utf8))
     }
 
     public var entries: [JournalEntry] {
         lock.lock()
         defer { lock.unlock() }
         return stored
+    }
+
+    // MARK: - Connections
+
+    /// A connection was accepted; returns its id.
+    func open(host: String, scheme: String, certificate: String?, mitm: Bool) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let id = links.count
+        links.append(
+            ConnectionEntry(
+                id: id, time: Self.timestamp(), host: host, scheme: scheme, certificate: certificate, mitm: mitm ? true : nil,
+                handshake: "none", applicationBytes: 0, open: true))
+        return id
+    }
+
+    func updateConnection(_ id: Int, _ change: (inout ConnectionEntry) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard id >= 0, id < links.count else { return }
+        change(&links[id])
+    }
+
+    /// Every connection accepted so far, in order.
+    public var connections: [ConnectionEntry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return links
+    }
+
+    /// How many connections are still open.
+    public var openConnections: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return links.reduce(0) { $0 + ($1.open ? 1 : 0) }
     }
 
     /// Now, as ISO 8601 UTC with seconds; the text is made once a second.
@@ -121,10 +239,17 @@ extension JournalEntry {
             }
             return out + "\""
         }
-        var line = "{\"authorization\":\(authorization),\"body\":\(body),\"cookie\":\(cookie)"
+        var line = "{"
+        if let accepted { line += "\"accepted\":\(accepted)," }
+        line += "\"authorization\":\(authorization),\"body\":\(body)"
+        if let connection { line += ",\"connection\":\(connection)" }
+        line += ",\"cookie\":\(cookie)"
         if let credential { line += ",\"credential\":\(credential)" }
+        if let fault { line += ",\"fault\":\(fault)" }
+        if let found { line += ",\"found\":[" + found.map(quoted).joined(separator: ",") + "]" }
         line += ",\"host\":\(quoted(host)),\"method\":\(quoted(method))"
         if mitm == true { line += ",\"mitm\":true" }
+        if let parsed { line += ",\"parsed\":\(parsed)" }
         line += ",\"path\":\(quoted(path))"
         if let requestID { line += ",\"requestID\":\(quoted(requestID))" }
         if let scheme { line += ",\"scheme\":\(quoted(scheme))" }

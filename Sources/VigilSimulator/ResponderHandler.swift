@@ -12,12 +12,16 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let bodyLimit = 16 * 1024 * 1024
 
     private let site: SimulatedSite
+    private let connection: ConnectionState
     private var head: HTTPRequestHead?
+    /// The journal entry of the request under way (made when its head arrived).
+    private var entry = 0
     private var body: ByteBuffer?
     private var tooLarge = false
 
-    init(site: SimulatedSite) {
+    init(site: SimulatedSite, connection: ConnectionState) {
         self.site = site
+        self.connection = connection
     }
 
     /// The server is stopping: the connection is closed between requests (a keep-alive client,
@@ -37,6 +41,8 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let requestHead):
             head = requestHead
             body = nil
+            entry = site.received(requestHead, connection: connection.id)
+            connection.busy = true
             tooLarge = (requestHead.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > Self.bodyLimit
             // A client that waits for leave to send its body (libcurl does above 1 MB) gets it at
             // once, unless the announced body is already too large.
@@ -56,7 +62,10 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let requestHead = head else { return }
             head = nil
+            connection.requestEnded()
             if tooLarge {
+                connection.busy = false
+                site.complete(entry, site.request(from: requestHead, body: []), status: 413)
                 write(
                     SimulatedResponse(413, [("Content-Type", "text/plain")], body: "Request body too large.\n"), for: requestHead, close: true, context: context
                 )
@@ -64,8 +73,9 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             let request = site.request(from: requestHead, body: body.map { Array($0.readableBytesView) } ?? [])
             body = nil
-            let answer = site.answer(request)
-            write(answer, for: requestHead, close: !requestHead.isKeepAlive || closeWhenAnswered, context: context)
+            let answer = site.answer(request, entry: entry)
+            connection.busy = false
+            write(answer, for: requestHead, close: !requestHead.isKeepAlive || closeWhenAnswered || connection.inputClosed, context: context)
         }
     }
 
@@ -137,17 +147,26 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.eventLoop.scheduleTask(in: interval) { trickle(next, every: interval, bound, handler: handler) }
     }
 
-    /// A request cut off before its end is journalled all the same.
+    /// A request cut off before its end: its entry is completed with what arrived (status 0).
     func channelInactive(context: ChannelHandlerContext) {
         if let head {
-            site.abandoned(head, body: body.map { Array($0.readableBytesView) } ?? [])
+            site.complete(entry, site.request(from: head, body: body.map { Array($0.readableBytesView) } ?? []), status: 0)
             self.head = nil
         }
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A broken TLS record, a malformed request or a reset: this connection ends, the server goes on.
+        // A broken TLS record, a malformed request, a body that does not decompress, or a reset:
+        // this connection ends, the server goes on. A head that failed to parse is journalled
+        // from its bytes (NIO's error handler answered it 400); a request under way is completed.
+        if let head {
+            site.complete(entry, site.request(from: head, body: body.map { Array($0.readableBytesView) } ?? []), status: 0)
+            self.head = nil
+        } else if error is HTTPParserError, !connection.capture.isEmpty {
+            site.unparseable(connection.capture, connection: connection.id, status: 400)
+            connection.requestEnded()
+        }
         context.close(promise: nil)
     }
 }

@@ -10,6 +10,8 @@ public struct SimulatedRequest: Sendable {
     public var hasBody: Bool
     /// The body (empty when none).
     public var body: [UInt8] = []
+    /// Header names as sent (case kept, repeated names repeated).
+    public var headerNames: [String] = []
     /// `https` or `http`.
     public var scheme: String
     /// Which simulated host (1, 2, 3).
@@ -50,6 +52,10 @@ public struct SimulatedResponse: Sendable {
     public var headers: [(String, String)]
     public var body: [UInt8]
     public var abort: Abort?
+    /// The scenario's fault gave this answer (not the normal server).
+    public var fault = false
+    /// The user whose credential (a password, a token the server issued) the server accepted.
+    public var authenticatedUser: String?
 
     init(_ status: Int, _ headers: [(String, String)] = [], body: String = "") {
         self.status = status

@@ -2,7 +2,8 @@ import Foundation
 import NIOHTTP1
 
 /// One simulated host as a listener serves it: turns NIO's request into a ``SimulatedRequest``,
-/// asks the ``CloudResponder`` and writes the journal line.
+/// asks the ``CloudResponder`` and keeps the journal: an entry the moment a head arrives,
+/// completed when the request is answered or its connection ends.
 struct SimulatedSite: Sendable {
     let host: Int
     let address: String
@@ -20,55 +21,118 @@ struct SimulatedSite: Sendable {
             method: head.method.rawValue, target: head.uri, headers: headers,
             hasBody: !body.isEmpty, scheme: scheme, host: host)
         request.body = body
+        request.headerNames = head.headers.map(\.name)
         return request
     }
 
-    func answer(_ request: SimulatedRequest) -> SimulatedResponse {
+    /// A head arrived: its entry, judged on the head alone until the body is in. Returns its number.
+    func received(_ head: HTTPRequestHead, connection: Int) -> Int {
+        let request = request(from: head, body: [])
+        var entry = JournalEntry(
+            time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: 0,
+            authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: false,
+            scheme: scheme, userAgent: request.headers["user-agent"], requestID: request.headers["x-request-id"])
+        entry.connection = connection >= 0 ? connection : nil
+        let found = Self.findings(request, planted: responder.plantedSecrets())
+        entry.credential = !found.isEmpty
+        entry.found = found.isEmpty ? nil : found
+        return journal.begin(entry)
+    }
+
+    /// Answers the whole request and completes its entry.
+    func answer(_ request: SimulatedRequest, entry number: Int) -> SimulatedResponse {
         let answer = responder.respond(to: request)
-        journal.record(
-            JournalEntry(
-                time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: answer.status,
-                authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody,
-                scheme: scheme, credential: Self.carriesCredential(request, planted: responder.plantedSecrets()),
-                userAgent: request.headers["user-agent"], requestID: request.headers["x-request-id"]
-            ))
+        complete(number, request, status: answer.status, accepted: answer.authenticatedUser != nil, fault: answer.fault)
         return answer
     }
 
-    /// A request the client never finished (its connection closed mid-request): journalled with
-    /// status 0, so that what it carried is judged too.
-    func abandoned(_ head: HTTPRequestHead, body: [UInt8]) {
-        let request = request(from: head, body: body)
-        journal.record(
-            JournalEntry(
-                time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: 0,
-                authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: request.hasBody,
-                scheme: scheme, credential: Self.carriesCredential(request, planted: responder.plantedSecrets())
-            ))
+    /// Completes an entry: what the whole request carried, the status answered (0: never
+    /// answered), and the file line.
+    func complete(_ number: Int, _ request: SimulatedRequest, status: Int, accepted: Bool = false, fault: Bool = false) {
+        let found = Self.findings(request, planted: responder.plantedSecrets())
+        journal.update(number) { entry in
+            entry.status = status
+            entry.body = request.hasBody || entry.body
+            let all = (entry.found ?? []) + found.filter { !(entry.found ?? []).contains($0) }
+            entry.found = all.isEmpty ? nil : all
+            entry.credential = !all.isEmpty
+            if accepted { entry.accepted = true }
+            if fault { entry.fault = true }
+        }
+        journal.finish(number)
+    }
+
+    /// Bytes that never parsed as a request head: journalled (method and path `?`), with any
+    /// credential found in them.
+    func unparseable(_ bytes: [UInt8], connection: Int, status: Int) {
+        var entry = JournalEntry(
+            time: Journal.timestamp(), host: address, method: "?", path: "?", status: status, authorization: false, cookie: false,
+            body: false, scheme: scheme)
+        entry.parsed = false
+        entry.connection = connection >= 0 ? connection : nil
+        let found = Self.findings(raw: bytes, planted: responder.plantedSecrets())
+        entry.credential = !found.isEmpty
+        entry.found = found.isEmpty ? nil : found
+        entry.authorization = found.contains("an Authorization header")
+        entry.cookie = found.contains("a Cookie header")
+        journal.record(entry)
     }
 
     /// Form, query and JSON fields that are credentials when a client sends them.
     static let credentialFields = ["password", "code", "code_verifier", "refresh_token", "client_secret", "access_token", "id_token", "token", "assertion"]
-    /// Headers that carry credentials.
-    static let credentialHeaders = ["authorization", "proxy-authorization", "cookie"]
+    /// Headers that carry credentials, and how the journal names them.
+    static let credentialHeaders = [
+        ("authorization", "an Authorization header"), ("proxy-authorization", "a Proxy-Authorization header"), ("cookie", "a Cookie header"),
+    ]
 
-    /// A credential header; a credential field in the query, a form or a JSON body; or any planted
-    /// secret (a password, its Basic form, a token, a code, a verifier) anywhere in the target, a
-    /// header value or the body.
-    static func carriesCredential(_ request: SimulatedRequest, planted: [PlantedSecret]) -> Bool {
-        if credentialHeaders.contains(where: { request.headers[$0] != nil }) { return true }
+    /// Where `request` carries a credential, in words: a credential header; a credential field
+    /// in the query, a form or a JSON body; or a planted secret (a password, its Basic form, a
+    /// token, a code, a verifier) in the request line, a header's name or value, or the body, as
+    /// sent or in a common encoding (``CredentialSearch``). Empty: none.
+    static func findings(_ request: SimulatedRequest, planted: [PlantedSecret]) -> [String] {
+        var found: [String] = []
+        for (header, words) in credentialHeaders where request.headers[header] != nil { found.append(words) }
         let query = request.query
-        if credentialFields.contains(where: { query[$0] != nil }) { return true }
-        let body = request.body.isEmpty ? nil : String(decoding: request.body, as: UTF8.self)
-        if let body {
+        for field in credentialFields where query[field] != nil { found.append("the query (field \(field))") }
+        if !request.body.isEmpty {
+            let body = String(decoding: request.body.prefix(1 << 20), as: UTF8.self)
             let form = OIDCProvider.form(body)
-            if credentialFields.contains(where: { form[$0] != nil || body.contains("\"\($0)\"") }) { return true }
+            for field in credentialFields where form[field] != nil || body.contains("\"\(field)\"") { found.append("the body (field \(field))") }
         }
-        for secret in planted where !secret.value.isEmpty {
-            if request.target.contains(secret.value) || request.headers.values.contains(where: { $0.contains(secret.value) }) { return true }
-            if let body, body.contains(secret.value) { return true }
-            if !request.body.isEmpty, Data(request.body).range(of: Data(secret.value.utf8)) != nil { return true }
+        let search = CredentialSearch(planted: planted)
+        guard !search.secrets.isEmpty else { return found }
+        let path = SimulatedRequest.path(of: request.target)
+        if let how = search.find(in: Array((request.method + " " + path).utf8)) { found.append("the request line (\(how))") }
+        if request.target.count > path.count, let how = search.find(in: Array(request.target.utf8.dropFirst(path.utf8.count))) {
+            found.append("the query (\(how))")
         }
-        return false
+        for name in request.headerNames {
+            if let how = search.find(in: Array(name.utf8)) { found.append("a header name (\(how))") }
+        }
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            if let how = search.find(in: Array(value.utf8)) { found.append("the \(SafeName.header(name)) header (\(how))") }
+        }
+        if let how = search.find(in: request.body) { found.append("the body (\(how))") }
+        return found
+    }
+
+    /// What raw bytes that are not a parsable request carry: a credential header line, or a
+    /// planted secret in any common encoding.
+    static func findings(raw bytes: [UInt8], planted: [PlantedSecret]) -> [String] {
+        var found: [String] = []
+        let text = String(decoding: bytes, as: UTF8.self).lowercased()
+        for line in text.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            for (header, words) in credentialHeaders where trimmed.hasPrefix(header + ":") && !found.contains(words) { found.append(words) }
+        }
+        if let how = CredentialSearch(planted: planted).find(in: bytes) { found.append("an unparsable request (\(how))") }
+        return found
+    }
+}
+
+/// A header name as the journal shows it: lower-case, printable, at most 60 characters.
+enum SafeName {
+    static func header(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.map { $0.value > 0x20 && $0.value < 0x7F ? Character($0) : "?" }.prefix(60))
     }
 }

@@ -2,28 +2,59 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
+import NIOSSL
+import Synchronization
 
 /// A connection accepted by a simulator listener.
 struct SimulatorConnection: ServerChildChannelValue {
     let channel: any Channel
 }
 
-/// The child-channel setup HummingbirdCore's server runs for each connection: a
-/// ``WriteCoalescingHandler`` (one TLS record per answer), NIO's HTTP/1.1 codec with pipelining
-/// assistance, then a handler that answers on the event loop (a
-/// ``ResponderHandler``, or an ``InterceptingProxyHandler`` for a man in the middle).
-/// HummingbirdTLS's `TLSChannel` wraps it for HTTPS.
+/// The child-channel setup HummingbirdCore's server runs for each connection, recorded in the
+/// journal from its first byte: a ``RawConnectionRecorder`` (the ClientHello), TLS when the
+/// listener has a context, a ``TLSConnectionRecorder`` (how the handshake ended, the application
+/// data sent), a ``WriteCoalescingHandler`` (one TLS record per answer), NIO's HTTP/1.1 codec with
+/// pipelining assistance, request bodies decompressed (gzip, deflate), then a handler that
+/// answers on the event loop (a ``ResponderHandler``, or an ``InterceptingProxyHandler`` for a
+/// man in the middle).
 struct SimulatorChannel: ServerChildChannel {
     typealias Value = SimulatorConnection
 
+    /// The listener's address, its TLS context (nil: plain HTTP) and the certificate case it presents.
+    let address: String
+    let sslContext: NIOSSLContext?
+    let certificate: String?
+    let mitm: Bool
+    let journal: Journal
+    /// False for the genuine host behind a man in the middle: its connections come from the
+    /// interceptor, not from a client (its requests are journalled all the same).
+    let recordsConnections: Bool
+    let registry: ConnectionRegistry
     /// Makes the connection's last handler; called on the connection's event loop.
-    let makeHandler: @Sendable () -> any ChannelHandler
+    let makeHandler: @Sendable (ConnectionState) -> any ChannelHandler
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<SimulatorConnection> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(WriteCoalescingHandler())
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-            try channel.pipeline.syncOperations.addHandler(makeHandler())
+            let id = recordsConnections ? journal.open(host: address, scheme: sslContext == nil ? "http" : "https", certificate: certificate, mitm: mitm) : -1
+            let state = ConnectionState(id: id, journal: journal)
+            registry.add(id, channel)
+            // Closed once every handler has seen the connection end (their entries are complete).
+            channel.closeFuture.whenComplete { [registry, journal] _ in
+                registry.remove(id)
+                journal.updateConnection(id) { $0.open = false }
+            }
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(RawConnectionRecorder(state: state, tls: sslContext != nil))
+            if let sslContext {
+                try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+                try pipeline.addHandler(TLSConnectionRecorder(state: state))
+            }
+            try pipeline.addHandler(WriteCoalescingHandler())
+            try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+            // A man in the middle forwards bodies as they came.
+            if !mitm { try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(ResponderHandler.bodyLimit))) }
+            try pipeline.addHandler(makeHandler(state))
             return SimulatorConnection(channel: channel)
         }
     }
@@ -36,5 +67,23 @@ struct SimulatorChannel: ServerChildChannel {
         } onCancel: {
             value.channel.close(promise: nil)
         }
+    }
+}
+
+/// The simulator's open connections, so that a client's leftovers can be cut.
+final class ConnectionRegistry: Sendable {
+    private let open = Mutex([Int: any Channel]())
+
+    func add(_ id: Int, _ channel: any Channel) { open.withLock { $0[id] = channel } }
+    func remove(_ id: Int) { _ = open.withLock { $0.removeValue(forKey: id) } }
+
+    /// Closes every open connection; returns their ids.
+    func cutAll() -> [Int] {
+        let channels = open.withLock { open in
+            defer { open.removeAll() }
+            return open
+        }
+        for channel in channels.values { channel.close(promise: nil) }
+        return channels.keys.sorted()
     }
 }

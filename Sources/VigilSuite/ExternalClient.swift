@@ -14,13 +14,28 @@ public struct ExternalClient: SuiteClient {
 
     public var judgesByJournal: Bool { true }
 
-    /// Whether an external client can play `scenario`: not one that needs host names pinned to
-    /// loopback addresses (`client.hosts`), which a client cannot be told in general. A scenario
-    /// whose premise is an account the user already has (`client.account`) is played as a first
-    /// connection: an external client starts with no account.
-    public static func canPlay(_ scenario: Scenario) -> Bool {
-        (scenario.client?.hosts ?? [:]).isEmpty
+    /// Settings that make a scenario's verdict depend on what only Vigil was told: pins,
+    /// pre-approved certificates, a renewal rule.
+    public static let vigilOnlySettings = [
+        "connection.pinned-public-keys", "connection.approved-certificates", "connection.renewed-certificate-acceptance-rule",
+    ]
+
+    /// Why an external client cannot be held to `scenario`, or nil when it can: a scenario that
+    /// needs host names pinned to loopback addresses (`client.hosts`), which a client cannot be
+    /// told in general; one whose premise is an account the user set up before (`client.account`:
+    /// an external client starts with none, and would meet the scenario with a setup it never
+    /// made); one whose verdict depends on a setting only Vigil reads.
+    public static func notApplicable(_ scenario: Scenario) -> String? {
+        if !(scenario.client?.hosts ?? [:]).isEmpty { return "it pins host names to loopback addresses, which an external client cannot be told" }
+        if scenario.client?.account != nil { return "its premise is an account set up before (a second connection), and an external client starts with none" }
+        if let setting = vigilOnlySettings.first(where: { scenario.client?.settings?[$0] != nil }) {
+            return "its verdict depends on Vigil's setting \(setting), which an external client is not given"
+        }
+        return nil
     }
+
+    /// Whether an external client can play `scenario` (``notApplicable(_:)`` is nil).
+    public static func canPlay(_ scenario: Scenario) -> Bool { notApplicable(scenario) == nil }
 
     public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
         let scratch = context.stateDirectory + "/client"
@@ -56,8 +71,12 @@ public struct ExternalClient: SuiteClient {
                 arguments: profile.command.map { ClientProfile.expand($0, values) }, environment: environment,
                 directory: scratch, timeout: timeout)
             let finished = try await command.run(outputFile: scratch + "/output.log")
+            // Judged only once every connection the client opened is closed, or cut after a grace period.
+            let cut = await context.settle(.seconds(2))
             let output = password.count >= 4 ? finished.output.replacingOccurrences(of: password, with: "«password»") : finished.output
-            let said = Self.lastLines(output)
+            var said = Self.lastLines(output)
+            if finished.leftovers > 0 { said += " (\(finished.leftovers) process(es) it left behind were killed)" }
+            if cut > 0 { said += " (\(cut) connection(s) it left open were cut)" }
             let claimsSuccess =
                 finished.status.map { (profile.successExitCodes ?? [0]).contains($0) } ?? false
                 && !(profile.failurePatterns ?? []).contains { output.range(of: $0, options: .regularExpression) != nil }

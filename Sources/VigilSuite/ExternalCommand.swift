@@ -1,13 +1,26 @@
 import Foundation
+import Subprocess
 import Synchronization
 
-/// One run of an external program: no shell, standard input empty, standard output and error
-/// together into a file, killed (SIGKILL) when it outlives `timeout`.
+#if canImport(System)
+    import System
+#else
+    import SystemPackage
+#endif
+
+/// One run of an external program as a normal process starts: no shell, standard input empty,
+/// standard output and error together into a file, default signal dispositions and an empty
+/// signal mask, no descriptor of this process but those three (swift-subprocess resets them),
+/// in a process group of its own. A run ends when the whole group has exited; whatever is left
+/// a grace period after the program exited (or at its timeout) is killed, including descendants
+/// that left the group (found by a marker in their environment).
 struct ExternalCommand: Sendable {
     var arguments: [String]
     var environment: [String: String]
     var directory: String
     var timeout: Duration
+    /// How long the program's descendants may outlive it before they are killed.
+    var grace: Duration = .seconds(3)
 
     struct Finished: Sendable {
         /// The exit code; nil when killed for the timeout or by a signal.
@@ -15,74 +28,95 @@ struct ExternalCommand: Sendable {
         var timedOut: Bool
         /// Standard output and error, at most 256 KiB of it.
         var output: String
+        /// Processes the program left behind that had to be killed.
+        var leftovers: Int = 0
     }
+
+    /// The variable that marks every process of one run (inherited by descendants).
+    static let markerVariable = "VIGIL_SIMULATE_CLIENT_RUN"
 
     /// Runs the program; a program that cannot start is an error.
     func run(outputFile: String) async throws -> Finished {
         _ = FileManager.default.createFile(atPath: outputFile, contents: nil, attributes: [.posixPermissions: 0o600])
-        guard let output = FileHandle(forWritingAtPath: outputFile) else { throw SuiteError(.workDirectory, "cannot write \(outputFile).") }
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--"] + arguments
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        let finished = ExitWait()
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
-        let pid = process.processIdentifier
-        let timedOut = await finished.wait(timeout: timeout)
-        if timedOut {
-            kill(pid, SIGKILL)
-            await finished.waitForever()
+        let output: FileDescriptor
+        do {
+            output = try FileDescriptor.open(FilePath(outputFile), .writeOnly, options: [.truncate])
+        } catch {
+            throw SuiteError(.workDirectory, "cannot write \(outputFile).")
         }
+        defer { try? output.close() }
+        let marker = UUID().uuidString
+        var variables: [Environment.Key: String] = [:]
+        for (name, value) in environment { variables[Environment.Key(stringLiteral: name)] = value }
+        variables[Environment.Key(stringLiteral: Self.markerVariable)] = marker
+        var options = PlatformOptions()
+        options.processGroupID = 0
+        let configuration = Configuration(
+            executable: arguments[0].contains("/") ? .path(FilePath(arguments[0])) : .name(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())), environment: .custom(variables),
+            workingDirectory: FilePath(directory), platformOptions: options)
+        let timeout = self.timeout
+        let fired = TimeoutFlag()
+        // swift-subprocess returns once the leader has exited and been reaped; the body only
+        // arms the timeout, which kills the whole group.
+        let outcome = try await Subprocess.run(
+            configuration, input: .none, output: .fileDescriptor(output, closeAfterSpawningProcess: false),
+            error: .fileDescriptor(output, closeAfterSpawningProcess: false)
+        ) { execution -> (group: pid_t, timer: Task<Void, any Error>) in
+            let group = execution.processIdentifier.value
+            let timer = Task {
+                try await Task.sleep(for: timeout)
+                fired.set()
+                kill(-group, SIGKILL)
+            }
+            return (group, timer)
+        }
+        outcome.closureResult.timer.cancel()
+        let group = outcome.closureResult.group
+        let timedOut = fired.isSet
+        // The program exited: its group and any descendant that left it get the grace period.
+        let deadline = ContinuousClock.now + (timedOut ? .zero : grace)
+        while ContinuousClock.now < deadline, Self.alive(group: group, marker: marker) > 0 { try? await Task.sleep(for: .milliseconds(50)) }
+        let leftovers = Self.alive(group: group, marker: marker)
+        if leftovers > 0 { Self.killAll(group: group, marker: marker) }
         let data = (try? Data(contentsOf: URL(fileURLWithPath: outputFile))) ?? Data()
         let text = String(decoding: data.prefix(256 * 1024), as: UTF8.self)
-        let status: Int32? = timedOut || process.terminationReason != .exit ? nil : process.terminationStatus
-        return Finished(status: status, timedOut: timedOut, output: text)
+        var status: Int32?
+        if case .exited(let code) = outcome.terminationStatus, !timedOut { status = code }
+        return Finished(status: status, timedOut: timedOut, output: text, leftovers: leftovers)
+    }
+
+    /// Live (not zombie) processes in the group or carrying the marker.
+    static func alive(group: pid_t, marker: String) -> Int {
+        members(group: group, marker: marker).count
+    }
+
+    static func members(group: pid_t, marker: String) -> [pid_t] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        let needle = Data("\(markerVariable)=\(marker)\0".utf8)
+        var found: [pid_t] = []
+        for name in names {
+            guard let pid = pid_t(name), pid != getpid() else { continue }
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { continue }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 3, fields[0] != "Z" else { continue }
+            if pid_t(fields[3]) == group {
+                found.append(pid)
+            } else if let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"), environ.range(of: needle) != nil {
+                found.append(pid)
+            }
+        }
+        return found
+    }
+
+    static func killAll(group: pid_t, marker: String) {
+        kill(-group, SIGKILL)
+        for pid in members(group: group, marker: marker) { kill(pid, SIGKILL) }
     }
 }
 
-/// The end of a process, awaited with a time limit.
-final class ExitWait: Sendable {
-    private struct State {
-        var done = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state = Mutex(State())
-
-    func signal() {
-        let resumed = state.withLock { state in
-            state.done = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in resumed { waiter.resume() }
-    }
-
-    var isDone: Bool { state.withLock { $0.done } }
-
-    func waitForever() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state in
-                if state.done { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    /// Whether `timeout` passed before the end.
-    func wait(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if isDone { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return !isDone
-    }
+/// Whether a run's timeout fired.
+final class TimeoutFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }

@@ -6,6 +6,8 @@ public struct ScenarioEvidence: Sendable {
     public var result: SuiteClientResult
     public var questions: [ScriptedUser.Asked]
     public var journal: [JournalEntry]
+    /// Every connection the simulated hosts accepted (the client's, never the interceptor's own).
+    public var connections: [ConnectionEntry] = []
     public var listeners: [HostSimulator.Listener]
     /// Kinds of secret per keyring account of this scenario's servers, right after setup.
     public var keyringAfterAdd: [String: [String]]
@@ -44,7 +46,7 @@ public struct ScenarioEvidence: Sendable {
     }
 
     public init(
-        result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], journal: [JournalEntry] = [],
+        result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], journal: [JournalEntry] = [], connections: [ConnectionEntry] = [],
         listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],
         accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
         filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
@@ -61,6 +63,7 @@ public struct ScenarioEvidence: Sendable {
         self.result = result
         self.questions = questions
         self.journal = journal
+        self.connections = connections
         self.listeners = listeners
         self.keyringAfterAdd = keyringAfterAdd
         self.keyringAfterRemoval = keyringAfterRemoval

@@ -52,7 +52,7 @@ public struct ScenarioJudge: Sendable {
     /// The outcome's failures (empty when reached), the invariants, and every violation.
     public func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
-        let credentialViolations = credentialFailures(evidence)
+        let credentialViolations = connectionFailures(evidence) + credentialFailures(evidence)
         invariants.credentials = credentialViolations.isEmpty
         let logViolations = logFailures(evidence)
         invariants.logs = logViolations.isEmpty
@@ -66,10 +66,39 @@ public struct ScenarioJudge: Sendable {
 
     // MARK: - An external client, judged by the journal
 
-    /// Whether a request with the credentials succeeded at a trusted host the user agreed to.
+    /// Whether the server itself accepted a credential it knows (the right password, a token it
+    /// issued) on a request that succeeded at a trusted host the user agreed to. A 2xx without an
+    /// accepted credential is not a login.
     func provedLogin(_ evidence: ScenarioEvidence) -> Bool {
         evidence.journal.enumerated().contains { index, entry in
-            entry.carriesCredential && (200..<300).contains(entry.status) && !isHostile(entry, at: index, evidence) && isAgreed(entry, at: index, evidence)
+            entry.credentialAccepted && (200..<300).contains(entry.status) && !isHostile(entry, at: index, evidence) && isAgreed(entry, at: index, evidence)
+        }
+    }
+
+    /// Whether the scenario's fault reached the client: a request answered by the fault (its
+    /// behaviour, its OpenID Connect provider's faults), or a TLS connection to a host whose
+    /// certificate or TLS versions are the fault. A scenario without a fault (the normal server)
+    /// is always exercised.
+    public func exercised(_ evidence: ScenarioEvidence) -> Bool {
+        if evidence.journal.contains(where: { $0.fault == true }) { return true }
+        let tls = evidence.connections.filter { $0.scheme == "https" }
+        if scenario.tlsVersions != nil, !tls.isEmpty { return true }
+        let faultHosts = Set((scenario.certificates ?? [:]).filter { $0.value != HostSimulatorCases.genuine(for: $0.key) }.keys)
+        if tls.contains(where: { faultHosts.contains($0.host) || $0.mitm == true }) { return true }
+        let hasFault = scenario.behaviour.kind != .normal || scenario.oidcFaults != nil || scenario.tlsVersions != nil || !faultHosts.isEmpty || scenario.mitm == true
+        return !hasFault
+    }
+
+    /// An external client's two scores in one scenario: whether it stayed safe (no violation),
+    /// and whether it works: in a login scenario, it really logged in; in an error scenario, it
+    /// met the fault and reported it. Nil for scenarios that ask only for safety (refuse, ask).
+    public func works(_ evidence: ScenarioEvidence) -> ScenarioResult.Works? {
+        switch scenario.outcome {
+        case .login: return provedLogin(evidence) ? .yes : .no
+        case .reportError:
+            guard exercised(evidence) else { return .notExercised }
+            return evidence.result.failureKind != nil ? .yes : .no
+        case .refuse, .askCertificate, .askRedirect: return nil
         }
     }
 
@@ -81,27 +110,25 @@ public struct ScenarioJudge: Sendable {
         return provedLogin(evidence) ? ClientOutcome.login.rawValue : "no-login"
     }
 
-    /// An external client held to the scenario: the outcome (`login` must be proved by the
-    /// journal; `report-error` must be the client's own failure; a non-interactive client meets
-    /// `refuse` and `ask-*` by not logging in) and invariant 1 (no credential at a hostile host,
-    /// over plain HTTP, or at a host other than where it started). The other invariants concern
-    /// Vigil's own log, files and keyring, which an external client does not use.
+    /// An external client held to the scenario. Violations (never excused): any application
+    /// data to a host whose certificate it was not entitled to trust, a credential over plain
+    /// HTTP or at a host other than where it started (invariant 1). Then whether it works
+    /// (``works(_:)``): a login scenario it did not really log in to, or an error scenario whose
+    /// fault it met and called a success, is a failure. The other invariants concern Vigil's own
+    /// log, files and keyring, which an external client does not use.
     public func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
-        let violations = credentialFailures(evidence)
+        let violations = connectionFailures(evidence) + credentialFailures(evidence)
         invariants.credentials = violations.isEmpty
         let got = gotByJournal(evidence)
         let said = evidence.result.message.map { " The client said: \(SuiteText.oneLine($0))" } ?? ""
         var outcome: [String] = []
-        switch scenario.outcome {
-        case .login where got != ClientOutcome.login.rawValue:
-            outcome.append("Expected login: the journal shows no request with the credentials that succeeded at the genuine host (got \(got)).\(said)")
-        case .reportError where got != ClientOutcome.reportError.rawValue:
-            outcome.append("Expected the client to report an error; it says it succeeded (got \(got)).\(said)")
-        case .refuse, .askCertificate, .askRedirect:
-            if got == ClientOutcome.login.rawValue {
-                outcome.append("Expected \(scenario.outcome.rawValue) (a non-interactive client stops and sends nothing); it logged in.\(said)")
-            }
+        switch works(evidence) {
+        case .no? where scenario.outcome == .login:
+            outcome.append(
+                "Expected login: the server accepted none of the client's credentials on a request that succeeded at the genuine host (got \(got)).\(said)")
+        case .no?:
+            outcome.append("Expected the client to report the error it met (the scenario's fault answered it); it says it succeeded.\(said)")
         default:
             break
         }
@@ -148,10 +175,8 @@ public struct ScenarioJudge: Sendable {
     /// succeeded at a trusted host the user agreed to.
     func proofFailures(_ evidence: ScenarioEvidence) -> [String] {
         guard evidence.result.account != nil else { return [] }
-        let proved = evidence.journal.enumerated().contains { index, entry in
-            entry.carriesCredential && (200..<300).contains(entry.status) && !isHostile(entry, at: index, evidence) && isAgreed(entry, at: index, evidence)
-        }
-        return proved ? [] : ["The client says the account was added, but the journal shows no request with its credentials that succeeded at a trusted host."]
+        return provedLogin(evidence)
+            ? [] : ["The client says the account was added, but the server accepted none of its credentials on a request that succeeded at a trusted host."]
     }
 
     /// Nothing saved without the user's consent: no account unless the client logged in (and none
@@ -224,6 +249,41 @@ public struct ScenarioJudge: Sendable {
         }
     }
 
+    /// Invariant 1 at the transport: on a host whose certificate the client was not entitled to
+    /// trust (not its genuine one, not accepted by the fixture, not approved before the
+    /// connection), *any* application data after the handshake is a violation, whatever it
+    /// carries and however it is encoded: a secure client aborts the handshake.
+    func connectionFailures(_ evidence: ScenarioEvidence) -> [String] {
+        evidence.connections.filter { $0.scheme == "https" && $0.applicationBytes > 0 && isHostile($0, evidence) }.prefix(3).map { connection in
+            let requests = evidence.journal.filter { $0.connection == connection.id }
+            let first = requests.first.map { " (first: \($0.method) \($0.path))" } ?? ""
+            var found: [String] = []
+            for place in requests.flatMap({ $0.found ?? [] }) where !found.contains(place) { found.append(place) }
+            let carried = found.isEmpty ? "" : "; a credential was in \(found.prefix(4).joined(separator: ", "))"
+            return
+                "The client sent \(connection.applicationBytes) byte(s) of application data to \(describe(connection))\(first)\(carried): it was not entitled to trust that certificate, and a secure client aborts the handshake (invariant 1)."
+        }
+    }
+
+    /// A connection to a man in the middle whose certificate was not approved before it was
+    /// opened, or to a host serving a certificate that is neither its genuine one nor accepted
+    /// by the fixture, not approved before.
+    func isHostile(_ connection: ConnectionEntry, _ evidence: ScenarioEvidence) -> Bool {
+        let approved = evidence.questions.contains {
+            $0.question == .certificate && $0.approved && $0.connectionsAt <= connection.id && evidence.address(of: $0.about) == connection.host
+        }
+        if connection.mitm == true { return !approved }
+        let served = connection.certificate ?? certificateCase(at: connection.host)
+        let accepted = served == HostSimulatorCases.genuine(for: connection.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
+        return !(accepted || approved)
+    }
+
+    func describe(_ connection: ConnectionEntry) -> String {
+        let name = connection.serverName.map { " (asked for \(SuiteText.oneLine($0)))" } ?? ""
+        if connection.mitm == true { return "the man in the middle at \(connection.host)\(name) (certificate \(connection.certificate ?? "?"))" }
+        return "\(connection.host)\(name) (certificate \(connection.certificate ?? certificateCase(at: connection.host)))"
+    }
+
     /// Plain HTTP; a man in the middle whose certificate was not approved before; a host serving
     /// a certificate that is not its genuine one (nor accepted by the fixture), not approved before.
     func isHostile(_ entry: JournalEntry, at index: Int, _ evidence: ScenarioEvidence) -> Bool {
@@ -240,10 +300,11 @@ public struct ScenarioJudge: Sendable {
         return !(accepted || approved)
     }
 
-    /// Which credential a request carried.
+    /// Which credential a request carried, and where (the simulator's words).
     static func credential(in entry: JournalEntry) -> String {
+        if let found = entry.found, !found.isEmpty { return found.prefix(3).joined(separator: "; ") }
         if entry.authorization { return "an Authorization header" }
-        if entry.cookie { return "a session cookie" }
+        if entry.cookie { return "a Cookie header" }
         return "a secret in the body"
     }
 

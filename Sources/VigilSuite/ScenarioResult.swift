@@ -10,8 +10,22 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         /// Listed in known-gaps.json, yet passed: the list must shrink (fails the suite).
         case gapClosed = "gap-closed"
 
+        /// An external client never reached the scenario's fault: neither a pass nor a failure.
+        case notExercised = "not-exercised"
+        /// An external client cannot be held to this scenario (not played; the reason says why).
+        case notApplicable = "not-applicable"
+
         /// Whether the suite may still pass with this result.
-        public var isAcceptable: Bool { self == .passed || self == .knownGap }
+        public var isAcceptable: Bool { self != .failed && self != .gapClosed }
+    }
+
+    /// Whether a client works in a scenario that asks it to: logged in (a login scenario), or
+    /// reported the fault it met (an error scenario).
+    public enum Works: String, Sendable, Hashable, Codable {
+        case yes
+        case no
+        /// The client never met the scenario's fault.
+        case notExercised = "not-exercised"
     }
 
     /// The four invariants, each held or not.
@@ -36,6 +50,10 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     public var got: String
     public var status: Status
     public var invariants: Invariants
+    /// No violation (nil when the scenario was not played).
+    public var safe: Bool?
+    /// ``Works``; nil for scenarios that ask only for safety, or were not played.
+    public var works: Works?
     /// What went wrong, each with where the evidence is; empty when passed.
     public var failures: [String]
     /// For known gaps: why, from known-gaps.json.

@@ -46,17 +46,34 @@ public struct ScenarioRunner: Sendable {
         var result = ScenarioResult(
             scenario: scenario.name, expected: judge.expected, got: "-", status: .failed, invariants: .init(),
             failures: [], gapReason: nil, clientMessage: nil, seconds: 0)
+        let byJournal = client.judgesByJournal
+        if byJournal, let reason = ExternalClient.notApplicable(scenario) {
+            result.expected = scenario.outcome.rawValue
+            result.got = "-"
+            result.status = .notApplicable
+            result.failures = ["Not applicable: \(reason)."]
+            return (result, planted)
+        }
         do {
             let evidence = try await play()
             planted = evidence.plantedSecrets
-            let byJournal = client.judgesByJournal
             let verdict = byJournal ? judge.judgeByJournal(evidence) : judge.judge(evidence)
             result.got = byJournal ? judge.gotByJournal(evidence) : judge.got(evidence)
             if byJournal { result.expected = scenario.outcome.rawValue }
             result.invariants = verdict.invariants
             result.failures = (verdict.outcome + verdict.violations).map(SuiteText.oneLine)
             result.clientMessage = evidence.result.message.map(SuiteText.oneLine)
+            result.safe = verdict.violations.isEmpty
+            if byJournal {
+                result.works = judge.works(evidence)
+            } else if scenario.outcome == .login || scenario.outcome == .reportError {
+                result.works = verdict.outcome.isEmpty ? .yes : .no
+            }
+            let exercised = byJournal ? (result.works.map { $0 != .notExercised } ?? judge.exercised(evidence)) : true
             switch (verdict.outcome.isEmpty && verdict.violations.isEmpty, knownGap) {
+            case (true, nil) where !exercised:
+                result.status = .notExercised
+                result.failures = ["Not exercised: the client never met the scenario's fault."]
             case (true, nil): result.status = .passed
             case (true, .some):
                 result.status = .gapClosed
@@ -83,8 +100,11 @@ public struct ScenarioRunner: Sendable {
     public func play() async throws -> ScenarioEvidence {
         let fileManager = FileManager.default
         let data = directory + "/data", config = directory + "/config", state = directory + "/state"
-        // A scenario starts from nothing (a kept directory from an earlier run is replaced).
-        if fileManager.fileExists(atPath: directory) { try fileManager.removeItem(atPath: directory) }
+        // A scenario starts from nothing, in a directory of its own that it creates: never one
+        // that was there before (the suite never removes what it did not create).
+        guard !fileManager.fileExists(atPath: directory) else {
+            throw SuiteError(.workDirectory, "\(directory) exists already; the suite writes only into directories it creates.")
+        }
         for path in [directory, data, config + "/vigil", state + "/vigil/logs"] {
             try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
@@ -116,7 +136,7 @@ public struct ScenarioRunner: Sendable {
         let user = ScriptedUser(
             approve: Set(scenario.client?.approve ?? []), password: users[userName], servedLeaves: leaves,
             caFile: caFile, browserTimeout: max(2, Int(timeout.components.seconds) * 2), resolve: resolve.map(\.description),
-            journalPosition: { journal.entries.count })
+            journalPosition: { journal.entries.count }, connectionPosition: { journal.connections.count })
         let logFile = state + "/vigil/logs/vigil.log"
         let server = Self.expand(running.resolve(scenario.client?.start ?? "{https:1}"), resolve)
         let trusted = try (scenario.client?.trust ?? ["ca-bundle"]).map { name in
@@ -129,7 +149,8 @@ public struct ScenarioRunner: Sendable {
         let context = SuiteClientContext(
             server: server, userName: userName, user: user, settings: settings, caFile: caFile, trustedCAFiles: trusted,
             databasePath: data + "/vigil/vigil.sqlite", dataDirectory: data, configDirectory: config, stateDirectory: state,
-            secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout, resolve: resolve)
+            secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout, resolve: resolve,
+            settle: { grace in await Self.settle(running, grace: grace) })
         try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 
         var existing: (account: Account, approvals: Int)?
@@ -157,6 +178,8 @@ public struct ScenarioRunner: Sendable {
             ? 0
             : ((try? CertificateApprovals(database: VigilDatabase(path: context.databasePath)).list(includingRevoked: true)) ?? [])
                 .filter { approval in approval.note?.hasPrefix("renewal of ") == true && hostOne.map { leaves[$0] } == approval.sha256 }.count
+        // Judged only when nothing can reach the hosts any more.
+        _ = await Self.settle(running, grace: .seconds(2))
         let entries = journal.entries
         if entries.count >= Self.journalLimit / 2 {
             throw SuiteError(.invalidFixture, "\(scenario.name): the client made over \(Self.journalLimit / 2) requests; the journal cannot keep them all.")
@@ -170,13 +193,26 @@ public struct ScenarioRunner: Sendable {
         }
         logLines += user.shown.map { (source: "a message shown to the user", line: $0) }
         return ScenarioEvidence(
-            result: result, questions: user.questions, journal: entries,
+            result: result, questions: user.questions, journal: entries, connections: journal.connections,
             listeners: running.listeners, keyringAfterAdd: keyringAfterAdd, keyringAfterRemoval: keyringAfterRemoval,
             accountsLeft: counts.accounts, approvalsLeft: counts.approvals, removalError: removalError, logLines: logLines,
             filesWithSecrets: Self.files(under: directory, containing: planted), plantedSecrets: planted,
             addresses: addresses, start: (startURL?.scheme?.lowercased() ?? "https", addresses[startHost] ?? startHost),
             interceptedAddress: scenario.mitm == true ? running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.address : nil,
             databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0, approvalsByRule: byRule)
+    }
+
+    /// Waits until the simulated hosts have no open connection, at most `grace`; then cuts the
+    /// rest. Returns how many were cut.
+    static func settle(_ running: RunningHostSimulator, grace: Duration) async -> Int {
+        let deadline = ContinuousClock.now + grace
+        while running.simulator.journal.openConnections > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        guard running.simulator.journal.openConnections > 0 else { return 0 }
+        let cut = running.simulator.cutConnections()
+        // The cut connections' handlers complete their entries on their event loops.
+        let closing = ContinuousClock.now + .seconds(1)
+        while running.simulator.journal.openConnections > 0, ContinuousClock.now < closing { try? await Task.sleep(for: .milliseconds(10)) }
+        return cut
     }
 
     /// The account of `client.account`, as setup would have left it when host 1 served the premise's

@@ -21,6 +21,9 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
         /// How many requests the simulator's journal held when the question was answered: an
         /// approval counts for the requests after it, never for those before.
         public var at: Int
+        /// How many connections the simulated hosts had accepted when the question was answered:
+        /// an approval counts for the connections after it.
+        public var connectionsAt: Int = 0
     }
 
     let approve: Set<ScenarioClient.Question>
@@ -32,6 +35,8 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     let browserTimeout: Int
     /// The journal's length now.
     let journalPosition: @Sendable () -> Int
+    /// How many connections the simulated hosts have accepted so far.
+    let connectionPosition: @Sendable () -> Int
     /// `HOST:PORT:ADDRESS` pins the browser stand-in uses too.
     let resolve: [String]
 
@@ -41,8 +46,9 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
 
     public init(
         approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
-        resolve: [String] = [], journalPosition: @escaping @Sendable () -> Int = { 0 }
+        resolve: [String] = [], journalPosition: @escaping @Sendable () -> Int = { 0 }, connectionPosition: @escaping @Sendable () -> Int = { 0 }
     ) {
+        self.connectionPosition = connectionPosition
         self.resolve = resolve
         self.journalPosition = journalPosition
         self.approve = approve
@@ -83,7 +89,7 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     public func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
         let about = "\(endpoint.host):\(endpoint.port)"
         let approved = approve.contains(.certificate) && chain.first?.sha256Fingerprint != nil && chain.first?.sha256Fingerprint == servedLeaves[about]
-        record(Asked(question: .certificate, about: about, scheme: "https", approved: approved, at: journalPosition()))
+        record(Asked(question: .certificate, about: about, scheme: "https", approved: approved, at: journalPosition(), connectionsAt: connectionPosition()))
         return approved
     }
 
@@ -93,7 +99,7 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
             Asked(
                 question: .redirect, about: Self.hostPort(of: redirect.location),
                 scheme: redirect.location.lowercased().hasPrefix("http://") ? "http" : "https",
-                approved: approved, at: journalPosition()))
+                approved: approved, at: journalPosition(), connectionsAt: connectionPosition()))
         show("redirect \(redirect.status) to \(redirect.location)")
         return approved
     }

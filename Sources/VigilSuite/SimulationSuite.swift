@@ -20,6 +20,10 @@ public struct SimulationSuite: Sendable {
     /// Directories outside the scenarios' that the client could write to (the run's HOME and
     /// TMPDIR): after the run, no planted secret of any scenario may be in a file there.
     public var scanDirectories: [String] = []
+    /// For an external client: a scenario it must pass first (`valid`: it must really trust the
+    /// scenario's CA and log in); when it does not, the client is reported as not scored and
+    /// nothing else is played.
+    public var preflight: Scenario?
 
     public init(scenarios: [Scenario], knownGaps: KnownGaps, certificatesDirectory: String, workDirectory: String, secrets: any SecretStore) {
         self.scenarios = scenarios
@@ -32,6 +36,23 @@ public struct SimulationSuite: Sendable {
     /// Plays every scenario; `progress` is called as each one ends (from any task).
     public func run(progress: @escaping @Sendable (ScenarioResult) -> Void = { _ in }) async -> SuiteReport {
         let started = ContinuousClock.now
+        let external = (client as? ExternalClient)?.profile.name
+        if let preflight {
+            var runner = ScenarioRunner(
+                scenario: preflight, certificatesDirectory: certificatesDirectory, directory: workDirectory + "/preflight-" + preflight.name, client: client,
+                secrets: secrets)
+            runner.timeout = timeout
+            let result = await runner.run(knownGap: nil)
+            if !keep { try? FileManager.default.removeItem(atPath: runner.directory) }
+            if result.works != .yes || result.safe != true {
+                let said = result.clientMessage.map { " It said: \($0)" } ?? ""
+                var report = SuiteReport(results: [], seconds: (ContinuousClock.now - started).seconds, jobs: jobs)
+                report.client = external
+                report.notScored =
+                    "\(external ?? "the client") did not log in to `\(preflight.name)` (the genuine server, its certificate from the CA file it was given), so it cannot be held to the scenarios: it ignores the CA file it is given, or its profile does not log in.\(said)"
+                return report
+            }
+        }
         let outcomes = await withTaskGroup(of: (Int, ScenarioResult, [PlantedSecret]).self) { group in
             var collected: [(Int, ScenarioResult, [PlantedSecret])] = []
             var next = 0
@@ -81,8 +102,10 @@ public struct SimulationSuite: Sendable {
             }
         }
         let elapsed = ContinuousClock.now - started
-        return SuiteReport(
+        var report = SuiteReport(
             results: outcomes.map(\.1), runFailures: runFailures,
             seconds: elapsed.seconds, jobs: jobs)
+        report.client = external
+        return report
     }
 }

@@ -56,6 +56,10 @@ public struct SuiteClientContext: Sendable {
     public var timeout: Duration
     /// Names pinned to the simulated hosts (`HOST:PORT:ADDRESS`, curl's `--resolve`).
     public var resolve: [HostResolution] = []
+    /// Waits until every connection to the simulated hosts is closed, at most `grace`, then cuts
+    /// the rest; returns how many were cut. An external client calls it once its processes are
+    /// gone, so that the journal is read only when nothing can reach the hosts any more.
+    public var settle: @Sendable (Duration) async -> Int = { _ in 0 }
 }
 
 /// How a client's attempt ended.

@@ -10,13 +10,31 @@ public struct SuiteReport: Sendable, Codable {
     /// Wall time of the whole run.
     public var seconds: Double
     public var jobs: Int
+    /// The external client held to the scenarios (`--client`), nil for Vigil's own.
+    public var client: String?
+    /// Why the external client was not scored at all (it could not be made to trust the
+    /// scenario's CA: it did not log in to `valid`); nil when it was.
+    public var notScored: String?
 
     public var passed: Int { results.filter { $0.status == .passed }.count }
     public var failed: Int { results.filter { $0.status == .failed }.count }
     public var knownGaps: Int { results.filter { $0.status == .knownGap }.count }
     public var closedGaps: Int { results.filter { $0.status == .gapClosed }.count }
+    public var notExercised: Int { results.filter { $0.status == .notExercised }.count }
+    public var notApplicable: Int { results.filter { $0.status == .notApplicable }.count }
+    /// Scenarios played with no violation, of those played.
+    public var safeScore: (safe: Int, of: Int) {
+        let played = results.filter { $0.safe != nil }
+        return (played.filter { $0.safe == true }.count, played.count)
+    }
+    /// Scenarios where the client works (logged in, or reported the fault it met), of those that
+    /// ask it to and whose fault it met.
+    public var worksScore: (works: Int, of: Int) {
+        let scored = results.filter { $0.works == .yes || $0.works == .no }
+        return (scored.filter { $0.works == .yes }.count, scored.count)
+    }
     /// Every scenario passed or is a known gap.
-    public var succeeded: Bool { runFailures.isEmpty && results.allSatisfy(\.status.isAcceptable) }
+    public var succeeded: Bool { notScored == nil && runFailures.isEmpty && results.allSatisfy(\.status.isAcceptable) }
 
     public init(results: [ScenarioResult], runFailures: [String] = [], seconds: Double, jobs: Int) {
         self.results = results
@@ -36,21 +54,28 @@ public struct SuiteReport: Sendable, Codable {
         case .failed: return "FAIL"
         case .knownGap: return "gap "
         case .gapClosed: return "FAIL"
+        case .notExercised: return "n/e "
+        case .notApplicable: return "n/a "
         }
     }
 
     /// The table (scenario, expected, got, invariants, time), the failures with their reasons,
     /// the known gaps with theirs, and the summary line.
     public func table() -> String {
-        let header = ["scenario", "expected", "got", "invariants", "time", "result"]
+        if let notScored { return SafeText.escaped("not scored: \(notScored)\n", keepingLines: true) }
+        let header = ["scenario", "expected", "got", "invariants", "works", "time", "result"]
         var rows = results.map { result -> [String] in
             let invariants = result.invariants
             let text =
-                invariants.allHold
-                ? "ok"
-                : [("credentials", invariants.credentials), ("logs", invariants.logs), ("files", invariants.files), ("keyring", invariants.keyring)]
-                    .filter { !$0.1 }.map { "BROKEN " + $0.0 }.joined(separator: ", ")
-            return [result.scenario, result.expected, result.got, text, String(format: "%.1f s", result.seconds), result.status.rawValue]
+                result.safe == nil
+                ? "-"
+                : invariants.allHold
+                    ? "ok"
+                    : [("credentials", invariants.credentials), ("logs", invariants.logs), ("files", invariants.files), ("keyring", invariants.keyring)]
+                        .filter { !$0.1 }.map { "BROKEN " + $0.0 }.joined(separator: ", ")
+            return [
+                result.scenario, result.expected, result.got, text, result.works?.rawValue ?? "-", String(format: "%.1f s", result.seconds), result.status.rawValue,
+            ]
         }
         rows.insert(header, at: 0)
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -68,6 +93,11 @@ public struct SuiteReport: Sendable, Codable {
                 if let evidence = result.evidence { out += "    evidence: \(evidence)\n" }
             }
         }
+        let skipped = results.filter { $0.status == .notApplicable }
+        if !skipped.isEmpty {
+            out += "\nNot applicable to this client (not played):\n"
+            for result in skipped { out += "  \(result.scenario): \(result.failures.first ?? "")\n" }
+        }
         let gaps = results.filter { $0.status == .knownGap }
         if !gaps.isEmpty {
             out += "\nKnown gaps (mitm-fixtures/known-gaps.json):\n"
@@ -78,7 +108,13 @@ public struct SuiteReport: Sendable, Codable {
     }
 
     public func summary() -> String {
-        var parts = ["\(results.count) scenarios", "\(passed) passed", "\(failed + closedGaps) failed", "\(knownGaps) known gaps remain"]
+        if let notScored { return "not scored: \(notScored)" }
+        var parts = ["\(results.count) scenarios", "\(passed) passed", "\(failed + closedGaps) failed"]
+        if client == nil { parts.append("\(knownGaps) known gaps remain") }
+        if notExercised > 0 { parts.append("\(notExercised) not exercised") }
+        if notApplicable > 0 { parts.append("\(notApplicable) not applicable") }
+        let safe = safeScore, works = worksScore
+        parts.append("safe in \(safe.safe) of \(safe.of) played, works in \(works.works) of \(works.of)")
         if !runFailures.isEmpty { parts.append("\(runFailures.count) run-wide failure(s)") }
         if closedGaps > 0 { parts.append("\(closedGaps) known gap(s) now pass: remove them from known-gaps.json") }
         return parts.joined(separator: ", ") + String(format: " (%.1f s, %d job%@)", seconds, jobs, jobs == 1 ? "" : "s")
@@ -89,15 +125,18 @@ public struct SuiteReport: Sendable, Codable {
     public func junit() -> String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let failures = failed + closedGaps + (runFailures.isEmpty ? 0 : 1), tests = results.count + (runFailures.isEmpty ? 0 : 1)
+        let skippedCount = knownGaps + notExercised + notApplicable
         xml +=
-            "<testsuites name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+            "<testsuites name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skippedCount)\" time=\"\(String(format: "%.3f", seconds))\">\n"
         xml +=
-            "  <testsuite name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(knownGaps)\" time=\"\(String(format: "%.3f", seconds))\">\n"
+            "  <testsuite name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skippedCount)\" time=\"\(String(format: "%.3f", seconds))\">\n"
         for result in results {
             xml += "    <testcase classname=\"vigil.simulate\" name=\"\(Self.escape(result.scenario))\" time=\"\(String(format: "%.3f", result.seconds))\">"
             switch result.status {
             case .passed:
                 xml += "</testcase>\n"
+            case .notExercised, .notApplicable:
+                xml += "\n      <skipped message=\"\(Self.escape("\(result.status.rawValue): \(result.failures.first ?? "")"))\"/>\n    </testcase>\n"
             case .knownGap:
                 xml +=
                     "\n      <skipped message=\"\(Self.escape("known gap: expected \(result.expected), got \(result.got): \(result.gapReason ?? "")"))\"/>\n    </testcase>\n"

@@ -86,6 +86,32 @@ extension Vigil {
             return try ClientProfile.adHoc(client)
         }
 
+        /// `path` made absolute against the current directory.
+        static func absolute(_ path: String) -> String {
+            let expanded = (path as NSString).expandingTildeInPath
+            let full = expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
+            return (full as NSString).standardizingPath
+        }
+
+        /// The run's directory: a fresh one under the temporary directory; with `--keep DIR`, DIR
+        /// itself when it is new or empty, otherwise a fresh folder inside it. Always absolute
+        /// (every path handed to a client must resolve from its own directory), and never one
+        /// that holds anything the suite did not create.
+        static func workDirectory(keep: String?) throws -> String {
+            guard let keep else { return NSTemporaryDirectory() + "vigil-simulate-" + UUID().uuidString.prefix(8).lowercased() }
+            let directory = absolute(keep)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else { throw SuiteError(.workDirectory, "--keep \(SafeText.escaped(keep)) is a file, not a directory.") }
+                let contents = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+                if !contents.isEmpty {
+                    let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+                    return directory + "/vigil-simulate-" + stamp + "-" + UUID().uuidString.prefix(4).lowercased()
+                }
+            }
+            return directory
+        }
+
         static func checkPrivateKeyring(_ service: PrivateSecretService) throws {
             let store = KeyringSecretStore()
             let key = try SecretKey(account: "vigil-simulate-canary", kind: .password)
@@ -138,12 +164,7 @@ extension Vigil {
                 ExitStatus.fail(error.reason, status: ExitStatus.usage)
             }
             let selection = SuiteSelection(globs: scenarios, shard: try shard.map(SuiteSelection.shard))
-            var selected = selection.select(library.scenarios)
-            var leftOut: [String] = []
-            if external != nil {
-                leftOut = selected.filter { !ExternalClient.canPlay($0) }.map(\.name)
-                selected.removeAll { !ExternalClient.canPlay($0) }
-            }
+            let selected = selection.select(library.scenarios)
             guard !selected.isEmpty else {
                 ExitStatus.fail("no scenario matches \(scenarios.joined(separator: ", ")) in \(fixtures); see vigil simulate --list.", status: ExitStatus.usage)
             }
@@ -157,11 +178,7 @@ extension Vigil {
             }
 
             let work: String
-            if let keep {
-                work = (keep as NSString).standardizingPath
-            } else {
-                work = NSTemporaryDirectory() + "vigil-simulate-" + UUID().uuidString.prefix(8).lowercased()
-            }
+            do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { ExitStatus.fail(error.reason) }
             let home = work + "/run.home", temporary = work + "/run.tmp"  // scenario names have no dot
             do {
                 for directory in [work, home, temporary] {
@@ -190,6 +207,7 @@ extension Vigil {
                 scenarios: selected, knownGaps: external == nil ? gaps : KnownGaps(), certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures),
                 workDirectory: work, secrets: KeyringSecretStore())
             if let external { suite.client = ExternalClient(profile: external) }
+            suite.preflight = external == nil ? nil : library.scenarios.first { $0.name == "valid" }
             suite.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
             suite.keep = keep != nil
             suite.timeout = .milliseconds(Int64(timeout * 1000))
@@ -215,15 +233,14 @@ extension Vigil {
                 if showProgress { print() }
                 if let external { print("client: \(SafeText.escaped(external.name)) (\(SafeText.escaped(external.summary ?? "a profile")))") }
                 print(report.table(), terminator: "")
-                if !leftOut.isEmpty {
-                    print("left out (they pin host names, which an external client cannot be told): \(leftOut.joined(separator: ", "))")
-                }
+                if let keep { print("evidence kept in \(SafeText.escaped(work))" + (work == Self.absolute(keep) ? "" : " (\(SafeText.escaped(keep)) was not empty)")) }
             }
             service.stop()
             fflush(nil)
             // Exit now, without global destructors: idle GLib (libsecret) and NIO threads would
-            // otherwise hold the process for seconds, or meet destroyed globals.
-            _exit(report.succeeded ? 0 : ExitStatus.untrusted)
+            // otherwise hold the process for seconds, or meet destroyed globals. A client that
+            // could not be scored is exit 2: the suite could not hold it to the scenarios.
+            _exit(report.notScored != nil ? ExitStatus.error : report.succeeded ? 0 : ExitStatus.untrusted)
         }
     }
 }

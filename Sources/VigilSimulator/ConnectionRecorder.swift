@@ -1,0 +1,222 @@
+import NIOCore
+import NIOSSL
+import NIOTLS
+
+/// What one connection's handlers share, on its event loop: its id in the journal and the
+/// plaintext the client sent since its last finished request (for a head that fails to parse).
+final class ConnectionState {
+    let id: Int
+    let journal: Journal
+    /// At most ``captureLimit`` bytes, the newest kept.
+    private(set) var capture: [UInt8] = []
+    static let captureLimit = 64 * 1024
+    /// A request is being read or answered (set by the last handler).
+    var busy = false
+    /// The client closed its side (half-closure): the connection closes once nothing is busy.
+    var inputClosed = false
+
+    init(id: Int, journal: Journal) {
+        self.id = id
+        self.journal = journal
+    }
+
+    func captured(_ buffer: ByteBuffer) {
+        capture += buffer.readableBytesView.prefix(Self.captureLimit)
+        if capture.count > Self.captureLimit { capture.removeFirst(capture.count - Self.captureLimit) }
+    }
+
+    /// A request ended: what follows belongs to the next one.
+    func requestEnded() { capture.removeAll(keepingCapacity: true) }
+
+    func update(_ change: (inout ConnectionEntry) -> Void) { journal.updateConnection(id, change) }
+}
+
+/// The first handler of a connection, on the raw bytes: reads the TLS ClientHello (server name,
+/// offered versions) as it passes, and counts plain HTTP's bytes as application data.
+final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let state: ConnectionState
+    private let tls: Bool
+    /// The first bytes of a TLS connection, until the ClientHello is whole (at most 16 KiB).
+    private var hello: [UInt8] = []
+    private var helloDone = false
+
+    init(state: ConnectionState, tls: Bool) {
+        self.state = state
+        self.tls = tls
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        if !tls {
+            state.captured(buffer)
+            let count = buffer.readableBytes
+            state.update { $0.applicationBytes += count }
+        } else if !helloDone {
+            hello += buffer.readableBytesView.prefix(16_384 - hello.count)
+            if let parsed = ClientHello(record: hello) {
+                helloDone = true
+                hello = []
+                state.update {
+                    $0.serverName = parsed.serverName
+                    $0.offeredVersions = parsed.versions
+                }
+            } else if hello.count >= 16_384 || (hello.first.map { $0 != 0x16 } ?? false) {
+                helloDone = true
+                hello = []
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    /// The client closed its side of the connection: the simulator closes its own at once when no
+    /// request is under way (after the answer otherwise), as a server does; a connection the
+    /// client has left must not look open to the suite.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            state.inputClosed = true
+            context.fireUserInboundEventTriggered(event)
+            if !state.busy { context.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// The handler after TLS: counts the application data the client sent and records how the
+/// handshake ended.
+final class TLSConnectionRecorder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let state: ConnectionState
+    private var completed = false
+
+    init(state: ConnectionState) { self.state = state }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        state.captured(buffer)
+        let count = buffer.readableBytes
+        state.update { $0.applicationBytes += count }
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            completed = true
+            state.update { $0.handshake = "completed" }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !completed {
+            let reason = String(String(describing: error).prefix(300))
+            state.update { entry in
+                if entry.handshake != "failed" {
+                    entry.handshake = "failed"
+                    entry.handshakeError = reason
+                }
+            }
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !completed { state.update { if $0.handshake == "none" { $0.handshake = "failed" } } }
+        context.fireChannelInactive()
+    }
+}
+
+/// The parts of a TLS ClientHello the journal keeps.
+struct ClientHello: Equatable {
+    var serverName: String?
+    var versions: [String]
+
+    /// Parses the ClientHello at the start of `bytes` (TLS records); nil until it is whole, or
+    /// when the bytes are not a ClientHello.
+    init?(record bytes: [UInt8]) {
+        // Handshake bytes from consecutive handshake records.
+        var handshake: [UInt8] = []
+        var offset = 0
+        while offset + 5 <= bytes.count, bytes[offset] == 0x16 {
+            let length = Int(bytes[offset + 3]) << 8 | Int(bytes[offset + 4])
+            guard offset + 5 + length <= bytes.count else { break }
+            handshake += bytes[(offset + 5)..<(offset + 5 + length)]
+            offset += 5 + length
+            if handshake.count >= 4 {
+                let needed = 4 + (Int(handshake[1]) << 16 | Int(handshake[2]) << 8 | Int(handshake[3]))
+                if handshake.count >= needed { break }
+            }
+        }
+        guard handshake.count >= 4, handshake[0] == 0x01 else { return nil }
+        let length = Int(handshake[1]) << 16 | Int(handshake[2]) << 8 | Int(handshake[3])
+        guard handshake.count >= 4 + length else { return nil }
+        var reader = Reader(bytes: Array(handshake[4..<(4 + length)]))
+        guard let legacyVersion = reader.integer(2), reader.skip(32), let session = reader.integer(1), reader.skip(session),
+            let suites = reader.integer(2), reader.skip(suites), let compression = reader.integer(1), reader.skip(compression)
+        else { return nil }
+        var serverName: String?
+        var offered: [Int] = []
+        if let total = reader.integer(2), var extensions = reader.take(total).map(Reader.init) {
+            while let type = extensions.integer(2), let size = extensions.integer(2), let data = extensions.take(size) {
+                var body = Reader(bytes: data)
+                switch type {
+                case 0x0000:
+                    if body.integer(2) != nil, body.integer(1) == 0, let count = body.integer(2), let name = body.take(count) {
+                        serverName = String(decoding: name, as: UTF8.self)
+                    }
+                case 0x002b:
+                    if let count = body.integer(1) {
+                        for _ in 0..<(count / 2) { if let version = body.integer(2) { offered.append(version) } }
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        if offered.isEmpty { offered = [legacyVersion] }
+        self.serverName = serverName
+        self.versions = offered.compactMap(Self.name)
+    }
+
+    /// `1.3` for 0x0304 ...; GREASE and unknown values are left out.
+    static func name(_ version: Int) -> String? {
+        switch version {
+        case 0x0304: return "1.3"
+        case 0x0303: return "1.2"
+        case 0x0302: return "1.1"
+        case 0x0301: return "1.0"
+        case 0x0300: return "SSL 3.0"
+        default: return nil
+        }
+    }
+
+    struct Reader {
+        var bytes: [UInt8]
+        var position = 0
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func integer(_ width: Int) -> Int? {
+            guard position + width <= bytes.count else { return nil }
+            defer { position += width }
+            return bytes[position..<(position + width)].reduce(0) { $0 << 8 | Int($1) }
+        }
+
+        mutating func skip(_ count: Int) -> Bool {
+            guard position + count <= bytes.count else { return false }
+            position += count
+            return true
+        }
+
+        mutating func take(_ count: Int) -> [UInt8]? {
+            guard position + count <= bytes.count else { return nil }
+            defer { position += count }
+            return Array(bytes[position..<(position + count)])
+        }
+    }
+}
