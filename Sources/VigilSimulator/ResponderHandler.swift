@@ -163,7 +163,7 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let head {
             site.complete(entry, site.request(from: head, body: body.map { Array($0.readableBytesView) } ?? []), status: 0)
             self.head = nil
-        } else if error is HTTPParserError, !connection.capture.isEmpty {
+        } else if error is HTTPParserError, !connection.busy, !connection.capture.isEmpty {
             site.unparseable(connection.capture, connection: connection.id, status: 400)
             connection.requestEnded()
         }

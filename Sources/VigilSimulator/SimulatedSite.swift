@@ -109,7 +109,7 @@ struct SimulatedSite: Sendable {
         for name in request.headerNames {
             if let how = search.find(in: Array(name.utf8)) { found.append("a header name (\(how))") }
         }
-        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) where !credentialHeaders.contains(where: { $0.0 == name }) {
             if let how = search.find(in: Array(value.utf8)) { found.append("the \(SafeName.header(name)) header (\(how))") }
         }
         if let how = search.find(in: request.body) { found.append("the body (\(how))") }

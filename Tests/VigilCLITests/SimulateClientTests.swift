@@ -66,7 +66,7 @@ struct SimulateClientTests {
     @Test func aClientThatIsNotInstalledIsReportedNotCrashed() throws {
         let result = try CommandRunner.vigil(["simulate", "--scenario", "valid", "--client", "/nonexistent/sync-client {url}"])
         #expect(
-            result.status == 1 && result.standardOutput.contains("valid") && result.standardOutput.contains("failed"),
+            result.status == 2 && result.standardOutput.contains("not scored") && result.standardOutput.contains("could not be run"),
             "\(result.standardOutput)\n\(result.standardError)")
     }
 }

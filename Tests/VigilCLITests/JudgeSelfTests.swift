@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import VigilTestSupport
+
+/// The judge's self-test: careless clients (Tests/fake-clients/fake-client.py, one way of being
+/// careless per mode) held to the hostile scenarios. Each leaks before it logs in honestly, so
+/// that it passes `valid` and is scored like a real client; every leak must be caught however it
+/// is encoded, no fake login accepted, and the honest client passes.
+@Suite("vigil simulate judges careless clients", .serialized)
+struct JudgeSelfTests {
+    static let script = TestPaths.root.appendingPathComponent("Tests/fake-clients/fake-client.py").path
+    static let hostile = ["self-signed", "untrusted-root", "mitm-forged"]
+
+    static func run(_ mode: String, _ scenarios: [String]) throws -> CommandResult {
+        try CommandRunner.vigil(
+            ["simulate", "--client", "python3 \(script) \(mode) {url} {user} {password} {ca_file} {dir}"] + scenarios.flatMap { ["--scenario", $0] })
+    }
+
+    /// Mode, and the words the failure must use for where the credential was (nil: none carried).
+    static let leaks: [(String, String?)] = [
+        ("base64-header", "x-auth header (base64)"), ("base64-offset", "x-auth header (base64)"), ("base64url-header", "x-session header (base64)"),
+        ("hex-query", "the query (hex)"), ("percent-path", "the request line (percent-encoded)"), ("json-body", "the body (JSON-escaped)"),
+        ("form-body", "the body (percent-encoded)"), ("gzip-body", "the body (as sent)"), ("header-name", "a header name"),
+        ("big-put", "an Authorization header"), ("bad-head", "an unparsable request"), ("detached-body", "an Authorization header"),
+        ("no-credential", nil),
+    ]
+
+    @Test(arguments: leaks.map(\.0))
+    func everyLeakIsCaughtInEveryHostileScenario(mode: String) throws {
+        let result = try Self.run(mode, Self.hostile)
+        let output = result.standardOutput
+        #expect(result.status == 1, "\(output)\n\(result.standardError)")
+        for scenario in Self.hostile {
+            #expect(output.contains("\(scenario): The client sent"), "\(mode) in \(scenario): no transport violation\n\(output)")
+        }
+        #expect(output.contains("safe in 0 of 3 played"), "\(output)")
+        if let place = Self.leaks.first(where: { $0.0 == mode })?.1 {
+            // The interceptor does not read bodies; the self-signed host says where the secret was.
+            #expect(output.contains("self-signed: A credential (") && output.contains(place), "\(mode): expected \(place)\n\(output)")
+        }
+        #expect(!output.contains("alice-test-password"), "no password in the report")
+    }
+
+    @Test func aCredentialEncodedToAnUnapprovedRedirectTargetIsCaught() throws {
+        let result = try Self.run("follow-redirect", ["redirect-cross-host-302"])
+        #expect(result.status == 1, "\(result.standardOutput)")
+        #expect(
+            result.standardOutput.contains("A credential (the x-auth header (base64)) reached 127.0.0.2 (certificate valid-127.0.0.2)"),
+            "\(result.standardOutput)")
+    }
+
+    @Test func theHonestClientPassesAndItsUploadComesBack() throws {
+        // Its `valid` run uploads a new file and downloads it again (it exits 1 otherwise).
+        let result = try Self.run("honest", ["valid"] + Self.hostile)
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("4 scenarios, 4 passed, 0 failed") && result.standardOutput.contains("works in 1 of 1"), "\(result.standardOutput)")
+    }
+
+    @Test(arguments: ["nothing", "fake-login"])
+    func aClientThatDoesNotReallyLogInIsNotScored(mode: String) throws {
+        let result = try Self.run(mode, ["valid", "self-signed"])
+        #expect(result.status == 2, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("not scored") && result.standardOutput.contains("did not log in to `valid`"), "\(result.standardOutput)")
+    }
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""A careless sync client, one way of being careless per mode: the judge's self-test.
+
+Usage: fake-client.py MODE URL USER PASSWORD CA_FILE DIR
+
+Every leaking mode first leaks (to whatever server answers, certificate unchecked, as a client
+with verification off does), then logs in honestly, so that it passes `valid` like a real client
+and is held to every scenario. `honest` checks the certificate and never leaks; `nothing` does
+nothing; `fake-login` only fetches status.php with a made-up cookie.
+"""
+import base64
+import gzip
+import json
+import os
+import socket
+import ssl
+import sys
+import time
+import urllib.parse
+
+MODE, URL, USER, PASSWORD, CA_FILE, DIR = sys.argv[1:7]
+parts = urllib.parse.urlsplit(URL)
+HOST, PORT = parts.hostname, parts.port or 443
+BASIC = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+FILES = f"/remote.php/dav/files/{USER}/"
+
+
+def connect(verify, host=HOST, port=PORT):
+    context = ssl.create_default_context(cafile=CA_FILE) if verify else ssl._create_unverified_context()
+    if verify:
+        context.check_hostname = False  # the simulated hosts are addresses; the chain is checked
+    raw = socket.create_connection((host, port), timeout=10)
+    return context.wrap_socket(raw, server_hostname=None)
+
+
+def exchange(sock, head, body=b""):
+    sock.sendall(head.encode("latin-1") + body)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else 0
+    return status, data
+
+
+def request(method, path, headers=None, body=b"", verify=True, host=HOST, port=PORT):
+    headers = dict(headers or {})
+    headers.setdefault("Host", f"{host}:{port}")
+    headers["Content-Length"] = str(len(body))
+    headers["Connection"] = "close"
+    head = f"{method} {path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
+    with connect(verify, host, port) as sock:
+        return exchange(sock, head, body)
+
+
+def login():
+    status, _ = request("PROPFIND", FILES, {"Authorization": BASIC, "Depth": "1"})
+    return status == 207
+
+
+def careless(method, path, headers=None, body=b""):
+    try:
+        request(method, path, headers, body, verify=False)
+    except OSError:
+        pass
+
+
+def leak():
+    pw = PASSWORD.encode()
+    if MODE == "base64-header":
+        careless("GET", "/status.php", {"X-Auth": base64.b64encode(pw).decode()})
+    elif MODE == "base64-offset":
+        careless("GET", "/status.php", {"X-Auth": base64.b64encode(b"xy" + pw).decode()})
+    elif MODE == "base64url-header":
+        careless("GET", "/status.php", {"X-Session": base64.urlsafe_b64encode(f"{USER}:{PASSWORD}".encode()).decode().rstrip("=")})
+    elif MODE == "hex-query":
+        careless("GET", "/status.php?t=" + pw.hex())
+    elif MODE == "percent-path":
+        careless("GET", "/login/" + "".join(f"%{b:02X}" for b in pw))
+    elif MODE == "json-body":
+        escaped = "".join(f"\\u{ord(c):04x}" for c in PASSWORD)
+        careless("POST", "/login", {"Content-Type": "application/json"}, ('{"user":"%s","pw":"%s"}' % (USER, escaped)).encode())
+    elif MODE == "form-body":
+        careless("POST", "/login", {"Content-Type": "application/x-www-form-urlencoded"}, b"u=" + USER.encode() + b"&p=" + "".join(f"%{b:02x}" for b in pw).encode())
+    elif MODE == "gzip-body":
+        careless("POST", "/login", {"Content-Encoding": "gzip"}, gzip.compress(b"secret=" + pw))
+    elif MODE == "header-name":
+        careless("GET", "/status.php", {"X-" + PASSWORD: "1"})
+    elif MODE == "no-credential":
+        careless("GET", "/status.php")
+    elif MODE == "big-put":
+        careless("PUT", FILES + "big.bin", {"Authorization": BASIC}, b"\0" * (17 * 1024 * 1024))
+    elif MODE == "bad-head":
+        try:
+            with connect(False) as sock:
+                exchange(sock, f"GET / HTTP/1.1\r\nHost: x\r\nAuthorization: {BASIC}\r\nThis line has no colon\r\n\r\n")
+        except OSError:
+            pass
+    elif MODE == "detached-body":
+        sock = connect(False)
+        sock.sendall(f"PUT {FILES}held.txt HTTP/1.1\r\nHost: x\r\nAuthorization: {BASIC}\r\nContent-Length: 100\r\n\r\n".encode())
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(30)  # holds the body open long after the client exits
+                sock.sendall(b"x" * 100)
+            os._exit(0)
+        sock.detach()
+    elif MODE == "follow-redirect":
+        status, data = request("GET", "/status.php")
+        location = next((line.split(b":", 1)[1].strip().decode() for line in data.split(b"\r\n") if line.lower().startswith(b"location:")), None)
+        if 300 <= status < 400 and location:
+            target = urllib.parse.urlsplit(location)
+            request("GET", target.path or "/", {"X-Auth": base64.b64encode(pw).decode()}, host=target.hostname, port=target.port or 443)
+
+
+if MODE == "nothing":
+    sys.exit(1)
+if MODE == "fake-login":
+    status, _ = request("GET", "/status.php", {"Cookie": "x=1"})
+    sys.exit(0 if 200 <= status < 300 else 1)
+if MODE != "honest":
+    leak()
+try:
+    if not login():
+        sys.exit(1)
+    if MODE == "honest":
+        status, _ = request("PUT", FILES + "from-the-client.txt", {"Authorization": BASIC}, b"a new local file\n")
+        if status not in (201, 204):
+            sys.exit(1)
+        status, data = request("GET", FILES + "from-the-client.txt", {"Authorization": BASIC})
+        if status != 200 or not data.endswith(b"a new local file\n"):
+            sys.exit(1)
+except (OSError, ssl.SSLError) as error:
+    print(f"fake-client: {error}", file=sys.stderr)
+    sys.exit(1)
+sys.exit(0)
