@@ -76,13 +76,18 @@ extension CloudResponder {
             switch files.makeFolder(key) {
             case .created: return SimulatedResponse(201, files.item(key).map(Self.itemHeaders) ?? [])
             case .noParent: return davConflict("The parent folder does not exist.")
-            default: return SimulatedResponse(405, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\MethodNotAllowed", "The resource exists."))
+            default:
+                return SimulatedResponse(
+                    405, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\MethodNotAllowed", "The resource exists."))
             }
         case "DELETE":
             return files.delete(key) == .missing ? davNotFound() : SimulatedResponse(204)
         case "MOVE", "COPY":
-            guard let destination = destinationKey(request, user: user) else { return SimulatedResponse(400, body: "A Destination header on this server is required.\n") }
-            let (change, item) = files.transfer(key, to: destination, keepSource: request.method == "COPY", overwrite: request.headers["overwrite"]?.uppercased() != "F")
+            guard let destination = destinationKey(request, user: user) else {
+                return SimulatedResponse(400, body: "A Destination header on this server is required.\n")
+            }
+            let (change, item) = files.transfer(
+                key, to: destination, keepSource: request.method == "COPY", overwrite: request.headers["overwrite"]?.uppercased() != "F")
             return written(change, item, mtime: false)
         case "OPTIONS":
             return SimulatedResponse(200, [("DAV", "1, 3"), ("Allow", "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, MKCOL, MOVE, COPY")])
@@ -124,7 +129,8 @@ extension CloudResponder {
         case .noParent: return davConflict("The parent folder does not exist.")
         case .missing: return davNotFound()
         case .tooLarge:
-            return SimulatedResponse(507, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\InsufficientStorage", "Too large."))
+            return SimulatedResponse(
+                507, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\InsufficientStorage", "Too large."))
         case .isFolder, .exists:
             return SimulatedResponse(
                 412, [("Content-Type", "application/xml")], body: Self.davException("Sabre\\DAV\\Exception\\PreconditionFailed", "The destination exists."))
@@ -169,8 +175,10 @@ extension CloudResponder {
     }
 
     static func encodedPath(_ relative: String) -> String {
-        relative.split(separator: "/").map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? String($0) }
-            .joined(separator: "/")
+        relative.split(separator: "/").map {
+            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? String($0)
+        }
+        .joined(separator: "/")
     }
 
     static func httpDate(_ date: Date) -> String {

@@ -103,7 +103,8 @@ public final class HostSimulator: Sendable {
                 // The genuine host behind a man in the middle journals its connections as the
                 // genuine host: they come from the interceptor, never from the client.
                 let childChannel = SimulatorChannel(
-                    address: plan.address, sslContext: context, certificate: plan.certificate, mitm: interceptor, journal: journal, recordsConnections: !plan.genuine,
+                    address: plan.address, sslContext: context, certificate: plan.certificate, mitm: interceptor, journal: journal,
+                    recordsConnections: !plan.genuine,
                     registry: registry,
                     makeHandler: { state in
                         if let upstream = plan.upstream, !plan.genuine {

@@ -96,7 +96,12 @@ final class SimulatedFiles: Sendable {
             guard let parent = Self.parent(of: key), state.items[parent]?.isFolder == true else { return (.noParent, nil) }
             if state.items[key]?.isFolder == true { return (.isFolder, nil) }
             let existed = state.items[key] != nil
-            let id = state.items[key]?.fileID ?? { defer { state.nextID += 1 }; return state.nextID }()
+            let id =
+                state.items[key]?.fileID
+                ?? {
+                    defer { state.nextID += 1 }
+                    return state.nextID
+                }()
             state.items[key] = Item(isFolder: false, contents: contents, etag: 0, fileID: id, modified: modified ?? Date())
             touch(key, &state)
             return (existed ? .replaced : .created, state.items[key])

@@ -52,7 +52,8 @@ struct ExternalCommand: Sendable {
         var options = PlatformOptions()
         options.processGroupID = 0
         let configuration = Configuration(
-            executable: arguments[0].contains("/") ? .path(FilePath(arguments[0])) : .name(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())), environment: .custom(variables),
+            executable: arguments[0].contains("/") ? .path(FilePath(arguments[0])) : .name(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())),
+            environment: .custom(variables),
             workingDirectory: FilePath(directory), platformOptions: options)
         let timeout = self.timeout
         let fired = TimeoutFlag()

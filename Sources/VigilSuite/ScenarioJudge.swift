@@ -85,7 +85,8 @@ public struct ScenarioJudge: Sendable {
         if scenario.tlsVersions != nil, !tls.isEmpty { return true }
         let faultHosts = Set((scenario.certificates ?? [:]).filter { $0.value != HostSimulatorCases.genuine(for: $0.key) }.keys)
         if tls.contains(where: { faultHosts.contains($0.host) || $0.mitm == true }) { return true }
-        let hasFault = scenario.behaviour.kind != .normal || scenario.oidcFaults != nil || scenario.tlsVersions != nil || !faultHosts.isEmpty || scenario.mitm == true
+        let hasFault =
+            scenario.behaviour.kind != .normal || scenario.oidcFaults != nil || scenario.tlsVersions != nil || !faultHosts.isEmpty || scenario.mitm == true
         return !hasFault
     }
 

@@ -74,7 +74,8 @@ public struct SuiteReport: Sendable, Codable {
                     : [("credentials", invariants.credentials), ("logs", invariants.logs), ("files", invariants.files), ("keyring", invariants.keyring)]
                         .filter { !$0.1 }.map { "BROKEN " + $0.0 }.joined(separator: ", ")
             return [
-                result.scenario, result.expected, result.got, text, result.works?.rawValue ?? "-", String(format: "%.1f s", result.seconds), result.status.rawValue,
+                result.scenario, result.expected, result.got, text, result.works?.rawValue ?? "-", String(format: "%.1f s", result.seconds),
+                result.status.rawValue,
             ]
         }
         rows.insert(header, at: 0)

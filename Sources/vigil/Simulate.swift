@@ -233,7 +233,9 @@ extension Vigil {
                 if showProgress { print() }
                 if let external { print("client: \(SafeText.escaped(external.name)) (\(SafeText.escaped(external.summary ?? "a profile")))") }
                 print(report.table(), terminator: "")
-                if let keep { print("evidence kept in \(SafeText.escaped(work))" + (work == Self.absolute(keep) ? "" : " (\(SafeText.escaped(keep)) was not empty)")) }
+                if let keep {
+                    print("evidence kept in \(SafeText.escaped(work))" + (work == Self.absolute(keep) ? "" : " (\(SafeText.escaped(keep)) was not empty)"))
+                }
             }
             service.stop()
             fflush(nil)

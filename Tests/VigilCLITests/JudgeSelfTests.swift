@@ -53,7 +53,8 @@ struct JudgeSelfTests {
         // Its `valid` run uploads a new file and downloads it again (it exits 1 otherwise).
         let result = try Self.run("honest", ["valid"] + Self.hostile)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
-        #expect(result.standardOutput.contains("4 scenarios, 4 passed, 0 failed") && result.standardOutput.contains("works in 1 of 1"), "\(result.standardOutput)")
+        #expect(
+            result.standardOutput.contains("4 scenarios, 4 passed, 0 failed") && result.standardOutput.contains("works in 1 of 1"), "\(result.standardOutput)")
     }
 
     @Test(arguments: ["nothing", "fake-login"])

@@ -70,3 +70,19 @@ struct SimulateClientTests {
             "\(result.standardOutput)\n\(result.standardError)")
     }
 }
+
+/// owncloudcmd, where it is installed (scripts/client-report.sh installs it): a real two-way sync
+/// of `valid` against the simulator: a new local file uploaded, then downloaded back by a second sync.
+@Suite(
+    "owncloudcmd against the simulator",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/owncloudcmd"), "owncloudcmd is not installed (apt-get install owncloud-client-cmd)"))
+struct OwncloudcmdSyncTests {
+    @Test func aTwoWaySyncOfValid() throws {
+        let keep = try TestPaths.temporaryDirectory().path + "/evidence"
+        let result = try CommandRunner.vigil(["simulate", "--client", "owncloudcmd", "--scenario", "valid", "--keep", keep])
+        #expect(result.status == 0 && result.standardOutput.contains("works in 1 of 1"), "\(result.standardOutput)\n\(result.standardError)")
+        let second = keep + "/valid/state/client/second/from-the-client.txt"
+        #expect(
+            (try? String(contentsOfFile: second, encoding: .utf8)) == "a new local file\n", "the file uploaded by the first sync came back in the second")
+    }
+}
