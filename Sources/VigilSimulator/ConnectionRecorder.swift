@@ -32,28 +32,45 @@ final class ConnectionState {
 }
 
 /// The first handler of a connection, on the raw bytes: reads the TLS ClientHello (server name,
-/// offered versions) as it passes, and counts plain HTTP's bytes as application data.
+/// offered versions) as it passes; counts plain HTTP's bytes as application data; and looks for
+/// a credential in every byte a client sends in clear text (plain HTTP, or anything but TLS on a
+/// TLS port), whether or not it parses as a request.
 final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     private let state: ConnectionState
     private let tls: Bool
+    private let planted: @Sendable () -> [PlantedSecret]
     /// The first bytes of a TLS connection, until the ClientHello is whole (at most 16 KiB).
     private var hello: [UInt8] = []
     private var helloDone = false
+    /// The client sends clear text (plain HTTP, or not TLS on a TLS port).
+    private var clear: Bool
+    /// The last bytes of clear text searched, so that a secret split across reads is found.
+    private var tail: [UInt8] = []
+    static let overlap = 4096
 
-    init(state: ConnectionState, tls: Bool) {
+    init(state: ConnectionState, tls: Bool, planted: @escaping @Sendable () -> [PlantedSecret]) {
         self.state = state
         self.tls = tls
+        self.clear = !tls
+        self.planted = planted
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        if !tls {
-            state.captured(buffer)
+        if tls, !helloDone, hello.isEmpty, let first = buffer.readableBytesView.first, first != 0x16 {
+            // Not TLS at all on a TLS port (a client retrying http:// on it): clear text.
+            clear = true
+            helloDone = true
+            state.update { $0.clearText = true }
+        }
+        if clear {
+            if !tls { state.captured(buffer) }
             let count = buffer.readableBytes
-            state.update { $0.applicationBytes += count }
+            state.update { $0.applicationBytes += tls ? 0 : count }
+            search(Array(buffer.readableBytesView))
         } else if !helloDone {
             hello += buffer.readableBytesView.prefix(16_384 - hello.count)
             if let parsed = ClientHello(record: hello) {
@@ -69,6 +86,19 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
             }
         }
         context.fireChannelRead(data)
+    }
+
+    /// Looks for a credential in clear text (with the tail of what came before).
+    private func search(_ bytes: [UInt8]) {
+        let window = tail + bytes
+        tail = Array(window.suffix(Self.overlap))
+        let found = SimulatedSite.findings(raw: window, planted: planted(), what: "the bytes sent")
+        guard !found.isEmpty else { return }
+        state.update { entry in
+            var all = entry.credentialInClear ?? []
+            for place in found where !all.contains(place) { all.append(place) }
+            entry.credentialInClear = all
+        }
     }
 
     /// The client closed its side of the connection: the simulator closes its own at once when no

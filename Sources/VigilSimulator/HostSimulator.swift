@@ -105,7 +105,7 @@ public final class HostSimulator: Sendable {
                 let childChannel = SimulatorChannel(
                     address: plan.address, sslContext: context, certificate: plan.certificate, mitm: interceptor, journal: journal,
                     recordsConnections: !plan.genuine,
-                    registry: registry,
+                    registry: registry, planted: { [responder] in responder.plantedSecrets() },
                     makeHandler: { state in
                         if let upstream = plan.upstream, !plan.genuine {
                             let cloud = site.responder
@@ -174,10 +174,11 @@ public final class HostSimulator: Sendable {
     }
 
     /// Closes every connection still open (a client's leftovers after it exited); the journal
-    /// marks them cut. Returns how many there were.
+    /// marks them cut. With `closingDoors`, every later connection is closed as it arrives (the
+    /// suite has read, or is about to read, what the client did). Returns how many were open.
     @discardableResult
-    public func cutConnections() -> Int {
-        let ids = registry.cutAll()
+    public func cutConnections(closingDoors: Bool = false) -> Int {
+        let ids = registry.cutAll(closingDoors: closingDoors)
         for id in ids { journal.updateConnection(id) { $0.cut = true } }
         return ids.count
     }

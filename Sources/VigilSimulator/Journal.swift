@@ -31,6 +31,8 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     /// The server accepted a credential it knows on this request (the right password, a token
     /// it issued): the only proof of a login. Absent: false.
     public var accepted: Bool?
+    /// The accepted credential was a token the server issued (not a password).
+    public var acceptedToken: Bool?
     /// The scenario's fault answered this request (a redirect, an error, a cut answer), rather
     /// than the normal server.
     public var fault: Bool?
@@ -92,6 +94,11 @@ public struct ConnectionEntry: Sendable, Hashable, Codable {
     public var open: Bool
     /// The simulator cut it (still open after the client exited and a grace period).
     public var cut: Bool?
+    /// The client sent bytes that are not TLS on a TLS port.
+    public var clearText: Bool?
+    /// Where a credential was in what the client sent in clear text (plain HTTP, or not TLS on a
+    /// TLS port), found in the raw bytes whether or not they parse as a request.
+    public var credentialInClear: [String]?
 }
 
 /// The simulator's journal: JSON lines, one request each, in a file when given (written when the
@@ -241,6 +248,7 @@ extension JournalEntry {
         }
         var line = "{"
         if let accepted { line += "\"accepted\":\(accepted)," }
+        if let acceptedToken { line += "\"acceptedToken\":\(acceptedToken)," }
         line += "\"authorization\":\(authorization),\"body\":\(body)"
         if let connection { line += ",\"connection\":\(connection)" }
         line += ",\"cookie\":\(cookie)"

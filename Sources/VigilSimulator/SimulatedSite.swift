@@ -42,13 +42,14 @@ struct SimulatedSite: Sendable {
     /// Answers the whole request and completes its entry.
     func answer(_ request: SimulatedRequest, entry number: Int) -> SimulatedResponse {
         let answer = responder.respond(to: request)
-        complete(number, request, status: answer.status, accepted: answer.authenticatedUser != nil, fault: answer.fault)
+        let token = request.headers["authorization"]?.lowercased().hasPrefix("bearer ") == true
+        complete(number, request, status: answer.status, accepted: answer.authenticatedUser != nil, token: token, fault: answer.fault)
         return answer
     }
 
     /// Completes an entry: what the whole request carried, the status answered (0: never
     /// answered), and the file line.
-    func complete(_ number: Int, _ request: SimulatedRequest, status: Int, accepted: Bool = false, fault: Bool = false) {
+    func complete(_ number: Int, _ request: SimulatedRequest, status: Int, accepted: Bool = false, token: Bool = false, fault: Bool = false) {
         let found = Self.findings(request, planted: responder.plantedSecrets())
         journal.update(number) { entry in
             entry.status = status
@@ -57,6 +58,7 @@ struct SimulatedSite: Sendable {
             entry.found = all.isEmpty ? nil : all
             entry.credential = !all.isEmpty
             if accepted { entry.accepted = true }
+            if accepted && token { entry.acceptedToken = true }
             if fault { entry.fault = true }
         }
         journal.finish(number)
@@ -118,14 +120,14 @@ struct SimulatedSite: Sendable {
 
     /// What raw bytes that are not a parsable request carry: a credential header line, or a
     /// planted secret in any common encoding.
-    static func findings(raw bytes: [UInt8], planted: [PlantedSecret]) -> [String] {
+    static func findings(raw bytes: [UInt8], planted: [PlantedSecret], what: String = "an unparsable request") -> [String] {
         var found: [String] = []
         let text = String(decoding: bytes, as: UTF8.self).lowercased()
-        for line in text.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+        for line in text.split(whereSeparator: \.isNewline) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             for (header, words) in credentialHeaders where trimmed.hasPrefix(header + ":") && !found.contains(words) { found.append(words) }
         }
-        if let how = CredentialSearch(planted: planted).find(in: bytes) { found.append("an unparsable request (\(how))") }
+        if let how = CredentialSearch(planted: planted).find(in: bytes) { found.append("\(what) (\(how))") }
         return found
     }
 }

@@ -31,6 +31,8 @@ struct SimulatorChannel: ServerChildChannel {
     /// interceptor, not from a client (its requests are journalled all the same).
     let recordsConnections: Bool
     let registry: ConnectionRegistry
+    /// The secrets a client holds (the responder's planted secrets).
+    let planted: @Sendable () -> [PlantedSecret]
     /// Makes the connection's last handler; called on the connection's event loop.
     let makeHandler: @Sendable (ConnectionState) -> any ChannelHandler
 
@@ -38,14 +40,25 @@ struct SimulatorChannel: ServerChildChannel {
         channel.eventLoop.makeCompletedFuture {
             let id = recordsConnections ? journal.open(host: address, scheme: sslContext == nil ? "http" : "https", certificate: certificate, mitm: mitm) : -1
             let state = ConnectionState(id: id, journal: journal)
-            registry.add(id, channel)
-            // Closed once every handler has seen the connection end (their entries are complete).
-            channel.closeFuture.whenComplete { [registry, journal] _ in
-                registry.remove(id)
-                journal.updateConnection(id) { $0.open = false }
+            if id >= 0 {
+                // A connection after the suite has read what the client did is refused at once
+                // (it is still recorded, with what it sent before it was closed: nothing).
+                guard registry.add(id, channel) else {
+                    journal.updateConnection(id) {
+                        $0.open = false
+                        $0.cut = true
+                    }
+                    channel.close(promise: nil)
+                    throw ChannelError.ioOnClosedChannel
+                }
+                // Closed once every handler has seen the connection end (their entries are complete).
+                channel.closeFuture.whenComplete { [registry, journal] _ in
+                    registry.remove(id)
+                    journal.updateConnection(id) { $0.open = false }
+                }
             }
             let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(RawConnectionRecorder(state: state, tls: sslContext != nil))
+            try pipeline.addHandler(RawConnectionRecorder(state: state, tls: sslContext != nil, planted: planted))
             if let sslContext {
                 try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
                 try pipeline.addHandler(TLSConnectionRecorder(state: state))
@@ -72,16 +85,28 @@ struct SimulatorChannel: ServerChildChannel {
 
 /// The simulator's open connections, so that a client's leftovers can be cut.
 final class ConnectionRegistry: Sendable {
-    private let open = Mutex([Int: any Channel]())
+    private struct State {
+        var open: [Int: any Channel] = [:]
+        var doorsClosed = false
+    }
+    private let state = Mutex(State())
 
-    func add(_ id: Int, _ channel: any Channel) { open.withLock { $0[id] = channel } }
-    func remove(_ id: Int) { _ = open.withLock { $0.removeValue(forKey: id) } }
+    /// Registers a new connection; false once the doors are closed.
+    func add(_ id: Int, _ channel: any Channel) -> Bool {
+        state.withLock { state in
+            guard !state.doorsClosed else { return false }
+            state.open[id] = channel
+            return true
+        }
+    }
+    func remove(_ id: Int) { _ = state.withLock { $0.open.removeValue(forKey: id) } }
 
-    /// Closes every open connection; returns their ids.
-    func cutAll() -> [Int] {
-        let channels = open.withLock { open in
-            defer { open.removeAll() }
-            return open
+    /// Closes every open connection and refuses new ones from now on; returns the ids closed.
+    func cutAll(closingDoors: Bool) -> [Int] {
+        let channels = state.withLock { state in
+            if closingDoors { state.doorsClosed = true }
+            defer { state.open.removeAll() }
+            return state.open
         }
         for channel in channels.values { channel.close(promise: nil) }
         return channels.keys.sorted()

@@ -78,12 +78,26 @@ struct ExternalCommand: Sendable {
         let deadline = ContinuousClock.now + (timedOut ? .zero : grace)
         while ContinuousClock.now < deadline, Self.alive(group: group, marker: marker) > 0 { try? await Task.sleep(for: .milliseconds(50)) }
         let leftovers = Self.alive(group: group, marker: marker)
-        if leftovers > 0 { Self.killAll(group: group, marker: marker) }
-        let data = (try? Data(contentsOf: URL(fileURLWithPath: outputFile))) ?? Data()
-        let text = String(decoding: data.prefix(256 * 1024), as: UTF8.self)
+        // Whatever is left is killed, and killed again until nothing is (a process may fork
+        // while it is being killed).
+        for _ in 0..<10 {
+            Self.killAll(group: group, marker: marker)
+            if Self.alive(group: group, marker: marker) == 0 { break }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        let text = Self.tail(of: outputFile, bytes: 256 * 1024)
         var status: Int32?
         if case .exited(let code) = outcome.terminationStatus, !timedOut { status = code }
         return Finished(status: status, timedOut: timedOut, output: text, leftovers: leftovers)
+    }
+
+    /// The last `bytes` of a file (a client may write gigabytes; its verdict is at the end).
+    static func tail(of path: String, bytes: Int) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: size > UInt64(bytes) ? size - UInt64(bytes) : 0)
+        return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
     /// Live (not zombie) processes in the group or carrying the marker.
@@ -99,8 +113,9 @@ struct ExternalCommand: Sendable {
             guard let pid = pid_t(name), pid != getpid() else { continue }
             guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { continue }
             let fields = text[text.index(after: close)...].split(separator: " ")
+            // After the command name: state, parent, process group, session.
             guard fields.count > 3, fields[0] != "Z" else { continue }
-            if pid_t(fields[3]) == group {
+            if pid_t(fields[2]) == group {
                 found.append(pid)
             } else if let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"), environ.range(of: needle) != nil {
                 found.append(pid)

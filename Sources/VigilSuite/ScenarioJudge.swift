@@ -52,7 +52,7 @@ public struct ScenarioJudge: Sendable {
     /// The outcome's failures (empty when reached), the invariants, and every violation.
     public func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
-        let credentialViolations = connectionFailures(evidence) + credentialFailures(evidence)
+        let credentialViolations = connectionFailures(evidence) + credentialFailures(evidence) + faultLoginFailures(evidence)
         invariants.credentials = credentialViolations.isEmpty
         let logViolations = logFailures(evidence)
         invariants.logs = logViolations.isEmpty
@@ -119,7 +119,7 @@ public struct ScenarioJudge: Sendable {
     /// log, files and keyring, which an external client does not use.
     public func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
-        let violations = connectionFailures(evidence) + credentialFailures(evidence)
+        let violations = connectionFailures(evidence) + credentialFailures(evidence) + faultLoginFailures(evidence)
         invariants.credentials = violations.isEmpty
         let got = gotByJournal(evidence)
         let said = evidence.result.message.map { " The client said: \(SuiteText.oneLine($0))" } ?? ""
@@ -233,6 +233,8 @@ public struct ScenarioJudge: Sendable {
     func isAgreed(_ entry: JournalEntry, at index: Int, _ evidence: ScenarioEvidence) -> Bool {
         let scheme = entry.scheme ?? "https"
         if scheme == evidence.start.scheme && entry.host == evidence.start.address { return true }
+        // The https server where a client started on plain HTTP is never less safe than the start.
+        if scheme == "https", evidence.start.scheme == "http", entry.host == evidence.start.address { return true }
         return evidence.questions.contains {
             $0.question == .redirect && $0.approved && $0.at <= index && $0.scheme == scheme && evidence.address(of: $0.about) == entry.host
         }
@@ -255,21 +257,36 @@ public struct ScenarioJudge: Sendable {
     /// connection), *any* application data after the handshake is a violation, whatever it
     /// carries and however it is encoded: a secure client aborts the handshake.
     func connectionFailures(_ evidence: ScenarioEvidence) -> [String] {
-        evidence.connections.filter { $0.scheme == "https" && $0.applicationBytes > 0 && isHostile($0, evidence) }.prefix(3).map { connection in
-            let requests = evidence.journal.filter { $0.connection == connection.id }
-            let first = requests.first.map { " (first: \($0.method) \($0.path))" } ?? ""
-            var found: [String] = []
-            for place in requests.flatMap({ $0.found ?? [] }) where !found.contains(place) { found.append(place) }
-            let carried = found.isEmpty ? "" : "; a credential was in \(found.prefix(4).joined(separator: ", "))"
+        let clear = evidence.connections.filter { $0.credentialInClear != nil }.prefix(3).map { connection in
+            let how = connection.scheme == "http" ? "over plain HTTP" : "in clear text on its TLS port (not TLS at all)"
             return
-                "The client sent \(connection.applicationBytes) byte(s) of application data to \(describe(connection))\(first)\(carried): it was not entitled to trust that certificate, and a secure client aborts the handshake (invariant 1)."
+                "A credential (\((connection.credentialInClear ?? []).prefix(3).joined(separator: "; "))) was sent to \(connection.host) \(how) (invariant 1: never a credential in clear text)."
         }
+        return clear
+            + evidence.connections.filter { $0.scheme == "https" && $0.applicationBytes > 0 && isHostile($0, evidence) }.prefix(3).map { connection in
+                let requests = evidence.journal.filter { $0.connection == connection.id }
+                let first = requests.first.map { " (first: \($0.method) \($0.path))" } ?? ""
+                var found: [String] = []
+                for place in requests.flatMap({ $0.found ?? [] }) where !found.contains(place) { found.append(place) }
+                let carried = found.isEmpty ? "" : "; a credential was in \(found.prefix(4).joined(separator: ", "))"
+                let why = legacyTLS ? "TLS 1.0 and 1.1 are deprecated (RFC 8996)" : "it was not entitled to trust that certificate"
+                return
+                    "The client sent \(connection.applicationBytes) byte(s) of application data to \(describe(connection))\(first)\(carried): \(why), and a secure client aborts the handshake (invariant 1)."
+            }
+    }
+
+    /// The hosts offer only TLS 1.0 or 1.1.
+    var legacyTLS: Bool {
+        guard let versions = scenario.tlsVersions, versions.count == 2 else { return false }
+        return versions[1] < "1.2"
     }
 
     /// A connection to a man in the middle whose certificate was not approved before it was
     /// opened, or to a host serving a certificate that is neither its genuine one nor accepted
     /// by the fixture, not approved before.
     func isHostile(_ connection: ConnectionEntry, _ evidence: ScenarioEvidence) -> Bool {
+        // TLS 1.0 and 1.1 are deprecated (RFC 8996): no data belongs on such a connection.
+        if legacyTLS { return true }
         let approved = evidence.questions.contains {
             $0.question == .certificate && $0.approved && $0.connectionsAt <= connection.id && evidence.address(of: $0.about) == connection.host
         }
@@ -283,6 +300,17 @@ public struct ScenarioJudge: Sendable {
         let name = connection.serverName.map { " (asked for \(SuiteText.oneLine($0)))" } ?? ""
         if connection.mitm == true { return "the man in the middle at \(connection.host)\(name) (certificate \(connection.certificate ?? "?"))" }
         return "\(connection.host)\(name) (certificate \(connection.certificate ?? certificateCase(at: connection.host)))"
+    }
+
+    /// In a `refuse` scenario whose OpenID Connect or OAuth2 provider misbehaves (a forged state,
+    /// an unsigned id_token, a mix-up...), a login with a token from that provider means the
+    /// client accepted what it should have refused.
+    func faultLoginFailures(_ evidence: ScenarioEvidence) -> [String] {
+        guard scenario.outcome == .refuse, scenario.oidcFaults != nil else { return [] }
+        guard let entry = evidence.journal.first(where: { $0.acceptedToken == true && (200..<300).contains($0.status) }) else { return [] }
+        return [
+            "The client logged in with a token (\(entry.method) \(entry.path)) from a provider whose answers it should have refused (\(scenario.summary)) (invariant 1)."
+        ]
     }
 
     /// Plain HTTP; a man in the middle whose certificate was not approved before; a host serving

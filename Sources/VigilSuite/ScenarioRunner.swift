@@ -207,8 +207,9 @@ public struct ScenarioRunner: Sendable {
     static func settle(_ running: RunningHostSimulator, grace: Duration) async -> Int {
         let deadline = ContinuousClock.now + grace
         while running.simulator.journal.openConnections > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        guard running.simulator.journal.openConnections > 0 else { return 0 }
-        let cut = running.simulator.cutConnections()
+        // From here on the hosts take no new connection: what the journal holds is all there is.
+        let cut = running.simulator.cutConnections(closingDoors: true)
+        guard cut > 0 else { return 0 }
         // The cut connections' handlers complete their entries on their event loops.
         let closing = ContinuousClock.now + .seconds(1)
         while running.simulator.journal.openConnections > 0, ContinuousClock.now < closing { try? await Task.sleep(for: .milliseconds(10)) }

@@ -44,7 +44,7 @@ public struct SimulationSuite: Sendable {
             runner.timeout = timeout
             let result = await runner.run(knownGap: nil)
             if !keep { try? FileManager.default.removeItem(atPath: runner.directory) }
-            if result.works != .yes || result.safe != true {
+            if result.works != .yes {
                 let said = result.clientMessage.map { " It said: \($0)" } ?? ""
                 var report = SuiteReport(results: [], seconds: (ContinuousClock.now - started).seconds, jobs: jobs)
                 report.client = external
@@ -65,8 +65,10 @@ public struct SimulationSuite: Sendable {
                 let gap = knownGaps.gaps[scenario.name]
                 let keep = self.keep
                 group.addTask {
+                    // Only a directory this run creates is ever removed.
+                    let existed = FileManager.default.fileExists(atPath: runner.directory)
                     var (result, planted) = await runner.runKeepingSecrets(knownGap: gap)
-                    if keep { result.evidence = runner.directory } else { try? FileManager.default.removeItem(atPath: runner.directory) }
+                    if keep { result.evidence = runner.directory } else if !existed { try? FileManager.default.removeItem(atPath: runner.directory) }
                     progress(result)
                     return (index, result, planted)
                 }

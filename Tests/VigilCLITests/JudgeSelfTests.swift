@@ -49,12 +49,30 @@ struct JudgeSelfTests {
             "\(result.standardOutput)")
     }
 
+    @Test func aCredentialInClearTextOnTheTLSPortIsCaught() throws {
+        let result = try Self.run("clear-on-tls-port", ["valid"])
+        #expect(result.status == 1, "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("was sent to 127.0.0.1 in clear text on its TLS port"), "\(result.standardOutput)")
+    }
+
+    @Test func dataOverADeprecatedTLSVersionIsCaught() throws {
+        let result = try Self.run("legacy-tls", ["legacy-tls"])
+        #expect(result.status == 1, "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("legacy-tls: The client sent"), "\(result.standardOutput)")
+    }
+
     @Test func theHonestClientPassesAndItsUploadComesBack() throws {
         // Its `valid` run uploads a new file and downloads it again (it exits 1 otherwise).
         let result = try Self.run("honest", ["valid"] + Self.hostile)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         #expect(
             result.standardOutput.contains("4 scenarios, 4 passed, 0 failed") && result.standardOutput.contains("works in 1 of 1"), "\(result.standardOutput)")
+    }
+
+    @Test func theClientStartsAsANormalProcess() throws {
+        // It exits 1 (and so is not scored) if it inherited a blocked or ignored signal, or a descriptor.
+        let result = try Self.run("hygiene", ["valid"])
+        #expect(result.status == 0 && result.standardOutput.contains("1 passed"), "\(result.standardOutput)\n\(result.standardError)")
     }
 
     @Test(arguments: ["nothing", "fake-login"])

@@ -108,6 +108,25 @@ def leak():
                 sock.sendall(b"x" * 100)
             os._exit(0)
         sock.detach()
+    elif MODE == "clear-on-tls-port":
+        # Retries as plain HTTP on the TLS port after a TLS error.
+        try:
+            with socket.create_connection((HOST, PORT), timeout=10) as sock:
+                sock.sendall(f"PROPFIND {FILES} HTTP/1.1\r\nHost: x\r\nAuthorization: {BASIC}\r\n\r\n".encode())
+                sock.recv(100)
+        except OSError:
+            pass
+    elif MODE == "legacy-tls":
+        # Accepts TLS 1.0 (the chain still checked against the CA file).
+        try:
+            context = ssl.create_default_context(cafile=CA_FILE)
+            context.check_hostname = False
+            context.minimum_version = ssl.TLSVersion.TLSv1
+            context.set_ciphers("DEFAULT:@SECLEVEL=0")
+            with context.wrap_socket(socket.create_connection((HOST, PORT), timeout=10)) as sock:
+                exchange(sock, f"PROPFIND {FILES} HTTP/1.1\r\nHost: x\r\nAuthorization: {BASIC}\r\nConnection: close\r\n\r\n")
+        except (OSError, ssl.SSLError) as error:
+            print(f"fake-client: {error}", file=sys.stderr)
     elif MODE == "follow-redirect":
         status, data = request("GET", "/status.php")
         location = next((line.split(b":", 1)[1].strip().decode() for line in data.split(b"\r\n") if line.lower().startswith(b"location:")), None)
@@ -118,6 +137,18 @@ def leak():
 
 if MODE == "nothing":
     sys.exit(1)
+if MODE == "hygiene":
+    # Started as a normal process: no signal blocked or ignored, nothing open but 0, 1 and 2.
+    status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+    blocked, ignored = int(status["SigBlk"].strip(), 16), int(status["SigIgn"].strip(), 16)
+    # Python ignores SIGPIPE and SIGXFSZ itself; 32 and 33 are glibc's own.
+    ignored &= ~((1 << 12) | (1 << 24) | (1 << 31) | (1 << 32))
+    descriptors = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+    extra = [fd for fd in descriptors[:-1] if fd > 2]  # the last one is listdir's own
+    if blocked or ignored or extra:
+        print(f"fake-client: blocked {blocked:#x}, ignored {ignored:#x}, inherited descriptors {extra}", file=sys.stderr)
+        sys.exit(1)
+    MODE = "honest"
 if MODE == "fake-login":
     status, _ = request("GET", "/status.php", {"Cookie": "x=1"})
     sys.exit(0 if 200 <= status < 300 else 1)
