@@ -110,6 +110,8 @@ public final class Journal: @unchecked Sendable {  // all state behind `lock`
     /// Entries dropped from the front of `stored` (so that an entry's number stays valid).
     private var dropped = 0
     private var links: [ConnectionEntry] = []
+    /// Connections dropped from the front of `links` (ids stay valid).
+    private var linksDropped = 0
     private let handle: FileHandle?
     public let memoryLimit: Int
 
@@ -182,26 +184,40 @@ public final class Journal: @unchecked Sendable {  // all state behind `lock`
     func open(host: String, scheme: String, certificate: String?, mitm: Bool) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        let id = links.count
+        let id = linksDropped + links.count
         links.append(
             ConnectionEntry(
                 id: id, time: Self.timestamp(), host: host, scheme: scheme, certificate: certificate, mitm: mitm ? true : nil,
                 handshake: "none", applicationBytes: 0, open: true))
+        // A long-running simulator keeps the most recent ones (closed ones go first).
+        if links.count > memoryLimit {
+            let closed = links.prefix(links.count - memoryLimit / 2).prefix { !$0.open }.count
+            links.removeFirst(closed)
+            linksDropped += closed
+        }
         return id
     }
 
     func updateConnection(_ id: Int, _ change: (inout ConnectionEntry) -> Void) {
         lock.lock()
         defer { lock.unlock() }
-        guard id >= 0, id < links.count else { return }
-        change(&links[id])
+        let index = id - linksDropped
+        guard index >= 0, index < links.count else { return }
+        change(&links[index])
     }
 
-    /// Every connection accepted so far, in order.
+    /// The connections accepted so far (the most recent ``memoryLimit``), in order.
     public var connections: [ConnectionEntry] {
         lock.lock()
         defer { lock.unlock() }
         return links
+    }
+
+    /// How many connections were accepted so far (the next one's id).
+    public var connectionCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return linksDropped + links.count
     }
 
     /// How many connections are still open.

@@ -136,7 +136,7 @@ public struct ScenarioRunner: Sendable {
         let user = ScriptedUser(
             approve: Set(scenario.client?.approve ?? []), password: users[userName], servedLeaves: leaves,
             caFile: caFile, browserTimeout: max(2, Int(timeout.components.seconds) * 2), resolve: resolve.map(\.description),
-            journalPosition: { journal.entries.count }, connectionPosition: { journal.connections.count })
+            journalPosition: { journal.entries.count }, connectionPosition: { journal.connectionCount })
         let logFile = state + "/vigil/logs/vigil.log"
         let server = Self.expand(running.resolve(scenario.client?.start ?? "{https:1}"), resolve)
         let trusted = try (scenario.client?.trust ?? ["ca-bundle"]).map { name in
