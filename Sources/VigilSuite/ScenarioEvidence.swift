@@ -38,6 +38,10 @@ public struct ScenarioEvidence: Sendable {
     public var approvalsSeeded = 0
     /// Approvals in the database that a renewal rule carried over to the leaf host 1 serves.
     public var approvalsByRule = 0
+    /// For an external client: `address|case` of the hosts whose certificate a standard verifier
+    /// (OpenSSL, the CA file the client was given, TLS server purpose, the address checked, the
+    /// security level of Debian's clients) accepts: the client is entitled to trust them.
+    public var entitled: Set<String> = []
 
     /// The address of `host:port` or `name:port`.
     public func address(of hostPort: String) -> String {
@@ -51,8 +55,10 @@ public struct ScenarioEvidence: Sendable {
         accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],
         filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
         addresses: [String: String] = [:], start: (scheme: String, address: String) = ("https", "127.0.0.1"),
-        interceptedAddress: String? = nil, databaseProblem: String? = nil, existingAccount: Account? = nil, approvalsSeeded: Int = 0, approvalsByRule: Int = 0
+        interceptedAddress: String? = nil, databaseProblem: String? = nil, existingAccount: Account? = nil, approvalsSeeded: Int = 0, approvalsByRule: Int = 0,
+        entitled: Set<String> = []
     ) {
+        self.entitled = entitled
         self.approvalsByRule = approvalsByRule
         self.existingAccount = existingAccount
         self.approvalsSeeded = approvalsSeeded

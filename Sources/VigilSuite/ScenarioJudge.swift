@@ -292,7 +292,9 @@ public struct ScenarioJudge: Sendable {
         }
         if connection.mitm == true { return !approved }
         let served = connection.certificate ?? certificateCase(at: connection.host)
-        let accepted = served == HostSimulatorCases.genuine(for: connection.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
+        let accepted =
+            served == HostSimulatorCases.genuine(for: connection.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
+            || evidence.entitled.contains("\(connection.host)|\(served)")
         return !(accepted || approved)
     }
 
@@ -325,7 +327,9 @@ public struct ScenarioJudge: Sendable {
         // interceptor's own entry is the one judged.
         if scenario.mitm == true, entry.host == evidence.interceptedAddress { return false }
         let served = certificateCase(at: entry.host)
-        let accepted = served == HostSimulatorCases.genuine(for: entry.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
+        let accepted =
+            served == HostSimulatorCases.genuine(for: entry.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
+            || evidence.entitled.contains("\(entry.host)|\(served)")
         return !(accepted || approved)
     }
 

@@ -199,7 +199,37 @@ public struct ScenarioRunner: Sendable {
             filesWithSecrets: Self.files(under: directory, containing: planted), plantedSecrets: planted,
             addresses: addresses, start: (startURL?.scheme?.lowercased() ?? "https", addresses[startHost] ?? startHost),
             interceptedAddress: scenario.mitm == true ? running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.address : nil,
-            databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0, approvalsByRule: byRule)
+            databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0, approvalsByRule: byRule,
+            entitled: client.judgesByJournal ? entitledCertificates(running, trusted: trusted) : [])
+    }
+
+    /// The hosts (not a man in the middle) whose non-genuine certificate a standard verifier
+    /// accepts with the CA files the client is given: OpenSSL's `verify`, TLS server purpose, the
+    /// host's address checked, security level 2 (Debian's default for its clients). An external
+    /// client is entitled to trust those; Vigil's own client is held to its fixtures.
+    func entitledCertificates(_ running: RunningHostSimulator, trusted: [String]) -> Set<String> {
+        var entitled: Set<String> = []
+        let bundle = directory + "/entitlement-ca.pem"
+        let data = trusted.compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+        guard (try? data.write(to: URL(fileURLWithPath: bundle))) != nil else { return [] }
+        defer { try? FileManager.default.removeItem(atPath: bundle) }
+        for listener in running.listeners where listener.scheme == "https" && listener.forwardsTo == nil {
+            guard let name = listener.certificate, name != HostSimulatorCases.genuine(for: listener.address) else { continue }
+            let base = (certificatesDirectory as NSString).appendingPathComponent(name)
+            let check = listener.address.contains(":") || listener.address.allSatisfy({ $0.isNumber || $0 == "." }) ? "-verify_ip" : "-verify_hostname"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = [
+                "verify", "-CAfile", bundle, "-untrusted", base + "-chain.pem", "-purpose", "sslserver", check, listener.address, "-auth_level", "2",
+                base + ".pem",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { continue }
+            process.waitUntilExit()
+            if process.terminationStatus == 0 { entitled.insert("\(listener.address)|\(name)") }
+        }
+        return entitled
     }
 
     /// Waits until the simulated hosts have no open connection, at most `grace`; then cuts the
