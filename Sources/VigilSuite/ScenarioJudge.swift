@@ -245,11 +245,20 @@ public struct ScenarioJudge: Sendable {
     /// Invariant 1: no credential at a host whose certificate was neither trusted nor approved
     /// (at the time), none over plain HTTP, none at a server the user never agreed to.
     func credentialFailures(_ evidence: ScenarioEvidence) -> [String] {
-        evidence.journal.enumerated().filter { index, entry in
-            entry.carriesCredential && (isHostile(entry, at: index, evidence) || !isAgreed(entry, at: index, evidence))
-        }.map { _, entry in
-            "A credential (\(Self.credential(in: entry))) reached \(describe(entry)) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts the user agreed to, never over plain HTTP)."
+        let all = evidence.journal.enumerated().compactMap { index, entry -> String? in
+            guard entry.carriesCredential else { return nil }
+            let where_: String
+            if isHostile(entry, at: index, evidence) {
+                where_ = describe(entry)
+            } else if !isAgreed(entry, at: index, evidence) {
+                where_ = "\(entry.scheme ?? "https")://\(entry.host), a host the user never agreed to (not where it started, not an approved redirect),"
+            } else {
+                return nil
+            }
+            return
+                "A credential (\(Self.credential(in: entry))) reached \(where_) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts the user agreed to, never over plain HTTP)."
         }
+        return all.count <= 3 ? all : Array(all.prefix(3)) + ["... and \(all.count - 3) more request(s) with a credential where none belonged."]
     }
 
     /// Invariant 1 at the transport: on a host whose certificate the client was not entitled to
