@@ -33,7 +33,7 @@ struct SimulatedSite: Sendable {
             authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: false,
             scheme: scheme, userAgent: request.headers["user-agent"], requestID: request.headers["x-request-id"])
         entry.connection = connection >= 0 ? connection : nil
-        let found = Self.findings(request, planted: responder.plantedSecrets())
+        let found = Self.findings(request, planted: responder.plantedSecrets(), parts: .head)
         entry.credential = !found.isEmpty
         entry.found = found.isEmpty ? nil : found
         return journal.begin(entry)
@@ -50,7 +50,8 @@ struct SimulatedSite: Sendable {
     /// Completes an entry: what the whole request carried, the status answered (0: never
     /// answered), and the file line.
     func complete(_ number: Int, _ request: SimulatedRequest, status: Int, accepted: Bool = false, token: Bool = false, fault: Bool = false) {
-        let found = Self.findings(request, planted: responder.plantedSecrets())
+        // The head was searched when it arrived; only the body is new.
+        let found = request.body.isEmpty ? [] : Self.findings(request, planted: responder.plantedSecrets(), parts: .body)
         journal.update(number) { entry in
             entry.status = status
             entry.body = request.hasBody || entry.body
@@ -91,18 +92,23 @@ struct SimulatedSite: Sendable {
     /// in the query, a form or a JSON body; or a planted secret (a password, its Basic form, a
     /// token, a code, a verifier) in the request line, a header's name or value, or the body, as
     /// sent or in a common encoding (``CredentialSearch``). Empty: none.
-    static func findings(_ request: SimulatedRequest, planted: [PlantedSecret]) -> [String] {
+    static func findings(_ request: SimulatedRequest, planted: [PlantedSecret], parts: Parts = .all) -> [String] {
         var found: [String] = []
-        for (header, words) in credentialHeaders where request.headers[header] != nil { found.append(words) }
-        let query = request.query
-        for field in credentialFields where query[field] != nil { found.append("the query (field \(field))") }
-        if !request.body.isEmpty {
+        let head = parts != .body, body = parts != .head
+        if head {
+            for (header, words) in credentialHeaders where request.headers[header] != nil { found.append(words) }
+            let query = request.query
+            for field in credentialFields where query[field] != nil { found.append("the query (field \(field))") }
+        }
+        if body, !request.body.isEmpty {
             let body = String(decoding: request.body.prefix(1 << 20), as: UTF8.self)
             let form = OIDCProvider.form(body)
             for field in credentialFields where form[field] != nil || body.contains("\"\(field)\"") { found.append("the body (field \(field))") }
         }
         let search = CredentialSearch(planted: planted)
         guard !search.secrets.isEmpty else { return found }
+        if body, let how = search.find(in: request.body) { found.append("the body (\(how))") }
+        guard head else { return found }
         let path = SimulatedRequest.path(of: request.target)
         if let how = search.find(in: Array((request.method + " " + path).utf8)) { found.append("the request line (\(how))") }
         if request.target.count > path.count, let how = search.find(in: Array(request.target.utf8.dropFirst(path.utf8.count))) {
@@ -114,8 +120,12 @@ struct SimulatedSite: Sendable {
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) where !credentialHeaders.contains(where: { $0.0 == name }) {
             if let how = search.find(in: Array(value.utf8)) { found.append("the \(SafeName.header(name)) header (\(how))") }
         }
-        if let how = search.find(in: request.body) { found.append("the body (\(how))") }
         return found
+    }
+
+    /// Which parts of a request ``findings(_:planted:parts:)`` looks at.
+    enum Parts: Sendable {
+        case head, body, all
     }
 
     /// What raw bytes that are not a parsable request carry: a credential header line, or a

@@ -76,8 +76,11 @@ public enum LimboHarness {
             let intermediates = try testcase.untrusted_intermediates.flatMap { try Certificate.parsePEM($0) }
             let peer = try Certificate.parsePEM(testcase.peer_certificate)
             var configuration = TrustEvaluator.Configuration.anchors(anchors)
-            // Limbo's anchors stand for the public store: the Web PKI profile decides.
-            configuration.profile = .forced(.webpki)
+            // Limbo's namespaces say which standard a case tests: webpki:: and online:: (real
+            // public chains) the Web PKI profile; rfc5280::, pathlen::, crl::, cve:: and the rest
+            // RFC 5280 itself, as the chain of a private CA is judged.
+            let webPKI = testcase.id.hasPrefix("webpki::") || testcase.id.hasPrefix("online::")
+            configuration.profile = .forced(webPKI ? .webpki : .rfc5280)
             configuration.purpose = testcase.validation_kind == "CLIENT" ? .clientAuth : .serverAuth
             if testcase.extended_key_usage == ["clientAuth"] { configuration.purpose = .clientAuth }
             configuration.maximumIntermediates = testcase.max_chain_depth
