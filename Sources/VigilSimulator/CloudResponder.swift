@@ -37,6 +37,24 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// The test users' passwords and their Basic form.
     private let userSecrets: [PlantedSecret]
 
+    /// The search for every planted secret, made again only when the provider issued a new one
+    /// (it is asked on every request).
+    func credentialSearch() -> CredentialSearch {
+        let count = oidc.issuedSecretCount
+        lock.lock()
+        if let cached = cachedSearch, cached.count == count {
+            lock.unlock()
+            return cached.search
+        }
+        lock.unlock()
+        let search = CredentialSearch(planted: plantedSecrets())
+        lock.lock()
+        cachedSearch = (count, search)
+        lock.unlock()
+        return search
+    }
+    private var cachedSearch: (count: Int, search: CredentialSearch)?
+
     /// Tells the responder where each listener runs: key `https:1`, value `https://127.0.0.1:8443`.
     public func setBase(_ key: String, _ url: String) {
         lock.lock()

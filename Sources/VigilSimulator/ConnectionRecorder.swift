@@ -41,7 +41,7 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
 
     private let state: ConnectionState
     private let tls: Bool
-    private let planted: @Sendable () -> [PlantedSecret]
+    private let search: @Sendable () -> CredentialSearch
     /// The first bytes of a TLS connection, until the ClientHello is whole (at most 16 KiB).
     private var hello: [UInt8] = []
     private var helloDone = false
@@ -51,11 +51,11 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
     private var tail: [UInt8] = []
     static let overlap = 4096
 
-    init(state: ConnectionState, tls: Bool, planted: @escaping @Sendable () -> [PlantedSecret]) {
+    init(state: ConnectionState, tls: Bool, search: @escaping @Sendable () -> CredentialSearch) {
         self.state = state
         self.tls = tls
         self.clear = !tls
-        self.planted = planted
+        self.search = search
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -92,7 +92,7 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
     private func search(_ bytes: [UInt8]) {
         let window = tail + bytes
         tail = Array(window.suffix(Self.overlap))
-        let found = SimulatedSite.findings(raw: window, planted: planted(), what: "the bytes sent")
+        let found = SimulatedSite.findings(raw: window, search: search(), what: "the bytes sent")
         guard !found.isEmpty else { return }
         state.update { entry in
             var all = entry.credentialInClear ?? []

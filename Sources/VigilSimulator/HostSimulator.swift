@@ -105,12 +105,12 @@ public final class HostSimulator: Sendable {
                 let childChannel = SimulatorChannel(
                     address: plan.address, sslContext: context, certificate: plan.certificate, mitm: interceptor, journal: journal,
                     recordsConnections: !plan.genuine,
-                    registry: registry, planted: { [responder] in responder.plantedSecrets() },
+                    registry: registry, search: { [responder] in responder.credentialSearch() },
                     makeHandler: { state in
                         if let upstream = plan.upstream, !plan.genuine {
                             let cloud = site.responder
                             return InterceptingProxyHandler(
-                                upstream: upstream, address: plan.address, journal: journal, connection: state, planted: { cloud.plantedSecrets() })
+                                upstream: upstream, address: plan.address, journal: journal, connection: state, search: { cloud.credentialSearch() })
                         }
                         return ResponderHandler(site: site, connection: state)
                     })

@@ -22,16 +22,16 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
     private var seen: [Int] = []
     private let connection: ConnectionState
     /// The secrets a client holds (the responder's planted secrets), to spot them anywhere in a request.
-    private let planted: @Sendable () -> [PlantedSecret]
+    private let search: @Sendable () -> CredentialSearch
 
     init(
-        upstream: Upstream, address: String, journal: Journal, connection: ConnectionState, planted: @escaping @Sendable () -> [PlantedSecret] = { [] }
+        upstream: Upstream, address: String, journal: Journal, connection: ConnectionState, search: @escaping @Sendable () -> CredentialSearch
     ) {
         self.connection = connection
         self.upstream = upstream
         self.address = address
         self.journal = journal
-        self.planted = planted
+        self.search = search
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -46,7 +46,7 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
             var request = SimulatedRequest(method: head.method.rawValue, target: head.uri, headers: [:], hasBody: false, scheme: "https", host: 1)
             for (name, value) in head.headers { request.headers[name.lowercased()] = value }
             request.headerNames = head.headers.map(\.name)
-            var found = SimulatedSite.findings(request, planted: planted())
+            var found = SimulatedSite.findings(request, search: search())
             if announcesBody { found.append("the body (unread by the interceptor)") }
             var entry = JournalEntry(
                 time: Journal.timestamp(), host: address, method: head.method.rawValue, path: path, status: 0,

@@ -243,6 +243,13 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
     }
 
     /// Codes, tokens and PKCE verifiers issued or received so far.
+    /// How many secrets ``issuedSecrets()`` holds (it only grows).
+    var issuedSecretCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return seenSecrets.count
+    }
+
     public func issuedSecrets() -> [PlantedSecret] {
         lock.lock()
         defer { lock.unlock() }

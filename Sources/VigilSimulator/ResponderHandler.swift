@@ -14,6 +14,8 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let site: SimulatedSite
     private let connection: ConnectionState
     private var head: HTTPRequestHead?
+    /// The request as the head made it (the body joins it at the end).
+    private var request: SimulatedRequest?
     /// The journal entry of the request under way (made when its head arrived).
     private var entry = 0
     private var body: ByteBuffer?
@@ -41,7 +43,9 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let requestHead):
             head = requestHead
             body = nil
-            entry = site.received(requestHead, connection: connection.id)
+            let made = site.request(from: requestHead, body: [])
+            request = made
+            entry = site.received(made, connection: connection.id)
             connection.busy = true
             tooLarge = (requestHead.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > Self.bodyLimit
             // A client that waits for leave to send its body (libcurl does above 1 MB) gets it at
@@ -71,7 +75,10 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
                 )
                 return
             }
-            let request = site.request(from: requestHead, body: body.map { Array($0.readableBytesView) } ?? [])
+            var request = self.request ?? site.request(from: requestHead, body: [])
+            self.request = nil
+            request.body = body.map { Array($0.readableBytesView) } ?? []
+            request.hasBody = !request.body.isEmpty
             body = nil
             let answer = site.answer(request, entry: entry)
             connection.busy = false

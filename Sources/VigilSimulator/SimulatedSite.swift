@@ -26,14 +26,13 @@ struct SimulatedSite: Sendable {
     }
 
     /// A head arrived: its entry, judged on the head alone until the body is in. Returns its number.
-    func received(_ head: HTTPRequestHead, connection: Int) -> Int {
-        let request = request(from: head, body: [])
+    func received(_ request: SimulatedRequest, connection: Int) -> Int {
         var entry = JournalEntry(
             time: Journal.timestamp(), host: address, method: request.method, path: request.path, status: 0,
             authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: false,
             scheme: scheme, userAgent: request.headers["user-agent"], requestID: request.headers["x-request-id"])
         entry.connection = connection >= 0 ? connection : nil
-        let found = Self.findings(request, planted: responder.plantedSecrets(), parts: .head)
+        let found = Self.findings(request, search: responder.credentialSearch(), parts: .head)
         entry.credential = !found.isEmpty
         entry.found = found.isEmpty ? nil : found
         return journal.begin(entry)
@@ -51,7 +50,7 @@ struct SimulatedSite: Sendable {
     /// answered), and the file line.
     func complete(_ number: Int, _ request: SimulatedRequest, status: Int, accepted: Bool = false, token: Bool = false, fault: Bool = false) {
         // The head was searched when it arrived; only the body is new.
-        let found = request.body.isEmpty ? [] : Self.findings(request, planted: responder.plantedSecrets(), parts: .body)
+        let found = request.body.isEmpty ? [] : Self.findings(request, search: responder.credentialSearch(), parts: .body)
         journal.update(number) { entry in
             entry.status = status
             entry.body = request.hasBody || entry.body
@@ -73,7 +72,7 @@ struct SimulatedSite: Sendable {
             body: false, scheme: scheme)
         entry.parsed = false
         entry.connection = connection >= 0 ? connection : nil
-        let found = Self.findings(raw: bytes, planted: responder.plantedSecrets())
+        let found = Self.findings(raw: bytes, search: responder.credentialSearch())
         entry.credential = !found.isEmpty
         entry.found = found.isEmpty ? nil : found
         entry.authorization = found.contains("an Authorization header")
@@ -92,7 +91,7 @@ struct SimulatedSite: Sendable {
     /// in the query, a form or a JSON body; or a planted secret (a password, its Basic form, a
     /// token, a code, a verifier) in the request line, a header's name or value, or the body, as
     /// sent or in a common encoding (``CredentialSearch``). Empty: none.
-    static func findings(_ request: SimulatedRequest, planted: [PlantedSecret], parts: Parts = .all) -> [String] {
+    static func findings(_ request: SimulatedRequest, search: CredentialSearch, parts: Parts = .all) -> [String] {
         var found: [String] = []
         let head = parts != .body, body = parts != .head
         if head {
@@ -105,7 +104,6 @@ struct SimulatedSite: Sendable {
             let form = OIDCProvider.form(body)
             for field in credentialFields where form[field] != nil || body.contains("\"\(field)\"") { found.append("the body (field \(field))") }
         }
-        let search = CredentialSearch(planted: planted)
         guard !search.secrets.isEmpty else { return found }
         if body, let how = search.find(in: request.body) { found.append("the body (\(how))") }
         guard head else { return found }
@@ -123,21 +121,21 @@ struct SimulatedSite: Sendable {
         return found
     }
 
-    /// Which parts of a request ``findings(_:planted:parts:)`` looks at.
+    /// Which parts of a request ``findings(_:search:parts:)`` looks at.
     enum Parts: Sendable {
         case head, body, all
     }
 
     /// What raw bytes that are not a parsable request carry: a credential header line, or a
     /// planted secret in any common encoding.
-    static func findings(raw bytes: [UInt8], planted: [PlantedSecret], what: String = "an unparsable request") -> [String] {
+    static func findings(raw bytes: [UInt8], search: CredentialSearch, what: String = "an unparsable request") -> [String] {
         var found: [String] = []
         let text = String(decoding: bytes, as: UTF8.self).lowercased()
         for line in text.split(whereSeparator: \.isNewline) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             for (header, words) in credentialHeaders where trimmed.hasPrefix(header + ":") && !found.contains(words) { found.append(words) }
         }
-        if let how = CredentialSearch(planted: planted).find(in: bytes) { found.append("\(what) (\(how))") }
+        if let how = search.find(in: bytes) { found.append("\(what) (\(how))") }
         return found
     }
 }

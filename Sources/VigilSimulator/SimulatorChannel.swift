@@ -31,8 +31,8 @@ struct SimulatorChannel: ServerChildChannel {
     /// interceptor, not from a client (its requests are journalled all the same).
     let recordsConnections: Bool
     let registry: ConnectionRegistry
-    /// The secrets a client holds (the responder's planted secrets).
-    let planted: @Sendable () -> [PlantedSecret]
+    /// The search for the secrets a client holds (the responder's planted secrets).
+    let search: @Sendable () -> CredentialSearch
     /// Makes the connection's last handler; called on the connection's event loop.
     let makeHandler: @Sendable (ConnectionState) -> any ChannelHandler
 
@@ -58,7 +58,7 @@ struct SimulatorChannel: ServerChildChannel {
                 }
             }
             let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(RawConnectionRecorder(state: state, tls: sslContext != nil, planted: planted))
+            try pipeline.addHandler(RawConnectionRecorder(state: state, tls: sslContext != nil, search: search))
             if let sslContext {
                 try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
                 try pipeline.addHandler(TLSConnectionRecorder(state: state))

@@ -45,7 +45,7 @@ struct JudgeSelfTests {
         let result = try Self.run("follow-redirect", ["redirect-cross-host-302"])
         #expect(result.status == 1, "\(result.standardOutput)")
         #expect(
-            result.standardOutput.contains("A credential (the x-auth header (base64)) reached 127.0.0.2 (certificate valid-127.0.0.2)"),
+            result.standardOutput.contains("A credential (the x-auth header (base64)) reached https://127.0.0.2, a host the user never agreed to"),
             "\(result.standardOutput)")
     }
 
