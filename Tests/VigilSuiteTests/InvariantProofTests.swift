@@ -191,7 +191,9 @@ struct InvariantProofTests {
         let result = try await run("redirect-cross-host-302", client: MisbehavingClient(fault: .passwordToTheDeclinedRedirect))
         #expect(result.status == .failed)
         #expect(!result.invariants.credentials, "host 2's certificate is valid, but the user never agreed to it")
-        #expect(result.failures.contains { $0.contains("reached 127.0.0.2") && $0.contains("PROPFIND") }, "\(result.failures)")
+        #expect(
+            result.failures.contains { $0.contains("reached https://127.0.0.2, a host the user never agreed to") && $0.contains("PROPFIND") },
+            "\(result.failures)")
         #expect(result.failures.contains { $0.contains("a server the user never agreed to") })
     }
 }
