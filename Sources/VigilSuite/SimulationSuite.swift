@@ -46,7 +46,8 @@ public struct SimulationSuite: Sendable {
             if !keep { try? FileManager.default.removeItem(atPath: runner.directory) }
             if result.works != .yes {
                 let said = result.clientMessage.map { " It said: \($0)" } ?? ""
-                var report = SuiteReport(results: [], seconds: (ContinuousClock.now - started).seconds, jobs: jobs)
+                // Its `valid` result is the only one: safe perhaps, works 0 of 1.
+                var report = SuiteReport(results: [result], seconds: (ContinuousClock.now - started).seconds, jobs: jobs)
                 report.client = external
                 report.notScored =
                     "\(external ?? "the client") did not log in to `\(preflight.name)` (the genuine server, its certificate from the CA file it was given), so it cannot be held to the scenarios: it ignores the CA file it is given, or its profile does not log in.\(said)"

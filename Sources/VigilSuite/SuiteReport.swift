@@ -62,7 +62,6 @@ public struct SuiteReport: Sendable, Codable {
     /// The table (scenario, expected, got, invariants, time), the failures with their reasons,
     /// the known gaps with theirs, and the summary line.
     public func table() -> String {
-        if let notScored { return SafeText.escaped("not scored: \(notScored)\n", keepingLines: true) }
         let header = ["scenario", "expected", "got", "invariants", "works", "time", "result"]
         var rows = results.map { result -> [String] in
             let invariants = result.invariants
@@ -109,7 +108,10 @@ public struct SuiteReport: Sendable, Codable {
     }
 
     public func summary() -> String {
-        if let notScored { return "not scored: \(notScored)" }
+        if let notScored {
+            let works = worksScore
+            return "not scored: \(notScored) (works in \(works.works) of \(works.of))"
+        }
         var parts = ["\(results.count) scenarios", "\(passed) passed", "\(failed + closedGaps) failed"]
         if client == nil { parts.append("\(knownGaps) known gaps remain") }
         if notExercised > 0 { parts.append("\(notExercised) not exercised") }

@@ -80,5 +80,6 @@ struct JudgeSelfTests {
         let result = try Self.run(mode, ["valid", "self-signed"])
         #expect(result.status == 2, "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains("not scored") && result.standardOutput.contains("did not log in to `valid`"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("(works in 0 of 1)"), "a client that does not log in scores 0 on works: \(result.standardOutput)")
     }
 }
