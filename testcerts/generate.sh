@@ -78,6 +78,11 @@ keyUsage = critical,digitalSignature
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid:always
 subjectAltName = $ENV::VIGIL_SAN
+[ no_certsign_intermediate_ext ]
+basicConstraints = critical,CA:TRUE,pathlen:0
+keyUsage = critical,digitalSignature,cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
 [ unknown_critical_ext ]
 basicConstraints = critical,CA:FALSE
 keyUsage = critical,digitalSignature
@@ -189,6 +194,13 @@ leaf ed25519 "IP:127.0.0.1" 127.0.0.1 ed25519 intermediate-ca
 leaf rsa-4096 "IP:127.0.0.1" 127.0.0.1 rsa4096 intermediate-ca
 leaf cross-signed "IP:127.0.0.1" 127.0.0.1 p256 intermediate-ca
 cat "$OUT/root-ca-cross.pem" >> "$OUT/cross-signed-chain.pem"   # leaf, intermediate, the expired cross-sign
+# What client-auditing tools (certmitm, qsslcaudit) try first: a server certificate signed by a
+# leaf (valid-127.0.0.2, CA:FALSE), and one signed by an intermediate without keyCertSign.
+leaf signed-by-leaf "IP:127.0.0.1" 127.0.0.1 p256 valid-127.0.0.2
+cat "$OUT/intermediate-ca.pem" >> "$OUT/signed-by-leaf-chain.pem"
+key no-certsign-intermediate-ca p256
+sign no-certsign-intermediate-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test Intermediate Without keyCertSign" no_certsign_intermediate_ext root-ca "$VALID_FROM" "$VALID_UNTIL"
+leaf no-certsign-intermediate "IP:127.0.0.1" 127.0.0.1 p256 no-certsign-intermediate-ca
 key self-signed p256
 VIGIL_SAN="IP:127.0.0.1" sign self-signed "/C=DE/O=Vigil Test PKI/CN=127.0.0.1" self_signed_ext self "$VALID_FROM" "$VALID_UNTIL"
 cp "$OUT/self-signed.pem" "$OUT/self-signed-chain.pem"

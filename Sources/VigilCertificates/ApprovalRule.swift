@@ -3,7 +3,9 @@
 ///
 /// Never approvable: a certificate for another name; a key below 2048-bit RSA or DSA, or 224-bit
 /// EC; a SHA-1, MD5, MD4 or MD2 signature anywhere but a root's own self-signature; a CA
-/// certificate used as the server's certificate; a connection below the minimum TLS version; a
+/// certificate used as the server's certificate; a chain in which a certificate that is not a CA
+/// issued another (a forgery: anyone holding a valid leaf could sign for any name); a connection
+/// below the minimum TLS version; a
 /// pinned host whose chain holds none of its pinned keys. Approvable after review: expired, not yet valid,
 /// self-signed, an unknown root, a missing intermediate, a wrong or missing extended key usage.
 ///
@@ -69,6 +71,20 @@ public enum ApprovalRule {
                     Refusal(
                         code: .caAsLeaf,
                         message: "The server's certificate is a CA certificate (cA=TRUE); a server must not use one, and it cannot be approved."))
+            }
+        }
+        // A sent certificate that is not a CA, named as the issuer of another one sent before it:
+        // a server certificate signed by a leaf. No deployment does this; an attacker does.
+        let summaries = sent.map { $0.summary(at: evaluation.time, role: .leaf) }
+        for (index, issuer) in summaries.enumerated() where index > 0 && issuer.basicConstraints?.isCA != true {
+            if let child = summaries[..<index].first(where: { $0.issuer == issuer.subject && $0.fingerprints.sha256 != issuer.fingerprints.sha256 }) {
+                refusals.append(
+                    Refusal(
+                        code: .signedByNonCA,
+                        message:
+                            "\(child.subject) is signed by \(issuer.subject), which is not a CA (cA=FALSE): a forged chain, and it cannot be approved."
+                    ))
+                break
             }
         }
         return refusals

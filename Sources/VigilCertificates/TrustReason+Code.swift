@@ -41,6 +41,8 @@ extension TrustReason {
         public static let anotherName = Code(rawValue: "another-name")
         /// An approval refused: a CA certificate used as the server's.
         public static let caAsLeaf = Code(rawValue: "ca-as-leaf")
+        /// An approval refused: a certificate in the chain was signed by one that is not a CA.
+        public static let signedByNonCA = Code(rawValue: "signed-by-non-ca")
 
         /// An OpenSSL verify error Vigil has no words for: its text as a slug.
         static func openSSL(text: String) -> Code {

@@ -14,7 +14,7 @@ struct ApprovalRuleTests {
 
     @Test(arguments: [
         ("rsa-1024", ["weak-key"]), ("sha1-intermediate", ["weak-signature"]), ("ca-as-leaf", ["ca-as-leaf"]),
-        ("wrong-host", ["another-name"]), ("cn-only", ["another-name"]),
+        ("wrong-host", ["another-name"]), ("cn-only", ["another-name"]), ("signed-by-leaf", ["signed-by-non-ca"]),
     ])
     func neverApprovable(name: String, codes: [String]) throws {
         #expect(try refusals(name) == codes)
@@ -23,6 +23,7 @@ struct ApprovalRuleTests {
     @Test(arguments: [
         "expired", "not-yet-valid", "self-signed", "untrusted-root", "incomplete-chain", "wrong-eku", "no-eku",
         "unknown-critical", "expired-intermediate", "mitm-forged", "valid-127.0.0.1", "ed25519", "rsa-4096", "cross-signed",
+        "no-certsign-intermediate",
     ])
     func approvableAfterReview(name: String) throws {
         #expect(try refusals(name).isEmpty, "\(name)")
