@@ -9,18 +9,18 @@ public import VigilStore
 
 /// Checks an existing account's server against the chain the user reviewed, the way every later
 /// connection must (the ownCloud SDK's bookmark certificate): what no approval can make safe is
-/// refused; the extended-validation rule, when set, must hold; the same leaf passes; a changed
-/// leaf passes only when the renewal rule accepts it, and then the stored chain is replaced and
-/// the change audited with the rule's text; anything else must be reviewed again, never accepted
-/// silently. ``connect(_:secrets:interaction:)`` then reads the user's files root with the stored
+/// refused; the same leaf passes; a changed leaf passes when the extended-validation rule holds
+/// or, when that fails or is unset, when the renewal rule accepts it (the ownCloud SDK's order),
+/// and then the stored chain is replaced and the change audited with the rule's text; anything
+/// else must be reviewed again, never accepted silently. ``connect(_:secrets:interaction:)`` then reads the user's files root with the stored
 /// credentials, through a client whose policy accepts exactly what was judged.
 public struct AccountCheck: Sendable {
     public enum Result: Sendable, Equatable {
         /// The server presents the reviewed leaf.
         case unchanged
-        /// The leaf changed and the renewal rule accepted it; the stored chain was replaced.
+        /// The leaf changed and the extended-validation or the renewal rule accepted it; the stored chain was replaced.
         case renewed(rule: String)
-        /// The leaf changed and no rule accepts it, or the extended-validation rule fails: review again.
+        /// The leaf changed and no rule accepts it: review again.
         case changed(reason: String)
         /// The leaf changed, the user reviewed it again and approved it; the stored chain was replaced.
         case approvedAgain
@@ -193,12 +193,6 @@ public struct AccountCheck: Sendable {
             return done(.changed(reason: "No reviewed chain is stored with this account: review the server's certificate once; it is then kept."))
         }
         let context = CertificateRuleContext(bookmark: stored, server: chain, serverPassedValidationOrIsUserAccepted: passed)
-        if let extendedValidationRule, !extendedValidationRule.rule.evaluate(context) {
-            return done(
-                .refused(reasons: [
-                    "The extended-validation rule (connection.certificate-extended-validation-rule) does not hold: \(extendedValidationRule.text)"
-                ]))
-        }
         if storedLeaf == leaf {
             return done(passed ? .unchanged : .changed(reason: "The reviewed certificate is no longer trusted or approved (its approval was revoked?)."))
         }
@@ -209,11 +203,21 @@ public struct AccountCheck: Sendable {
                         "\(endpoint) presents a certificate issued before the one reviewed (\(leaf.sha256Fingerprint)): an old certificate coming back is never a renewal; review it."
                 ))
         }
-        guard let renewalRule, renewalRule.rule.evaluate(context) else {
+        // As the ownCloud SDK orders them: the extended-validation rule says whether the
+        // certificate is valid for the account; when it fails (or is unset), the renewal rule says
+        // whether a renewed certificate is accepted without asking; when that fails too, the user
+        // reviews it.
+        let accepting: (text: String, setting: String)
+        if let extendedValidationRule, extendedValidationRule.rule.evaluate(context) {
+            accepting = (extendedValidationRule.text, "the extended-validation rule")
+        } else if let renewalRule, renewalRule.rule.evaluate(context) {
+            accepting = (renewalRule.text, "the renewal rule")
+        } else {
+            let tried = extendedValidationRule == nil ? "the renewal rule does not" : "neither the extended-validation rule nor the renewal rule does"
             return done(
                 .changed(
                     reason:
-                        "\(endpoint) presents another certificate than the one reviewed (\(leaf.sha256Fingerprint)), and the renewal rule does not accept it: review it again."
+                        "\(endpoint) presents another certificate than the one reviewed (\(leaf.sha256Fingerprint)), and \(tried) accept it: review it again."
                 ))
         }
         if !passed {
@@ -223,17 +227,17 @@ public struct AccountCheck: Sendable {
                 return done(
                     .changed(
                         reason:
-                            "The renewal rule accepts the new certificate, but it is neither trusted nor approved, and the reviewed one was trusted, not approved: review it again."
+                            "\(accepting.setting.prefix(1).uppercased() + accepting.setting.dropFirst()) accepts the new certificate, but it is neither trusted nor approved, and the reviewed one was trusted, not approved: review it again."
                     ))
             }
             try approvals.approve(
                 leaf, host: endpoint.host, port: endpoint.port,
-                note: "renewal of \(storedLeaf.sha256Fingerprint), accepted by the rule: \(renewalRule.text)")
+                note: "renewal of \(storedLeaf.sha256Fingerprint), accepted by the rule: \(accepting.text)")
             try retire(storedLeaf, at: endpoint, replacedBy: leaf)
         }
         try accounts.replaceReviewedChain(
             id: account.id, with: AccountSetup.pem(chain) ?? "",
-            because: "renewed to \(leaf.sha256Fingerprint) by the rule: \(renewalRule.text)")
-        return done(.renewed(rule: renewalRule.text))
+            because: "renewed to \(leaf.sha256Fingerprint) by the rule: \(accepting.text)")
+        return done(.renewed(rule: accepting.text))
     }
 }

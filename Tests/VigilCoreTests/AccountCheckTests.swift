@@ -69,14 +69,26 @@ struct AccountCheckTests {
         #expect(try accounts.database.auditTrail().last?.kind == .accountAdded, "nothing replaced")
     }
 
-    @Test func theExtendedValidationRuleComesFirst() async throws {
-        // A rule every certificate must pass: no renewal rule, no user approval overrides it.
+    @Test func aFailingExtendedValidationRuleFallsThroughToTheRenewalRule() async throws {
+        // The ownCloud SDK's default extended-validation rule fails for any changed certificate;
+        // the renewal rule then decides (same key: renewed), as in the SDK.
         let (result, _, _) = try await check("renewed-same-key", rule: Self.seedsRenewal, extendedValidation: "bookmarkCertificate == serverCertificate")
-        guard case .refused(let reasons) = result else {
+        #expect(result == .renewed(rule: Self.seedsRenewal), "\(result)")
+    }
+
+    @Test func anExtendedValidationRuleThatHoldsAcceptsAChangedCertificate() async throws {
+        let rule = "bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData"
+        let (result, _, _) = try await check("renewed-same-key", rule: "never", extendedValidation: rule)
+        #expect(result == .renewed(rule: rule), "\(result)")
+    }
+
+    @Test func whenNeitherRuleAcceptsTheUserReviews() async throws {
+        let (result, _, _) = try await check("renewed-same-key", rule: "never", extendedValidation: "bookmarkCertificate == serverCertificate")
+        guard case .changed(let reason) = result else {
             Issue.record("\(result)")
             return
         }
-        #expect(reasons.joined().contains("extended-validation rule"))
+        #expect(reason.contains("neither the extended-validation rule nor the renewal rule"), "\(reason)")
     }
 
     @Test func brokenCryptographyIsRefused() async throws {
