@@ -14,6 +14,14 @@ public struct CertificateRuleContext: Sendable {
         self.server = server
         self.serverPassedValidationOrIsUserAccepted = serverPassedValidationOrIsUserAccepted
     }
+
+    /// The chain a rule reads for a certificate: the verified path up to its trusted root when
+    /// `evaluation` trusts it (so `rootCertificate` is the anchor, as the ownCloud SDK means it,
+    /// even when the server does not send its root), the chain as sent otherwise.
+    public static func path(_ evaluation: TrustEvaluation, sent: [Certificate]) -> [Certificate] {
+        guard evaluation.verdict.isTrusted, let leaf = evaluation.verifiedChain.first, leaf == sent.first else { return sent }
+        return evaluation.verifiedChain
+    }
 }
 
 extension CertificateRule {

@@ -192,7 +192,11 @@ public struct AccountCheck: Sendable {
             // silent acceptance; reviewed once, the chain is then kept.
             return done(.changed(reason: "No reviewed chain is stored with this account: review the server's certificate once; it is then kept."))
         }
-        let context = CertificateRuleContext(bookmark: stored, server: chain, serverPassedValidationOrIsUserAccepted: passed)
+        // Rules read the verified paths (rootCertificate is the trusted root), the chains as sent
+        // where nothing trusts them.
+        let context = CertificateRuleContext(
+            bookmark: CertificateRuleContext.path(evaluator.evaluate(stored, for: endpoint.peerName), sent: stored),
+            server: CertificateRuleContext.path(evaluation, sent: chain), serverPassedValidationOrIsUserAccepted: passed)
         if storedLeaf == leaf {
             return done(passed ? .unchanged : .changed(reason: "The reviewed certificate is no longer trusted or approved (its approval was revoked?)."))
         }

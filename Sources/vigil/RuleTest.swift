@@ -36,9 +36,13 @@ extension Vigil.Certificates {
                 let parsed = try CertificateRule(parsing: rule)
                 let bookmarkChain = try Certificate.load(path: bookmark), serverChain = try Certificate.load(path: server)
                 let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
-                let passed = evaluator.evaluate(serverChain, for: host.map { PeerName(host: $0) }).verdict.isTrusted
+                let peer = host.map { PeerName(host: $0) }
+                let evaluation = evaluator.evaluate(serverChain, for: peer)
                 let holds = parsed.evaluate(
-                    CertificateRuleContext(bookmark: bookmarkChain, server: serverChain, serverPassedValidationOrIsUserAccepted: passed))
+                    CertificateRuleContext(
+                        bookmark: CertificateRuleContext.path(evaluator.evaluate(bookmarkChain, for: peer), sent: bookmarkChain),
+                        server: CertificateRuleContext.path(evaluation, sent: serverChain), serverPassedValidationOrIsUserAccepted: evaluation.verdict.isTrusted
+                    ))
                 print(holds ? "the rule holds" : "the rule does not hold")
                 if !holds { throw ExitCode(ExitStatus.untrusted) }
             } catch let error as CertificateError {

@@ -66,4 +66,19 @@ struct CertificateRuleTests {
             Issue.record("\(error)")
         }
     }
+
+    /// `rootCertificate` is the trusted root of the verified path, as the SDK means it, though
+    /// servers do not send their root; an untrusted chain is read as sent.
+    @Test func theRootIsTheTrustedRootOfTheVerifiedPath() throws {
+        let rule = try CertificateRule(parsing: #"serverCertificate.rootCertificate.commonName == "Vigil Test Root CA""#)
+        let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
+        func holds(_ name: String) throws -> Bool {
+            let sent = try Certificate.load(path: TestPaths.testcert("\(name)-chain.pem"))
+            let evaluation = evaluator.evaluate(sent, for: PeerName(host: "127.0.0.1"))
+            let path = CertificateRuleContext.path(evaluation, sent: sent)
+            return rule.evaluate(CertificateRuleContext(bookmark: path, server: path, serverPassedValidationOrIsUserAccepted: evaluation.verdict.isTrusted))
+        }
+        #expect(try holds("valid-127.0.0.1"), "the root was not sent, yet it is the path's root")
+        #expect(try !holds("mitm-forged"), "a forged chain's top is the attacker's CA, whatever its name")
+    }
 }
