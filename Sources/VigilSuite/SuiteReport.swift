@@ -112,7 +112,7 @@ public struct SuiteReport: Sendable, Codable {
             let works = worksScore
             return "not scored: \(notScored) (works in \(works.works) of \(works.of))"
         }
-        var parts = ["\(results.count) scenarios", "\(passed) passed", "\(failed + closedGaps) failed"]
+        var parts = ["\(results.count) scenario\(results.count == 1 ? "" : "s")", "\(passed) passed", "\(failed + closedGaps) failed"]
         if client == nil { parts.append("\(knownGaps) known gaps remain") }
         if notExercised > 0 { parts.append("\(notExercised) not exercised") }
         if notApplicable > 0 { parts.append("\(notApplicable) not applicable") }
