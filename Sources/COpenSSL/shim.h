@@ -23,6 +23,23 @@
 static inline unsigned long vigil_dn_print_flags(void) { return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB; }
 static inline long vigil_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
 static inline void vigil_OPENSSL_free(void *p) { OPENSSL_free(p); }
+/* The user-initial-policy-set of RFC 5280 section 6.1 (dotted OIDs); 1 on success. OpenSSL's own
+   default is an empty set, which is not RFC 5280's (any-policy). */
+static inline int vigil_set_initial_policies(X509_VERIFY_PARAM *param, const char *const *oids, int count) {
+    STACK_OF(ASN1_OBJECT) *policies = sk_ASN1_OBJECT_new_null();
+    if (policies == NULL) return 0;
+    for (int i = 0; i < count; i++) {
+        ASN1_OBJECT *oid = OBJ_txt2obj(oids[i], 1);
+        if (oid == NULL || !sk_ASN1_OBJECT_push(policies, oid)) {
+            ASN1_OBJECT_free(oid);
+            sk_ASN1_OBJECT_pop_free(policies, ASN1_OBJECT_free);
+            return 0;
+        }
+    }
+    int ok = X509_VERIFY_PARAM_set1_policies(param, policies);
+    sk_ASN1_OBJECT_pop_free(policies, ASN1_OBJECT_free);
+    return ok;
+}
 
 // Untyped stack access (the typed sk_TYPE_* names are macros).
 static inline int vigil_sk_num(const void *sk) { return sk ? OPENSSL_sk_num((const OPENSSL_STACK *)sk) : 0; }

@@ -50,6 +50,13 @@ enum ReasonText {
         case X509_V_ERR_UNABLE_TO_GET_CRL: return (.noCRL, "No CRL covers \(who.lowercased()).")
         case X509_V_ERR_PERMITTED_VIOLATION, X509_V_ERR_EXCLUDED_VIOLATION:
             return (.nameConstraints, "\(who) has a name that its CA's name constraints forbid.")
+        case X509_V_ERR_NO_EXPLICIT_POLICY:
+            return (
+                .noExplicitPolicy,
+                "No certificate policy is valid for the whole chain, yet a CA in it requires an explicit policy (RFC 5280 section 6.1: requireExplicitPolicy)."
+            )
+        case X509_V_ERR_INVALID_POLICY_EXTENSION:
+            return (.invalidPolicy, "\(who) has a certificate policy extension that cannot be processed (RFC 5280 section 6.1).")
         default:
             return (.openSSL(text: openssl), "\(who): \(openssl).")
         }

@@ -75,9 +75,23 @@ extension TrustEvaluator {
             let parameters = X509_STORE_CTX_get0_param(context)
             // No PARTIAL_CHAIN: an anchor must be a root. Approved certificates are matched by
             // their own store, not by turning a leaf into an anchor here.
-            var flags = UInt(X509_V_FLAG_X509_STRICT)
+            // RFC 5280 section 6.1 policy processing with its default inputs (any policy, no explicit
+            // policy required, mapping allowed): a CA's requireExplicitPolicy, inhibitPolicyMapping
+            // and inhibitAnyPolicy are honoured.
+            var flags = UInt(X509_V_FLAG_X509_STRICT) | UInt(X509_V_FLAG_POLICY_CHECK)
+            if configuration.requireExplicitPolicy { flags |= UInt(X509_V_FLAG_EXPLICIT_POLICY) }
+            if configuration.inhibitPolicyMapping { flags |= UInt(X509_V_FLAG_INHIBIT_MAP) }
+            if configuration.inhibitAnyPolicy { flags |= UInt(X509_V_FLAG_INHIBIT_ANY) }
             if !configuration.crlsPEM.isEmpty { flags |= UInt(X509_V_FLAG_CRL_CHECK) }
             X509_VERIFY_PARAM_set_flags(parameters, flags)
+            let policies = configuration.initialPolicies.isEmpty ? [Configuration.anyPolicy] : configuration.initialPolicies
+            let setPolicies = withArrayOfCStrings(policies) { vigil_set_initial_policies(parameters, $0, Int32(policies.count)) }
+            guard setPolicies == 1 else {
+                OpenSSLSupport.drainErrors()
+                return Run(
+                    accepted: false,
+                    reasons: [TrustReason(code: .invalidPolicy, message: "The initial policy set \(policies) is not a list of dotted OIDs.")], chain: [])
+            }
             X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970.rounded(.down)))
             X509_VERIFY_PARAM_set_auth_level(parameters, Int32(configuration.securityLevel))
             if let depth = configuration.maximumIntermediates { X509_VERIFY_PARAM_set_depth(parameters, Int32(depth)) }
@@ -136,4 +150,12 @@ extension TrustEvaluator {
             return Run(accepted: result == 1 && reasons.isEmpty, reasons: reasons, chain: chain)
         }
     }
+}
+
+/// `body` with a C array of the strings (NUL-terminated copies, freed afterwards).
+func withArrayOfCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers = copies.map { UnsafePointer<CChar>($0) }
+    return pointers.withUnsafeBufferPointer { buffer in body(buffer.baseAddress!) }
 }

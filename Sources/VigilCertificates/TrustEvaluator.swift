@@ -28,6 +28,15 @@ public struct TrustEvaluator: Sendable {
         public var securityLevel: Int
         /// Which rules of the strict profile decide (``TrustProfile``); by default, the anchor decides.
         public var profile: TrustProfile.Choice = .byAnchor
+        /// RFC 5280 section 6.1's inputs: the user-initial-policy-set (dotted OIDs; RFC 5280's
+        /// default, any-policy), initial-explicit-policy, initial-policy-mapping-inhibit and
+        /// initial-any-policy-inhibit (all off by default, as RFC 5280 has them).
+        public var initialPolicies: [String] = [Self.anyPolicy]
+        public var requireExplicitPolicy = false
+        public var inhibitPolicyMapping = false
+        public var inhibitAnyPolicy = false
+        /// The anyPolicy OID.
+        public static let anyPolicy = "2.5.29.32.0"
 
         /// The system trust store, TLS server purpose, security level 2.
         public static var system: Configuration {

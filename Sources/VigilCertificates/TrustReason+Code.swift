@@ -22,6 +22,10 @@ extension TrustReason {
         public static let pathLengthExceeded = Code(rawValue: "path-length-exceeded")
         public static let wrongPurpose = Code(rawValue: "wrong-purpose")
         public static let revoked = Code(rawValue: "revoked")
+        /// RFC 5280 policy processing: a CA requires an explicit policy and none is valid for the path.
+        public static let noExplicitPolicy = Code(rawValue: "no-explicit-policy")
+        /// RFC 5280 policy processing: a policy extension that cannot be processed.
+        public static let invalidPolicy = Code(rawValue: "invalid-policy")
         public static let chainTooLong = Code(rawValue: "chain-too-long")
         public static let noCRL = Code(rawValue: "no-crl")
         public static let nameConstraints = Code(rawValue: "name-constraints")
