@@ -23,6 +23,24 @@
 static inline unsigned long vigil_dn_print_flags(void) { return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB; }
 static inline long vigil_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
 static inline void vigil_OPENSSL_free(void *p) { OPENSSL_free(p); }
+/* The valid policy set of a verified path (RFC 5280 section 6.1.5), as dotted OIDs written
+   one after another into `out` (each NUL-terminated, at most `size` bytes in all); returns how
+   many, 0 when the tree holds none, -1 when no policy tree was built. */
+static inline int vigil_valid_policies(X509_STORE_CTX *ctx, char *out, int size) {
+    X509_POLICY_TREE *tree = X509_STORE_CTX_get0_policy_tree(ctx);
+    if (tree == NULL) return -1;
+    STACK_OF(X509_POLICY_NODE) *nodes = X509_policy_tree_get0_user_policies(tree);
+    int count = 0, used = 0;
+    for (int i = 0; i < sk_X509_POLICY_NODE_num(nodes); i++) {
+        const ASN1_OBJECT *policy = X509_policy_node_get0_policy(sk_X509_POLICY_NODE_value(nodes, i));
+        if (policy == NULL || size - used < 100) continue;
+        int written = OBJ_obj2txt(out + used, size - used, policy, 1);
+        if (written <= 0 || written >= size - used) continue;
+        used += written + 1;
+        count++;
+    }
+    return count;
+}
 /* The user-initial-policy-set of RFC 5280 section 6.1 (dotted OIDs); 1 on success. OpenSSL's own
    default is an empty set, which is not RFC 5280's (any-policy). */
 static inline int vigil_set_initial_policies(X509_VERIFY_PARAM *param, const char *const *oids, int count) {

@@ -50,6 +50,23 @@ extension TrustEvaluator {
             var accepted: Bool
             var reasons: [TrustReason]
             var chain: [Certificate]
+            /// The valid policy set of the path (RFC 5280 section 6.1.5), dotted OIDs.
+            var policies: [String] = []
+        }
+
+        /// The valid policy set OpenSSL's policy tree holds for the verified path.
+        static func validPolicies(_ context: OpaquePointer) -> [String] {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBufferPointer { vigil_valid_policies(context, $0.baseAddress, Int32($0.count)) }
+            guard count > 0 else { return [] }
+            var policies: [String] = []
+            var start = 0
+            for _ in 0..<count {
+                let end = buffer[start...].firstIndex(of: 0) ?? buffer.endIndex
+                policies.append(String(decoding: buffer[start..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                start = end + 1
+            }
+            return policies
         }
 
         /// Collects every error the verify callback sees.
@@ -147,7 +164,9 @@ extension TrustEvaluator {
                 let code = X509_STORE_CTX_get_error(context)
                 reasons.append(ReasonText.reason(opensslCode: code, depth: nil, certificate: nil))
             }
-            return Run(accepted: result == 1 && reasons.isEmpty, reasons: reasons, chain: chain)
+            var run = Run(accepted: result == 1 && reasons.isEmpty, reasons: reasons, chain: chain)
+            if run.accepted { run.policies = Self.validPolicies(context) }
+            return run
         }
     }
 }

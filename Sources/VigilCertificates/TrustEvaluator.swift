@@ -117,6 +117,7 @@ public struct TrustEvaluator: Sendable {
         }
         let summary = Self.chainSummary(sent: chain, verified: run.chain, trusted: verdict.isTrusted, reasons: reasons)
         var evaluation = TrustEvaluation(verdict: verdict, chain: summary, verifiedChain: run.chain, time: time, peerName: peerName)
+        if verdict.isTrusted { evaluation.validPolicies = run.policies }
         evaluation.profile = profile
         evaluation.rulesNotApplied = notApplied
         return evaluation
@@ -168,6 +169,9 @@ public struct TrustEvaluation: Sendable {
     public var chain: ChainSummary
     /// Leaf to anchor, as verification built it (possibly partial when untrusted).
     public var verifiedChain: [Certificate]
+    /// The valid policy set of a trusted path (RFC 5280 section 6.1.5, dotted OIDs; `2.5.29.32.0`
+    /// is any-policy); empty when untrusted.
+    public var validPolicies: [String] = []
     /// The time the chain was evaluated at.
     public var time: Date
     public var peerName: PeerName?

@@ -19,6 +19,8 @@ struct InspectReport: Encodable {
         var profile: TrustProfile.Decision
         /// Web PKI rules the chain breaks that did not decide under `rfc5280`: findings.
         var rulesNotApplied: [TrustReason]
+        /// The valid policy set of a trusted path (RFC 5280 section 6.1.5), dotted OIDs.
+        var validPolicies: [String] = []
     }
     struct Connection: Encodable {
         var protocolVersion: String
@@ -43,6 +45,7 @@ struct InspectReport: Encodable {
         case .untrusted(let reasons):
             self.verdict = Verdict(trusted: false, basis: nil, reasons: reasons, profile: evaluation.profile, rulesNotApplied: evaluation.rulesNotApplied)
         }
+        self.verdict.validPolicies = evaluation.validPolicies
         self.connection = connection
         self.chain = evaluation.chain
         self.certificates = evaluation.summaries(of: sent)

@@ -31,6 +31,12 @@ struct InspectTextRenderer {
             }
         }
         lines.append("  profile: \(report.verdict.profile.profile.rawValue) (\(report.verdict.profile.why))")
+        if report.verdict.trusted {
+            let names = report.verdict.validPolicies.map { $0 == "2.5.29.32.0" ? "any policy (2.5.29.32.0)" : $0 }
+            lines.append(
+                "  certificate policies valid for the path: \(names.isEmpty ? "none (no policy is asserted by every certificate)" : t(names.joined(separator: ", ")))"
+            )
+        }
         for rule in report.verdict.rulesNotApplied {
             lines.append("  " + terminal.yellow("[web pki rule, not applied]") + " \(t(rule.message))")
         }
