@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 #if canImport(Glibc)
@@ -9,21 +10,35 @@ import Foundation
 /// Finds the secrets a server planted (passwords, their Basic form, tokens it issued) in bytes a
 /// client sent, as sent and in the encodings a careless client uses: percent and form encoding,
 /// JSON escapes, base64 and base64url (at any alignment), and hex, nested up to two deep
-/// (base64 inside a percent-encoded query). A hit names the encoding it was found under.
+/// (base64 inside a percent-encoded query). Each secret is also looked for as UTF-16 and as its
+/// MD5, SHA-1 and SHA-256 digests (a password-equivalent a careless client sends in place of the
+/// password). A hit names the encoding it was found under.
 struct CredentialSearch: Sendable {
     /// The secrets, as bytes; ones shorter than ``minimumLength`` are left out (they would match
     /// anything).
     let secrets: [[UInt8]]
+    /// The same secrets in other forms, each with its name (`UTF-16`, `SHA-256`).
+    let forms: [(name: String, bytes: [UInt8])]
     static let minimumLength = 6
     /// How many decodings deep a secret is looked for.
     static let depth = 2
 
     init(planted: [PlantedSecret]) {
         secrets = planted.map { Array($0.value.utf8) }.filter { $0.count >= Self.minimumLength }
+        var forms: [(String, [UInt8])] = []
+        for secret in secrets {
+            let text = String(decoding: secret, as: UTF8.self)
+            forms.append(("UTF-16", text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }))
+            forms.append(("UTF-16", text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }))
+            forms.append(("its MD5", Array(Insecure.MD5.hash(data: secret))))
+            forms.append(("its SHA-1", Array(Insecure.SHA1.hash(data: secret))))
+            forms.append(("its SHA-256", Array(SHA256.hash(data: secret))))
+        }
+        self.forms = forms
     }
 
     /// The encoding under which a secret is in `bytes` (`as sent`, `base64`, `percent-encoded,
-    /// then base64`), or nil.
+    /// then base64`, `hex of its SHA-256`), or nil.
     func find(in bytes: [UInt8]) -> String? {
         guard !secrets.isEmpty, !bytes.isEmpty else { return nil }
         return search(bytes, depth: Self.depth, path: [])
@@ -31,6 +46,7 @@ struct CredentialSearch: Sendable {
 
     private func search(_ bytes: [UInt8], depth: Int, path: [String]) -> String? {
         if secrets.contains(where: { Self.contains(bytes, $0) }) { return path.isEmpty ? "as sent" : path.joined(separator: ", then ") }
+        if let form = forms.first(where: { Self.contains(bytes, $0.bytes) }) { return (path + [form.name]).joined(separator: " of ") }
         guard depth > 0 else { return nil }
         for (name, decoded) in Self.decodings(of: bytes) where decoded != bytes {
             if let hit = search(decoded, depth: depth - 1, path: path + [name]) { return hit }
@@ -43,6 +59,8 @@ struct CredentialSearch: Sendable {
         var out: [(String, [UInt8])] = []
         if bytes.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "+")) { out.append(("percent-encoded", percentDecoded(bytes))) }
         if bytes.contains(UInt8(ascii: "\\")) { out.append(("JSON-escaped", jsonUnescaped(bytes))) }
+        // Base64 wrapped at 64 or 76 columns (MIME, PEM): the lines joined again.
+        if bytes.contains(0x0A) { out.append(("line-wrapped", bytes.filter { $0 != 0x0A && $0 != 0x0D })) }
         for token in tokens(bytes, minimum: 8, where: isBase64) {
             for offset in 0..<4 where token.count - offset >= 8 {
                 out.append(("base64", base64Decoded(token.dropFirst(offset))))

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 import VigilTestSupport
@@ -57,6 +58,12 @@ struct GroundTruthTests {
             ("percent-encoded", Array(password.map { String(format: "%%%02x", $0) }.joined().utf8)),
             ("JSON-escaped", Array(("{\"p\":\"" + "alice-test-password".unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined() + "\"}").utf8)),
             ("percent-encoded, then base64", Array(("t=" + Data(password).base64EncodedString().replacingOccurrences(of: "=", with: "%3D")).utf8)),
+            ("UTF-16", Array("alice-test-password".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })),
+            ("hex of its SHA-256", Array(SHA256.hash(data: password).map { String(format: "%02x", $0) }.joined().utf8)),
+            (
+                "line-wrapped, then base64",
+                Array(Data(Array(String(repeating: "x", count: 60).utf8) + password).base64EncodedString(options: .lineLength76Characters).utf8)
+            ),
         ]
         for (how, bytes) in cases {
             #expect(search.find(in: bytes) != nil, "\(how): \(String(decoding: bytes, as: UTF8.self))")
