@@ -31,6 +31,13 @@ extension Vigil {
         @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).")
         var caFiles: [String] = []
 
+        @Option(
+            name: .customLong("crl-file"),
+            help: ArgumentHelp(
+                "Check the server certificate against this CRL (PEM or DER; repeatable): revoked is untrusted, and a leaf no given CRL covers is untrusted too.",
+                valueName: "file"), completion: .file())
+        var crlFiles: [String] = []
+
         @Option(help: "Evaluate at this time (ISO 8601, for example 2030-01-01T00:00:00Z) instead of now.")
         var at: String?
 
@@ -69,6 +76,16 @@ extension Vigil {
             }
         }
 
+        /// A CRL file as PEM: PEM as it is, DER wrapped in its PEM armour; an unreadable file is an error.
+        static func crlPEM(_ path: String) throws -> String {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CertificateError(.unreadableFile, "The CRL file \(SafeText.escaped(path)) cannot be read.")
+            }
+            if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN X509 CRL-----") { return text }
+            let body = data.base64EncodedString(options: .lineLength64Characters)
+            return "-----BEGIN X509 CRL-----\n\(body)\n-----END X509 CRL-----\n"
+        }
+
         static func parseTime(_ text: String) -> Date? {
             if let date = try? Date(text, strategy: .iso8601) { return date }
             let formatter = ISO8601DateFormatter()
@@ -89,6 +106,7 @@ extension Vigil {
         func inspect(logger: Logger, requirements: ConnectionRequirements) async throws -> Int32 {
             var configuration = caFiles.isEmpty ? TrustEvaluator.Configuration.system : .caFiles(caFiles)
             configuration.time = at.flatMap(Self.parseTime)
+            configuration.crlsPEM = try crlFiles.map(Self.crlPEM)
             if let profile = profile.flatMap(TrustProfile.init(rawValue:)) { configuration.profile = .forced(profile) }
             let evaluator = try TrustEvaluator(configuration: configuration)
 

@@ -45,4 +45,13 @@ struct ApprovalRuleTests {
         // openssl req -x509 also marks it cA=TRUE: both are reasons.
         #expect(ApprovalRule.refusals(evaluation, sent: chain).map(\.code.rawValue).contains("weak-signature"))
     }
+
+    @Test func aRevokedCertificateCanNeverBeApproved() throws {
+        let crl = try TestCRL.revoking("valid-127.0.0.1")
+        var configuration = TrustEvaluator.Configuration.caFiles([TestPaths.caBundle])
+        configuration.crlsPEM = [try String(contentsOfFile: crl.pem, encoding: .utf8)]
+        let chain = try Certificate.load(path: TestPaths.testcert("valid-127.0.0.1-chain.pem"))
+        let evaluation = try TrustEvaluator(configuration: configuration).evaluate(chain, for: PeerName(host: "127.0.0.1"))
+        #expect(ApprovalRule.refusals(evaluation, sent: chain).map(\.code.rawValue) == ["revoked"])
+    }
 }

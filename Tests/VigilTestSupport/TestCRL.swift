@@ -1,0 +1,26 @@
+import Foundation
+
+/// CRLs of the test PKI's intermediate, made with openssl (ca -revoke, -gencrl) for a test.
+public enum TestCRL {
+    public struct Failed: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A CRL of the test intermediate that revokes the testcerts case `revoked`, as PEM and DER files.
+    public static func revoking(_ revoked: String) throws -> (pem: String, der: String) {
+        let directory = try TestPaths.temporaryDirectory().path
+        try Data("[ ca ]\ndefault_ca = d\n[ d ]\ndatabase = index.txt\ndefault_md = sha256\ndefault_crl_days = 30\ncrlnumber = crlnumber\n".utf8).write(
+            to: URL(fileURLWithPath: directory + "/ca.cnf"))
+        try Data().write(to: URL(fileURLWithPath: directory + "/index.txt"))
+        try Data("01\n".utf8).write(to: URL(fileURLWithPath: directory + "/crlnumber"))
+        let ca = ["-config", "ca.cnf", "-cert", TestPaths.testcert("intermediate-ca.pem"), "-keyfile", TestPaths.testcert("intermediate-ca.key")]
+        for arguments in [
+            ["ca"] + ca + ["-revoke", TestPaths.testcert("\(revoked).pem")], ["ca"] + ca + ["-gencrl", "-out", "crl.pem"],
+            ["crl", "-in", "crl.pem", "-outform", "DER", "-out", "crl.der"],
+        ] {
+            let result = try CommandRunner.run("/usr/bin/openssl", arguments, currentDirectory: directory)
+            guard result.status == 0 else { throw Failed(description: "openssl \(arguments.first ?? ""): \(result.standardError)") }
+        }
+        return (directory + "/crl.pem", directory + "/crl.der")
+    }
+}
