@@ -73,18 +73,20 @@ public enum ApprovalRule {
                         message: "The server's certificate is a CA certificate (cA=TRUE); a server must not use one, and it cannot be approved."))
             }
         }
-        // A sent certificate that is not a CA, named as the issuer of another one sent before it:
-        // a server certificate signed by a leaf. No deployment does this; an attacker does.
-        let summaries = sent.map { $0.summary(at: evaluation.time, role: .leaf) }
-        for (index, issuer) in summaries.enumerated() where index > 0 && issuer.basicConstraints?.isCA != true {
-            if let child = summaries[..<index].first(where: { $0.issuer == issuer.subject && $0.fingerprints.sha256 != issuer.fingerprints.sha256 }) {
+        // A certificate that is not a CA and really signed another one, sent or built, in any
+        // order: a server certificate signed by a leaf. No deployment does this; an attacker does.
+        // (Names are compared as OpenSSL compares them, then the signature is checked; a leaf that
+        // signed but was not sent cannot be seen offline: the chain is then untrusted, approvable.)
+        let all = certificates.map(\.0)
+        search: for issuer in all where issuer.basicConstraints?.isCA != true && !issuer.isSelfSigned {
+            for child in all where child != issuer && child.isIssued(byNameOf: issuer) && child.isSignatureVerified(byKeyOf: issuer) {
                 refusals.append(
                     Refusal(
                         code: .signedByNonCA,
                         message:
                             "\(child.subject) is signed by \(issuer.subject), which is not a CA (cA=FALSE): a forged chain, and it cannot be approved."
                     ))
-                break
+                break search
             }
         }
         return refusals

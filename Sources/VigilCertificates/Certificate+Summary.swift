@@ -402,6 +402,15 @@ extension Certificate {
 }
 
 extension Certificate {
+    /// `issuer`'s key verifies this certificate's signature, whatever `issuer` is allowed to sign
+    /// (key usage and basic constraints are not looked at: a forgery is found by this).
+    public func isSignatureVerified(byKeyOf issuer: Certificate) -> Bool {
+        guard let key = X509_get0_pubkey(issuer.storage.x509) else { return false }
+        let verified = X509_verify(storage.x509, key) == 1
+        OpenSSLSupport.drainErrors()
+        return verified
+    }
+
     /// `issuer` names this certificate's issuer and its key verifies this certificate's signature.
     public func isCryptographicallySigned(by issuer: Certificate) -> Bool {
         guard isSigned(by: issuer), let key = X509_get0_pubkey(issuer.storage.x509) else { return false }

@@ -27,18 +27,21 @@ extension TrustEvaluator {
             for (index, pem) in configuration.crlsPEM.enumerated() {
                 guard let bio = BIO_new_mem_buf(pem, Int32(pem.utf8.count)) else { continue }
                 defer { BIO_free(bio) }
-                guard let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) else {
-                    OpenSSLSupport.drainErrors()
-                    throw CertificateError(.malformedCRL, "CRL \(index + 1) is not a valid PEM CRL.")
+                // Every CRL in the text, not only the first.
+                var read = 0
+                while let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) {
+                    read += 1
+                    if vigil_crl_has_number(crl) != 1 {
+                        crlProblems.append(
+                            TrustReason(
+                                code: ProfileRule.crlWithoutNumber.code,
+                                message: "CRL \(index + 1) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
+                    }
+                    _ = X509_STORE_add_crl(store, crl)
+                    X509_CRL_free(crl)
                 }
-                if vigil_crl_has_number(crl) != 1 {
-                    crlProblems.append(
-                        TrustReason(
-                            code: ProfileRule.crlWithoutNumber.code,
-                            message: "CRL \(index + 1) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
-                }
-                _ = X509_STORE_add_crl(store, crl)
-                X509_CRL_free(crl)
+                OpenSSLSupport.drainErrors()
+                guard read > 0 else { throw CertificateError(.malformedCRL, "CRL \(index + 1) is not a valid PEM CRL.") }
             }
             OpenSSLSupport.drainErrors()
             self.crlProblems = crlProblems

@@ -12,7 +12,7 @@ public enum TrustProfile: String, Sendable, Hashable, Codable {
     public enum Choice: Sendable, Hashable {
         /// The anchor decides (the default).
         case byAnchor
-        /// This profile, whatever the anchor (`--profile`; the x509-limbo harness forces `webpki`).
+        /// This profile, whatever the anchor (`--profile`; the x509-limbo harness forces the one a case's namespace names).
         case forced(TrustProfile)
     }
 

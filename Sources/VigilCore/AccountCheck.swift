@@ -208,11 +208,13 @@ public struct AccountCheck: Sendable {
                 ))
         }
         // As the ownCloud SDK orders them: the extended-validation rule says whether the
-        // certificate is valid for the account; when it fails (or is unset), the renewal rule says
-        // whether a renewed certificate is accepted without asking; when that fails too, the user
-        // reviews it.
+        // certificate is valid for the account, and it lets the connection proceed only when the
+        // certificate is trusted or already approved by the user (the SDK's defaultWouldProceed):
+        // it never approves anything. When it fails (or is unset, or the certificate is neither
+        // trusted nor approved), the renewal rule says whether a renewed certificate is accepted
+        // without asking (its approval carried over); when that fails too, the user reviews it.
         let accepting: (text: String, setting: String)
-        if let extendedValidationRule, extendedValidationRule.rule.evaluate(context) {
+        if passed, let extendedValidationRule, extendedValidationRule.rule.evaluate(context) {
             accepting = (extendedValidationRule.text, "the extended-validation rule")
         } else if let renewalRule, renewalRule.rule.evaluate(context) {
             accepting = (renewalRule.text, "the renewal rule")
@@ -231,7 +233,7 @@ public struct AccountCheck: Sendable {
                 return done(
                     .changed(
                         reason:
-                            "\(accepting.setting.prefix(1).uppercased() + accepting.setting.dropFirst()) accepts the new certificate, but it is neither trusted nor approved, and the reviewed one was trusted, not approved: review it again."
+                            "The renewal rule accepts the new certificate, but it is neither trusted nor approved, and the reviewed one was trusted, not approved: review it again."
                     ))
             }
             try approvals.approve(

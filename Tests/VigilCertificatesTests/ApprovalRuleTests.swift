@@ -54,4 +54,13 @@ struct ApprovalRuleTests {
         let evaluation = try TrustEvaluator(configuration: configuration).evaluate(chain, for: PeerName(host: "127.0.0.1"))
         #expect(ApprovalRule.refusals(evaluation, sent: chain).map(\.code.rawValue) == ["revoked"])
     }
+
+    /// The leaf that signed the server's certificate is found in any order it is sent in.
+    @Test func aLeafAsIssuerIsFoundInAnyOrder() throws {
+        let chain = try Certificate.load(path: TestPaths.testcert("signed-by-leaf-chain.pem"))
+        for sent in [chain, [chain[0], chain[2], chain[1]], [chain[0]] + chain.dropFirst().reversed()] {
+            let evaluation = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate(sent, for: PeerName(host: "127.0.0.1"))
+            #expect(ApprovalRule.refusals(evaluation, sent: sent).map(\.code.rawValue).contains("signed-by-non-ca"))
+        }
+    }
 }

@@ -76,10 +76,39 @@ struct AccountCheckTests {
         #expect(result == .renewed(rule: Self.seedsRenewal), "\(result)")
     }
 
-    @Test func anExtendedValidationRuleThatHoldsAcceptsAChangedCertificate() async throws {
+    @Test func anExtendedValidationRuleThatHoldsAcceptsATrustedChangedCertificate() async throws {
         let rule = "bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData"
         let (result, _, _) = try await check("renewed-same-key", rule: "never", extendedValidation: rule)
         #expect(result == .renewed(rule: rule), "\(result)")
+    }
+
+    @Test func theExtendedValidationRuleNeverApprovesAnUntrustedCertificate() async throws {
+        // A1 was approved (a private CA nothing trusts); the server now shows A2. A rule that holds
+        // for A2 lets a connection proceed only for what is trusted or approved, as in the SDK: it
+        // is the renewal rule that carries an approval over, and "never" refuses that.
+        let rule = "bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData"
+        let result = try await withRunningSimulator("renewed-same-key") { (running) async throws -> AccountCheck.Result in
+            let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+            let accounts = Accounts(database: database)
+            let a1 = try Certificate.load(path: TestPaths.testcert("renewed-a1-chain.pem"))
+            let account = Account(
+                server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: a1.map(\.pemEncoded).joined())
+            try accounts.add(account)
+            let endpoint = try Endpoint(url: running.url(path: ""))
+            let approvals = CertificateApprovals(database: database)
+            try approvals.approve(try #require(a1.first), host: endpoint.host, port: endpoint.port, note: "approved at setup")
+            var options = AccountSetup.Options()
+            options.timeout = .seconds(10)
+            let check = AccountCheck(
+                evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.testcert("untrusted-root-ca.pem")])), approvals: approvals,
+                accounts: accounts, options: options, renewalRule: ("never", try CertificateRule(parsing: "never")),
+                extendedValidationRule: (rule, try CertificateRule(parsing: rule)))
+            return try await check.check(account)
+        }
+        guard case .changed = result else {
+            Issue.record("an untrusted certificate was accepted by the extended-validation rule: \(result)")
+            return
+        }
     }
 
     @Test func whenNeitherRuleAcceptsTheUserReviews() async throws {
