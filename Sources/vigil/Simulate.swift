@@ -25,9 +25,10 @@ extension Vigil {
                 no planted secret in a log line (trace level, HTTP logging on) or (3) in a file; (4) the keyring
                 holds exactly the expected items, and none after the account is removed. Scenarios listed in
                 known-gaps.json beside the fixtures may miss their outcome (never an invariant); one that passes
-                fails the suite until it leaves the list. Exit codes: 0 every scenario passed or is a known gap;
-                1 a scenario failed; 2 the suite could not run (no D-Bus or keyring daemon, a malformed fixture or
-                known-gaps.json); 64 usage.
+                fails the suite until it leaves the list. Exit codes: 0 every scenario passed or is a known gap
+                (with --client: not exercised or not applicable); 1 a scenario failed; 2 the suite could not run
+                (no D-Bus or keyring daemon, a malformed fixture or known-gaps.json) or the --client could not be
+                scored; 64 usage.
                 """
         )
 
@@ -52,7 +53,7 @@ extension Vigil {
             help: ArgumentHelp(
                 "Hold another sync client to the scenarios: a built-in profile (curl, owncloudcmd, nextcloudcmd, rclone) or a command template.",
                 discussion:
-                    "A command is split on spaces and run without a shell, with {url} {host} {port} {user} {password} {ca_file} {dir} {tmp} filled in. The verdict comes from what reached the simulated hosts, not from the client's word. Scenarios that pin host names are left out; one whose premise is an existing account is played as a first connection.",
+                    "A command is split on spaces and run without a shell, with {url} {host} {port} {user} {password} {ca_file} {dir} {tmp} filled in. The verdict comes from what reached the simulated hosts, not from the client's word: two scores, safe and works (docs/ci.md). The client must log in to valid first, or it is not scored (exit 2). Scenarios it cannot be given (an account set up before, pinned host names, a Vigil-only setting) are not applicable; a fault it never reaches is not exercised.",
                 valueName: "profile|command"))
         var client: String?
         @Option(
