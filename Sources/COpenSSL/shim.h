@@ -41,6 +41,9 @@ static inline int vigil_valid_policies(X509_STORE_CTX *ctx, char *out, int size)
     }
     return count;
 }
+/* Whether the OpenSSL at run time processes certificate policies without CVE-2023-0464 (an
+   attacker's chain with many policy mappings takes exponential time): 3.0.9 and later. */
+static inline int vigil_policy_processing_is_safe(void) { return OpenSSL_version_num() >= 0x30000090L; }
 /* The user-initial-policy-set of RFC 5280 section 6.1 (dotted OIDs); 1 on success. OpenSSL's own
    default is an empty set, which is not RFC 5280's (any-policy). */
 static inline int vigil_set_initial_policies(X509_VERIFY_PARAM *param, const char *const *oids, int count) {

@@ -98,7 +98,9 @@ extension TrustEvaluator {
             // RFC 5280 section 6.1 policy processing with its default inputs (any policy, no explicit
             // policy required, mapping allowed): a CA's requireExplicitPolicy, inhibitPolicyMapping
             // and inhibitAnyPolicy are honoured.
-            var flags = UInt(X509_V_FLAG_X509_STRICT) | UInt(X509_V_FLAG_POLICY_CHECK)
+            // (Only on an OpenSSL without CVE-2023-0464: 3.0.9 or later, as Debian 12's.)
+            var flags = UInt(X509_V_FLAG_X509_STRICT)
+            if vigil_policy_processing_is_safe() == 1 { flags |= UInt(X509_V_FLAG_POLICY_CHECK) }
             if configuration.requireExplicitPolicy { flags |= UInt(X509_V_FLAG_EXPLICIT_POLICY) }
             if configuration.inhibitPolicyMapping { flags |= UInt(X509_V_FLAG_INHIBIT_MAP) }
             if configuration.inhibitAnyPolicy { flags |= UInt(X509_V_FLAG_INHIBIT_ANY) }
