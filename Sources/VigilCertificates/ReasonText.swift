@@ -53,7 +53,7 @@ enum ReasonText {
         case X509_V_ERR_NO_EXPLICIT_POLICY:
             return (
                 .noExplicitPolicy,
-                "No certificate policy is valid for the whole chain, yet a CA in it requires an explicit policy (RFC 5280 section 6.1: requireExplicitPolicy)."
+                "No certificate policy is valid for the whole chain, yet an explicit policy is required (a CA's requireExplicitPolicy, or connection.require-explicit-policy; RFC 5280 section 6.1)."
             )
         case X509_V_ERR_INVALID_POLICY_EXTENSION:
             return (.invalidPolicy, "\(who) has a certificate policy extension that cannot be processed (RFC 5280 section 6.1).")

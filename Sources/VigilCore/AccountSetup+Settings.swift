@@ -53,6 +53,28 @@ extension ConnectionRequirements {
     }
 }
 
+extension TrustEvaluator.Configuration {
+    /// RFC 5280's policy inputs from the settings (`connection.certificate-policies`,
+    /// `connection.require-explicit-policy`, `connection.inhibit-policy-mapping`,
+    /// `connection.inhibit-any-policy`): the one mapping every command's evaluator uses.
+    public mutating func applyPolicyInputs(from settings: Settings) {
+        if let policies = settings[.certificatePolicies], !policies.isEmpty { initialPolicies = policies }
+        requireExplicitPolicy = settings[.requireExplicitPolicy] ?? false
+        inhibitPolicyMapping = settings[.inhibitPolicyMapping] ?? false
+        inhibitAnyPolicy = settings[.inhibitAnyPolicy] ?? false
+    }
+}
+
+extension TrustEvaluator {
+    /// The evaluator a command's `--ca-file` options ask for (only those CAs, or the system store),
+    /// with the settings' policy inputs.
+    public init(caFilesOrSystem caFiles: [String], settings: Settings) throws {
+        var configuration = caFiles.isEmpty ? Configuration.system : .caFiles(caFiles)
+        configuration.applyPolicyInputs(from: settings)
+        try self.init(configuration: configuration)
+    }
+}
+
 extension AccountCheck {
     /// An account check with the options and rules the settings ask for
     /// (`connection.renewed-certificate-acceptance-rule`, `connection.certificate-extended-validation-rule`):

@@ -1,5 +1,5 @@
 public import Foundation
-import VigilCertificates
+public import VigilCertificates
 public import VigilHTTP
 public import VigilStore
 
@@ -22,6 +22,8 @@ public struct ApprovalAudit: Sendable {
     /// The minimum TLS version (for --live) and the pins (`revoked-but-pinned`).
     public var requirements: ConnectionRequirements
     public var now: Date
+    /// How approved certificates are judged (the system store; the settings' policy inputs).
+    public var evaluatorConfiguration: TrustEvaluator.Configuration = .system
 
     public init(approvals: CertificateApprovals, accounts: Accounts, requirements: ConnectionRequirements, now: Date = Date()) {
         self.approvals = approvals
@@ -36,7 +38,7 @@ public struct ApprovalAudit: Sendable {
         var problems: [Problem] = []
         let all = try approvals.list(includingRevoked: true)
         let servers = try accounts.list().compactMap { try? Endpoint(url: $0.server) }
-        let evaluator = try TrustEvaluator(configuration: .system)
+        let evaluator = try TrustEvaluator(configuration: evaluatorConfiguration)
         for approval in all {
             guard let id = approval.id else { continue }
             let target = "\(approval.host):\(approval.port)"

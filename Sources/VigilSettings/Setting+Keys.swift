@@ -4,6 +4,9 @@
 
 extension Setting where Value == Bool {
     public static var cookieSupportEnabled: Self { "core.cookie-support-enabled" }
+    public static var requireExplicitPolicy: Self { "connection.require-explicit-policy" }
+    public static var inhibitPolicyMapping: Self { "connection.inhibit-policy-mapping" }
+    public static var inhibitAnyPolicy: Self { "connection.inhibit-any-policy" }
     public static var urlEditable: Self { "bookmark.url-editable" }
     public static var openIDConnectRegistersClient: Self { "authentication-oidc.register-client" }
     public static var logPrivacyMask: Self { "log.privacy-mask" }
@@ -46,6 +49,7 @@ extension Setting where Value == String {
 
 extension Setting where Value == [String] {
     public static var allowedAuthenticationMethods: Self { "connection.allowed-authentication-methods" }
+    public static var certificatePolicies: Self { "connection.certificate-policies" }
     public static var preferredAuthenticationMethods: Self { "connection.preferred-authentication-methods" }
     public static var validatorFlags: Self { "connection.validator-flags" }
     public static var pinnedPublicKeys: Self { "connection.pinned-public-keys" }

@@ -14,6 +14,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case template([String])
         case pinList
         case fingerprintList
+        case oidList
         case rule
     }
     private let base: Base
@@ -31,6 +32,9 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
 
     /// A list of `HOST[:PORT]=SHA256` entries (a certificate's SHA-256 fingerprint, hex, colons optional).
     public static let fingerprintList = SettingKind(base: .fingerprintList)
+
+    /// A list of object identifiers in dotted form (`2.5.29.32.0`).
+    public static let oidList = SettingKind(base: .oidList)
 
     /// A certificate rule (VigilRules' language), checked by parsing it.
     public static let rule = SettingKind(base: .rule)
@@ -58,6 +62,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case .template(let placeholders): return "string with placeholders " + placeholders.map { "{{\($0)}}" }.joined(separator: ", ")
         case .pinList: return "list of HOST[:PORT]=PIN (PIN: the SPKI SHA-256 in base64, RFC 7469)"
         case .rule: return "certificate rule (see docs/trust.md)"
+        case .oidList: return "list of object identifiers (dotted, such as 2.5.29.32.0)"
         case .fingerprintList: return "list of HOST[:PORT]=SHA256 (a certificate's SHA-256 fingerprint, hex, colons optional)"
         }
     }
@@ -72,14 +77,16 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case (.string, .string), (.choice, .string), (.url, .string), (.template, .string), (.rule, .string):
             guard case .string(let text) = json else { break }
             return check(.string(text))
-        case (.stringList, .array(let items)), (.choiceList, .array(let items)), (.pinList, .array(let items)), (.fingerprintList, .array(let items)):
+        case (.stringList, .array(let items)), (.choiceList, .array(let items)), (.pinList, .array(let items)), (.fingerprintList, .array(let items)),
+            (.oidList, .array(let items)):
             var strings: [String] = []
             for item in items {
                 guard case .string(let text) = item else { return .failure(.init("the list holds \(item.kindName); expected \(self)")) }
                 strings.append(text)
             }
             return check(.strings(strings))
-        case (.stringList, .string(let text)), (.choiceList, .string(let text)), (.pinList, .string(let text)), (.fingerprintList, .string(let text)):
+        case (.stringList, .string(let text)), (.choiceList, .string(let text)), (.pinList, .string(let text)), (.fingerprintList, .string(let text)),
+            (.oidList, .string(let text)):
             return parse(text: text)
         default:
             break
@@ -101,7 +108,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
                 return .failure(.init("\"\(text)\" is not an integer; expected \(self)"))
             }
             return check(.integer(value))
-        case .stringList, .choiceList, .pinList, .fingerprintList:
+        case .stringList, .choiceList, .pinList, .fingerprintList, .oidList:
             if text.hasPrefix("["), let data = text.data(using: .utf8), let json = try? JSONDecoder().decode(JSONValue.self, from: data) {
                 return parse(json: json)
             }
@@ -138,6 +145,17 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
                     return .failure(.init("\"\(item)\" is not HOST[:PORT]=SHA256 with SHA256 a certificate's fingerprint (64 hex digits, colons optional)"))
                 }
             }
+        case (.oidList, .strings(let items)):
+            for item in items {
+                let arcs = item.split(separator: ".", omittingEmptySubsequences: false)
+                guard arcs.count >= 2, arcs.count <= 64,
+                    arcs.allSatisfy({ !$0.isEmpty && $0.count <= 20 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+                    let first = Int(arcs[0]), first <= 2
+                else {
+                    return .failure(.init("\"\(item)\" is not an object identifier in dotted form (such as 2.5.29.32.0)"))
+                }
+            }
+            if items.isEmpty { return .failure(.init("the list is empty; leave the setting unset for any policy")) }
         case (.rule, .string(let text)):
             do { _ = try CertificateRule(parsing: text) } catch let error as CertificateRule.SyntaxError {
                 return .failure(.init("the rule does not parse at \(error)"))

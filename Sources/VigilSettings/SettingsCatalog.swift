@@ -37,6 +37,20 @@ public enum SettingsCatalog {
             "Certificates approved in advance, as HOST[:PORT]=SHA256 (the leaf's SHA-256 fingerprint): account setup accepts them without asking, as if the user had approved them after review; what no approval can make safe is still refused. Usually set in the managed file."
         ),
         .init(
+            "connection.certificate-policies", .oidList, default: nil,
+            "RFC 5280's initial policy set: the certificate policies a chain must be valid for (dotted OIDs). Unset: any policy, as RFC 5280 has it. Matters where a CA or `connection.require-explicit-policy` demands an explicit policy."
+        ),
+        .init(
+            "connection.require-explicit-policy", .bool, default: .bool(false),
+            "RFC 5280's initial-explicit-policy: every chain must be valid for a policy of `connection.certificate-policies`, even where no CA demands it."
+        ),
+        .init(
+            "connection.inhibit-policy-mapping", .bool, default: .bool(false),
+            "RFC 5280's initial-policy-mapping-inhibit: no CA's policy mappings are followed."),
+        .init(
+            "connection.inhibit-any-policy", .bool, default: .bool(false),
+            "RFC 5280's initial-any-policy-inhibit: a CA's anyPolicy does not stand for every policy."),
+        .init(
             "connection.certificate-extended-validation-rule", .rule, default: nil,
             "A rule every server certificate must also pass (rule language of the certificate store). Unset: no extra rule."),
         .init(

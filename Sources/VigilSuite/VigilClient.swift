@@ -17,7 +17,7 @@ public struct VigilClient: SuiteClient {
             let database = try VigilDatabase(path: context.databasePath)
             let options = Self.options(context)
             let setup = AccountSetup(
-                evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)),
+                evaluator: try Self.evaluator(context),
                 approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                 secrets: context.secrets, options: options, logger: context.logger)
             return .added(try await setup.add(server: context.server, user: context.userName, interaction: context.user))
@@ -82,7 +82,7 @@ public struct VigilClient: SuiteClient {
     /// The account check `vigil account check` and `remove` would use, with the same options.
     static func check(_ context: SuiteClientContext, database: VigilDatabase) throws -> AccountCheck {
         var check = AccountCheck(
-            evaluator: try TrustEvaluator(configuration: .caFiles(context.trustedCAFiles)), database: database,
+            evaluator: try Self.evaluator(context), database: database,
             settings: context.settings, logger: context.logger)
         check.options = options(context)
         check.lockDirectory = context.stateDirectory + "/vigil/locks"
@@ -118,5 +118,12 @@ public struct VigilClient: SuiteClient {
         default:
             return .failed(.error, code: "error", "\(error)")
         }
+    }
+
+    /// The scenario's trusted CAs, with the fixture's policy inputs (settings).
+    static func evaluator(_ context: SuiteClientContext) throws -> TrustEvaluator {
+        var configuration = TrustEvaluator.Configuration.caFiles(context.trustedCAFiles)
+        configuration.applyPolicyInputs(from: context.settings)
+        return try TrustEvaluator(configuration: configuration)
     }
 }

@@ -87,7 +87,7 @@ extension Vigil {
                 options.timeout = .milliseconds(Int64(timeout * 1000))
                 options.resolve = resolveOptions.pins
                 do {
-                    let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
+                    let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                     let setup = AccountSetup(
                         evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                         secrets: KeyringSecretStore(), options: options, logger: logger)
@@ -162,7 +162,7 @@ extension Vigil {
                         result = try removal.remove(id: id)
                     } else {
                         var check = AccountCheck(
-                            evaluator: try TrustEvaluator(caFilesOrSystem: caFiles), database: database, settings: settings, logger: logger)
+                            evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings), database: database, settings: settings, logger: logger)
                         check.options.resolve = resolveOptions.pins
                         result = try await removal.remove(id: id, revokingThrough: check)
                     }

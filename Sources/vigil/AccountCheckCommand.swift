@@ -74,7 +74,9 @@ extension Vigil.AccountCommand {
                 ExitStatus.fail(error)
             }
             let evaluator: TrustEvaluator
-            do { evaluator = try TrustEvaluator(caFilesOrSystem: caFiles) } catch let error as CertificateError { ExitStatus.fail(error.reason) }
+            do { evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings) } catch let error as CertificateError {
+                ExitStatus.fail(error.reason)
+            }
             var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
             check.options.resolve = resolveOptions.pins
             check.lockDirectory = StatePaths.locks

@@ -48,7 +48,7 @@ extension Vigil.AccountCommand {
                 guard let account = try Accounts(database: database).list().first(where: { $0.id == id }) else {
                     ExitStatus.fail("No account with id \(id); see vigil account list.")
                 }
-                let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
+                let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                 var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
                 check.options.timeout = .milliseconds(Int64(timeout * 1000))
                 check.options.resolve = resolveOptions.pins

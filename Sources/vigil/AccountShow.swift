@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCore
 import VigilLogging
 import VigilStore
 
@@ -20,7 +21,7 @@ extension Vigil.AccountCommand {
         @OptionGroup var logOptions: LogOptions
 
         func run() async throws {
-            _ = CommandContext.start(logOptions)
+            let (settings, _) = CommandContext.start(logOptions)
             do {
                 guard let account = try Accounts(database: store.open()).list().first(where: { $0.id == id }) else {
                     ExitStatus.fail("No account with id \(id); see vigil account list.")
@@ -29,7 +30,7 @@ extension Vigil.AccountCommand {
                 let endpoint = URLComponents(string: account.server)
                 let peer = endpoint?.host.map { PeerName(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) }
                 if json {
-                    let evaluation = chain.isEmpty ? nil : try TrustEvaluator(caFilesOrSystem: caFiles).evaluate(chain, for: peer)
+                    let evaluation = chain.isEmpty ? nil : try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings).evaluate(chain, for: peer)
                     print(try JSONOutput.text(Shown(account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [])))
                     return
                 }
@@ -54,7 +55,8 @@ extension Vigil.AccountCommand {
                     return
                 }
                 print("Reviewed chain, as stored at setup and judged now:")
-                print(try StoredChainReview.text(chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles), terminator: "")
+                print(
+                    try StoredChainReview.text(chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles, settings: settings), terminator: "")
             } catch {
                 ExitStatus.fail(error)
             }

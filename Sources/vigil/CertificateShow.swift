@@ -19,7 +19,7 @@ extension Vigil.Certificates {
         @OptionGroup var logOptions: LogOptions
 
         func run() throws {
-            _ = CommandContext.start(logOptions)
+            let (settings, _) = CommandContext.start(logOptions)
             do {
                 guard let approval = try CertificateApprovals(database: store.open()).list(includingRevoked: true).first(where: { $0.id == id }) else {
                     ExitStatus.fail("No approval with id \(id); see vigil certificates list --all.")
@@ -38,7 +38,8 @@ extension Vigil.Certificates {
                 }
                 let peer = PeerName(host: approval.host)
                 print(
-                    try StoredChainReview.text([certificate], kind: "approval", label: "\(approval.host):\(approval.port)", peer: peer, caFiles: caFiles),
+                    try StoredChainReview.text(
+                        [certificate], kind: "approval", label: "\(approval.host):\(approval.port)", peer: peer, caFiles: caFiles, settings: settings),
                     terminator: "")
             } catch {
                 ExitStatus.fail(error)

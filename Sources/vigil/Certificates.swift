@@ -85,7 +85,7 @@ extension Vigil {
                     if let file {
                         let chain = try Certificate.load(path: file)
                         handshake = TLSProbe.Handshake(chain: chain, protocolVersion: "TLSv1.3", cipher: "offline", remoteAddress: "offline")
-                        let evaluation = try TrustEvaluator(caFilesOrSystem: caFiles).evaluate(chain, for: endpoint.peerName)
+                        let evaluation = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings).evaluate(chain, for: endpoint.peerName)
                         let report = InspectReport(
                             target: .init(kind: "files", url: endpoint.description, files: [file], peerName: endpoint.peerName),
                             evaluation: evaluation, sent: chain, connection: nil)
@@ -99,7 +99,7 @@ extension Vigil {
                             Data("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n".utf8))
                         throw ExitCode(ExitStatus.untrusted)
                     }
-                    let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
+                    let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                     let evaluation = requirements.apply(
                         to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
@@ -234,9 +234,10 @@ extension Vigil {
                 do {
                     let database = store.open()
                     if check {
-                        let audit = ApprovalAudit(
+                        var audit = ApprovalAudit(
                             approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                             requirements: ConnectionRequirements(settings: settings))
+                        audit.evaluatorConfiguration.applyPolicyInputs(from: settings)
                         let problems = try await audit.check(live: live)
                         if json {
                             print(try JSONOutput.text(problems))

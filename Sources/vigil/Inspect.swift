@@ -96,15 +96,16 @@ extension Vigil {
         func run() async throws {
             let (settings, logger) = CommandContext.start(logOptions)
             do {
-                let code = try await inspect(logger: logger, requirements: ConnectionRequirements(settings: settings))
+                let code = try await inspect(logger: logger, requirements: ConnectionRequirements(settings: settings), settings: settings)
                 throw ExitCode(code)
             } catch {
                 ExitStatus.fail(error)
             }
         }
 
-        func inspect(logger: Logger, requirements: ConnectionRequirements) async throws -> Int32 {
+        func inspect(logger: Logger, requirements: ConnectionRequirements, settings: Settings) async throws -> Int32 {
             var configuration = caFiles.isEmpty ? TrustEvaluator.Configuration.system : .caFiles(caFiles)
+            configuration.applyPolicyInputs(from: settings)
             configuration.time = at.flatMap(Self.parseTime)
             configuration.crlsPEM = try crlFiles.map(Self.crlPEM)
             if let profile = profile.flatMap(TrustProfile.init(rawValue:)) { configuration.profile = .forced(profile) }

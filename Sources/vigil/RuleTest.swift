@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCore
 import VigilRules
 
 extension Vigil.Certificates {
@@ -31,11 +32,11 @@ extension Vigil.Certificates {
         }
 
         func run() throws {
-            _ = CommandContext.start(logOptions)
+            let (settings, _) = CommandContext.start(logOptions)
             do {
                 let parsed = try CertificateRule(parsing: rule)
                 let bookmarkChain = try Certificate.load(path: bookmark), serverChain = try Certificate.load(path: server)
-                let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles)
+                let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                 let peer = host.map { PeerName(host: $0) }
                 let evaluation = evaluator.evaluate(serverChain, for: peer)
                 let holds = parsed.evaluate(

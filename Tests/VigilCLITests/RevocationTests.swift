@@ -24,4 +24,15 @@ struct RevocationTests {
         let result = try CommandRunner.vigil(["inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--crl-file", "/nonexistent/crl.pem"])
         #expect(result.status == 2 && result.standardError.contains("cannot be read"), "\(result.standardError)")
     }
+
+    /// RFC 5280's policy inputs as settings: the test PKI's intermediate asserts no policy, so a
+    /// required explicit policy makes its chains untrusted; a malformed OID is a settings error.
+    @Test func policyInputsComeFromTheSettings() throws {
+        let arguments = ["inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle]
+        #expect(try CommandRunner.vigil(arguments).status == 0)
+        let required = try CommandRunner.vigil(arguments, environment: ["VIGIL_CONNECTION_REQUIRE_EXPLICIT_POLICY": "true"])
+        #expect(required.status == 1 && required.standardOutput.contains("explicit policy is required"), "\(required.standardOutput)")
+        let malformed = try CommandRunner.vigil(arguments, environment: ["VIGIL_CONNECTION_CERTIFICATE_POLICIES": "banana"])
+        #expect(malformed.status != 0 && malformed.standardError.contains("not an object identifier"), "\(malformed.standardError)")
+    }
 }
