@@ -101,6 +101,15 @@ struct PolicyProcessingTests {
                 .isTrusted)
     }
 
+    /// A hostile or careless PKI: the leaf asserts the policy, its CA never did (a CA cannot lend
+    /// a policy it does not hold), under a CA that requires an explicit policy.
+    @Test func aPolicyOnlyTheLeafAssertsIsNoPolicyOfThePath() throws {
+        let policy = "certificatePolicies = 1.3.6.1.4.1.55555.7"
+        let (vigil, openssl) = try verdicts(try pki(intermediate: ["policyConstraints = critical,requireExplicitPolicy:0"], leaf: [policy]))
+        #expect(!openssl, "the reference refuses it")
+        #expect(!vigil.isTrusted && vigil.reasons.map(\.code.rawValue).contains("no-explicit-policy"), "\(vigil)")
+    }
+
     @Test func theSamePathWithAPolicyAssertedThroughoutIsTrusted() throws {
         let policy = "certificatePolicies = 1.3.6.1.4.1.55555.7"
         let (vigil, openssl) = try verdicts(try pki(intermediate: ["policyConstraints = critical,requireExplicitPolicy:0", policy], leaf: [policy]))

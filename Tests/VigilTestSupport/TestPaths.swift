@@ -52,10 +52,22 @@ public enum TestPaths {
         return true
     }()
 
-    /// A new empty directory under the system temporary directory.
+    /// A new empty directory, inside this test process's own folder under the system temporary
+    /// directory (`vigil-test-PID`), which is removed when the process exits: tests leave nothing
+    /// behind however they end, short of a crash.
     public static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-test-\(UUID().uuidString)")
+        let url = runDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// This process's folder of temporary directories, removed at exit.
+    static let runDirectory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-test-\(getpid())")
+        try? FileManager.default.removeItem(at: url)  // a folder a dead process with this pid left
+        atexit {
+            try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("vigil-test-\(getpid())"))
+        }
+        return url
+    }()
 }
