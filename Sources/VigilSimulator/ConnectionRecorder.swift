@@ -67,9 +67,13 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
             state.update { $0.clearText = true }
         }
         if clear {
-            if !tls { state.captured(buffer) }
-            let count = buffer.readableBytes
-            state.update { $0.applicationBytes += tls ? 0 : count }
+            // Plain HTTP's bytes are its application data (and feed the parser's capture); clear
+            // text on a TLS port is searched only.
+            if !tls {
+                state.captured(buffer)
+                let count = buffer.readableBytes
+                state.update { $0.applicationBytes += count }
+            }
             search(Array(buffer.readableBytesView))
         } else if !helloDone {
             hello += buffer.readableBytesView.prefix(16_384 - hello.count)

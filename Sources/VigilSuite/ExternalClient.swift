@@ -34,9 +34,6 @@ public struct ExternalClient: SuiteClient {
         return nil
     }
 
-    /// Whether an external client can play `scenario` (``notApplicable(_:)`` is nil).
-    public static func canPlay(_ scenario: Scenario) -> Bool { notApplicable(scenario) == nil }
-
     public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
         let scratch = context.stateDirectory + "/client"
         let home = scratch + "/home", sync = scratch + "/dir"
@@ -45,8 +42,7 @@ public struct ExternalClient: SuiteClient {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             let caFile = scratch + "/ca.pem"
-            let bundle = context.trustedCAFiles.compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
-            try bundle.write(to: URL(fileURLWithPath: caFile))
+            try context.trustedCABundle.write(to: URL(fileURLWithPath: caFile))
             let start = URLComponents(string: context.server)
             let password = context.user.password ?? ""
             var values = [

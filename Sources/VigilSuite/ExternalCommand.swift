@@ -37,10 +37,9 @@ struct ExternalCommand: Sendable {
 
     /// Runs the program; a program that cannot start is an error.
     func run(outputFile: String) async throws -> Finished {
-        _ = FileManager.default.createFile(atPath: outputFile, contents: nil, attributes: [.posixPermissions: 0o600])
         let output: FileDescriptor
         do {
-            output = try FileDescriptor.open(FilePath(outputFile), .writeOnly, options: [.truncate])
+            output = try FileDescriptor.open(FilePath(outputFile), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
         } catch {
             throw SuiteError(.workDirectory, "cannot write \(outputFile).")
         }
@@ -80,9 +79,10 @@ struct ExternalCommand: Sendable {
         let leftovers = Self.alive(group: group, marker: marker)
         // Whatever is left is killed, and killed again until nothing is (a process may fork
         // while it is being killed).
-        for _ in 0..<10 {
+        var tries = 0
+        while tries < 10, Self.alive(group: group, marker: marker) > 0 {
             Self.killAll(group: group, marker: marker)
-            if Self.alive(group: group, marker: marker) == 0 { break }
+            tries += 1
             try? await Task.sleep(for: .milliseconds(50))
         }
         let text = Self.tail(of: outputFile, bytes: 256 * 1024)

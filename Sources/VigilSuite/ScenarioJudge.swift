@@ -300,11 +300,14 @@ public struct ScenarioJudge: Sendable {
             $0.question == .certificate && $0.approved && $0.connectionsAt <= connection.id && evidence.address(of: $0.about) == connection.host
         }
         if connection.mitm == true { return !approved }
-        let served = connection.certificate ?? certificateCase(at: connection.host)
-        let accepted =
-            served == HostSimulatorCases.genuine(for: connection.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
-            || evidence.entitled.contains("\(connection.host)|\(served)")
-        return !(accepted || approved)
+        return !(approved || isEntitled(connection.certificate ?? certificateCase(at: connection.host), at: connection.host, evidence))
+    }
+
+    /// The client may trust the certificate `served` at `host`: the host's genuine one, one the
+    /// fixture accepts, or (an external client) one a standard verifier accepts with its CA file.
+    func isEntitled(_ served: String, at host: String, _ evidence: ScenarioEvidence) -> Bool {
+        served == HostSimulatorCases.genuine(for: host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
+            || evidence.entitled.contains("\(host)|\(served)")
     }
 
     func describe(_ connection: ConnectionEntry) -> String {
@@ -335,11 +338,7 @@ public struct ScenarioJudge: Sendable {
         // The genuine host behind a man in the middle sees what the interceptor forwarded; the
         // interceptor's own entry is the one judged.
         if scenario.mitm == true, entry.host == evidence.interceptedAddress { return false }
-        let served = certificateCase(at: entry.host)
-        let accepted =
-            served == HostSimulatorCases.genuine(for: entry.host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
-            || evidence.entitled.contains("\(entry.host)|\(served)")
-        return !(accepted || approved)
+        return !(approved || isEntitled(certificateCase(at: entry.host), at: entry.host, evidence))
     }
 
     /// Which credential a request carried, and where (the simulator's words).

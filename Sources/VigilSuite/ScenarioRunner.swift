@@ -200,17 +200,16 @@ public struct ScenarioRunner: Sendable {
             addresses: addresses, start: (startURL?.scheme?.lowercased() ?? "https", addresses[startHost] ?? startHost),
             interceptedAddress: scenario.mitm == true ? running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.address : nil,
             databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0, approvalsByRule: byRule,
-            entitled: client.judgesByJournal ? entitledCertificates(running, trusted: trusted) : [])
+            entitled: client.judgesByJournal ? entitledCertificates(running, bundle: context.trustedCABundle) : [])
     }
 
     /// The hosts (not a man in the middle) whose non-genuine certificate a standard verifier
     /// accepts with the CA files the client is given: OpenSSL's `verify`, TLS server purpose, the
     /// host's address checked, security level 2 (Debian's default for its clients). An external
     /// client is entitled to trust those; Vigil's own client is held to its fixtures.
-    func entitledCertificates(_ running: RunningHostSimulator, trusted: [String]) -> Set<String> {
+    func entitledCertificates(_ running: RunningHostSimulator, bundle data: Data) -> Set<String> {
         var entitled: Set<String> = []
         let bundle = directory + "/entitlement-ca.pem"
-        let data = trusted.compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
         guard (try? data.write(to: URL(fileURLWithPath: bundle))) != nil else { return [] }
         defer { try? FileManager.default.removeItem(atPath: bundle) }
         for listener in running.listeners where listener.scheme == "https" && listener.forwardsTo == nil {

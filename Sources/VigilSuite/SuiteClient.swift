@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Logging
 public import VigilHTTP
 public import VigilSecrets
@@ -44,6 +44,8 @@ public struct SuiteClientContext: Sendable {
     public var caFile: String
     /// The CA files the client trusts (the fixture's `client.trust`; by default the test PKI's root).
     public var trustedCAFiles: [String]
+    /// Those CA files as one PEM bundle (what an external client is given).
+    public var trustedCABundle: Data { trustedCAFiles.compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +) }
     /// The scenario's database file (under its data directory).
     public var databasePath: String
     /// The scenario's data, config and state directories (`XDG_*_HOME` for the client).
