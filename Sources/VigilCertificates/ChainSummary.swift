@@ -21,4 +21,9 @@ public struct ChainSummary: Codable, Sendable, Hashable {
     public var missingIssuers: [String]
     /// Indices of sent certificates the verified chain does not use.
     public var unusedSent: [Int]
+    /// How many paths were evaluated: 1 when the chain as sent decided; more when it failed and
+    /// other paths through the sent certificates were tried (path building, ``TrustEvaluator``).
+    public var pathsTried = 1
+    /// The trusted path is not the chain as sent but one built from its certificates.
+    public var builtFromAlternative = false
 }

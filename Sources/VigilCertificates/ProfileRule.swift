@@ -9,6 +9,9 @@ struct ProfileRule: Sendable, Hashable {
         case rfc5280
         /// The Baseline Requirements or root programs: the public Web PKI only.
         case webpki
+        /// RFC 5280's, but explicitly waived by the Baseline Requirements: private chains only
+        /// (a finding on a public one).
+        case waivedByWebPKI
     }
 
     let name: String
@@ -23,7 +26,13 @@ struct ProfileRule: Sendable, Hashable {
     var code: TrustReason.Code { TrustReason.Code(rawValue: "profile-" + name) }
 
     /// True when `profile` enforces this rule (otherwise a broken rule is only a finding).
-    func applies(in profile: TrustProfile) -> Bool { scope == .rfc5280 || profile == .webpki }
+    func applies(in profile: TrustProfile) -> Bool {
+        switch scope {
+        case .rfc5280: true
+        case .webpki: profile == .webpki
+        case .waivedByWebPKI: profile == .rfc5280
+        }
+    }
 
     /// An authority key identifier without its keyIdentifier field.
     static let authorityKeyIDWithoutKeyID = ProfileRule("aki-without-keyid", .rfc5280)
@@ -31,6 +40,10 @@ struct ProfileRule: Sendable, Hashable {
     static let anyExtendedKeyUsage = ProfileRule("any-eku", .webpki)
     /// A CA certificate (cA=TRUE) as the server's certificate.
     static let caAsLeaf = ProfileRule("ca-as-leaf", .rfc5280)
+    /// A CA certificate without a key usage extension (OpenSSL's strict mode, error 92). RFC 5280
+    /// 4.2.1.3 makes it a rule for the CA that issues, not for the validator (6.1 never checks
+    /// it; 6.3.3 checks cRLSign only if key usage is present); the Baseline Requirements require it.
+    static let caWithoutKeyUsage = ProfileRule("ca-without-key-usage", .webpki)
     /// A subject CN that is not an exact copy of a SAN.
     static let commonNameNotInSAN = ProfileRule("cn-not-in-san", .webpki)
     /// Extended key usage marked critical.
@@ -45,6 +58,8 @@ struct ProfileRule: Sendable, Hashable {
     static let forbiddenKey = ProfileRule("forbidden-key", .webpki)
     /// A DNS name in the SANs outside the preferred name syntax.
     static let invalidDNSSAN = ProfileRule("invalid-dns-san", .rfc5280)
+    /// An email address in the SANs that is not a mailbox (RFC 5280 4.2.1.6).
+    static let invalidEmailSAN = ProfileRule("invalid-email-san", .rfc5280)
     /// A malformed DNS name constraint.
     static let invalidNameConstraint = ProfileRule("invalid-nc", .rfc5280)
     /// An extension OpenSSL knows but cannot decode.
@@ -55,8 +70,9 @@ struct ProfileRule: Sendable, Hashable {
     static let wildcardAcrossNameConstraint = ProfileRule("nc-wildcard", .rfc5280)
     /// A server certificate without extended key usage.
     static let noExtendedKeyUsage = ProfileRule("no-eku", .webpki)
-    /// Name constraints not marked critical.
-    static let nonCriticalNameConstraints = ProfileRule("noncritical-nc", .rfc5280)
+    /// Name constraints not marked critical: RFC 5280 4.2.1.10 requires critical; the Baseline
+    /// Requirements, as an explicit exception to RFC 5280, let a public CA mark them non-critical for legacy clients.
+    static let nonCriticalNameConstraints = ProfileRule("noncritical-nc", .waivedByWebPKI)
     /// Policy constraints not marked critical.
     static let nonCriticalPolicyConstraints = ProfileRule("noncritical-pc", .rfc5280)
     /// A wildcard that spans a public suffix.
@@ -71,8 +87,10 @@ struct ProfileRule: Sendable, Hashable {
     static let serialZero = ProfileRule("serial-zero", .rfc5280)
 
     static let all: [ProfileRule] = [
-        authorityKeyIDWithoutKeyID, anyExtendedKeyUsage, caAsLeaf, commonNameNotInSAN, criticalExtendedKeyUsage, criticalSAN, crlWithoutNumber,
-        emptyNameConstraints, forbiddenKey, invalidDNSSAN, invalidNameConstraint, malformedExtension, nameConstraintsInLeaf, wildcardAcrossNameConstraint,
+        authorityKeyIDWithoutKeyID, anyExtendedKeyUsage, caAsLeaf, caWithoutKeyUsage, commonNameNotInSAN, criticalExtendedKeyUsage, criticalSAN,
+        crlWithoutNumber,
+        emptyNameConstraints, forbiddenKey, invalidDNSSAN, invalidEmailSAN, invalidNameConstraint, malformedExtension, nameConstraintsInLeaf,
+        wildcardAcrossNameConstraint,
         noExtendedKeyUsage, nonCriticalNameConstraints, nonCriticalPolicyConstraints, publicSuffixWildcard, rootWithExtendedKeyUsage, serialNegative,
         serialTooLong, serialZero,
     ]

@@ -50,6 +50,11 @@ enum ReasonText {
         case X509_V_ERR_UNABLE_TO_GET_CRL: return (.noCRL, "No CRL covers \(who.lowercased()).")
         case X509_V_ERR_PERMITTED_VIOLATION, X509_V_ERR_EXCLUDED_VIOLATION:
             return (.nameConstraints, "\(who) has a name that its CA's name constraints forbid.")
+        case X509_V_ERR_CA_CERT_MISSING_KEY_USAGE:
+            return (
+                ProfileRule.caWithoutKeyUsage.code,
+                "\(who) is a CA certificate without a key usage extension, which the Baseline Requirements require (RFC 5280 asks it of the CA, not of the validator)."
+            )
         case X509_V_ERR_NO_EXPLICIT_POLICY:
             return (
                 .noExplicitPolicy,

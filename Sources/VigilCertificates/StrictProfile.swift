@@ -100,6 +100,9 @@ enum StrictProfile {
                 fail(.publicSuffixWildcard, "\(who) has the wildcard \"\(name)\", which spans a public suffix.")
             }
         }
+        for address in sans.email where !isMailbox(address) {
+            fail(.invalidEmailSAN, "\(who) has a malformed email address in its SANs: \"\(address)\".")
+        }
         // CABF 7.1.4.3: a CN, if present, is a character-for-character copy of a SAN value.
         let ipTexts = sans.ip
         for commonName in leaf.commonNames where !(sans.dns.isEmpty && sans.ip.isEmpty) {
@@ -143,6 +146,15 @@ enum StrictProfile {
                 }
             }
         }
+    }
+
+    /// An rfc822Name as RFC 5280 4.2.1.6 defines it (RFC 5321's Mailbox): one "@" between a
+    /// non-empty local part and a domain in preferred name syntax. OpenSSL's name constraints
+    /// match a malformed one (`a@b@example.com`) by its last part, so it must not reach them.
+    static func isMailbox(_ address: String) -> Bool {
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, let local = parts.first, !local.isEmpty, local.utf8.count <= 64 else { return false }
+        return local.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f } && isPreferredNameSyntax(String(parts[1]), allowWildcard: false)
     }
 
     /// RFC 1034 preferred name syntax (letters, digits, hyphens; labels of 1 to 63), with an

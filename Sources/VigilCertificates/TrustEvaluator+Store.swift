@@ -50,7 +50,9 @@ extension TrustEvaluator {
         deinit { X509_STORE_free(store) }
 
         struct Run {
-            var accepted: Bool
+            /// OpenSSL built a path to an anchor and every error it met was one the callback
+            /// lets pass (each is in `reasons`; the profile decides which of them count).
+            var verified: Bool
             var reasons: [TrustReason]
             var chain: [Certificate]
             /// The valid policy set of the path (RFC 5280 section 6.1.5), dotted OIDs.
@@ -76,12 +78,15 @@ extension TrustEvaluator {
         final class Collector {
             var reasons: [TrustReason] = []
             var seen: Set<String> = []
+            /// The verification time, in OpenSSL's whole seconds.
+            let time: time_t
+            init(time: time_t) { self.time = time }
         }
 
         func verify(leaf: Certificate, untrusted: [Certificate], configuration: Configuration, time: Date, peerName: PeerName?) -> Run {
             guard let context = X509_STORE_CTX_new() else {
                 return Run(
-                    accepted: false, reasons: [TrustReason(code: .internalError, message: "OpenSSL could not allocate a verification context.")], chain: [])
+                    verified: false, reasons: [TrustReason(code: .internalError, message: "OpenSSL could not allocate a verification context.")], chain: [])
             }
             defer { X509_STORE_CTX_free(context) }
             let stack = vigil_sk_X509_new()
@@ -90,7 +95,7 @@ extension TrustEvaluator {
 
             guard X509_STORE_CTX_init(context, store, leaf.storage.x509, OpaquePointer(stack)) == 1 else {
                 OpenSSLSupport.drainErrors()
-                return Run(accepted: false, reasons: [TrustReason(code: .internalError, message: "OpenSSL could not start verification.")], chain: [])
+                return Run(verified: false, reasons: [TrustReason(code: .internalError, message: "OpenSSL could not start verification.")], chain: [])
             }
             let parameters = X509_STORE_CTX_get0_param(context)
             // No PARTIAL_CHAIN: an anchor must be a root. Approved certificates are matched by
@@ -111,10 +116,13 @@ extension TrustEvaluator {
             guard setPolicies == 1 else {
                 OpenSSLSupport.drainErrors()
                 return Run(
-                    accepted: false,
+                    verified: false,
                     reasons: [TrustReason(code: .invalidPolicy, message: "The initial policy set \(policies) is not a list of dotted OIDs.")], chain: [])
             }
-            X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970.rounded(.down)))
+            // Whole seconds, rounded down: RFC 5280's validity has a granularity of one second, so
+            // a time within the second of notAfter is still that second.
+            let seconds = time_t(time.timeIntervalSince1970.rounded(.down))
+            X509_VERIFY_PARAM_set_time(parameters, seconds)
             X509_VERIFY_PARAM_set_auth_level(parameters, Int32(configuration.securityLevel))
             if let depth = configuration.maximumIntermediates { X509_VERIFY_PARAM_set_depth(parameters, Int32(depth)) }
             _ = X509_STORE_CTX_set_purpose(context, configuration.purpose == .serverAuth ? X509_PURPOSE_SSL_SERVER : X509_PURPOSE_SSL_CLIENT)
@@ -134,7 +142,7 @@ extension TrustEvaluator {
                 }
             }
 
-            let collector = Collector()
+            let collector = Collector(time: seconds)
             let unmanaged = Unmanaged.passRetained(collector)
             defer { unmanaged.release() }
             _ = vigil_X509_STORE_CTX_set_app_data(context, unmanaged.toOpaque())
@@ -144,6 +152,13 @@ extension TrustEvaluator {
                 let code = X509_STORE_CTX_get_error(context)
                 let depth = Int(X509_STORE_CTX_get_error_depth(context))
                 let certificate = X509_STORE_CTX_get_current_cert(context).map { Certificate(retaining: $0) }
+                // RFC 5280 4.1.2.5: the validity period includes notAfter. OpenSSL counts a
+                // certificate as expired at its notAfter second; Vigil does not.
+                if code == X509_V_ERR_CERT_HAS_EXPIRED, let notAfter = certificate?.notAfter,
+                    time_t(notAfter.timeIntervalSince1970) == collector.time
+                {
+                    return 1
+                }
                 let reason = ReasonText.reason(opensslCode: code, depth: depth, certificate: certificate)
                 let key = "\(reason.code)/\(depth)"
                 if !collector.seen.contains(key) {
@@ -169,8 +184,8 @@ extension TrustEvaluator {
                 let code = X509_STORE_CTX_get_error(context)
                 reasons.append(ReasonText.reason(opensslCode: code, depth: nil, certificate: nil))
             }
-            var run = Run(accepted: result == 1 && reasons.isEmpty, reasons: reasons, chain: chain)
-            if run.accepted { run.policies = Self.validPolicies(context) }
+            var run = Run(verified: result == 1, reasons: reasons, chain: chain)
+            if run.verified { run.policies = Self.validPolicies(context) }
             return run
         }
     }

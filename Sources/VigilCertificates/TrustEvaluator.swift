@@ -89,9 +89,47 @@ public struct TrustEvaluator: Sendable {
                 chain: ChainSummary(sent: [], verified: [], rootSent: false, sentInOrder: true, missingIssuers: [], unusedSent: []), verifiedChain: [],
                 time: time, peerName: peerName)
         }
-        let run = store.verify(leaf: leaf, untrusted: Array(chain.dropFirst()), configuration: configuration, time: time, peerName: peerName)
-        var reasons = run.reasons
-        var anchorSource = run.accepted ? run.chain.last.map(basis(for:))?.source : nil
+        // The chain as sent first; when it fails, the other paths its certificates allow
+        // (``PathCandidates``), bounded; the first trusted one decides, else the one as sent.
+        let first = evaluatePath(leaf: leaf, untrusted: Array(chain.dropFirst()), time: time, peerName: peerName)
+        var chosen = first
+        var tried = 1
+        if !first.verdict.isTrusted {
+            for path in PathCandidates.alternatives(leaf: leaf, pool: Array(chain.dropFirst())) {
+                tried += 1
+                let attempt = evaluatePath(leaf: leaf, untrusted: path, time: time, peerName: peerName)
+                if attempt.verdict.isTrusted {
+                    chosen = attempt
+                    break
+                }
+            }
+        }
+        var summary = Self.chainSummary(sent: chain, verified: chosen.chain, trusted: chosen.verdict.isTrusted, reasons: chosen.verdict.reasons)
+        summary.pathsTried = tried
+        summary.builtFromAlternative = chosen.verdict.isTrusted && tried > 1
+        var evaluation = TrustEvaluation(verdict: chosen.verdict, chain: summary, verifiedChain: chosen.chain, time: time, peerName: peerName)
+        if chosen.verdict.isTrusted { evaluation.validPolicies = chosen.policies }
+        evaluation.profile = chosen.profile
+        evaluation.rulesNotApplied = chosen.notApplied
+        return evaluation
+    }
+
+    /// One path's verdict: OpenSSL's run over exactly these untrusted certificates, then the
+    /// strict profile; each reason decides only where its profile applies.
+    struct PathResult {
+        var verdict: TrustVerdict
+        var chain: [Certificate]
+        var policies: [String]
+        var profile: TrustProfile.Decision
+        var notApplied: [TrustReason]
+    }
+
+    func evaluatePath(leaf: Certificate, untrusted: [Certificate], time: Date, peerName: PeerName?) -> PathResult {
+        let run = store.verify(leaf: leaf, untrusted: untrusted, configuration: configuration, time: time, peerName: peerName)
+        // An anchor was reached when OpenSSL verified the path and every error it let pass is a
+        // profile rule's (those never change how the path is built).
+        let reachedAnchor = run.verified && run.reasons.allSatisfy { ProfileRule.rule(for: $0.code) != nil }
+        var anchorSource = reachedAnchor ? run.chain.last.map(basis(for:))?.source : nil
         // A public root passed as a CA file is still the Web PKI.
         if let source = anchorSource, source != .systemStore, case .byAnchor = configuration.profile, let anchor = run.chain.last,
             SystemAnchors.contains(anchor)
@@ -99,15 +137,16 @@ public struct TrustEvaluator: Sendable {
             anchorSource = .systemStore
         }
         let profile = TrustProfile.decide(configuration.profile, anchor: anchorSource, usesSystemStore: configuration.useSystemStore)
-        var notApplied: [TrustReason] = []
-        if run.accepted || !reasons.isEmpty {
+        let applies = { (reason: TrustReason) in ProfileRule.rule(for: reason.code)?.applies(in: profile.profile) ?? true }
+        var reasons = run.reasons.filter(applies)
+        var notApplied = run.reasons.filter { !applies($0) }
+        if reachedAnchor || !run.reasons.isEmpty {
             let strict = StrictProfile.check(chain: run.chain, peerName: peerName, purpose: configuration.purpose, alreadyFound: reasons)
-            let applies = { (reason: TrustReason) in ProfileRule.rule(for: reason.code)?.applies(in: profile.profile) ?? true }
             reasons += strict.filter(applies)
-            notApplied = strict.filter { !applies($0) }
+            notApplied += strict.filter { !applies($0) }
         }
         let verdict: TrustVerdict
-        if run.accepted && reasons.isEmpty, let anchor = run.chain.last {
+        if reachedAnchor && reasons.isEmpty, let anchor = run.chain.last {
             verdict = .trusted(basis(for: anchor))
         } else {
             if reasons.isEmpty {
@@ -115,12 +154,7 @@ public struct TrustEvaluator: Sendable {
             }
             verdict = .untrusted(reasons)
         }
-        let summary = Self.chainSummary(sent: chain, verified: run.chain, trusted: verdict.isTrusted, reasons: reasons)
-        var evaluation = TrustEvaluation(verdict: verdict, chain: summary, verifiedChain: run.chain, time: time, peerName: peerName)
-        if verdict.isTrusted { evaluation.validPolicies = run.policies }
-        evaluation.profile = profile
-        evaluation.rulesNotApplied = notApplied
-        return evaluation
+        return PathResult(verdict: verdict, chain: run.chain, policies: run.policies, profile: profile, notApplied: notApplied)
     }
 
     func basis(for anchor: Certificate) -> TrustBasis {

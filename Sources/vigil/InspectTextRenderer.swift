@@ -68,6 +68,12 @@ struct InspectTextRenderer {
         if !chain.missingIssuers.isEmpty {
             lines.append("  " + terminal.yellow("missing issuer: ") + t(chain.missingIssuers.joined(separator: "; ")))
         }
+        if chain.builtFromAlternative {
+            lines.append(
+                "  " + terminal.yellow("path built: ") + "the chain as sent did not verify; path \(chain.pathsTried) of those its certificates allow did")
+        } else if chain.pathsTried > 1 {
+            lines.append("  paths tried: \(chain.pathsTried) (the chain as sent, and every other path its certificates allow); none verified")
+        }
         if !chain.unusedSent.isEmpty {
             lines.append("  sent but unused: certificates \(chain.unusedSent.map(String.init).joined(separator: ", "))")
         }

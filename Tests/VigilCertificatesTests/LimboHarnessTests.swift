@@ -44,14 +44,40 @@ struct LimboHarnessTests {
         #expect(results.allSatisfy { $0.keys.contains("context") })
     }
 
-    @Test func unsupportedFeaturesAreSkippedNotPassed() throws {
-        var skipped = try testcase("ku", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "FAILURE")
-        skipped["key_usage"] = ["digitalSignature"]
-        let output = try LimboHarness.run(suite: JSONSerialization.data(withJSONObject: ["version": 1, "testcases": [skipped]]))
+    func run(_ testcases: [[String: Any]]) throws -> [[String: Any]] {
+        let output = try LimboHarness.run(suite: JSONSerialization.data(withJSONObject: ["version": 1, "testcases": testcases]))
         let json = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
-        let result = try #require((json["results"] as? [[String: Any]])?.first)
+        return try #require(json["results"] as? [[String: Any]])
+    }
+
+    /// Caller-required key usages: the leaf's key usage must hold each one.
+    @Test func requiredKeyUsagesAreChecked() throws {
+        var held = try testcase("ku-held", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "SUCCESS")
+        held["key_usage"] = ["digitalSignature"]
+        var lacking = try testcase("ku-lacking", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "FAILURE")
+        lacking["key_usage"] = ["keyCertSign"]
+        let results = try run([held, lacking])
+        #expect(results.map { $0["actual_result"] as? String } == ["SUCCESS", "FAILURE"])
+        #expect((results[1]["context"] as? String)?.contains("keyCertSign") == true)
+    }
+
+    /// Several expected names: every one must hold; fractional validation times are read.
+    @Test func everyExpectedNameMustHold() throws {
+        var both = try testcase("names", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "FAILURE", time: "2030-01-01T00:00:00.250Z")
+        both["expected_peer_names"] = [["kind": "IP", "value": "127.0.0.1"], ["kind": "IP", "value": "127.0.0.2"]]
+        var one = both
+        one["id"] = "name"
+        one["expected_peer_names"] = [["kind": "IP", "value": "127.0.0.1"]]
+        let results = try run([both, one])
+        #expect(results.map { $0["actual_result"] as? String } == ["FAILURE", "SUCCESS"])
+    }
+
+    @Test func unsupportedFeaturesAreSkippedNotPassed() throws {
+        var skipped = try testcase("eku", peer: "valid-127.0.0.1.pem", chain: ["intermediate-ca.pem"], expected: "FAILURE")
+        skipped["extended_key_usage"] = ["codeSigning"]
+        let result = try #require(try run([skipped]).first)
         #expect(result["actual_result"] as? String == "SKIPPED")
-        #expect((result["context"] as? String)?.contains("key usage") == true)
+        #expect((result["context"] as? String)?.contains("extended key usage") == true)
     }
 
     @Test func malformedSuiteThrows() {

@@ -7,7 +7,8 @@ import VigilTestSupport
 @Suite("Strict profile")
 struct StrictProfileTests {
     /// A rule missing from `ProfileRule.all` would have no scope to look up: every rule declared is
-    /// listed once, and the Web PKI's own rules are the eight the Baseline Requirements impose.
+    /// listed once, the Web PKI's own rules are the nine the Baseline Requirements impose, and the
+    /// one RFC 5280 rule they waive (non-critical name constraints) decides only for private chains.
     @Test func everyRuleIsListedWithItsScope() throws {
         let source = try String(contentsOf: TestPaths.root.appendingPathComponent("Sources/VigilCertificates/ProfileRule.swift"), encoding: .utf8)
         let declared = source.split(separator: "\n").filter { $0.contains("static let") && $0.contains("= ProfileRule(\"") }.count
@@ -15,7 +16,10 @@ struct StrictProfileTests {
         #expect(
             Set(ProfileRule.all.filter { $0.scope == .webpki }.map(\.name)) == [
                 "forbidden-key", "no-eku", "any-eku", "critical-eku", "cn-not-in-san", "public-suffix-wildcard", "root-with-eku", "critical-san",
+                "ca-without-key-usage",
             ])
+        #expect(ProfileRule.all.filter { $0.scope == .waivedByWebPKI }.map(\.name) == ["noncritical-nc"])
+        #expect(ProfileRule.nonCriticalNameConstraints.applies(in: .rfc5280) && !ProfileRule.nonCriticalNameConstraints.applies(in: .webpki))
         #expect(ProfileRule.rule(for: ProfileRule.noExtendedKeyUsage.code)?.applies(in: .rfc5280) == false)
         #expect(ProfileRule.rule(for: ProfileRule.serialZero.code)?.applies(in: .rfc5280) == true)
     }
@@ -29,6 +33,17 @@ struct StrictProfileTests {
     func preferredNameSyntaxRejects(name: String) {
         #expect(!StrictProfile.isPreferredNameSyntax(name) || name == "*.com")
         if name == "*.com" { #expect(!StrictProfile.isPreferredNameSyntax(name, allowWildcard: false)) }
+    }
+
+    @Test(arguments: ["foo@example.com", "*@example.com", "user*@example.com", "a.b+c@xn--n3h.example"])
+    func mailboxesAccepted(address: String) {
+        #expect(StrictProfile.isMailbox(address))
+    }
+
+    /// A second "@" or an empty part is no mailbox, whatever OpenSSL's name constraints make of it.
+    @Test(arguments: ["invalid@address@example.com", "@example.com", "foo@", "foo", "foo@bar_baz.example", "fo o@example.com"])
+    func mailboxesRefused(address: String) {
+        #expect(!StrictProfile.isMailbox(address))
     }
 
     @Test func publicSuffixes() {

@@ -60,16 +60,18 @@ public enum LimboHarness {
         return try encoder.encode(Output(results: results))
     }
 
+    /// An RFC 3339 time, with or without fractional seconds.
+    static func parseTime(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions.insert(.withFractionalSeconds)
+        return formatter.date(from: text)
+    }
+
     static func evaluate(_ testcase: Testcase) -> Result {
         func result(_ actual: String, _ context: String?) -> Result { Result(id: testcase.id, actual_result: actual, context: context) }
-        if let usages = testcase.key_usage, !usages.isEmpty {
-            return result("SKIPPED", "caller-specified key usage is not supported")
-        }
         if let usages = testcase.extended_key_usage, !usages.isEmpty, usages != ["serverAuth"], usages != ["clientAuth"] {
             return result("SKIPPED", "caller-specified extended key usage other than serverAuth/clientAuth is not supported")
-        }
-        if let names = testcase.expected_peer_names, !names.isEmpty {
-            return result("SKIPPED", "matching several peer names is not supported")
         }
         do {
             let anchors = try testcase.trusted_certs.flatMap { try Certificate.parsePEM($0) }
@@ -86,26 +88,37 @@ public enum LimboHarness {
             configuration.maximumIntermediates = testcase.max_chain_depth
             configuration.crlsPEM = testcase.crls ?? []
             if let time = testcase.validation_time {
-                guard let date = ISO8601DateFormatter().date(from: time) else {
+                guard let date = parseTime(time) else {
                     return result("SKIPPED", "unparseable validation_time \(time)")
                 }
                 configuration.time = date
             }
-            var peerName: PeerName?
-            if let name = testcase.expected_peer_name {
+            // Every name the case expects must hold: one evaluation per name.
+            var peerNames: [PeerName?] = []
+            for name in (testcase.expected_peer_name.map { [$0] } ?? []) + (testcase.expected_peer_names ?? []) {
                 switch name.kind {
-                case "DNS": peerName = PeerName(kind: .dns, value: name.value)
-                case "IP": peerName = PeerName(kind: .ip, value: name.value)
-                case "RFC822": peerName = PeerName(kind: .email, value: name.value)
+                case "DNS": peerNames.append(PeerName(kind: .dns, value: name.value))
+                case "IP": peerNames.append(PeerName(kind: .ip, value: name.value))
+                case "RFC822": peerNames.append(PeerName(kind: .email, value: name.value))
                 default: return result("SKIPPED", "peer name kind \(name.kind) is not supported")
                 }
             }
+            if peerNames.isEmpty { peerNames = [nil] }
             let evaluator = try TrustEvaluator(configuration: configuration)
-            let evaluation = evaluator.evaluate(peer + intermediates, for: peerName)
-            switch evaluation.verdict {
-            case .trusted(let basis): return result("SUCCESS", "anchor: \(basis.anchorSubject)")
-            case .untrusted(let reasons): return result("FAILURE", reasons.map(\.description).joined(separator: "; "))
+            var anchor = ""
+            for peerName in peerNames {
+                let evaluation = evaluator.evaluate(peer + intermediates, for: peerName)
+                switch evaluation.verdict {
+                case .trusted(let basis): anchor = basis.anchorSubject
+                case .untrusted(let reasons): return result("FAILURE", reasons.map(\.description).joined(separator: "; "))
+                }
+                // The key usages the caller requires (RFC 5280 4.2.1.3: no extension, no restriction).
+                if let required = testcase.key_usage, !required.isEmpty, let usages = peer.first?.keyUsage {
+                    let missing = required.filter { !usages.contains($0) }
+                    if !missing.isEmpty { return result("FAILURE", "the leaf's key usage lacks \(missing.joined(separator: ", "))") }
+                }
             }
+            return result("SUCCESS", "anchor: \(anchor)")
         } catch {
             // A certificate OpenSSL cannot even parse is rejected, as the product would.
             return result("FAILURE", "parse: \(error)")
