@@ -12,6 +12,8 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* libcurl is loaded when a transfer first needs it (dlopen), not at start-up: with its thirty-odd
    dependencies it is most of what a `vigil` process would map and relocate before main, and most
@@ -123,6 +125,15 @@ typedef struct vigil_tls_capture {
     int proxy_pending;
     /* Set when the proxy's certificate failed that verification (nothing was sent to it). */
     int proxy_failed;
+    /* The OCSP answer the server stapled (RFC 6066 status_request, asked on every handshake);
+       NULL when it sent none. Owned by the capture (vigil_tls_capture_release frees it). */
+    unsigned char *staple;
+    long staple_len;
+    /* Asked once the staple is known (after the chain was accepted, before the client sends its
+       key exchange or Finished): 1 goes on, 0 aborts. NULL: collect only. */
+    vigil_tls_decider decide_status;
+    /* The last verify call was the https proxy's (its status answer is not the server's). */
+    int proxy_was_last;
 } vigil_tls_capture;
 
 /* Collects the chain; then accepts (probe) or asks the decider (HTTP client). */
@@ -138,8 +149,10 @@ static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
         }
         int verified = X509_verify_cert(ctx) == 1;
         if (!verified) capture->proxy_failed = 1;
+        capture->proxy_was_last = 1;
         return verified ? 1 : 0;
     }
+    capture->proxy_was_last = 0;
     STACK_OF(X509) *sent = X509_STORE_CTX_get0_untrusted(ctx);
     if (capture->chain) { sk_X509_pop_free(capture->chain, X509_free); capture->chain = NULL; }
     if (sent) capture->chain = X509_chain_up_ref(sent);
@@ -157,11 +170,33 @@ static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
     }
     return 1;
 }
+/* OpenSSL's status callback (after the chain, TLS 1.2 and 1.3 alike, before the client's next
+   flight): keeps the stapled OCSP answer, then asks the status decider. */
+static int vigil_capture_status(SSL *ssl, void *arg) {
+    vigil_tls_capture *capture = (vigil_tls_capture *)arg;
+    if (capture->proxy_was_last) { capture->proxy_was_last = 0; return 1; }
+    free(capture->staple);
+    capture->staple = NULL;
+    capture->staple_len = 0;
+    const unsigned char *answer = NULL;
+    long len = SSL_get_tlsext_status_ocsp_resp(ssl, &answer);
+    if (answer && len > 0 && len <= 1048576) {
+        capture->staple = (unsigned char *)malloc((size_t)len);
+        if (capture->staple) { memcpy(capture->staple, answer, (size_t)len); capture->staple_len = len; }
+    }
+    if (capture->decide_status) return capture->decide_status(capture->context, capture) ? 1 : 0;
+    return 1;
+}
 static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) {
     (void)curl;
+    SSL_CTX *ctx = (SSL_CTX *)ssl_ctx;
     /* No renegotiation: a second handshake on the connection would be judged as the first. */
-    SSL_CTX_set_options((SSL_CTX *)ssl_ctx, SSL_OP_NO_RENEGOTIATION);
-    SSL_CTX_set_cert_verify_callback((SSL_CTX *)ssl_ctx, vigil_capture_verify, capture);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_cert_verify_callback(ctx, vigil_capture_verify, capture);
+    /* OCSP stapling asked on every handshake; the answer is judged by Vigil, never by curl. */
+    if (SSL_CTX_set_tlsext_status_type(ctx, TLSEXT_STATUSTYPE_ocsp) != 1) return CURLE_SSL_CERTPROBLEM;
+    SSL_CTX_set_tlsext_status_cb(ctx, vigil_capture_status);
+    SSL_CTX_set_tlsext_status_arg(ctx, capture);
     return CURLE_OK;
 }
 /// Makes the next transfer on `h` record its TLS handshake into `capture`.
@@ -202,5 +237,8 @@ static inline void vigil_tls_free_der(unsigned char *der) { OPENSSL_free(der); }
 static inline void vigil_tls_capture_release(vigil_tls_capture *capture) {
     if (capture->chain) sk_X509_pop_free(capture->chain, X509_free);
     capture->chain = NULL;
+    free(capture->staple);
+    capture->staple = NULL;
+    capture->staple_len = 0;
 }
 #endif

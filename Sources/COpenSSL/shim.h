@@ -17,6 +17,7 @@
 #include <openssl/ct.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/ocsp.h>
 #include <time.h>
 #include <string.h>
 
@@ -138,5 +139,186 @@ static inline int vigil_crl_has_number(X509_CRL *crl) {
     if (!number) return 0;
     ASN1_INTEGER_free(number);
     return 1;
+}
+
+/* ---- Revocation (RFC 6960 OCSP, RFC 5280 CRLs) ---- */
+
+/* What one OCSP response says about one certificate. Times are seconds since 1970, -1 absent. */
+typedef struct vigil_revocation_answer {
+    int response_status;     /* OCSP_RESPONSE_STATUS_* (OCSP only) */
+    int cert_status;         /* V_OCSP_CERTSTATUS_GOOD / _REVOKED / _UNKNOWN; for a CRL, GOOD or REVOKED */
+    int reason;              /* CRL reason code, -1 absent */
+    long long revoked_at, this_update, next_update, produced_at;
+    char signer[512];        /* the responder's or CRL issuer's subject, RFC 2253 */
+} vigil_revocation_answer;
+
+enum {
+    VIGIL_REVOCATION_USABLE = 0,
+    VIGIL_REVOCATION_MALFORMED = 1,      /* not an OCSP response / CRL */
+    VIGIL_REVOCATION_NOT_SUCCESSFUL = 2, /* the responder answered an error status (tryLater...) */
+    VIGIL_REVOCATION_BAD_SIGNATURE = 3,  /* the signature, or the signer's authority, does not verify */
+    VIGIL_REVOCATION_NOT_ABOUT = 4,      /* no answer for this certificate / another issuer */
+    VIGIL_REVOCATION_NOT_CURRENT = 5,    /* thisUpdate in the future, or past nextUpdate */
+    VIGIL_REVOCATION_UNSUPPORTED = 6     /* a CRL scope Vigil does not read (indirect, partial reasons, delta...) */
+};
+
+static inline long long vigil_time_or_absent(const ASN1_TIME *t) {
+    long long value = -1;
+    if (t && !vigil_asn1_time_to_unix(t, &value)) value = -1;
+    return value;
+}
+static inline void vigil_print_name(const X509_NAME *name, char *out, size_t size) {
+    out[0] = 0;
+    BIO *bio = BIO_new(BIO_s_mem());
+    if (!bio) return;
+    if (X509_NAME_print_ex(bio, name, 0, vigil_dn_print_flags()) >= 0) {
+        char *data = NULL;
+        long len = BIO_get_mem_data(bio, &data);
+        if (len > 0 && data) { size_t n = (size_t)len < size - 1 ? (size_t)len : size - 1; memcpy(out, data, n); out[n] = 0; }
+    }
+    BIO_free(bio);
+}
+/* thisUpdate no later than now (5 minutes of clock skew), nextUpdate no earlier than now; without
+   nextUpdate, thisUpdate at most a week old. */
+static inline int vigil_revocation_is_current(long long this_update, long long next_update, long long now) {
+    const long long skew = 300;
+    if (this_update < 0 || this_update > now + skew) return 0;
+    if (next_update >= 0) return next_update + skew >= now;
+    return now - this_update <= 7 * 86400;
+}
+
+/* An OCSP request (SHA-1 CertID, as RFC 5019 responders expect) for `cert` issued by `issuer`;
+   returns its DER length (free *der with OPENSSL_free), or -1. */
+static inline int vigil_ocsp_request(X509 *cert, X509 *issuer, unsigned char **der) {
+    *der = NULL;
+    OCSP_REQUEST *request = OCSP_REQUEST_new();
+    if (!request) return -1;
+    OCSP_CERTID *id = OCSP_cert_to_id(EVP_sha1(), cert, issuer);
+    if (!id || !OCSP_request_add0_id(request, id)) { OCSP_CERTID_free(id); OCSP_REQUEST_free(request); return -1; }
+    int len = i2d_OCSP_REQUEST(request, der);
+    OCSP_REQUEST_free(request);
+    return len;
+}
+
+/* Reads a DER OCSP response about `cert` (issued by `issuer`) at `now`. The response must be
+   signed by the issuer itself or by a responder the issuer certified for OCSP signing (RFC 6960
+   4.2.2.2); the issuer is the only anchor, so a responder of another CA never counts. */
+static inline int vigil_ocsp_check(const unsigned char *der, long len, X509 *cert, X509 *issuer, long long now, vigil_revocation_answer *out) {
+    memset(out, 0, sizeof *out);
+    out->reason = -1; out->revoked_at = out->this_update = out->next_update = out->produced_at = -1;
+    const unsigned char *cursor = der;
+    OCSP_RESPONSE *response = d2i_OCSP_RESPONSE(NULL, &cursor, len);
+    if (!response || cursor != der + len) { OCSP_RESPONSE_free(response); return VIGIL_REVOCATION_MALFORMED; }
+    out->response_status = OCSP_response_status(response);
+    if (out->response_status != OCSP_RESPONSE_STATUS_SUCCESSFUL) { OCSP_RESPONSE_free(response); return VIGIL_REVOCATION_NOT_SUCCESSFUL; }
+    OCSP_BASICRESP *basic = OCSP_response_get1_basic(response);
+    OCSP_RESPONSE_free(response);
+    if (!basic) return VIGIL_REVOCATION_MALFORMED;
+    int result = VIGIL_REVOCATION_USABLE;
+    X509_STORE *store = X509_STORE_new();
+    STACK_OF(X509) *issuers = sk_X509_new_null();
+    OCSP_CERTID *id = OCSP_cert_to_id(EVP_sha1(), cert, issuer);
+    if (!store || !issuers || !id || !X509_STORE_add_cert(store, issuer) || !sk_X509_push(issuers, issuer)) {
+        result = VIGIL_REVOCATION_MALFORMED;
+        goto done;
+    }
+    X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN);
+    X509 *signer = NULL;
+    if (OCSP_resp_get0_signer(basic, &signer, issuers) == 1 && signer) vigil_print_name(X509_get_subject_name(signer), out->signer, sizeof out->signer);
+    if (OCSP_basic_verify(basic, issuers, store, 0) != 1) { result = VIGIL_REVOCATION_BAD_SIGNATURE; goto done; }
+    const ASN1_GENERALIZEDTIME *produced = OCSP_resp_get0_produced_at(basic);
+    out->produced_at = vigil_time_or_absent(produced);
+    int status = -1, reason = -1;
+    ASN1_GENERALIZEDTIME *revoked = NULL, *this_update = NULL, *next_update = NULL;
+    if (OCSP_resp_find_status(basic, id, &status, &reason, &revoked, &this_update, &next_update) != 1) {
+        result = VIGIL_REVOCATION_NOT_ABOUT;
+        goto done;
+    }
+    out->cert_status = status;
+    out->reason = reason;
+    out->revoked_at = vigil_time_or_absent(revoked);
+    out->this_update = vigil_time_or_absent(this_update);
+    out->next_update = vigil_time_or_absent(next_update);
+    if (!vigil_revocation_is_current(out->this_update, out->next_update, now)) result = VIGIL_REVOCATION_NOT_CURRENT;
+done:
+    OCSP_CERTID_free(id);
+    sk_X509_free(issuers);
+    X509_STORE_free(store);
+    OCSP_BASICRESP_free(basic);
+    ERR_clear_error();
+    return result;
+}
+
+/* Reads a CRL (DER or PEM) for `cert` issued by `issuer` at `now`: the CRL's issuer must be the
+   certificate's, its signature the issuer's key's, it must be current, and its scope plain (no
+   indirect CRL, no partial reasons, no delta CRL, and an onlyContains... scope that covers `cert`). */
+static inline int vigil_crl_check(const unsigned char *der, long len, X509 *cert, X509 *issuer, long long now, vigil_revocation_answer *out) {
+    memset(out, 0, sizeof *out);
+    out->reason = -1; out->revoked_at = out->this_update = out->next_update = out->produced_at = -1;
+    const unsigned char *cursor = der;
+    X509_CRL *crl = d2i_X509_CRL(NULL, &cursor, len);
+    if (!crl) {
+        BIO *bio = BIO_new_mem_buf(der, (int)len);
+        if (bio) { crl = PEM_read_bio_X509_CRL(bio, NULL, NULL, NULL); BIO_free(bio); }
+    }
+    ERR_clear_error();
+    if (!crl) return VIGIL_REVOCATION_MALFORMED;
+    int result = VIGIL_REVOCATION_USABLE;
+    vigil_print_name(X509_CRL_get_issuer(crl), out->signer, sizeof out->signer);
+    if (X509_NAME_cmp(X509_CRL_get_issuer(crl), X509_get_issuer_name(cert)) != 0
+        || X509_NAME_cmp(X509_CRL_get_issuer(crl), X509_get_subject_name(issuer)) != 0) { result = VIGIL_REVOCATION_NOT_ABOUT; goto done; }
+    EVP_PKEY *key = X509_get0_pubkey(issuer);
+    if (!key || X509_CRL_verify(crl, key) != 1) { result = VIGIL_REVOCATION_BAD_SIGNATURE; goto done; }
+    for (int i = 0; i < X509_CRL_get_ext_count(crl); i++) {
+        X509_EXTENSION *ext = X509_CRL_get_ext(crl, i);
+        int nid = OBJ_obj2nid(X509_EXTENSION_get_object(ext));
+        if (nid == NID_delta_crl) { result = VIGIL_REVOCATION_UNSUPPORTED; goto done; }
+        if (X509_EXTENSION_get_critical(ext) && nid != NID_issuing_distribution_point) { result = VIGIL_REVOCATION_UNSUPPORTED; goto done; }
+    }
+    ISSUING_DIST_POINT *idp = X509_CRL_get_ext_d2i(crl, NID_issuing_distribution_point, NULL, NULL);
+    if (idp) {
+        int ca = X509_check_ca(cert) != 0;
+        int unsupported = idp->indirectCRL || idp->onlysomereasons || idp->onlyattr || (idp->onlyCA && !ca) || (idp->onlyuser && ca);
+        ISSUING_DIST_POINT_free(idp);
+        if (unsupported) { result = VIGIL_REVOCATION_UNSUPPORTED; goto done; }
+    }
+    out->this_update = vigil_time_or_absent(X509_CRL_get0_lastUpdate(crl));
+    out->next_update = vigil_time_or_absent(X509_CRL_get0_nextUpdate(crl));
+    if (out->next_update < 0 || !vigil_revocation_is_current(out->this_update, out->next_update, now)) { result = VIGIL_REVOCATION_NOT_CURRENT; goto done; }
+    X509_REVOKED *entry = NULL;
+    int found = X509_CRL_get0_by_serial(crl, &entry, X509_get0_serialNumber(cert));
+    if (found == 1 && entry) {
+        out->cert_status = V_OCSP_CERTSTATUS_REVOKED;
+        out->revoked_at = vigil_time_or_absent(X509_REVOKED_get0_revocationDate(entry));
+        ASN1_ENUMERATED *reason = X509_REVOKED_get_ext_d2i(entry, NID_crl_reason, NULL, NULL);
+        if (reason) { out->reason = (int)ASN1_ENUMERATED_get(reason); ASN1_ENUMERATED_free(reason); }
+    } else {
+        out->cert_status = V_OCSP_CERTSTATUS_GOOD;
+    }
+done:
+    X509_CRL_free(crl);
+    ERR_clear_error();
+    return result;
+}
+
+/* 1 when the certificate's TLS Feature extension (RFC 7633) requires status_request (5):
+   OCSP must-staple. */
+static inline int vigil_must_staple(X509 *cert) {
+    int index = X509_get_ext_by_NID(cert, NID_tlsfeature, -1);
+    if (index < 0) return 0;
+    X509_EXTENSION *ext = X509_get_ext(cert, index);
+    ASN1_OCTET_STRING *data = X509_EXTENSION_get_data(ext);
+    const unsigned char *p = ASN1_STRING_get0_data(data);
+    int len = ASN1_STRING_length(data);
+    /* SEQUENCE OF INTEGER, each small: look for INTEGER 5 in the sequence's content. */
+    if (len < 2 || p[0] != 0x30 || p[1] != len - 2) return 0;
+    for (int i = 2; i + 2 < len;) {
+        if (p[i] != 0x02) return 0;
+        int n = p[i + 1];
+        if (i + 2 + n > len) return 0;
+        if (n == 1 && p[i + 2] == 5) return 1;
+        i += 2 + n;
+    }
+    return 0;
 }
 #endif

@@ -3,7 +3,8 @@
 ///
 /// Never approvable: a certificate for another name; a key below 2048-bit RSA or DSA, or 224-bit
 /// EC; a SHA-1, MD5, MD4 or MD2 signature anywhere but a root's own self-signature; a CA
-/// certificate used as the server's certificate; a revoked certificate; a chain in which a certificate that is not a CA
+/// certificate used as the server's certificate; a revoked certificate, one whose must-staple
+/// demand went unmet, or one whose status the hard-fail revocation policy could not learn; a chain in which a certificate that is not a CA
 /// issued another (a forgery: anyone holding a valid leaf could sign for any name); a connection
 /// below the minimum TLS version; a
 /// pinned host whose chain holds none of its pinned keys. Approvable after review: expired, not yet valid,
@@ -27,7 +28,7 @@ public enum ApprovalRule {
             let name = evaluation.peerName?.value ?? "this host"
             refusals.append(Refusal(code: .anotherName, message: "The certificate is not valid for \(name); no approval can make it so."))
         }
-        for code in [TrustReason.Code.tlsVersion, .pinMismatch, .revoked] {
+        for code in [TrustReason.Code.tlsVersion, .pinMismatch, .revoked, .mustStapleMissing, .revocationUnknown] {
             if let reason = evaluation.verdict.reasons.first(where: { $0.code == code }) {
                 refusals.append(Refusal(code: code, message: reason.message + " It cannot be approved."))
             }

@@ -206,6 +206,8 @@ public struct TrustEvaluation: Sendable {
     /// The valid policy set of a trusted path (RFC 5280 section 6.1.5, dotted OIDs; `2.5.29.32.0`
     /// is any-policy); empty when untrusted.
     public var validPolicies: [String] = []
+    /// What was learnt about revocation (staple, OCSP, CRLs); nil when nothing was asked.
+    public var revocation: RevocationReport?
     /// The time the chain was evaluated at.
     public var time: Date
     public var peerName: PeerName?

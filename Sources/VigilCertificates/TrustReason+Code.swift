@@ -45,6 +45,11 @@ extension TrustReason {
         public static let anotherName = Code(rawValue: "another-name")
         /// An approval refused: a CA certificate used as the server's.
         public static let caAsLeaf = Code(rawValue: "ca-as-leaf")
+        /// A certificate whose revocation status could not be learnt, under the hard-fail
+        /// revocation policy (``RevocationPolicy``).
+        public static let revocationUnknown = Code(rawValue: "revocation-unknown")
+        /// A certificate that requires a stapled OCSP answer (RFC 7633 must-staple) came without a usable one.
+        public static let mustStapleMissing = Code(rawValue: "must-staple-missing")
         /// An approval refused: a certificate in the chain was signed by one that is not a CA.
         public static let signedByNonCA = Code(rawValue: "signed-by-non-ca")
 

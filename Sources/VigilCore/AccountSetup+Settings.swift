@@ -44,12 +44,13 @@ extension AccountSetup.Options {
 }
 
 extension ConnectionRequirements {
-    /// `connection.minimum-tls-version` and `connection.pinned-public-keys`, for every command that
-    /// judges a live handshake.
+    /// `connection.minimum-tls-version`, `connection.pinned-public-keys` and
+    /// `connection.revocation-policy`, for every command that judges a live handshake.
     public init(settings: Settings) {
         self.init(
             minimumTLSVersion: settings[.minimumTLSVersion].flatMap(TLSProtocolVersion.init(name:)) ?? .tls12,
-            pins: PublicKeyPins(settingValues: settings[.pinnedPublicKeys] ?? []))
+            pins: PublicKeyPins(settingValues: settings[.pinnedPublicKeys] ?? []),
+            revocation: RevocationChecker(policy: settings[.revocationPolicy].flatMap(RevocationPolicy.init(rawValue:)) ?? .softFail))
     }
 }
 

@@ -319,7 +319,8 @@ public struct AccountSetup: Sendable {
         var configuration = options.clientConfiguration
         configuration.allowPlainHTTP = true
         configuration.cookies = nil
-        let plain = HTTPClient(policy: EvaluatorTrustPolicy(evaluator: evaluator), configuration: configuration, logger: logger)
+        let plain = HTTPClient(
+            policy: EvaluatorTrustPolicy(evaluator: evaluator, revocation: options.requirements.revocation), configuration: configuration, logger: logger)
         let answer = try await plain.send(HTTPRequest(url: "\(url)/\(options.statusPath)"))
         guard let redirect = answer.redirect, redirect.location.lowercased().hasPrefix("https://") else {
             throw AccountSetupError(
@@ -468,7 +469,8 @@ public struct AccountSetup: Sendable {
 
     func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> (HTTPClient, [Certificate]) {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
-        let evaluation = options.requirements.apply(to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
+        let evaluation = await options.requirements.apply(
+            to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
@@ -491,7 +493,7 @@ public struct AccountSetup: Sendable {
         return HTTPClient(
             policy: EvaluatorTrustPolicy(
                 evaluator: evaluator, approvals: [endpoint: approved], pins: options.requirements.pins,
-                reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:]),
+                reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:], revocation: options.requirements.revocation),
             configuration: configuration, logger: logger)
     }
 

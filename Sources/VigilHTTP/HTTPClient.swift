@@ -158,7 +158,8 @@ public struct HTTPClient: Sendable {
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
         capture.initialize(
             to: vigil_tls_capture(
-                chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque(), proxy_host: nil, proxy_pending: 0, proxy_failed: 0))
+                chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque(), proxy_host: nil, proxy_pending: 0, proxy_failed: 0,
+                staple: nil, staple_len: 0, decide_status: Self.decideStatus, proxy_was_last: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -292,6 +293,17 @@ public struct HTTPClient: Sendable {
         let decision = transfer.policy.decide(chain: chain, for: transfer.endpoint)
         transfer.decision = decision
         return decision.allowsRequest ? 1 : 0
+    }
+
+    /// OpenSSL's status hook, through the shim: once the staple is known, the policy judges
+    /// revocation (a staple, then the CA's responders and CRLs, as its policy says).
+    static let decideStatus: vigil_tls_decider = { context, capture in
+        guard let context, let capture else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        guard let decision = transfer.decision, decision.allowsRequest, let chain = try? TLSProbe.capturedChain(capture) else { return 0 }
+        let revised = transfer.policy.decide(decision, chain: chain, staple: TLSProbe.stapled(capture), for: transfer.endpoint)
+        transfer.decision = revised
+        return revised.allowsRequest ? 1 : 0
     }
 
     static let receiveBody: vigil_curl_data_callback = { data, size, count, context in

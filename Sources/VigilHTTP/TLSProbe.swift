@@ -21,12 +21,15 @@ public struct TLSProbe: Sendable {
         public var cipher: String
         /// The address connected to.
         public var remoteAddress: String
+        /// The OCSP answer the server stapled (DER), asked on every handshake; nil when none came.
+        public var staple: [UInt8]?
 
-        public init(chain: [Certificate], protocolVersion: String, cipher: String, remoteAddress: String) {
+        public init(chain: [Certificate], protocolVersion: String, cipher: String, remoteAddress: String, staple: [UInt8]? = nil) {
             self.chain = chain
             self.protocolVersion = protocolVersion
             self.cipher = cipher
             self.remoteAddress = remoteAddress
+            self.staple = staple
         }
     }
 
@@ -99,7 +102,9 @@ public struct TLSProbe: Sendable {
         if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
         capture.initialize(
-            to: vigil_tls_capture(chain: nil, version: nil, cipher: nil, decide: nil, context: nil, proxy_host: nil, proxy_pending: 0, proxy_failed: 0))
+            to: vigil_tls_capture(
+                chain: nil, version: nil, cipher: nil, decide: nil, context: nil, proxy_host: nil, proxy_pending: 0, proxy_failed: 0, staple: nil,
+                staple_len: 0, decide_status: nil, proxy_was_last: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -147,8 +152,15 @@ public struct TLSProbe: Sendable {
             chain: chain,
             protocolVersion: capture.pointee.version.map { String(cString: $0) } ?? "unknown",
             cipher: capture.pointee.cipher.map { String(cString: $0) } ?? "unknown",
-            remoteAddress: address.map { String(cString: $0) } ?? endpoint.host
+            remoteAddress: address.map { String(cString: $0) } ?? endpoint.host,
+            staple: stapled(capture)
         )
+    }
+
+    /// The OCSP answer the server stapled, as the capture holds it.
+    static func stapled(_ capture: UnsafeMutablePointer<vigil_tls_capture>) -> [UInt8]? {
+        guard let staple = capture.pointee.staple, capture.pointee.staple_len > 0 else { return nil }
+        return Array(UnsafeBufferPointer(start: staple, count: capture.pointee.staple_len))
     }
 
     /// The certificates the server sent, leaf first, as the capture holds them.

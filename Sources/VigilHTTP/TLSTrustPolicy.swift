@@ -5,6 +5,13 @@ public import VigilCertificates
 /// handshake, so no header, credential or body reaches that server.
 public protocol TLSTrustPolicy: Sendable {
     func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision
+    /// Asked once more when the server's stapled OCSP answer is known (after `decide` allowed the
+    /// chain, before the client's next flight): revocation. The default keeps `decision`.
+    func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision
+}
+
+extension TLSTrustPolicy {
+    public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision { decision }
 }
 
 /// A policy's answer.
@@ -44,15 +51,30 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     /// reviewed, or an account's rules accepted, moments before. Another leaf is refused even when
     /// a CA trusts it, so that nothing changes between the review and the request.
     public var reviewedLeaves: [Endpoint: String]
+    /// `connection.revocation-policy` with its fetcher: a revoked chain is refused on every
+    /// connection, approved or not.
+    public var revocation: RevocationChecker
 
     public init(
         evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:], pins: PublicKeyPins = PublicKeyPins(),
-        reviewedLeaves: [Endpoint: String] = [:]
+        reviewedLeaves: [Endpoint: String] = [:], revocation: RevocationChecker = RevocationChecker()
     ) {
         self.evaluator = evaluator
         self.approvals = approvals
         self.pins = pins
         self.reviewedLeaves = reviewedLeaves
+        self.revocation = revocation
+    }
+
+    public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision {
+        let evaluation = revocation.apply(to: decision.evaluation, sent: chain, staple: staple)
+        // Revoked, must-staple unmet, or unknown under hard-fail: refused, approved or not.
+        if evaluation.revocation?.reasons.isEmpty == false { return .refused(evaluation) }
+        switch decision {
+        case .trusted: return .trusted(evaluation)
+        case .approved: return .approved(evaluation)
+        case .refused: return .refused(evaluation)
+        }
     }
 
     /// The leaves approved for `endpoint` (host compared case-insensitively).

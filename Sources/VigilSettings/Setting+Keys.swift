@@ -24,6 +24,7 @@ extension Setting where Value == Int {
 extension Setting where Value == String {
     public static var plainHTTPPolicy: Self { "connection.plain-http-policy" }
     public static var minimumTLSVersion: Self { "connection.minimum-tls-version" }
+    public static var revocationPolicy: Self { "connection.revocation-policy" }
     public static var certificateExtendedValidationRule: Self { "connection.certificate-extended-validation-rule" }
     public static var renewedCertificateAcceptanceRule: Self { "connection.renewed-certificate-acceptance-rule" }
     public static var minimumServerVersion: Self { "connection.minimum-server-version" }

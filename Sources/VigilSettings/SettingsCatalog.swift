@@ -29,6 +29,10 @@ public enum SettingsCatalog {
             "connection.minimum-tls-version", .choice(["1.2", "1.3"]), default: .string("1.2"),
             "The oldest TLS version Vigil accepts for connections that carry credentials."),
         .init(
+            "connection.revocation-policy", .choice(["off", "soft-fail", "hard-fail"]), default: .string("soft-fail"),
+            "Whether revocation decides: the server's stapled OCSP answer is always read; `soft-fail` also asks the CA's OCSP responders and CRLs (bounded, cached) and shows a status it cannot learn as a finding; `hard-fail` refuses a certificate that names a responder or CRL when no usable answer comes; `off` fetches nothing and does not enforce must-staple. A certificate found revoked is refused under every policy, and no approval overrides it."
+        ),
+        .init(
             "connection.pinned-public-keys", .pinList, default: nil,
             "Public keys a host's chain must contain, as HOST[:PORT]=PIN (the SPKI SHA-256 in base64, RFC 7469; `vigil inspect` shows it). A pinned host accepts no other chain, even one a CA trusts, and no approval overrides it. Usually set in the managed file."
         ),

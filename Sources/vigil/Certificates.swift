@@ -100,7 +100,7 @@ extension Vigil {
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
-                    let evaluation = requirements.apply(
+                    let evaluation = await requirements.apply(
                         to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {

@@ -38,6 +38,13 @@ extension Vigil {
                 valueName: "file"), completion: .file())
         var crlFiles: [String] = []
 
+        @Option(
+            name: .customLong("ocsp-response"),
+            help: ArgumentHelp(
+                "Read this OCSP response (DER) about the server certificate, as if stapled: revoked is untrusted (offline; live, the server's own staple comes first).",
+                valueName: "file"), completion: .file())
+        var ocspResponse: String?
+
         @Option(help: "Evaluate at this time (ISO 8601, for example 2030-01-01T00:00:00Z) instead of now.")
         var at: String?
 
@@ -86,6 +93,13 @@ extension Vigil {
             return "-----BEGIN X509 CRL-----\n\(body)\n-----END X509 CRL-----\n"
         }
 
+        static func readFile(_ path: String) throws -> [UInt8] {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CertificateError(.unreadableFile, "The file \(SafeText.escaped(path)) cannot be read.")
+            }
+            return [UInt8](data)
+        }
+
         static func parseTime(_ text: String) -> Date? {
             if let date = try? Date(text, strategy: .iso8601) { return date }
             let formatter = ISO8601DateFormatter()
@@ -131,7 +145,15 @@ extension Vigil {
             var evaluation = evaluator.evaluate(chain, for: target.peerName)
             // A live server's connection is part of the verdict: the handshake still completes with
             // an old protocol (to show what the server offers), but below the minimum it is untrusted.
-            if let live { evaluation = requirements.apply(to: evaluation, handshake: live.handshake, endpoint: live.endpoint) }
+            // Revocation: live, the policy of connection.revocation-policy (the staple, then the CA's
+            // responders and CRLs); from files, only an OCSP response given.
+            let given = try ocspResponse.map(Self.readFile)
+            if let live {
+                evaluation = await requirements.apply(to: evaluation, handshake: live.handshake, endpoint: live.endpoint, given: given)
+            } else if let given {
+                let report = RevocationReport.check(evaluation, sent: chain, staple: nil, given: given, policy: .off) { _ in [] }
+                evaluation = evaluation.requiring(revocation: report)
+            }
             logger.privacy.notice(
                 "Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")",
                 metadata: [

@@ -21,6 +21,10 @@ struct InspectReport: Encodable {
         var rulesNotApplied: [TrustReason]
         /// The valid policy set of a trusted path (RFC 5280 section 6.1.5), dotted OIDs.
         var validPolicies: [String] = []
+        /// What was learnt about revocation (live, or from `--ocsp-response`); absent otherwise.
+        var revocation: RevocationReport?
+        /// Statuses that could not be learnt under soft-fail: findings, not reasons.
+        var revocationFindings: [String] = []
     }
     struct Connection: Encodable {
         var protocolVersion: String
@@ -46,6 +50,8 @@ struct InspectReport: Encodable {
             self.verdict = Verdict(trusted: false, basis: nil, reasons: reasons, profile: evaluation.profile, rulesNotApplied: evaluation.rulesNotApplied)
         }
         self.verdict.validPolicies = evaluation.validPolicies
+        self.verdict.revocation = evaluation.revocation
+        self.verdict.revocationFindings = evaluation.revocation?.findings ?? []
         self.connection = connection
         self.chain = evaluation.chain
         self.certificates = evaluation.summaries(of: sent)

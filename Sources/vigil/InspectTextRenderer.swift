@@ -40,6 +40,7 @@ struct InspectTextRenderer {
         for rule in report.verdict.rulesNotApplied {
             lines.append("  " + terminal.yellow("[web pki rule, not applied]") + " \(t(rule.message))")
         }
+        if let revocation = report.verdict.revocation { lines += self.revocation(revocation, findings: report.verdict.revocationFindings) }
         if let connection = report.connection {
             lines.append("  connection: \(t(connection.protocolVersion)), \(t(connection.cipher)), \(t(connection.address))")
         }
@@ -52,6 +53,39 @@ struct InspectTextRenderer {
             lines += certificate(summary)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The revocation answers, one line each, and what could not be learnt.
+    func revocation(_ report: RevocationReport, findings: [String]) -> [String] {
+        var lines = ["  revocation (connection.revocation-policy \(report.policy.rawValue)):"]
+        if let stapled = report.stapled {
+            lines.append(
+                "    stapled OCSP answer: \(stapled ? "yes" : "none (asked on the handshake)")"
+                    + (report.mustStaple ? "; the certificate requires one (must-staple)" : ""))
+        } else if report.mustStaple {
+            lines.append("    the certificate requires a stapled OCSP answer (must-staple)")
+        }
+        func day(_ date: Date?) -> String { date.map { $0.formatted(.iso8601) } ?? "-" }
+        for check in report.checks {
+            let who = check.depth == 0 ? "server certificate" : t(check.subject)
+            let from = check.source.rawValue + (check.url.map { " \(t($0))" } ?? "")
+            if let status = check.status {
+                var line =
+                    "    \(who): \(status == .revoked ? terminal.red("REVOKED") : status == .good ? terminal.green("good") : terminal.yellow("unknown to the responder")) (\(from)"
+                if status == .revoked { line += "; revoked \(day(check.revokedAt))" + (check.reason.map { " (\(t($0)))" } ?? "") }
+                if let produced = check.producedAt { line += "; produced \(day(produced))" }
+                line += "; this update \(day(check.thisUpdate)), next update \(day(check.nextUpdate))"
+                if let signer = check.signer { line += "; signed by \(t(signer))" }
+                lines.append(line + ")")
+            } else {
+                lines.append("    \(who): " + terminal.yellow("no usable answer") + " (\(from): \(t(check.problem ?? "")))")
+            }
+        }
+        for item in report.unresolved where !item.namesASource {
+            lines.append("    \(item.depth == 0 ? "server certificate" : t(item.subject)): names no OCSP responder or CRL")
+        }
+        for finding in findings { lines.append("  " + terminal.yellow("[finding]") + " \(t(finding))") }
+        return lines
     }
 
     func chain(_ chain: ChainSummary) -> [String] {

@@ -1,0 +1,183 @@
+public import Foundation
+
+/// What one connection learnt about the revocation of its chain, and what that means under a
+/// ``RevocationPolicy``. Built by ``RevocationReport/check(_:sent:staple:policy:fetch:)``, the
+/// one place revocation is decided: the HTTP client's handshake, `vigil inspect`, account setup
+/// and check, `certificates approve` and `audit --check --live` all come here.
+public struct RevocationReport: Codable, Sendable, Hashable {
+    /// A certificate no usable answer was found for.
+    public struct Unresolved: Codable, Sendable, Hashable {
+        public var subject: String
+        public var depth: Int
+        /// It names an OCSP responder or a CRL (otherwise there was nothing to ask).
+        public var namesASource: Bool
+    }
+
+    public var policy: RevocationPolicy
+    /// Every answer read, usable or not, in the order asked.
+    public var checks: [RevocationCheck] = []
+    public var unresolved: [Unresolved] = []
+    /// The server stapled an OCSP answer to the handshake (nil: not a live handshake).
+    public var stapled: Bool?
+    /// The server's certificate demands a stapled answer (RFC 7633).
+    public var mustStaple = false
+
+    public init(policy: RevocationPolicy) { self.policy = policy }
+
+    /// The reasons this report makes a verdict untrusted: a usable "revoked" answer (always);
+    /// a must-staple certificate without a usable staple (unless the policy is off); a
+    /// certificate with a source but no usable answer (hard-fail).
+    public var reasons: [TrustReason] {
+        var reasons: [TrustReason] = []
+        for check in checks where check.status == .revoked {
+            let when = check.revokedAt.map { " on \(Certificate.iso8601($0))" } ?? ""
+            let why = check.reason.map { " (\($0))" } ?? ""
+            let who = check.depth == 0 ? "The server certificate" : "The certificate at depth \(check.depth) (\(check.subject))"
+            reasons.append(
+                TrustReason(
+                    code: .revoked, message: "\(who) has been revoked by its CA\(when)\(why), says the \(check.source.words).", depth: check.depth,
+                    subject: check.subject))
+        }
+        if mustStaple && policy != .off && !checks.contains(where: { $0.source == .staple && $0.status != nil }) {
+            reasons.append(
+                TrustReason(
+                    code: .mustStapleMissing,
+                    message: "The server certificate requires a stapled OCSP answer (must-staple, RFC 7633), and the server sent "
+                        + (stapled == true ? "none that can be used." : "none."), depth: 0))
+        }
+        if policy == .hardFail {
+            for item in unresolved where item.namesASource {
+                reasons.append(
+                    TrustReason(
+                        code: .revocationUnknown,
+                        message:
+                            "The revocation status of \(item.depth == 0 ? "the server certificate" : item.subject) could not be learnt, and connection.revocation-policy is hard-fail.",
+                        depth: item.depth, subject: item.subject))
+            }
+        }
+        return reasons
+    }
+
+    /// What to show that does not decide: statuses that could not be learnt under soft-fail.
+    public var findings: [String] {
+        guard policy == .softFail else { return [] }
+        return unresolved.filter(\.namesASource).map { item in
+            let problems = checks.filter { $0.depth == item.depth && $0.problem != nil }.map { "\($0.url ?? $0.source.words): \($0.problem ?? "")" }
+            return "The revocation status of \(item.depth == 0 ? "the server certificate" : item.subject) could not be learnt (soft-fail): "
+                + (problems.isEmpty ? "no answer." : problems.joined(separator: "; ") + ".")
+        }
+    }
+
+    /// Asks, for each certificate of the chain but its anchor: the staple (the server's
+    /// certificate), then its OCSP responders, then its CRLs, at most two of each, until one gives
+    /// a usable "good" or "revoked". Each certificate's issuer is the next one of the verified
+    /// path when the chain is trusted, else the sent certificate whose key signed it. `fetch`
+    /// gets each request (bounded and cached by the caller); with the policy off, it is never called.
+    /// `given`: an OCSP response for the server's certificate given offline (`--ocsp-response`),
+    /// read after the staple.
+    public static func check(
+        _ evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, policy: RevocationPolicy,
+        fetch: (RevocationRequest) throws -> [UInt8]
+    ) -> RevocationReport {
+        var report = RevocationReport(policy: policy)
+        report.mustStaple = sent.first?.mustStaple ?? false
+        let path = issuerPath(evaluation, sent: sent)
+        let time = evaluation.time
+        for (depth, link) in path.enumerated() {
+            let (certificate, issuer) = link
+            var decided = false
+            func record(_ check: RevocationCheck) {
+                report.checks.append(check)
+                if check.status == .good || check.status == .revoked { decided = true }
+            }
+            if depth == 0, let staple {
+                record(certificate.readOCSP(staple, issuer: issuer, depth: 0, source: .staple, at: time))
+            }
+            if depth == 0, !decided, let given {
+                record(certificate.readOCSP(given, issuer: issuer, depth: 0, source: .ocspFile, at: time))
+            }
+            let responders = Array(certificate.ocspResponders.prefix(2))
+            let crls = Array(certificate.crlURLs.prefix(2))
+            if policy != .off {
+                for url in responders where !decided {
+                    guard let body = certificate.ocspRequest(issuer: issuer) else { break }
+                    do {
+                        let answer = try fetch(.ocsp(url: url, request: body))
+                        record(certificate.readOCSP(answer, issuer: issuer, depth: depth, source: .ocsp, url: url, at: time))
+                    } catch {
+                        record(RevocationCheck(source: .ocsp, url: url, subject: certificate.subject, depth: depth, problem: "\(error)"))
+                    }
+                }
+                for url in crls where !decided {
+                    do {
+                        let answer = try fetch(.crl(url: url))
+                        record(certificate.readCRL(answer, issuer: issuer, depth: depth, url: url, at: time))
+                    } catch {
+                        record(RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "\(error)"))
+                    }
+                }
+            }
+            if !decided {
+                report.unresolved.append(.init(subject: certificate.subject, depth: depth, namesASource: !responders.isEmpty || !crls.isEmpty))
+            }
+        }
+        if staple != nil { report.stapled = true }
+        return report
+    }
+
+    /// Each certificate with its issuer, leaf first, up to (not including) the anchor.
+    static func issuerPath(_ evaluation: TrustEvaluation, sent: [Certificate]) -> [(Certificate, Certificate)] {
+        if evaluation.verdict.isTrusted {
+            let chain = evaluation.verifiedChain
+            return chain.count < 2 ? [] : (0..<(chain.count - 1)).map { (chain[$0], chain[$0 + 1]) }
+        }
+        var path: [(Certificate, Certificate)] = []
+        guard var current = sent.first else { return [] }
+        while path.count < 8, !current.isSelfSigned,
+            let issuer = sent.first(where: { $0 != current && current.isIssued(byNameOf: $0) && current.isSignatureVerified(byKeyOf: $0) })
+        {
+            path.append((current, issuer))
+            if path.contains(where: { $0.0 == issuer }) { break }
+            current = issuer
+        }
+        return path
+    }
+}
+
+/// One fetch the revocation check asks of its caller.
+public enum RevocationRequest: Sendable, Hashable {
+    /// POST `request` (application/ocsp-request) to `url`.
+    case ocsp(url: String, request: [UInt8])
+    /// GET the CRL at `url`.
+    case crl(url: String)
+
+    public var url: String {
+        switch self {
+        case .ocsp(let url, _), .crl(let url): url
+        }
+    }
+}
+
+extension RevocationCheck.Source {
+    var words: String {
+        switch self {
+        case .staple: "OCSP answer the server stapled"
+        case .ocsp: "CA's OCSP responder"
+        case .crl: "CA's CRL"
+        case .ocspFile: "OCSP response given"
+        }
+    }
+}
+
+extension TrustEvaluation {
+    /// This evaluation with `report` attached and its reasons added: a revoked certificate, or
+    /// one whose status a hard-fail policy could not learn, is untrusted whatever else vouches for it.
+    public func requiring(revocation report: RevocationReport) -> TrustEvaluation {
+        var evaluation = self
+        evaluation.revocation = report
+        let reasons = report.reasons
+        guard !reasons.isEmpty else { return evaluation }
+        evaluation.verdict = .untrusted(evaluation.verdict.reasons + reasons)
+        return evaluation
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+public import VigilCertificates
+
+/// `connection.revocation-policy` at work: reads the staple, fetches the CA's OCSP answers and
+/// CRLs (plain HTTP allowed, as every client does: the answers are signed), bounded in time and
+/// size, and cached by their validity. The decision itself is ``VigilCertificates/RevocationReport``'s.
+public struct RevocationChecker: Sendable {
+    public var policy: RevocationPolicy
+    /// Per fetch (connect, transfer); the whole check gets twice this.
+    public var timeout: Duration
+    /// The largest OCSP answer and CRL read.
+    public var maximumOCSPSize = 64 * 1024
+    public var maximumCRLSize = 16 * 1024 * 1024
+
+    /// Soft-fail by default, as the setting (docs/trust.md says why).
+    public init(policy: RevocationPolicy = .softFail, timeout: Duration = .seconds(5)) {
+        self.policy = policy
+        self.timeout = timeout
+    }
+
+    /// `evaluation` with its revocation report and reasons (blocking: it may fetch).
+    public func apply(to evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil) -> TrustEvaluation {
+        let deadline = ContinuousClock.now + timeout * 2
+        var asked: [RevocationRequest] = []
+        let report = RevocationReport.check(evaluation, sent: sent, staple: staple, given: given, policy: policy) { request in
+            asked.append(request)
+            return try fetch(request, deadline: deadline)
+        }
+        // Each fetch gave exactly one check, in order.
+        let fetched = report.checks.filter { $0.source == .ocsp || $0.source == .crl }
+        RevocationCache.shared.settle(Array(zip(asked, fetched)), now: Date())
+        return evaluation.requiring(revocation: report)
+    }
+
+    /// ``apply(to:sent:staple:)`` on a thread of its own, for async callers.
+    public func apply(to evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil) async -> TrustEvaluation {
+        let checker = self
+        return
+            (try? await TransferCancellation.onThread(named: "vigil-revocation") { _ in
+                checker.apply(to: evaluation, sent: sent, staple: staple, given: given)
+            }) ?? evaluation.requiring(revocation: RevocationReport(policy: policy))
+    }
+
+    func fetch(_ request: RevocationRequest, deadline: ContinuousClock.Instant) throws -> [UInt8] {
+        let now = Date()
+        if let cached = RevocationCache.shared.answer(for: request, now: now) { return try cached.get() }
+        let left = deadline - ContinuousClock.now
+        guard left > .milliseconds(100) else { throw RevocationFetchError("the time for revocation checks (\(timeout * 2)) was spent") }
+        var configuration = HTTPClient.Configuration()
+        configuration.allowPlainHTTP = true
+        configuration.timeout = min(timeout, left)
+        let http: HTTPRequest
+        switch request {
+        case .ocsp(let url, let body):
+            configuration.maximumBodySize = maximumOCSPSize
+            http = HTTPRequest(method: "POST", url: url, headers: [("Content-Type", "application/ocsp-request")], body: body)
+        case .crl(let url):
+            configuration.maximumBodySize = maximumCRLSize
+            http = HTTPRequest(url: url)
+        }
+        // An https responder is judged by the system store, without revocation of its own.
+        let client = HTTPClient(
+            policy: EvaluatorTrustPolicy(evaluator: try TrustEvaluator(), revocation: RevocationChecker(policy: .off)), configuration: configuration)
+        let result: Result<[UInt8], RevocationFetchError>
+        do {
+            let response = try client.blockingSend(http)
+            result =
+                (200..<300).contains(response.status) && !response.body.isEmpty
+                ? .success(response.body) : .failure(RevocationFetchError("the server answered HTTP \(response.status)"))
+        } catch let error as HTTPError {
+            result = .failure(RevocationFetchError(error.reason))
+        }
+        RevocationCache.shared.store(result, for: request, now: now)
+        return try result.get()
+    }
+}
+
+/// Why a revocation source gave nothing.
+struct RevocationFetchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
