@@ -56,6 +56,13 @@ let package = Package(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // System OpenSSL for the host simulator's own test CA (revocation scenarios mint their
+        // certificates, CRLs and OCSP answers at run time); used by VigilSimulator only.
+        .systemLibrary(
+            name: "CSimulatorPKI",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // The certificate rule language's parser: only VigilErrors, so that settings validate rules
         // and certificates evaluate them.
         .target(
@@ -143,6 +150,7 @@ let package = Package(
             name: "VigilSimulator",
             dependencies: [
                 "VigilErrors",
+                "CSimulatorPKI",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
+import Synchronization
 
 /// Runs the simulated hosts: an HTTPS listener on each loopback address (127.0.0.1, .2, .3) with
 /// the scenario's certificate for it, and a plain-HTTP listener on the first address (for
@@ -45,6 +46,16 @@ public final class HostSimulator: Sendable {
     public let journal: Journal
     public let responder: CloudResponder
     let registry = ConnectionRegistry()
+    /// A revocation scenario's responder, once it listens.
+    let revocation = Mutex<RevocationListener?>(nil)
+
+    /// How many requests each path of a revocation scenario's responder got (`/ocsp`,
+    /// `/crl/intermediate.crl`, `/crl/root.crl`); empty in other scenarios.
+    public var revocationRequests: [String: Int] { revocation.withLock { $0?.counter.requests ?? [:] } }
+
+    /// The chain (leaf and intermediate, PEM) a revocation scenario's host on `address` serves,
+    /// once minted; nil in other scenarios (their chains are testcerts files).
+    public func mintedChain(for address: String) -> String? { revocation.withLock { $0?.counter.authority?.chains[address] } }
 
     public init(configuration: Configuration, journal: Journal) throws {
         for address in configuration.addresses where !SimulatorAddress.isLoopback(address) {
@@ -55,9 +66,11 @@ public final class HostSimulator: Sendable {
         self.responder = CloudResponder(scenario: configuration.scenario, clock: configuration.clock)
     }
 
-    /// The testcerts case a host serves: the scenario's choice, or `valid-<address>`.
+    /// The testcerts case a host serves: the scenario's choice, or `valid-<address>`; in a
+    /// revocation scenario, the minted certificate's name.
     public func certificateCase(for address: String) -> String {
-        configuration.scenario.certificates?[address] ?? Self.defaultCertificateCase(for: address)
+        if let plan = configuration.scenario.revocation { return plan.certificateCase }
+        return configuration.scenario.certificates?[address] ?? Self.defaultCertificateCase(for: address)
     }
 
     /// The certificate a genuine host on this address serves.
@@ -94,11 +107,37 @@ public final class HostSimulator: Sendable {
             configuration.eventLoopThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0)) } ?? MultiThreadedEventLoopGroup.singleton
         var logger = Logger(label: "vigil.simulator")
         logger.logLevel = .critical
+        // A revocation scenario: its responder listens first, so that the certificates minted
+        // next can name it.
+        var authority: RevocationAuthority?
+        var revocationListener: RevocationListener?
+        if let plan = configuration.scenario.revocation {
+            let listener = try await RevocationListener.start(group: group, clock: configuration.clock)
+            revocationListener = listener
+            do {
+                authority = try RevocationAuthority(
+                    plan: plan, certificatesDirectory: configuration.certificatesDirectory, base: listener.base, addresses: configuration.addresses,
+                    now: configuration.clock.now())
+            } catch {
+                await listener.stop()
+                throw error
+            }
+            listener.counter.authority = authority
+            revocation.withLock { $0 = listener }
+        }
+        defer { if let revocationListener { Task { await revocationListener.stop() } } }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for plan in plans {
                 let site = SimulatedSite(host: plan.host, address: plan.address, scheme: plan.scheme, responder: responder, journal: journal)
                 let journal = self.journal
-                let context = try plan.certificate.map { try sslContext(case: $0) }
+                let context: NIOSSLContext?
+                if let authority, plan.scheme == "https" {
+                    var tls = try authority.tlsConfiguration(for: plan.address)
+                    tls.shutdownTimeout = Self.tlsShutdownTimeout
+                    context = try NIOSSLContext(configuration: tls)
+                } else {
+                    context = try plan.certificate.map { try sslContext(case: $0) }
+                }
                 let interceptor = plan.upstream != nil && !plan.genuine
                 // The genuine host behind a man in the middle journals its connections as the
                 // genuine host: they come from the interceptor, never from the client.

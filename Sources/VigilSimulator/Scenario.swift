@@ -95,6 +95,9 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// what it sees (journal entries with `mitm`) and forwards every request over a second TLS
     /// connection to the genuine host (same address, its own port, its normal certificate).
     public var mitm: Bool?
+    /// A revocation PKI minted for this run (``RevocationPlan``): every HTTPS host then serves
+    /// a leaf from it instead of a testcerts case.
+    public var revocation: RevocationPlan?
     /// Test users and passwords; the defaults (``Scenario/defaultUsers``) when absent.
     public var users: [String: String]?
     /// How `vigil simulate` plays the user (decisions, start URL, settings); defaults when absent.
@@ -156,6 +159,9 @@ extension Scenario {
         if let versions = tlsVersions {
             let known = ["1.0", "1.1", "1.2", "1.3"]
             guard versions.count == 2, versions.allSatisfy(known.contains) else { throw fail("tlsVersions", "must be [oldest, newest] from \(known)") }
+        }
+        if revocation != nil, certificates != nil || mitm == true {
+            throw fail("revocation", "mints every host's certificate: it goes with neither certificates nor mitm")
         }
         for address in (certificates ?? [:]).keys where !SimulatorAddress.isLoopback(address) {
             throw fail("certificates", "names \(address), which is not a loopback address")

@@ -306,7 +306,11 @@ public struct ScenarioJudge: Sendable {
     /// The client may trust the certificate `served` at `host`: the host's genuine one, one the
     /// fixture accepts, or (an external client) one a standard verifier accepts with its CA file.
     func isEntitled(_ served: String, at host: String, _ evidence: ScenarioEvidence) -> Bool {
-        served == HostSimulatorCases.genuine(for: host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
+        // A chain the scenario's CA revoked (or a must-staple leaf without its staple) entitles
+        // no one, whatever a verifier that asks no CA says.
+        if scenario.revocation?.forbidsUse == true { return false }
+        if let plan = scenario.revocation { return served == plan.certificateCase }
+        return served == HostSimulatorCases.genuine(for: host) || (scenario.client?.acceptedCertificates ?? []).contains(served)
             || evidence.entitled.contains("\(host)|\(served)")
     }
 
@@ -350,7 +354,8 @@ public struct ScenarioJudge: Sendable {
     }
 
     func certificateCase(at address: String) -> String {
-        scenario.certificates?[address] ?? HostSimulatorCases.genuine(for: address)
+        if let plan = scenario.revocation { return plan.certificateCase }
+        return scenario.certificates?[address] ?? HostSimulatorCases.genuine(for: address)
     }
 
     func describe(_ entry: JournalEntry) -> String {

@@ -213,7 +213,10 @@ public struct ScenarioRunner: Sendable {
         guard (try? data.write(to: URL(fileURLWithPath: bundle))) != nil else { return [] }
         defer { try? FileManager.default.removeItem(atPath: bundle) }
         for listener in running.listeners where listener.scheme == "https" && listener.forwardsTo == nil {
-            guard let name = listener.certificate, name != HostSimulatorCases.genuine(for: listener.address) else { continue }
+            // A revocation scenario's minted chain: the judge knows from the plan whether it may be used.
+            guard let name = listener.certificate, name != HostSimulatorCases.genuine(for: listener.address),
+                running.simulator.mintedChain(for: listener.address) == nil
+            else { continue }
             let base = (certificatesDirectory as NSString).appendingPathComponent(name)
             let check = listener.address.contains(":") || listener.address.allSatisfy({ $0.isNumber || $0 == "." }) ? "-verify_ip" : "-verify_hostname"
             let process = Process()
@@ -330,6 +333,10 @@ public struct ScenarioRunner: Sendable {
         var leaves: [String: String] = [:]
         for listener in running.listeners where listener.scheme == "https" {
             guard var name = listener.certificate else { continue }
+            if let minted = running.simulator.mintedChain(for: listener.address) {
+                if let leaf = try Certificate.parsePEM(minted).first { leaves["\(listener.address):\(listener.port)"] = leaf.sha256Fingerprint }
+                continue
+            }
             if listener.forwardsTo != nil { name = HostSimulatorCases.genuine(for: listener.address) }
             let path = (certificatesDirectory as NSString).appendingPathComponent("\(name)-chain.pem")
             if let leaf = try Certificate.load(path: path).first { leaves["\(listener.address):\(listener.port)"] = leaf.sha256Fingerprint }
