@@ -57,6 +57,9 @@ public final class HostSimulator: Sendable {
     /// once minted; nil in other scenarios (their chains are testcerts files).
     public func mintedChain(for address: String) -> String? { revocation.withLock { $0?.counter.authority?.chains[address] } }
 
+    /// The private key of that minted leaf (a test key, made for this run), PEM.
+    public func mintedKey(for address: String) -> String? { revocation.withLock { $0?.counter.authority?.keys[address] } }
+
     public init(configuration: Configuration, journal: Journal) throws {
         for address in configuration.addresses where !SimulatorAddress.isLoopback(address) {
             throw SimulatorError(.refusedAddress, "\(address) is not a loopback address; the simulator binds only 127.0.0.0/8 and ::1.")

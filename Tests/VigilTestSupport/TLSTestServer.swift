@@ -28,6 +28,25 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
         try self.init(arguments: arguments, host: bind)
     }
 
+    /// Serves `chainPEM` (leaf first) with `keyPEM`, stapling `staple` (a DER OCSP response) to
+    /// every handshake (`-status_file`).
+    public convenience init(chainPEM: String, keyPEM: String, staple: [UInt8], bind: String = "127.0.0.1") throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let marker = "-----END CERTIFICATE-----"
+        let parts = chainPEM.components(separatedBy: marker)
+        let leaf = directory.appendingPathComponent("leaf.pem"), extra = directory.appendingPathComponent("extra.pem")
+        let key = directory.appendingPathComponent("leaf.key"), status = directory.appendingPathComponent("staple.der")
+        try (parts[0] + marker + "\n").write(to: leaf, atomically: true, encoding: .utf8)
+        try (parts.dropFirst().joined(separator: marker).trimmingCharacters(in: .whitespacesAndNewlines) + "\n").write(
+            to: extra, atomically: true, encoding: .utf8)
+        try keyPEM.write(to: key, atomically: true, encoding: .utf8)
+        try Data(staple).write(to: status)
+        try self.init(
+            arguments: [
+                "s_server", "-accept", "\(bind):0", "-www", "-cert", leaf.path, "-key", key.path, "-cert_chain", extra.path, "-status_file", status.path,
+            ], host: bind)
+    }
+
     private init(arguments: [String], host: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
