@@ -134,6 +134,8 @@ typedef struct vigil_tls_capture {
     vigil_tls_decider decide_status;
     /* The last verify call was the https proxy's (its status answer is not the server's). */
     int proxy_was_last;
+    /* The negotiated protocol as OpenSSL's number (SSL_version: TLS1_2_VERSION...), 0 unknown. */
+    int version_code;
 } vigil_tls_capture;
 
 /* Collects the chain; then accepts (probe) or asks the decider (HTTP client). */
@@ -159,6 +161,7 @@ static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
     SSL *ssl = (SSL *)X509_STORE_CTX_get_ex_data(ctx, SSL_get_ex_data_X509_STORE_CTX_idx());
     if (ssl) {
         capture->version = SSL_get_version(ssl);
+        capture->version_code = SSL_version(ssl);
         const SSL_CIPHER *cipher = SSL_get_pending_cipher(ssl);
         if (!cipher) cipher = SSL_get_current_cipher(ssl);
         capture->cipher = cipher ? SSL_CIPHER_get_name(cipher) : NULL;

@@ -177,7 +177,7 @@ public struct AccountCheck: Sendable {
         let endpoint = try Endpoint(url: account.server)
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
         let chain = handshake.chain
-        let evaluation = await options.requirements.apply(to: evaluator.evaluate(chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
+        let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         func done(_ result: Result) -> (Result, [Certificate], TrustEvaluation, Endpoint) { (result, chain, evaluation, endpoint) }
 
         let refusals = ApprovalRule.refusals(evaluation, sent: chain)

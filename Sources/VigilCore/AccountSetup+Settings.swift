@@ -48,7 +48,7 @@ extension ConnectionRequirements {
     /// `connection.revocation-policy`, for every command that judges a live handshake.
     public init(settings: Settings) {
         self.init(
-            minimumTLSVersion: settings[.minimumTLSVersion].flatMap(TLSProtocolVersion.init(name:)) ?? .tls12,
+            minimumTLSVersion: settings[.minimumTLSVersion].flatMap(TLSProtocolVersion.init(rawValue:)) ?? .tls12,
             pins: PublicKeyPins(settingValues: settings[.pinnedPublicKeys] ?? []),
             revocation: RevocationChecker(policy: settings[.revocationPolicy].flatMap(RevocationPolicy.init(rawValue:)) ?? .softFail))
     }

@@ -320,7 +320,8 @@ public struct AccountSetup: Sendable {
         configuration.allowPlainHTTP = true
         configuration.cookies = nil
         let plain = HTTPClient(
-            policy: EvaluatorTrustPolicy(evaluator: evaluator, revocation: options.requirements.revocation), configuration: configuration, logger: logger)
+            policy: EvaluatorTrustPolicy(judge: ConnectionJudge(evaluator: evaluator, requirements: options.requirements)), configuration: configuration,
+            logger: logger)
         let answer = try await plain.send(HTTPRequest(url: "\(url)/\(options.statusPath)"))
         guard let redirect = answer.redirect, redirect.location.lowercased().hasPrefix("https://") else {
             throw AccountSetupError(
@@ -469,8 +470,7 @@ public struct AccountSetup: Sendable {
 
     func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> (HTTPClient, [Certificate]) {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
-        let evaluation = await options.requirements.apply(
-            to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
+        let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
@@ -492,8 +492,8 @@ public struct AccountSetup: Sendable {
         let approved = try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))
         return HTTPClient(
             policy: EvaluatorTrustPolicy(
-                evaluator: evaluator, approvals: [endpoint: approved], pins: options.requirements.pins,
-                reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:], revocation: options.requirements.revocation),
+                judge: ConnectionJudge(evaluator: evaluator, requirements: options.requirements), approvals: [endpoint: approved],
+                reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:]),
             configuration: configuration, logger: logger)
     }
 

@@ -75,8 +75,7 @@ public struct ApprovalAudit: Sendable {
                         add("no-longer-presented", "\(target) now presents another certificate (\(handshake.chain.first?.sha256Fingerprint ?? "none")).")
                     }
                     // The live chain as a whole (intermediates, the protocol, the pins) under the approval rule.
-                    let live = await requirements.apply(
-                        to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
+                    let live = await ConnectionJudge(evaluator: evaluator, requirements: requirements).verdict(for: handshake, endpoint: endpoint)
                     for refusal in ApprovalRule.refusals(live, sent: handshake.chain) {
                         // A certificate revoked since it was approved is named as such.
                         add(refusal.code == .revoked ? "revoked" : "cannot-be-approved-live", refusal.message)

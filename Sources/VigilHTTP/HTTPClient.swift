@@ -159,7 +159,7 @@ public struct HTTPClient: Sendable {
         capture.initialize(
             to: vigil_tls_capture(
                 chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque(), proxy_host: nil, proxy_pending: 0, proxy_failed: 0,
-                staple: nil, staple_len: 0, decide_status: Self.decideStatus, proxy_was_last: 0))
+                staple: nil, staple_len: 0, decide_status: Self.decideStatus, proxy_was_last: 0, version_code: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -290,7 +290,8 @@ public struct HTTPClient: Sendable {
         guard let context, let capture else { return 0 }
         let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
         guard let chain = try? TLSProbe.capturedChain(capture), !chain.isEmpty else { return 0 }
-        let decision = transfer.policy.decide(chain: chain, for: transfer.endpoint)
+        let negotiated = TLSProtocolVersion(openSSLCode: Int(capture.pointee.version_code))
+        let decision = transfer.policy.decide(chain: chain, negotiated: negotiated, for: transfer.endpoint)
         transfer.decision = decision
         return decision.allowsRequest ? 1 : 0
     }

@@ -23,7 +23,7 @@ public struct PublicKeyPins: Sendable, Hashable {
 extension TrustEvaluation {
     /// A pinned endpoint whose verified path (or, when the chain is not trusted, whose leaf) holds
     /// none of its pinned keys is untrusted with the reason `pin-mismatch`, whatever else vouches for it.
-    public func requiring(pins: PublicKeyPins, for endpoint: Endpoint, sent: [Certificate]) -> TrustEvaluation {
+    func requiring(pins: PublicKeyPins, for endpoint: Endpoint, sent: [Certificate]) -> TrustEvaluation {
         let wanted = pins.pins(for: endpoint)
         guard !wanted.isEmpty else { return self }
         // Only certificates that vouch for this connection count: the verified path of a trusted

@@ -16,17 +16,22 @@ public struct TLSProbe: Sendable {
     public struct Handshake: Sendable {
         /// Certificates in the order the server sent them (leaf first).
         public var chain: [Certificate]
-        /// Negotiated protocol, for example `TLSv1.3`.
+        /// Negotiated protocol as OpenSSL names it, for example `TLSv1.3` (for display).
         public var protocolVersion: String
+        /// The negotiated protocol, from OpenSSL's number (`SSL_version`); nil for SSL 3 or unknown.
+        public var negotiated: TLSProtocolVersion?
         public var cipher: String
         /// The address connected to.
         public var remoteAddress: String
         /// The OCSP answer the server stapled (DER), asked on every handshake; nil when none came.
         public var staple: [UInt8]?
 
-        public init(chain: [Certificate], protocolVersion: String, cipher: String, remoteAddress: String, staple: [UInt8]? = nil) {
+        public init(
+            chain: [Certificate], protocolVersion: String, negotiated: TLSProtocolVersion?, cipher: String, remoteAddress: String, staple: [UInt8]? = nil
+        ) {
             self.chain = chain
             self.protocolVersion = protocolVersion
+            self.negotiated = negotiated
             self.cipher = cipher
             self.remoteAddress = remoteAddress
             self.staple = staple
@@ -104,7 +109,7 @@ public struct TLSProbe: Sendable {
         capture.initialize(
             to: vigil_tls_capture(
                 chain: nil, version: nil, cipher: nil, decide: nil, context: nil, proxy_host: nil, proxy_pending: 0, proxy_failed: 0, staple: nil,
-                staple_len: 0, decide_status: nil, proxy_was_last: 0))
+                staple_len: 0, decide_status: nil, proxy_was_last: 0, version_code: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -151,6 +156,7 @@ public struct TLSProbe: Sendable {
         return Handshake(
             chain: chain,
             protocolVersion: capture.pointee.version.map { String(cString: $0) } ?? "unknown",
+            negotiated: TLSProtocolVersion(openSSLCode: Int(capture.pointee.version_code)),
             cipher: capture.pointee.cipher.map { String(cString: $0) } ?? "unknown",
             remoteAddress: address.map { String(cString: $0) } ?? endpoint.host,
             staple: stapled(capture)

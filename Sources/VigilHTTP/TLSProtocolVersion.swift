@@ -8,10 +8,16 @@ public enum TLSProtocolVersion: String, Sendable, Hashable, Comparable, CaseIter
     case tls12 = "1.2"
     case tls13 = "1.3"
 
-    /// From OpenSSL's name (`TLSv1.2`) or the setting's (`1.2`); nil for SSL 3 and unknown names.
-    public init?(name: String) {
-        let text = name.hasPrefix("TLSv") ? String(name.dropFirst(4)) : name
-        self.init(rawValue: text == "1" ? "1.0" : text)
+    /// From OpenSSL's protocol number (`SSL_version`: 0x0301 to 0x0304); nil for SSL 3, DTLS
+    /// and anything else.
+    public init?(openSSLCode code: Int) {
+        switch code {
+        case 0x0301: self = .tls10
+        case 0x0302: self = .tls11
+        case 0x0303: self = .tls12
+        case 0x0304: self = .tls13
+        default: return nil
+        }
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
@@ -30,13 +36,12 @@ public enum TLSProtocolVersion: String, Sendable, Hashable, Comparable, CaseIter
 }
 
 extension TrustEvaluation {
-    /// The connection is part of the verdict: a handshake that negotiated `negotiated` (OpenSSL's
-    /// name) below `minimum` makes it untrusted with the reason `tls-version`, which no approval
-    /// overrides (``VigilCertificates/ApprovalRule``). A version OpenSSL names that Vigil does not
-    /// know (SSL 3) counts as below.
-    public func requiring(tls minimum: TLSProtocolVersion, negotiated: String) -> TrustEvaluation {
-        if let version = TLSProtocolVersion(name: negotiated), version >= minimum { return self }
-        let shown = negotiated.hasPrefix("TLSv") ? "TLS " + negotiated.dropFirst(4) : negotiated
+    /// The connection is part of the verdict: a handshake that negotiated `negotiated` below
+    /// `minimum` makes it untrusted with the reason `tls-version`, which no approval overrides
+    /// (``VigilCertificates/ApprovalRule``). A protocol Vigil does not know (nil: SSL 3) counts as below.
+    func requiring(tls minimum: TLSProtocolVersion, negotiated: TLSProtocolVersion?) -> TrustEvaluation {
+        if let negotiated, negotiated >= minimum { return self }
+        let shown = negotiated.map { "TLS \($0.rawValue)" } ?? "a protocol older than TLS 1.0"
         let reason = TrustReason(
             code: .tlsVersion,
             message: "The connection uses \(shown), below the minimum TLS \(minimum.rawValue) (connection.minimum-tls-version).")

@@ -4,14 +4,11 @@ public import VigilCertificates
 /// may carry the request. ``HTTPClient`` asks it on every connection; a refusal aborts the
 /// handshake, so no header, credential or body reaches that server.
 public protocol TLSTrustPolicy: Sendable {
-    func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision
+    /// The chain as sent, on a connection that negotiated `negotiated` (nil: a protocol Vigil does not know).
+    func decide(chain: [Certificate], negotiated: TLSProtocolVersion?, for endpoint: Endpoint) -> TLSDecision
     /// Asked once more when the server's stapled OCSP answer is known (after `decide` allowed the
-    /// chain, before the client's next flight): revocation. The default keeps `decision`.
+    /// chain, before the client's next flight): revocation.
     func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision
-}
-
-extension TLSTrustPolicy {
-    public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision { decision }
 }
 
 /// A policy's answer.
@@ -35,39 +32,39 @@ public enum TLSDecision: Sendable {
     }
 }
 
-/// The standard policy: Vigil's ``VigilCertificates/TrustEvaluator`` (strict profile), plus the
-/// leaf certificates a user approved after reviewing them, by SHA-256 fingerprint, for this host
-/// and port. An approval never overrides what ``VigilCertificates/ApprovalRule`` refuses (another
-/// name, a weak key or signature, a CA as leaf), even when the database holds one.
+/// The standard policy: the ``ConnectionJudge``'s verdict, plus the leaf certificates a user
+/// approved after reviewing them, by SHA-256 fingerprint, for this host and port. An approval
+/// never overrides what ``VigilCertificates/ApprovalRule`` refuses (another name, a weak key or
+/// signature, a CA as leaf, revoked), even when the database holds one.
 public struct EvaluatorTrustPolicy: TLSTrustPolicy {
-    public var evaluator: TrustEvaluator
+    public var judge: ConnectionJudge
     /// SHA-256 fingerprints (hex, as ``VigilCertificates/Certificate/sha256Fingerprint`` gives them)
     /// of approved leaves, per host and port: an approval counts for the endpoint it was made for
     /// and no other, even when the same client reaches several hosts.
     public var approvals: [Endpoint: Set<String>]
-    /// `connection.pinned-public-keys`: a pinned endpoint accepts only chains holding a pinned key.
-    public var pins: PublicKeyPins
     /// The leaf (SHA-256 fingerprint) an endpoint must present, trusted or not: the one the user
     /// reviewed, or an account's rules accepted, moments before. Another leaf is refused even when
     /// a CA trusts it, so that nothing changes between the review and the request.
     public var reviewedLeaves: [Endpoint: String]
-    /// `connection.revocation-policy` with its fetcher: a revoked chain is refused on every
-    /// connection, approved or not.
-    public var revocation: RevocationChecker
 
+    public init(judge: ConnectionJudge, approvals: [Endpoint: Set<String>] = [:], reviewedLeaves: [Endpoint: String] = [:]) {
+        self.judge = judge
+        self.approvals = approvals
+        self.reviewedLeaves = reviewedLeaves
+    }
+
+    /// With the default requirements (TLS 1.2, soft-fail revocation) but for `pins` and `revocation`.
     public init(
         evaluator: TrustEvaluator, approvals: [Endpoint: Set<String>] = [:], pins: PublicKeyPins = PublicKeyPins(),
         reviewedLeaves: [Endpoint: String] = [:], revocation: RevocationChecker = RevocationChecker()
     ) {
-        self.evaluator = evaluator
-        self.approvals = approvals
-        self.pins = pins
-        self.reviewedLeaves = reviewedLeaves
-        self.revocation = revocation
+        self.init(
+            judge: ConnectionJudge(evaluator: evaluator, requirements: ConnectionRequirements(pins: pins, revocation: revocation)), approvals: approvals,
+            reviewedLeaves: reviewedLeaves)
     }
 
     public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision {
-        let evaluation = revocation.apply(to: decision.evaluation, sent: chain, staple: staple)
+        let evaluation = judge.revocationVerdict(decision.evaluation, chain: chain, staple: staple)
         // Revoked, must-staple unmet, or unknown under hard-fail: refused, approved or not.
         if evaluation.revocation?.reasons.isEmpty == false { return .refused(evaluation) }
         switch decision {
@@ -82,8 +79,8 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
         approvals.first { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port }?.value ?? []
     }
 
-    public func decide(chain: [Certificate], for endpoint: Endpoint) -> TLSDecision {
-        var evaluation = evaluator.evaluate(chain, for: endpoint.peerName).requiring(pins: pins, for: endpoint, sent: chain)
+    public func decide(chain: [Certificate], negotiated: TLSProtocolVersion?, for endpoint: Endpoint) -> TLSDecision {
+        var evaluation = judge.chainVerdict(chain, negotiated: negotiated, for: endpoint)
         if let reviewed = reviewedLeaves.first(where: { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port })?.value,
             chain.first?.sha256Fingerprint != reviewed
         {

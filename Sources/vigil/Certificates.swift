@@ -84,7 +84,8 @@ extension Vigil {
                     let handshake: TLSProbe.Handshake
                     if let file {
                         let chain = try Certificate.load(path: file)
-                        handshake = TLSProbe.Handshake(chain: chain, protocolVersion: "TLSv1.3", cipher: "offline", remoteAddress: "offline")
+                        handshake = TLSProbe.Handshake(
+                            chain: chain, protocolVersion: "TLSv1.3", negotiated: .tls13, cipher: "offline", remoteAddress: "offline")
                         let evaluation = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings).evaluate(chain, for: endpoint.peerName)
                         let report = InspectReport(
                             target: .init(kind: "files", url: endpoint.description, files: [file], peerName: endpoint.peerName),
@@ -100,8 +101,7 @@ extension Vigil {
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
-                    let evaluation = await requirements.apply(
-                        to: evaluator.evaluate(handshake.chain, for: endpoint.peerName), handshake: handshake, endpoint: endpoint)
+                    let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: requirements).verdict(for: handshake, endpoint: endpoint)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {
                         FileHandle.standardError.write(Data("vigil: not approved: \(SafeText.escaped(refusals.map(\.message).joined(separator: " ")))\n".utf8))

@@ -142,17 +142,21 @@ extension Vigil {
                 chain = try files.flatMap { try Certificate.load(path: $0) }
                 target = .init(kind: "files", url: nil, files: files, peerName: host.map { PeerName(host: $0) })
             }
-            var evaluation = evaluator.evaluate(chain, for: target.peerName)
-            // A live server's connection is part of the verdict: the handshake still completes with
-            // an old protocol (to show what the server offers), but below the minimum it is untrusted.
-            // Revocation: live, the policy of connection.revocation-policy (the staple, then the CA's
-            // responders and CRLs); from files, only an OCSP response given.
+            // A live server's whole connection is the verdict (ConnectionJudge): the handshake still
+            // completes with an old protocol (to show what the server offers), but below the minimum
+            // it is untrusted; revocation as connection.revocation-policy says. From files, the
+            // chain alone, and revocation only from an OCSP response given.
             let given = try ocspResponse.map(Self.readFile)
+            var evaluation: TrustEvaluation
             if let live {
-                evaluation = await requirements.apply(to: evaluation, handshake: live.handshake, endpoint: live.endpoint, given: given)
-            } else if let given {
-                let report = RevocationReport.check(evaluation, sent: chain, staple: nil, given: given, policy: .off) { _ in [] }
-                evaluation = evaluation.requiring(revocation: report)
+                evaluation = await ConnectionJudge(evaluator: evaluator, requirements: requirements).verdict(
+                    for: live.handshake, endpoint: live.endpoint, given: given)
+            } else {
+                evaluation = evaluator.evaluate(chain, for: target.peerName)
+                if let given {
+                    let report = RevocationReport.check(evaluation, sent: chain, staple: nil, given: given, policy: .off) { _ in [] }
+                    evaluation = evaluation.requiring(revocation: report)
+                }
             }
             logger.privacy.notice(
                 "Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")",

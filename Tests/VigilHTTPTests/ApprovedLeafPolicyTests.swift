@@ -14,10 +14,10 @@ struct ApprovedLeafPolicyTests {
         let endpoint = Endpoint(host: "127.0.0.1", port: 443)
         let policy = EvaluatorTrustPolicy(
             evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: [endpoint: [leaf.sha256Fingerprint]])
-        let decision = policy.decide(chain: chain, for: endpoint)
+        let decision = policy.decide(chain: chain, negotiated: .tls13, for: endpoint)
         #expect(decision.allowsRequest == allowed, "\(name)")
         // The same approval for another port or host counts for nothing.
-        #expect(!policy.decide(chain: chain, for: Endpoint(host: "127.0.0.1", port: 8443)).allowsRequest)
-        #expect(!policy.decide(chain: chain, for: Endpoint(host: "127.0.0.2", port: 443)).allowsRequest)
+        #expect(!policy.decide(chain: chain, negotiated: .tls13, for: Endpoint(host: "127.0.0.1", port: 8443)).allowsRequest)
+        #expect(!policy.decide(chain: chain, negotiated: .tls13, for: Endpoint(host: "127.0.0.2", port: 443)).allowsRequest)
     }
 }

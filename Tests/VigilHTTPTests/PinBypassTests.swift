@@ -12,10 +12,11 @@ struct PinBypassTests {
         let sent = forged + [genuine]
         let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.testcert("attacker-ca.pem")]))
         let endpoint = Endpoint(host: "127.0.0.1", port: 443)
-        let trusted = evaluator.evaluate(sent, for: endpoint.peerName)
+        let trusted = ConnectionJudge(evaluator: evaluator).chainVerdict(sent, negotiated: .tls13, for: endpoint)
         #expect(trusted.verdict.isTrusted, "the interceptor's CA is trusted here")
         let pins = PublicKeyPins(settingValues: ["127.0.0.1=\(genuine.spkiPin)"])
-        let pinned = trusted.requiring(pins: pins, for: endpoint, sent: sent)
+        let pinned = ConnectionJudge(evaluator: evaluator, requirements: ConnectionRequirements(pins: pins)).chainVerdict(
+            sent, negotiated: .tls13, for: endpoint)
         #expect(!pinned.verdict.isTrusted)
         #expect(pinned.verdict.reasons.map(\.code.rawValue) == ["pin-mismatch"])
     }
