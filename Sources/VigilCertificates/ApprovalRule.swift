@@ -18,6 +18,11 @@ public enum ApprovalRule {
         public var code: TrustReason.Code
         public var message: String
         public var description: String { message }
+
+        public init(code: TrustReason.Code, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     /// The reasons `evaluation` (of `sent`, the chain as the server sent it) can never be approved;

@@ -24,8 +24,9 @@ public struct AccountCheck: Sendable {
         case changed(reason: String)
         /// The leaf changed, the user reviewed it again and approved it; the stored chain was replaced.
         case approvedAgain
-        /// What no approval can make safe (a weak key, a TLS version below the minimum, a pin mismatch, ...).
-        case refused(reasons: [String])
+        /// What no approval can make safe (a weak key, a TLS version below the minimum, a pin
+        /// mismatch, a revoked certificate, ...), each with its code.
+        case refused(reasons: [ApprovalRule.Refusal])
 
         public var isAcceptable: Bool {
             switch self {
@@ -181,8 +182,10 @@ public struct AccountCheck: Sendable {
         func done(_ result: Result) -> (Result, [Certificate], TrustEvaluation, Endpoint) { (result, chain, evaluation, endpoint) }
 
         let refusals = ApprovalRule.refusals(evaluation, sent: chain)
-        if !refusals.isEmpty { return done(.refused(reasons: refusals.map(\.message))) }
-        guard let leaf = chain.first else { return done(.refused(reasons: ["\(endpoint) sent no certificate."])) }
+        if !refusals.isEmpty { return done(.refused(reasons: refusals)) }
+        guard let leaf = chain.first else {
+            return done(.refused(reasons: [ApprovalRule.Refusal(code: .noCertificate, message: "\(endpoint) sent no certificate.")]))
+        }
         let approvedLeaves = try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)
             .union(options.preApproved.fingerprints(for: endpoint))
         let passed = evaluation.verdict.isTrusted || approvedLeaves.contains(leaf.sha256Fingerprint)

@@ -344,7 +344,7 @@ public struct AccountSetup: Sendable {
         guard let client = reviewed else {
             let why: String
             switch result {
-            case .refused(let reasons): why = reasons.joined(separator: " ")
+            case .refused(let reasons): why = reasons.map(\.message).joined(separator: " ")
             case .changed(let reason): why = reason + " It was not approved."
             default: why = "it is not accepted"
             }

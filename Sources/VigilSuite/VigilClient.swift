@@ -34,7 +34,7 @@ public struct VigilClient: SuiteClient {
             let report = try await check.connect(account, secrets: context.secrets, interaction: context.user)
             switch report.certificate {
             case .refused(let reasons):
-                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.description, reasons.joined(separator: " "))
+                return .failed(.refused, code: AccountSetupError.Code.certificateRejected.description, reasons.map(\.message).joined(separator: " "))
             case .changed(let reason):
                 return .failed(
                     .refused, code: AccountSetupError.Code.certificateRejected.description, reason + " The user did not approve it; nothing was sent.")

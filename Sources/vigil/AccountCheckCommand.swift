@@ -54,6 +54,8 @@ extension Vigil.AccountCommand {
             /// `unchanged`, `renewed`, `approved-again`, `changed` or `refused`; nil when the check failed before.
             var certificate: String?
             var message: String
+            /// The refusal's reason codes (`revoked`, `tls-version`, `pin-mismatch`...); empty otherwise.
+            var reasons: [String] = []
             var filesStatus: Int?
             var downloadStatus: Int? = nil
         }
@@ -113,7 +115,9 @@ extension Vigil.AccountCommand {
                 case .approvedAgain:
                     (row.certificate, row.message) = ("approved-again", "a changed certificate, approved again; the stored chain was replaced (see the audit)")
                 case .changed(let reason): (row.certificate, row.status, row.message) = ("changed", "changed", reason)
-                case .refused(let reasons): (row.certificate, row.status, row.message) = ("refused", "refused", reasons.joined(separator: " "))
+                case .refused(let reasons):
+                    (row.certificate, row.status, row.message) = ("refused", "refused", reasons.map(\.message).joined(separator: " "))
+                    row.reasons = reasons.map(\.code.rawValue)
                 }
                 guard report.certificate.isAcceptable else { return row }
                 if let status = report.filesStatus {
