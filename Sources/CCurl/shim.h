@@ -8,6 +8,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -136,6 +137,9 @@ typedef struct vigil_tls_capture {
     int proxy_was_last;
     /* The negotiated protocol as OpenSSL's number (SSL_version: TLS1_2_VERSION...), 0 unknown. */
     int version_code;
+    /* The handshake failed because the peer's bytes are not TLS records (a plain-HTTP port):
+       from OpenSSL's error code, read in the info callback before curl drains the queue. */
+    int not_tls;
 } vigil_tls_capture;
 
 /* Collects the chain; then accepts (probe) or asks the decider (HTTP client). */
@@ -190,9 +194,30 @@ static int vigil_capture_status(SSL *ssl, void *arg) {
     if (capture->decide_status) return capture->decide_status(capture->context, capture) ? 1 : 0;
     return 1;
 }
+/* The SSL_CTX ex_data slot that holds the capture, for the info callback (which gets no argument). */
+static int vigil_capture_index(void) {
+    static int index = -1;
+    if (index < 0) index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+    return index;
+}
+/* A failed handshake step: was it because the peer does not speak TLS? By OpenSSL's reason code. */
+static void vigil_capture_info(const SSL *ssl, int where, int ret) {
+    if (!(where & SSL_CB_EXIT) || ret > 0) return;
+    vigil_tls_capture *capture = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
+    unsigned long error = ERR_peek_last_error();
+    if (!capture || error == 0 || ERR_GET_LIB(error) != ERR_LIB_SSL) return;
+    int reason = ERR_GET_REASON(error);
+    if (reason == SSL_R_WRONG_VERSION_NUMBER || reason == SSL_R_PACKET_LENGTH_TOO_LONG || reason == SSL_R_HTTP_REQUEST
+#ifdef SSL_R_RECORD_LAYER_FAILURE
+        || reason == SSL_R_RECORD_LAYER_FAILURE
+#endif
+    ) capture->not_tls = 1;
+}
 static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) {
     (void)curl;
     SSL_CTX *ctx = (SSL_CTX *)ssl_ctx;
+    if (vigil_capture_index() < 0 || !SSL_CTX_set_ex_data(ctx, vigil_capture_index(), capture)) return CURLE_SSL_CERTPROBLEM;
+    SSL_CTX_set_info_callback(ctx, vigil_capture_info);
     /* No renegotiation: a second handshake on the connection would be judged as the first. */
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_cert_verify_callback(ctx, vigil_capture_verify, capture);

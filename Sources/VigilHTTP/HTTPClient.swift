@@ -159,7 +159,7 @@ public struct HTTPClient: Sendable {
         capture.initialize(
             to: vigil_tls_capture(
                 chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque(), proxy_host: nil, proxy_pending: 0, proxy_failed: 0,
-                staple: nil, staple_len: 0, decide_status: Self.decideStatus, proxy_was_last: 0, version_code: 0))
+                staple: nil, staple_len: 0, decide_status: Self.decideStatus, proxy_was_last: 0, version_code: 0, not_tls: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -248,7 +248,7 @@ public struct HTTPClient: Sendable {
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            var error = TLSProbe.error(for: code, detail: detail, endpoint: endpoint)
+            var error = TLSProbe.error(for: code, detail: detail, endpoint: endpoint, notTLS: capture.pointee.not_tls != 0)
             if error.code == .handshakeFailed {
                 error = HTTPError(
                     .handshakeFailed, error.reason + " Vigil offers TLS \(configuration.minimumTLSVersion.rawValue) or later (connection.minimum-tls-version).",

@@ -109,7 +109,7 @@ public struct TLSProbe: Sendable {
         capture.initialize(
             to: vigil_tls_capture(
                 chain: nil, version: nil, cipher: nil, decide: nil, context: nil, proxy_host: nil, proxy_pending: 0, proxy_failed: 0, staple: nil,
-                staple_len: 0, decide_status: nil, proxy_was_last: 0, version_code: 0))
+                staple_len: 0, decide_status: nil, proxy_was_last: 0, version_code: 0, not_tls: 0))
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -145,7 +145,7 @@ public struct TLSProbe: Sendable {
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw error(for: code, detail: detail, endpoint: endpoint)
+            throw error(for: code, detail: detail, endpoint: endpoint, notTLS: capture.pointee.not_tls != 0)
         }
         let chain = try capturedChain(capture)
         guard !chain.isEmpty else {
@@ -183,7 +183,8 @@ public struct TLSProbe: Sendable {
         return chain
     }
 
-    static func error(for code: CURLcode, detail: String, endpoint: Endpoint) -> HTTPError {
+    /// `notTLS`: OpenSSL said the peer's bytes are not TLS records (``vigil_tls_capture``'s `not_tls`).
+    static func error(for code: CURLcode, detail: String, endpoint: Endpoint, notTLS: Bool) -> HTTPError {
         let curl = Int(code.rawValue)
         // curl's text may quote a proxy URL, user information and all: never shown.
         let scrubbed = detail.replacingOccurrences(of: #"([A-Za-z][A-Za-z0-9+.-]*://)[^\s'"/]*@"#, with: "$1«redacted»@", options: .regularExpression)
@@ -197,8 +198,7 @@ public struct TLSProbe: Sendable {
             return HTTPError(.connectionRefused, "\(endpoint): could not connect\(suffix).", curlCode: curl)
         case CURLE_OPERATION_TIMEDOUT:
             return HTTPError(.timeout, "\(endpoint): no answer within the timeout\(suffix).", curlCode: curl)
-        case CURLE_SSL_CONNECT_ERROR
-        where detail.contains("wrong version number") || detail.contains("packet length too long") || detail.contains("record layer failure"):
+        case CURLE_SSL_CONNECT_ERROR where notTLS:
             return HTTPError(.notTLS, "\(endpoint): the server did not answer with TLS (a plain-HTTP port?)\(suffix).", curlCode: curl)
         case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             return HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake failed\(suffix).", curlCode: curl)
