@@ -121,6 +121,34 @@ struct InspectCommandTests {
         #expect((object["connection"] as? [String: Any])?["protocolVersion"] as? String != nil)
     }
 
+    /// Revocation in the verdict, text and JSON: a revoked leaf exits 1 with the CRL's answer; an
+    /// outage is a finding under the default soft-fail and a refusal under hard-fail (a setting).
+    @Test func revocationIsShownAndDecides() async throws {
+        try await withRunningSimulator("revoked-by-crl") { running in
+            let url = running.url(path: "")
+            let text = try CommandRunner.vigil(["inspect", url, "--ca-file", TestPaths.caBundle])
+            #expect(text.status == Exit.untrusted)
+            #expect(text.standardOutput.contains("has been revoked by its CA") && text.standardOutput.contains("REVOKED (crl http://127.0.0.1:"))
+            let json = try CommandRunner.vigil(["inspect", url, "--ca-file", TestPaths.caBundle, "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            let verdict = try #require(object["verdict"] as? [String: Any])
+            let revocation = try #require(verdict["revocation"] as? [String: Any])
+            #expect(revocation["policy"] as? String == "soft-fail" && revocation["stapled"] == nil)
+            let checks = try #require(revocation["checks"] as? [[String: Any]])
+            #expect(checks.first?["source"] as? String == "crl" && checks.first?["status"] as? String == "revoked")
+            #expect((verdict["reasons"] as? [[String: Any]])?.compactMap { $0["code"] as? String }.contains("revoked") == true)
+        }
+        try await withRunningSimulator("ocsp-responder-down") { running in
+            let url = running.url(path: "")
+            let soft = try CommandRunner.vigil(["inspect", url, "--ca-file", TestPaths.caBundle])
+            #expect(
+                soft.status == Exit.trusted && soft.standardOutput.contains("[finding] The revocation status of the server certificate could not be learnt"))
+            let hard = try CommandRunner.vigil(
+                ["inspect", url, "--ca-file", TestPaths.caBundle], environment: ["VIGIL_CONNECTION_REVOCATION_POLICY": "hard-fail"])
+            #expect(hard.status == Exit.untrusted && hard.standardOutput.contains("connection.revocation-policy is hard-fail"))
+        }
+    }
+
     @Test(arguments: ["expired", "self-signed", "untrusted-root", "incomplete-chain", "mitm-forged"])
     func liveUntrustedHostsExitOne(name: String) throws {
         let server = try TLSTestServer(case: name)
