@@ -198,6 +198,7 @@ public struct AccountSetup: Sendable {
                 break
             }
             let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
+            try checkURLLock(target, redirect: redirect)
             guard hops < Self.maximumRedirects else {
                 throw AccountSetupError(
                     .redirected, "More than \(Self.maximumRedirects) redirects; the last one pointed to \(redirect.location).", redirect: redirect)
@@ -297,6 +298,20 @@ public struct AccountSetup: Sendable {
     }
 
     /// A server URL for comparison: lower-case scheme and host, no trailing slash, the default port dropped.
+    /// With the server locked (`bookmark.url-editable` false and `bookmark.default-url` set), a
+    /// redirect may lead nowhere but the locked server (its https form, when the lock names http).
+    func checkURLLock(_ target: String, redirect: Redirect) throws {
+        guard !options.urlEditable, let locked = options.defaultURL else { return }
+        var allowed = [Self.normalized(locked)]
+        if locked.lowercased().hasPrefix("http://") { allowed.append(Self.normalized("https://" + locked.dropFirst("http://".count))) }
+        guard allowed.contains(Self.normalized(target)) else {
+            throw AccountSetupError(
+                .policy,
+                "The administrator locked the server to \(locked) (bookmark.url-editable is false), and it redirects to \(target); a redirect cannot move the account. Nothing was sent.",
+                redirect: redirect)
+        }
+    }
+
     static func normalized(_ url: String) -> String {
         guard var parts = URLComponents(string: url.hasSuffix("/") ? String(url.dropLast()) : url) else { return url }
         parts.scheme = parts.scheme?.lowercased()
@@ -328,6 +343,7 @@ public struct AccountSetup: Sendable {
                 .invalidURL, "\(url) answers over plain HTTP (HTTP \(answer.status)) without moving to https; Vigil adds accounts over https only.")
         }
         let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
+        try checkURLLock(target, redirect: redirect)
         guard await interaction.approveRedirect(redirect, from: url) else { throw Self.redirectError(redirect) }
         await interaction.progress("Redirect approved: \(url) -> \(target).")
         return target

@@ -87,8 +87,18 @@ public struct SettingsLoader: Sendable {
                         severity: .warning, source: .environment, location: result.encodedKey, key: definition.key,
                         message: "ignored: only the managed file may set it"))
             } else {
-                env[definition.key] = Self.layer(
+                var layer = Self.layer(
                     .environment, location: result.encodedKey, key: definition.key, raw: text, parsed: definition.kind.parse(text: text), issues: &issues)
+                // A lock holds against the environment as against the user file: the override is
+                // ignored (the managed value stays in force) and said so, rather than failing the
+                // command, so that a stray variable can neither lift a lock nor break a cron job.
+                if layer.value != nil, let reason = locks.reason(for: definition) {
+                    layer.value = nil
+                    layer.ignoredBecause = reason
+                    issues.append(
+                        .init(severity: .warning, source: .environment, location: result.encodedKey, key: definition.key, message: "ignored: \(reason)"))
+                }
+                env[definition.key] = layer
             }
         }
         for name in environment.keys.sorted() where name.hasPrefix("VIGIL_") && !knownVariables.contains(name) {

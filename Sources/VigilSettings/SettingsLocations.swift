@@ -1,10 +1,12 @@
+import Foundation
 import VigilPaths
 
 /// Where the settings files are, from the environment.
 public struct SettingsLocations: Sendable, Hashable {
     /// `$XDG_CONFIG_HOME/vigil/settings.json` (default `~/.config/vigil/settings.json`).
     public var userFile: String
-    /// `/etc/vigil/managed.json`, or the file named by `VIGIL_MANAGED_CONFIG`.
+    /// `/etc/vigil/managed.json`; the file named by `VIGIL_MANAGED_CONFIG` only when that one
+    /// does not exist (a machine an administrator manages cannot be pointed at another file).
     public var managedFile: String
 
     public init(userFile: String, managedFile: String) {
@@ -18,10 +20,12 @@ public struct SettingsLocations: Sendable, Hashable {
     /// Variables starting with `VIGIL_` that are not settings.
     public static let controlVariables: Set<String> = [managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR", "VIGIL_DATA_DIR"]
 
-    public init(environment: [String: String]) {
+    public init(environment: [String: String], systemManagedFileExists: Bool? = nil) {
+        let systemManagedFileExists = systemManagedFileExists ?? FileManager.default.fileExists(atPath: Self.defaultManagedFile)
+        let override = environment[Self.managedFileVariable].flatMap { $0.isEmpty ? nil : $0 }
         self.init(
             userFile: XDGDirectories(environment: environment).config + "/settings.json",
-            managedFile: environment[Self.managedFileVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultManagedFile
+            managedFile: systemManagedFileExists ? Self.defaultManagedFile : override ?? Self.defaultManagedFile
         )
     }
 }

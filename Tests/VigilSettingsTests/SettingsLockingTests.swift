@@ -54,10 +54,37 @@ struct SettingsLockingTests {
         #expect(throws: SettingsError(.managedOnlyKey, "")) { try editor.set("user-settings.allow", to: "log.level") }
     }
 
-    @Test func environmentIsNotLocked() throws {
+    /// A lock holds against the environment too: the override is ignored with a warning, and a
+    /// list the administrator set cannot be emptied by an override.
+    @Test func theEnvironmentCannotLiftALock() throws {
         var bed = try SettingsTestbed()
-        try bed.writeManaged(#"{"user-settings.disallow": ["log.level"], "log.level": "error"}"#)
+        try bed.writeManaged(
+            #"{"user-settings.disallow": ["log.level", "bookmark.url-editable", "connection.pinned-public-keys"], "log.level": "error", "bookmark.url-editable": false, "connection.pinned-public-keys": ["127.0.0.1=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}"#
+        )
+        bed.environment = ["VIGIL_LOG_LEVEL": "trace", "VIGIL_BOOKMARK_URL_EDITABLE": "true", "VIGIL_CONNECTION_PINNED_PUBLIC_KEYS": ","]
+        let settings = try bed.load()
+        #expect(settings[.logLevel] == "error")
+        #expect(settings[.urlEditable] == false)
+        #expect(settings[.pinnedPublicKeys] == ["127.0.0.1=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="])
+        for key in ["log.level", "bookmark.url-editable", "connection.pinned-public-keys"] {
+            #expect(settings[key]?.source == .managed && settings[key]?.isLocked == true, "\(key)")
+            let warning = try #require(settings.issues.first { $0.key == key && $0.source == .environment }, "\(key)")
+            #expect(warning.severity == .warning && warning.description.contains("user-settings.disallow"))
+        }
+    }
+
+    /// An unlocked key still takes the environment's value (the precedence is unchanged).
+    @Test func anUnlockedKeyFollowsTheEnvironment() throws {
+        var bed = try SettingsTestbed()
+        try bed.writeManaged(#"{"user-settings.disallow": ["log.format"], "log.level": "error"}"#)
         bed.environment = ["VIGIL_LOG_LEVEL": "trace"]
         #expect(try bed.load()[.logLevel] == "trace")
+    }
+
+    /// On a machine with the system managed file, VIGIL_MANAGED_CONFIG cannot point elsewhere.
+    @Test func theManagedFileCannotBeMovedWhereOneExists() {
+        let environment = ["VIGIL_MANAGED_CONFIG": "/tmp/mine.json", "HOME": "/home/u"]
+        #expect(SettingsLocations(environment: environment, systemManagedFileExists: true).managedFile == "/etc/vigil/managed.json")
+        #expect(SettingsLocations(environment: environment, systemManagedFileExists: false).managedFile == "/tmp/mine.json")
     }
 }
