@@ -181,6 +181,23 @@ struct AccountSetupTests {
         }
     }
 
+    /// With the server locked by the administrator, even a redirect the user would approve
+    /// cannot move the account: refused before the question, nothing sent to the other host.
+    @Test func aLockedServerIsNotMovedByARedirect() async throws {
+        try await withRunningSimulator("redirect-cross-host-302") { (running) async throws in
+            let user = ScriptedUser(approvesRedirects: true)
+            let locked = running.url(path: "")
+            await expectFailure(.policy) {
+                try await setup {
+                    $0.urlEditable = false
+                    $0.defaultURL = locked
+                }.add(server: locked, user: "alice", interaction: user)
+            }
+            #expect(!user.asked.contains("redirect?") && !user.asked.contains("password?"))
+            #expect(running.simulator.journal.entries.allSatisfy { $0.host == "127.0.0.1" && !$0.authorization })
+        }
+    }
+
     @Test(arguments: ["redirect-chain-30", "redirect-loop", "redirect-downgrade"])
     func endlessOrDowngradingRedirectsStop(scenario: String) async throws {
         try await withRunningSimulator(scenario) { (running) async throws in
