@@ -12,7 +12,10 @@ public struct OAuth2Authentication: AuthenticationMethod {
     public func logIn(_ context: AuthenticationContext, interaction: any AuthenticationInteraction) async throws -> AuthenticationLogin {
         let settings = context.settings
         guard let clientID = settings.oauth2ClientID, !clientID.isEmpty else {
-            throw AuthenticationError(.configuration, "OAuth2 needs a client id registered on the server: set authentication-oauth2.oa2-client-id.")
+            throw AuthenticationError(
+                .configuration,
+                "OAuth2 needs a client registered on this server: set authentication-oauth2.oa2-client-id (and oa2-client-secret for a confidential client), with authentication-oauth2.oa2-client-server (or bookmark.default-url) naming this server."
+            )
         }
         var login = OAuth2Login(
             client: context.client, authorizationEndpoint: "\(context.server)/\(settings.oauth2AuthorizationPath)",

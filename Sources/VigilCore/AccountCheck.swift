@@ -113,7 +113,7 @@ public struct AccountCheck: Sendable {
         }
         // Token methods: refreshed ahead of expiry, and once more after a 401.
         var tokens = AccountTokens(accounts: accounts, secrets: secrets, client: client, lockDirectory: lockDirectory, logger: logger)
-        tokens.clientSecret = options.oauth2ClientSecret
+        tokens.clientSecret = options.oauth2ClientSecret(for: account)
         tokens.lifetimeOverride = options.tokenLifetimeOverride
         let current = try accounts.list().first { $0.id == account.id } ?? account
         let token = try await tokens.accessToken(for: current)

@@ -59,7 +59,7 @@ public struct AccountRemoval: Sendable {
                         reviewed: judged.chain.first, logger: check.logger)
                     let tokens = OAuth2TokenClient(
                         client: client, clientID: clientID,
-                        authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret, supported: nil))
+                        authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret(for: account), supported: nil))
                     for (kind, hint) in [(SecretKey.Kind.refreshToken, "refresh_token"), (.accessToken, "access_token")] {
                         guard let token = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) else { continue }
                         if try await tokens.revoke(token, hint: hint, at: endpoint) { revoked.append(kind) }

@@ -34,6 +34,7 @@ extension AccountSetup.Options {
         oauth2TokenPath = settings[.oauth2TokenEndpoint] ?? oauth2TokenPath
         oauth2RedirectPort = settings[.oauth2RedirectPort] ?? 0
         oauth2ClientSecret = settings[.oauth2ClientSecret].map(Secret.init)
+        oauth2ClientServer = settings[.oauth2ClientServer]
         tokenLifetimeOverride = settings[.oauth2ExpirationOverrideSeconds]
         oidcScope = settings[.openIDConnectScope] ?? oidcScope
         oidcPrompt = settings[.openIDConnectPrompt] ?? oidcPrompt

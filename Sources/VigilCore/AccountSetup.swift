@@ -72,6 +72,9 @@ public struct AccountSetup: Sendable {
         public var oauth2RedirectPort = 0
         /// `authentication-oauth2.oa2-client-secret`, for a confidential client.
         public var oauth2ClientSecret: Secret?
+        /// `authentication-oauth2.oa2-client-server`: where the configured client is registered
+        /// (unset: ``defaultURL``); see ``oauth2Client(for:)``.
+        public var oauth2ClientServer: String?
         /// `authentication-oauth2.oa2-expiration-override-seconds`.
         public var tokenLifetimeOverride: Int?
         /// `authentication-oidc.scope`, `.prompt` and `.register-client`.
@@ -101,11 +104,29 @@ public struct AccountSetup: Sendable {
             return configuration
         }
 
-        /// What the methods read.
-        public var authentication: AuthenticationSettings {
+        /// The configured OAuth2 client (id, and secret when confidential) for `server`: only on
+        /// the server it is registered on (`oa2-client-server`, else `bookmark.default-url`);
+        /// nil anywhere else, so that an organisation's client secret never reaches another server.
+        public func oauth2Client(for server: String) -> (id: String, secret: Secret?)? {
+            guard let id = oauth2ClientID, !id.isEmpty, let home = oauth2ClientServer ?? defaultURL,
+                AccountSetup.normalized(home) == AccountSetup.normalized(server)
+            else { return nil }
+            return (id, oauth2ClientSecret)
+        }
+
+        /// The secret to authenticate an account's token requests with: the configured one only
+        /// for the configured client on its own server; none for a client registered dynamically.
+        public func oauth2ClientSecret(for account: Account) -> Secret? {
+            guard let client = oauth2Client(for: account.server), client.id == account.clientID else { return nil }
+            return client.secret
+        }
+
+        /// What the methods read, for `server`.
+        public func authentication(for server: String) -> AuthenticationSettings {
             var settings = AuthenticationSettings()
-            settings.oauth2ClientID = oauth2ClientID
-            settings.oauth2ClientSecret = oauth2ClientSecret
+            let client = oauth2Client(for: server)
+            settings.oauth2ClientID = client?.id
+            settings.oauth2ClientSecret = client?.secret
             settings.oauth2AuthorizationPath = oauth2AuthorizationPath
             settings.oauth2TokenPath = oauth2TokenPath
             settings.redirectPort = oauth2RedirectPort
@@ -224,7 +245,15 @@ public struct AccountSetup: Sendable {
             // 3. Which method?
             let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base)
             try Self.stopOnRedirect(detection.redirects.first)
-            let ranked = AuthenticationMethodRanking.rank(methods.offered(by: detection), allowed: options.allowedMethods, preferred: options.preferredMethods)
+            var ranked = AuthenticationMethodRanking.rank(methods.offered(by: detection), allowed: options.allowedMethods, preferred: options.preferredMethods)
+            // OAuth2 needs a client registered on this server (OpenID Connect can register one);
+            // without one it is passed over for the next method, and the user is told why.
+            if ranked.contains(.oauth2), options.method != .oauth2, options.oauth2Client(for: base) == nil {
+                ranked.removeAll { $0 == .oauth2 }
+                await interaction.progress(
+                    "OAuth2 is offered, but no OAuth2 client is configured for \(base) (authentication-oauth2.oa2-client-id, registered on this server by authentication-oauth2.oa2-client-server or bookmark.default-url): trying the next method."
+                )
+            }
             await interaction.progress(
                 "Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", "))."
             )
@@ -243,7 +272,7 @@ public struct AccountSetup: Sendable {
             }
 
             // 5. The login, proved on the user's files before anything is kept.
-            let context = AuthenticationContext(server: base, user: user, client: client, detection: detection, settings: options.authentication)
+            let context = AuthenticationContext(server: base, user: user, client: client, detection: detection, settings: options.authentication(for: base))
             let started = Date()
             let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
             try await checkFiles(login, base: base, user: user, client: client, newToken: method.usesTokens)
@@ -374,7 +403,8 @@ public struct AccountSetup: Sendable {
         if method.identifier == .openIDConnect, let problem = detection.rejectedOpenIDConnect {
             throw AccountSetupError(.responseRejected, "\(current.server) offers OpenID Connect through an unsafe discovery document: \(problem)")
         }
-        let context = AuthenticationContext(server: current.server, user: current.user, client: client, detection: detection, settings: options.authentication)
+        let context = AuthenticationContext(
+            server: current.server, user: current.user, client: client, detection: detection, settings: options.authentication(for: current.server))
         let started = Date()
         let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
         try await checkFiles(login, base: current.server, user: current.user, client: client, newToken: method.usesTokens)

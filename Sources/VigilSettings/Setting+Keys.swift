@@ -38,6 +38,7 @@ extension Setting where Value == String {
     public static var oauth2TokenEndpoint: Self { "authentication-oauth2.oa2-token-endpoint" }
     public static var oauth2ClientID: Self { "authentication-oauth2.oa2-client-id" }
     public static var oauth2ClientSecret: Self { "authentication-oauth2.oa2-client-secret" }
+    public static var oauth2ClientServer: Self { "authentication-oauth2.oa2-client-server" }
     public static var openIDConnectScope: Self { "authentication-oidc.scope" }
     public static var openIDConnectPrompt: Self { "authentication-oidc.prompt" }
     public static var userAgent: Self { "http.user-agent" }

@@ -89,6 +89,10 @@ public enum SettingsCatalog {
         .init("authentication-oauth2.oa2-client-id", .string, default: nil, "OAuth2 client id registered for Vigil on the server."),
         .init("authentication-oauth2.oa2-client-secret", .string, default: nil, "OAuth2 client secret, if the client is confidential.", secret: true),
         .init(
+            "authentication-oauth2.oa2-client-server", .url, default: nil,
+            "The server the configured OAuth2 client (id and secret) is registered on; unset, `bookmark.default-url`. The client is used there and nowhere else: on any other server Vigil acts as if none were configured (OAuth2 falls back to the next method; OpenID Connect registers a client of its own), so that an organisation's secret never reaches another server."
+        ),
+        .init(
             "authentication-oauth2.oa2-redirect-port", .integer(0...65_535), default: .integer(0),
             "Port of the loopback redirect URI (RFC 8252); 0 picks a free port for each login."),
         .init(

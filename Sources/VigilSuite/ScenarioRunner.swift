@@ -108,13 +108,12 @@ public struct ScenarioRunner: Sendable {
         for path in [directory, data, config + "/vigil", state + "/vigil/logs"] {
             try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let settings = try loadSettings(config: config)
-
         let simulator = try HostSimulator(
             configuration: HostSimulator.Configuration(scenario: scenario, certificatesDirectory: certificatesDirectory),
             journal: try Journal(memoryLimit: Self.journalLimit))
         let running = try await RunningHostSimulator(simulator)
         do {
+            let settings = try loadSettings(config: config, running: running)
             let evidence = try await drive(running, settings: settings, data: data, config: config, state: state)
             await running.stop()
             return evidence
@@ -285,16 +284,17 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// The fixture's settings written as the user's settings file and loaded the way every command
-    /// loads them (no managed file, no VIGIL_ variables).
-    func loadSettings(config: String) throws -> Settings {
+    /// loads them (no managed file, no VIGIL_ variables); `{https:N}` and `{http:N}` name the
+    /// running hosts.
+    func loadSettings(config: String, running: RunningHostSimulator) throws -> Settings {
         let userFile = config + "/vigil/settings.json"
         var object: [String: Any] = [:]
         for (key, value) in scenario.client?.settings ?? [:] {
             switch value {
-            case .string(let text): object[key] = try expandPins(text)
+            case .string(let text): object[key] = running.resolve(try expandPins(text))
             case .integer(let number): object[key] = number
             case .bool(let flag): object[key] = flag
-            case .strings(let list): object[key] = try list.map(expandPins)
+            case .strings(let list): object[key] = try list.map { running.resolve(try expandPins($0)) }
             }
         }
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: URL(fileURLWithPath: userFile))

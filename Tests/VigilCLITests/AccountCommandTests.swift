@@ -256,7 +256,20 @@ struct AccountCommandTests {
             ]
             let unconfigured = try await CommandRunner.vigilDetached(command)
             #expect(unconfigured.status == 78 && unconfigured.standardError.contains("oa2-client-id"), "\(unconfigured.standardError)")
-            let added = try await CommandRunner.vigilDetached(command, environment: ["VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_ID": OIDCProvider.staticClientID])
+            // Registered on another server, the client is not used here either.
+            let elsewhere = try await CommandRunner.vigilDetached(
+                command,
+                environment: [
+                    "VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_ID": OIDCProvider.staticClientID,
+                    "VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SERVER": "https://cloud.example.org",
+                ])
+            #expect(elsewhere.status == 78 && elsewhere.standardError.contains("oa2-client-server"), "\(elsewhere.standardError)")
+            let added = try await CommandRunner.vigilDetached(
+                command,
+                environment: [
+                    "VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_ID": OIDCProvider.staticClientID,
+                    "VIGIL_AUTHENTICATION_OAUTH2_OA2_CLIENT_SERVER": running.url(path: ""),
+                ])
             #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
             #expect(added.standardOutput.contains("(com.owncloud.oauth2)"))
             let entries = running.simulator.journal.entries

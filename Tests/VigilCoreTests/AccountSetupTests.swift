@@ -198,6 +198,24 @@ struct AccountSetupTests {
         }
     }
 
+    /// An organisation's OAuth2 client registered on another server is not used here: OAuth2 is
+    /// passed over for Basic, and nothing goes to the OAuth2 endpoints (no secret, no code).
+    @Test func anOAuth2ClientOfAnotherServerIsNotUsed() async throws {
+        try await withRunningSimulator("oauth2-client-of-another-server") { (running) async throws in
+            let user = ScriptedUser()
+            let account = try await setup {
+                $0.oauth2ClientID = "corp-vigil"
+                $0.oauth2ClientSecret = Secret("CORP-SECRET-not-for-this-server")
+                $0.oauth2ClientServer = "https://cloud.example.org"
+                $0.allowedMethods = [.oauth2, .basicAuth]
+                $0.preferredMethods = [.oauth2, .basicAuth]
+            }.add(server: running.url(path: ""), user: "alice", interaction: user)
+            defer { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password)) }
+            #expect(account.method == AuthenticationMethodIdentifier.basicAuth.rawValue && account.clientID == nil)
+            #expect(!running.simulator.journal.entries.contains { $0.path.contains("oauth2") }, "\(running.simulator.journal.entries.map(\.path))")
+        }
+    }
+
     @Test(arguments: ["redirect-chain-30", "redirect-loop", "redirect-downgrade"])
     func endlessOrDowngradingRedirectsStop(scenario: String) async throws {
         try await withRunningSimulator(scenario) { (running) async throws in
@@ -264,6 +282,7 @@ struct AccountSetupTests {
             let configured = try setup {
                 $0.method = .oauth2
                 $0.oauth2ClientID = OIDCProvider.staticClientID
+                $0.oauth2ClientServer = running.url(path: "")
                 $0.browserTimeout = .seconds(20)
             }
             let account = try await configured.add(server: running.url(path: ""), user: "alice", interaction: user)

@@ -86,6 +86,7 @@ struct BrowserLoginTests {
                 if method == "oauth2" {
                     $0.method = .oauth2
                     $0.oauth2ClientID = OIDCProvider.staticClientID
+                    $0.oauth2ClientServer = running.url(path: "")
                 }
             }
             let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: user)

@@ -96,3 +96,39 @@ struct ServerChecksTests {
             "\(String(describing: error))")
     }
 }
+
+/// The configured OAuth2 client belongs to one server.
+@Suite("OAuth2 client credentials")
+struct OAuth2ClientCredentialsTests {
+    func options(server: String?, defaultURL: String? = nil) -> AccountSetup.Options {
+        var options = AccountSetup.Options()
+        options.oauth2ClientID = "corp-vigil"
+        options.oauth2ClientSecret = Secret("CORP-SECRET")
+        options.oauth2ClientServer = server
+        options.defaultURL = defaultURL
+        return options
+    }
+
+    @Test func theClientIsUsedOnlyOnItsServer() {
+        let bound = options(server: "https://cloud.example.org/")
+        #expect(bound.oauth2Client(for: "https://cloud.example.org")?.id == "corp-vigil")
+        #expect(bound.oauth2Client(for: "https://CLOUD.example.org:443")?.secret != nil, "the same server, written otherwise")
+        #expect(bound.oauth2Client(for: "https://evil.example.net") == nil)
+        #expect(bound.oauth2Client(for: "https://cloud.example.org:8443") == nil, "another port is another server")
+        #expect(bound.authentication(for: "https://evil.example.net").oauth2ClientSecret == nil)
+        #expect(options(server: nil, defaultURL: "https://cloud.example.org").oauth2Client(for: "https://cloud.example.org") != nil, "bookmark.default-url")
+        #expect(options(server: nil).oauth2Client(for: "https://cloud.example.org") == nil, "bound to no server: used nowhere")
+    }
+
+    /// Refresh and revoke send the secret only for the configured client on its server: never for
+    /// a client an OpenID Connect provider registered for the account.
+    @Test func tokenRequestsCarryTheSecretOnlyForTheConfiguredClient() {
+        let bound = options(server: "https://cloud.example.org")
+        let mine = Account(server: "https://cloud.example.org", user: "alice", method: "com.owncloud.oauth2", clientID: "corp-vigil")
+        let registered = Account(server: "https://cloud.example.org", user: "alice", method: "com.owncloud.openid-connect", clientID: "dyn-1234")
+        let elsewhere = Account(server: "https://evil.example.net", user: "alice", method: "com.owncloud.oauth2", clientID: "corp-vigil")
+        #expect(bound.oauth2ClientSecret(for: mine) != nil)
+        #expect(bound.oauth2ClientSecret(for: registered) == nil)
+        #expect(bound.oauth2ClientSecret(for: elsewhere) == nil)
+    }
+}
