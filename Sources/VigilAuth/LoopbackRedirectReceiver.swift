@@ -50,13 +50,31 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
         }
     }
 
+    /// A connection's whole budget to send its request line: a local process that connects and
+    /// trickles bytes is dropped after it, and never holds the browser's callback back.
+    static let connectionBudget: Duration = .seconds(2)
+    /// Connections served at once; beyond, the oldest is dropped.
+    static let maximumConnections = 16
+
+    /// One open connection: its bytes so far and when its budget ends.
+    struct Pending {
+        var fd: Int32
+        var bytes: [UInt8] = []
+        var until: ContinuousClock.Instant
+    }
+
+    /// Serves every connection at once (one poll over the listener and all of them), each within
+    /// ``connectionBudget`` and all within `timeout`: a slow or silent local connection can neither
+    /// delay the real callback nor stretch the login's deadline.
     func blockingWait(timeout: Duration, state: String?, cancelled: CancellationFlag = CancellationFlag()) throws -> [String: String] {
         let deadline = ContinuousClock.now + timeout
         var ignored = 0
+        var pending: [Pending] = []
+        defer { for connection in pending { close(connection.fd) } }
         while true {
             if cancelled.isSet { throw OAuth2Error(.timeout, "The login was cancelled before the browser came back.") }
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else {
+            let now = ContinuousClock.now
+            guard deadline > now else {
                 if ignored > 0 {
                     throw OAuth2Error(
                         .stateMismatch,
@@ -65,46 +83,66 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
                 }
                 throw OAuth2Error(.timeout, "The browser did not come back within the time allowed.")
             }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000, 1000))
-            guard poll(&poller, 1, max(milliseconds, 1)) > 0 else { continue }
-            let client = accept(fd, nil, nil)
-            guard client >= 0 else { continue }
-            defer { close(client) }
-            guard let target = Self.requestTarget(client) else { continue }
-            let (requestPath, query) = Self.split(target)
-            guard requestPath == path, query["code"] != nil || query["error"] != nil else {
-                Self.answer(client, status: "404 Not Found", body: "Not found.")
-                continue
+            // Connections past their budget are dropped.
+            for connection in pending where connection.until <= now { close(connection.fd) }
+            pending.removeAll { $0.until <= now }
+
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)] + pending.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            let next = pending.map(\.until).min().map { min($0, deadline) } ?? deadline
+            let wait = min(next - now, .seconds(1))
+            let milliseconds = Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+            guard poll(&fds, nfds_t(fds.count), max(milliseconds, 1)) > 0 else { continue }
+
+            // Read what each ready connection sent; a complete request line is answered.
+            var index = pending.count - 1
+            while index >= 0 {
+                defer { index -= 1 }
+                guard fds[index + 1].revents != 0 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 1024)
+                let count = read(pending[index].fd, &buffer, buffer.count)
+                if count > 0 { pending[index].bytes.append(contentsOf: buffer[0..<count]) }
+                let complete = pending[index].bytes.contains(0x0A)
+                guard complete || count <= 0 || pending[index].bytes.count >= 8192 else { continue }
+                let connection = pending.remove(at: index)
+                defer { close(connection.fd) }
+                guard complete, let target = Self.requestTarget(connection.bytes) else { continue }
+                let (requestPath, query) = Self.split(target)
+                guard requestPath == path, query["code"] != nil || query["error"] != nil else {
+                    Self.answer(connection.fd, status: "404 Not Found", body: "Not found.")
+                    continue
+                }
+                if let state, !OAuth2Login.constantTimeEqual(query["state"] ?? "", state) {
+                    ignored += 1
+                    Self.answer(
+                        connection.fd, status: "400 Bad Request",
+                        body: "This answer is not for the login Vigil is waiting for, and was ignored. Finish the login in the window Vigil opened.")
+                    continue
+                }
+                let body =
+                    query["error"] == nil
+                    ? "Vigil received the authorization. You can close this window and go back to the terminal."
+                    : "The authorization was refused. Close this window; the terminal says what happened."
+                Self.answer(connection.fd, status: "200 OK", body: body)
+                return query
             }
-            if let state, !OAuth2Login.constantTimeEqual(query["state"] ?? "", state) {
-                ignored += 1
-                Self.answer(
-                    client, status: "400 Bad Request",
-                    body: "This answer is not for the login Vigil is waiting for, and was ignored. Finish the login in the window Vigil opened.")
-                continue
+
+            // A new connection, non-blocking, with its own budget.
+            if fds[0].revents != 0 {
+                let client = accept(fd, nil, nil)
+                if client >= 0 {
+                    _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                    if pending.count >= Self.maximumConnections {
+                        close(pending[0].fd)
+                        pending.removeFirst()
+                    }
+                    pending.append(Pending(fd: client, until: min(ContinuousClock.now + Self.connectionBudget, deadline)))
+                }
             }
-            let body =
-                query["error"] == nil
-                ? "Vigil received the authorization. You can close this window and go back to the terminal."
-                : "The authorization was refused. Close this window; the terminal says what happened."
-            Self.answer(client, status: "200 OK", body: body)
-            return query
         }
     }
 
-    /// The target of `GET TARGET HTTP/1.1`, read up to the first line (8 KB at most).
-    static func requestTarget(_ client: Int32) -> String? {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        while bytes.count < 8192, !bytes.contains(0x0A) {
-            // A peer that connects and says nothing is dropped after 5 seconds.
-            var ready = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, 5000) > 0 else { break }
-            let count = read(client, &buffer, buffer.count)
-            if count <= 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
+    /// The target of `GET TARGET HTTP/1.1` in the first line of `bytes`.
+    static func requestTarget(_ bytes: [UInt8]) -> String? {
         guard let end = bytes.firstIndex(of: 0x0A) else { return nil }
         let parts = String(decoding: bytes[..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
         guard parts.count == 3, parts[0] == "GET" else { return nil }

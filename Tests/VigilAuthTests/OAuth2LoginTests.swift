@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import VigilCertificates
 import VigilHTTP
@@ -95,6 +96,42 @@ struct OAuth2LoginTests {
         }
     }
 
+    /// Local processes that connect to the loopback and trickle a byte a second, or say nothing,
+    /// hold nothing up: the browser's callback is served beside them, within the login's deadline
+    /// (4 s here; served one at a time, the trickler alone would have kept it waiting 20 s).
+    @Test func aSlowLocalConnectionCannotHoldTheLoginOpen() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let holders = Holders()
+            let holdThenReal: @Sendable (String) async -> Void = { url in
+                let redirect = URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value ?? ""
+                let port = URLComponents(string: redirect)?.port ?? 0
+                let script = """
+                    import socket, sys, time
+                    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+                    if sys.argv[2] == "trickle":
+                        for c in b"GET /callback?code=held&state=x HTTP/1.1":
+                            s.send(bytes([c])); time.sleep(0.5)
+                    else:
+                        time.sleep(20)
+                    """
+                for mode in ["trickle", "silent"] {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+                    process.arguments = ["-c", script, "\(port)", mode]
+                    try? process.run()
+                    holders.list.withLock { $0.append(process) }
+                }
+                try? await Task.sleep(for: .milliseconds(300))
+                await Self.browser(url)
+            }
+            var login = try login(running)
+            login.timeout = .seconds(4)
+            let tokens = try await login.login(user: nil, openBrowser: holdThenReal)
+            #expect(!tokens.accessToken.isEmpty)
+            for process in holders.list.withLock({ $0 }) where process.isRunning { process.terminate() }
+        }
+    }
+
     @Test func pkceAndTheLoopbackParser() throws {
         // The S256 challenge of a known verifier, computed independently with Python's hashlib.
         #expect(PKCE(verifier: "dBjftJeZ4CVP-mJ92K9JLnHKMh7pRT5ZdyZtRDhhoCgn").challenge == "1Npvoc7QukV2fhIwW5xqy8hJVZSzpiEm5d2GzZ0T-3U")
@@ -105,4 +142,9 @@ struct OAuth2LoginTests {
         #expect(path == "/callback" && query == ["code": "a/b", "state": "x y", "error_description": ""])
         #expect(OAuth2Login.constantTimeEqual("abc", "abc") && !OAuth2Login.constantTimeEqual("abc", "abd") && !OAuth2Login.constantTimeEqual("abc", "ab"))
     }
+}
+
+/// The local processes a test starts, to stop them at its end.
+final class Holders: Sendable {
+    let list = Mutex<[Process]>([])
 }
