@@ -102,6 +102,10 @@ public struct AccountCheck: Sendable {
         guard let client else { return Report(certificate: result, filesStatus: nil) }
         let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
         let probe = FilesProbe(client: client)
+        // A load balancer's blip (a 404 storm, a 502 while a backend restarts: the statuses setup
+        // retries, connection.validator-flags) is waited out as at setup, within the same delays.
+        let retried = options.retriedStatuses
+        let blip: (HTTPResponse) -> Bool = { retried.contains($0.status) }
         guard let method = methods.method(AuthenticationMethodIdentifier(rawValue: account.method)) else {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(account.method) is not one Vigil can use.")
         }
@@ -109,7 +113,7 @@ public struct AccountCheck: Sendable {
             var stored: [SecretKey.Kind: Secret] = [:]
             for kind in method.secretKinds { stored[kind] = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
             guard let header = method.authorization(user: account.user, secrets: stored) else { return Report(certificate: result, filesStatus: 401) }
-            return try await report(result, probe.run(rootURL: files, authorization: header))
+            return try await report(result, probe.run(rootURL: files, authorization: header, retryingAfter: options.retryDelays, when: blip))
         }
         // Token methods: refreshed ahead of expiry, and once more after a 401.
         var tokens = AccountTokens(accounts: accounts, secrets: secrets, client: client, lockDirectory: lockDirectory, logger: logger)
@@ -117,10 +121,14 @@ public struct AccountCheck: Sendable {
         tokens.lifetimeOverride = options.tokenLifetimeOverride
         let current = try accounts.list().first { $0.id == account.id } ?? account
         let token = try await tokens.accessToken(for: current)
-        var outcome = try await token.withValue { try await probe.run(rootURL: files, authorization: "Bearer \($0)") }
+        var outcome = try await token.withValue {
+            try await probe.run(rootURL: files, authorization: "Bearer \($0)", retryingAfter: options.retryDelays, when: blip)
+        }
         if outcome.listStatus == 401 {
             let again = try await tokens.accessToken(for: try accounts.list().first { $0.id == account.id } ?? current, refusedToken: token)
-            outcome = try await again.withValue { try await probe.run(rootURL: files, authorization: "Bearer \($0)") }
+            outcome = try await again.withValue {
+                try await probe.run(rootURL: files, authorization: "Bearer \($0)", retryingAfter: options.retryDelays, when: blip)
+            }
         }
         return report(result, outcome)
     }

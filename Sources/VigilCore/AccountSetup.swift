@@ -45,7 +45,8 @@ public struct AccountSetup: Sendable {
         /// (the cookies are forgotten before trying again).
         public var validatorFlags: Set<String> = ["502-triggers", "clear-cookies"]
         /// The status.php answers tried again.
-        var retriedStatuses: Set<Int> { validatorFlags.contains("502-triggers") ? [404, 502, 503] : [404, 503] }
+        /// The statuses a load balancer's blip answers, tried again after ``retryDelays``.
+        public var retriedStatuses: Set<Int> { validatorFlags.contains("502-triggers") ? [404, 502, 503] : [404, 503] }
         /// `connection.plain-http-policy`: `warn` (an http URL may lead to its https server, the
         /// upgrade approved by the user) or `forbidden`.
         public var plainHTTPPolicy = "warn"

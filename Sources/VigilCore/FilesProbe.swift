@@ -26,11 +26,14 @@ struct FilesProbe {
     let client: HTTPClient
 
     /// Lists `rootURL` (an https URL ending in `/`) and downloads its first file, with `authorization`.
-    /// A redirect of either request is an error (never followed with credentials).
-    func run(rootURL: String, authorization: String, retryingAfter delays: [Duration] = []) async throws -> Outcome {
+    /// A redirect of either request is an error (never followed with credentials). The listing is
+    /// sent again after each of `delays` while `retry` holds for its answer.
+    func run(
+        rootURL: String, authorization: String, retryingAfter delays: [Duration] = [], when retry: @escaping (HTTPResponse) -> Bool = { $0.status == 401 }
+    ) async throws -> Outcome {
         var listing = HTTPRequest(method: "PROPFIND", url: rootURL, headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "1")])
         listing.logsBodies = false
-        let answer = try await client.send(listing, retryingAfter: delays, when: { $0.status == 401 }).response
+        let answer = try await client.send(listing, retryingAfter: delays, when: retry).response
         if let redirect = answer.redirect { throw AccountSetup.redirectError(redirect) }
         var outcome = Outcome(listing: answer)
         guard answer.status == 207, let origin = Self.origin(of: rootURL), let rootPath = URLComponents(string: rootURL)?.percentEncodedPath,

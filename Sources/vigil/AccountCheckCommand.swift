@@ -49,7 +49,7 @@ extension Vigil.AccountCommand {
             var id: String
             var server: String
             var user: String
-            /// `ok`, `changed`, `refused`, `needs-login` or `error`.
+            /// `ok`, `changed`, `refused`, `needs-login`, `unavailable` (a transient outage outlasted the retries) or `error`.
             var status: String
             /// `unchanged`, `renewed`, `approved-again`, `changed` or `refused`; nil when the check failed before.
             var certificate: String?
@@ -94,7 +94,8 @@ extension Vigil.AccountCommand {
             if json { print(try JSONOutput.text(rows)) }
             if accounts.isEmpty, !json { print("No accounts.") }
             if rows.contains(where: { $0.status == "error" }) { throw ExitCode(ExitStatus.error) }
-            if rows.contains(where: { $0.status != "ok" }) { throw ExitCode(ExitStatus.untrusted) }
+            if rows.contains(where: { $0.status != "ok" && $0.status != "unavailable" }) { throw ExitCode(ExitStatus.untrusted) }
+            if rows.contains(where: { $0.status == "unavailable" }) { throw ExitCode(ExitStatus.temporaryFailure) }
         }
 
         static func row(for account: Account, check: AccountCheck, certificateOnly: Bool, interaction: TerminalInteraction?) async -> Row {
@@ -133,6 +134,10 @@ extension Vigil.AccountCommand {
                     case 401, 403:
                         row.status = "needs-login"
                         row.message += "; the server refused the stored credentials (HTTP \(status)): log in again"
+                    case let status where check.options.retriedStatuses.contains(status):
+                        row.status = "unavailable"
+                        row.message +=
+                            "; the files root still answered HTTP \(status) after \(check.options.retryDelays.count) tries again: the server is unavailable for now"
                     default:
                         row.status = "error"
                         row.message += "; the files root answered HTTP \(status)"

@@ -13,6 +13,9 @@ enum ExitStatus {
     static let untrusted: Int32 = 1
     /// Nothing could be evaluated: bad input, unreadable file, unreachable host, not TLS.
     static let error: Int32 = 2
+    /// A server unavailable for now (it answered 404, 502 or 503 through every retry): try again
+    /// later (`account check`); EX_TEMPFAIL, which cron wrappers and systemd know.
+    static let temporaryFailure: Int32 = 75
     /// A wrong flag or argument (swift-argument-parser's usage error).
     static let usage: Int32 = 64
     /// The configuration is broken (a managed file Vigil cannot use, invalid settings): EX_CONFIG.

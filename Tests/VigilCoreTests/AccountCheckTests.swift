@@ -167,9 +167,17 @@ struct AccountCheckTests {
     /// `password` in the keyring, its server now playing `scenario`; the client trusts `trust`.
     func connect(
         _ scenario: String, reviewed: String = "renewed-a1", approved: Bool = false, trust: [String] = [TestPaths.caBundle],
-        password: String = "alice-test-password", user: Reviewer? = nil
+        password: String = "alice-test-password", user: Reviewer? = nil, outageEndsAfterFirstListing: Bool = false
     ) async throws -> Connected {
         try await withRunningSimulator(scenario) { (running) async throws in
+            // The simulator's clock stands still in tests: the outage ends when the test says so,
+            // once the first listing was answered by it.
+            let ending = Task {
+                guard outageEndsAfterFirstListing else { return }
+                while !running.simulator.journal.entries.contains(where: { $0.method == "PROPFIND" }) { try await Task.sleep(for: .milliseconds(20)) }
+                running.clock.advance(seconds: 60)
+            }
+            defer { ending.cancel() }
             let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
             let accounts = Accounts(database: database), approvals = CertificateApprovals(database: database)
             let chain = try String(contentsOfFile: TestPaths.testcert("\(reviewed)-chain.pem"), encoding: .utf8)
@@ -263,6 +271,15 @@ struct AccountCheckTests {
         let stored = try #require(try approved.accounts.list()[0].reviewedChainPEM)
         #expect(try Certificate.parsePEM(stored)[0] == Certificate.load(path: TestPaths.testcert("intercepted-127.0.0.1.pem"))[0])
         #expect(try approved.accounts.database.auditTrail().last?.kind == .accountChainRenewed)
+    }
+
+    /// A load balancer's blip (a 502 window, a 404 storm) is waited out as at setup.
+    @Test(arguments: ["bad-gateway-for-two-seconds", "five-seconds-of-404"])
+    func aBlipIsWaitedOut(scenario: String) async throws {
+        let connected = try await connect(scenario, reviewed: "valid-127.0.0.1", outageEndsAfterFirstListing: true)
+        #expect(connected.report.filesStatus == 207 && connected.report.isWorking, "\(connected.report)")
+        let listings = connected.journal.filter { $0.method == "PROPFIND" }
+        #expect(listings.count > 1 && listings.last?.status == 207, "tried again: \(listings.map(\.status))")
     }
 
     @Test func aRefusedPasswordMeansLogInAgain() async throws {
