@@ -1,3 +1,6 @@
+import Logging
+import VigilLogging
+
 extension HTTPClient {
     /// `request` sent again after each delay while `shouldRetry` holds for its answer (a load
     /// balancer's 404, a cluster that learns a new token late): bounded by the delays, cancellable
@@ -10,6 +13,9 @@ extension HTTPClient {
         var answer = try await send(request)
         var tries = 1
         for delay in delays where shouldRetry(answer) {
+            logger.privacy.warning(
+                "HTTP \(public: request.method) \(HTTPLogRedactor().redact(url: request.url)) answered \(public: answer.status); trying again in \(public: delay) (try \(public: tries + 1) of \(public: delays.count + 1))",
+                metadata: ["tags": "http,retry"])
             await onRetry(answer, delay)
             try await Task.sleep(for: delay)
             answer = try await send(request)

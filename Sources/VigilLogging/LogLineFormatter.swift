@@ -173,7 +173,9 @@ public struct LogWriterHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let wanted = sinks.filter { event.level >= $0.minimumLevel }
+        let tags = (event.metadata?["tags"]).map { "\($0)" } ?? metadata["tags"].map { "\($0)" } ?? ""
+        let isOutcome = tags.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == StandardErrorSink.outcomeTag }
+        let wanted = sinks.filter { event.level >= $0.minimumLevel && (!isOutcome || $0.writesOutcomes) }
         guard !wanted.isEmpty else { return }
         let text = formatter.lines(label: label, event: event)
         for sink in wanted { sink.write(text) }

@@ -9,6 +9,16 @@ public protocol LogSink: AnyObject, Sendable {
     var minimumLevel: Logger.Level { get }
     /// Writes one or more complete lines (each ending in a newline).
     func write(_ lines: String)
+    /// Whether it writes records tagged ``LogSink/outcomeTag``: a command's result (a refusal,
+    /// a failed login, a changed certificate, an error), which the command also tells the user
+    /// itself. The log file keeps them for the administrator; the terminal would show them twice.
+    var writesOutcomes: Bool { get }
+}
+
+extension LogSink {
+    public var writesOutcomes: Bool { true }
+    /// The tag of a command's result (`tags: outcome`).
+    public static var outcomeTag: String { "outcome" }
 }
 
 /// Writes to standard error.
@@ -16,6 +26,8 @@ public final class StandardErrorSink: LogSink, @unchecked Sendable {  // writes 
     public let minimumLevel: Logger.Level
     private let lock = NSLock()
     public init(minimumLevel: Logger.Level) { self.minimumLevel = minimumLevel }
+    /// The command says its result to the user itself.
+    public var writesOutcomes: Bool { false }
     public func write(_ lines: String) {
         var text = lines
         lock.lock()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import VigilCertificates
 import VigilCore
 import VigilHTTP
@@ -89,6 +90,13 @@ extension Vigil.AccountCommand {
             for account in accounts {
                 let row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: json ? nil : interaction)
                 if !json { print(SafeText.escaped("\(account.id) \(account.user) on \(account.server): \(row.status.uppercased()): \(row.message)")) }
+                // The administrator's log file keeps every account that does not work, with why.
+                if row.status != "ok" {
+                    logger.privacy.log(
+                        level: row.status == "error" ? .error : .warning,
+                        "Account check: \(account.user, hashed: true) on \(account.server, hashed: true): \(public: row.status.uppercased()): \(row.message)",
+                        metadata: ["tags": "account,\(StandardErrorSink.outcomeTag)", "reasons": .public(row.reasons.joined(separator: ","))])
+                }
                 rows.append(row)
             }
             if json { print(try JSONOutput.text(rows)) }

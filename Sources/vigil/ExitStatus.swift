@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import VigilCore
 import VigilErrors
 import VigilLogging
@@ -39,7 +40,23 @@ enum ExitStatus {
             Foundation.exit(code.rawValue)
         }
         let (message, status) = described(error)
+        // For the administrator's log file: what failed, at error level (a refusal, exit 1, at
+        // warning), the error masked to its type and code (MaskedError) unless masking is off.
+        // The terminal already gets the message below, so the record is tagged as an outcome.
+        let command = commandName(CommandLine.arguments)
+        Logger(label: "vigil").privacy.log(
+            level: status == untrusted ? .warning : .error, "vigil \(public: command) failed (exit \(public: status)): \(message)",
+            metadata: ["tags": "\(StandardErrorSink.outcomeTag)"], error: error)
         fail(message, status: status)
+    }
+
+    /// The command's name (`account add`), never its arguments: they may be hosts or labels.
+    static func commandName(_ arguments: [String]) -> String {
+        let words = arguments.dropFirst().prefix { !$0.hasPrefix("-") }
+        guard let first = words.first, first.allSatisfy({ $0.isLowercase || $0 == "-" }) else { return "" }
+        let groups: Set<String> = ["account", "certificates", "config", "simulator", "conformance", "log"]
+        if groups.contains(first), let second = words.dropFirst().first, second.allSatisfy({ $0.isLowercase || $0 == "-" }) { return "\(first) \(second)" }
+        return first
     }
 
     static func described(_ error: any Error) -> (message: String, status: Int32) {

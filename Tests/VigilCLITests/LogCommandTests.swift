@@ -28,6 +28,28 @@ struct LogCommandTests {
         #expect(result.standardError.contains("Verdict for «private»"))
     }
 
+    /// A failed command leaves a record in the log file for the administrator: at error level (a
+    /// refusal at warning), its error masked to its type and code, the host private; the terminal
+    /// gets the command's own message once, not the record again.
+    @Test func aFailureIsLoggedForTheAdministratorAndShownOnce() throws {
+        let unreachable = try CommandRunner.vigil(["inspect", "https://127.0.0.1:1", "--timeout", "2"], environment: environment)
+        #expect(unreachable.status == 2)
+        let log = try String(contentsOfFile: logFile, encoding: .utf8)
+        #expect(log.contains("error vigil: vigil inspect failed (exit 2): «private»"), "\(log)")
+        #expect(log.contains("HTTPError connection-refused"), "the error, masked to its type and code: \(log)")
+        #expect(!log.contains("127.0.0.1:1"))
+        #expect(unreachable.standardError.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 1, "\(unreachable.standardError)")
+        #expect(!unreachable.standardError.contains("failed (exit"))
+
+        // A refusal (the administrator locked the server to another URL): warning level.
+        var locked = environment
+        locked["VIGIL_BOOKMARK_DEFAULT_URL"] = "https://cloud.example.org"
+        locked["VIGIL_BOOKMARK_URL_EDITABLE"] = "false"
+        let refused = try CommandRunner.vigil(["account", "add", "https://elsewhere.example.net", "--user", "alice"], environment: locked)
+        #expect(refused.status == 1, "\(refused.standardError)")
+        #expect(try String(contentsOfFile: logFile, encoding: .utf8).contains("warning vigil: vigil account add failed (exit 1)"))
+    }
+
     @Test func privacyMaskOffShowsValuesAndJSONFormatWorks() throws {
         let result = try CommandRunner.vigil(
             [
