@@ -48,36 +48,57 @@ public struct AccountRemoval: Sendable {
     /// changed. Then ``remove(id:)``. A revocation that fails is reported, never fatal.
     public func remove(id: String, revokingThrough check: AccountCheck) async throws -> Result {
         guard let account = try accounts.list().first(where: { $0.id == id }) else { return try remove(id: id) }
-        var revoked: [SecretKey.Kind] = []
-        var problem: String?
-        if let endpoint = account.revocationEndpoint, let clientID = account.clientID {
-            do {
-                let judged = try await check.judge(account)
-                if judged.result.isAcceptable {
-                    let client = try AccountSetup.client(
-                        for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options,
-                        reviewed: judged.chain.first, logger: check.logger)
-                    let tokens = OAuth2TokenClient(
-                        client: client, clientID: clientID,
-                        authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret(for: account), supported: nil))
-                    for (kind, hint) in [(SecretKey.Kind.refreshToken, "refresh_token"), (.accessToken, "access_token")] {
-                        guard let token = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) else { continue }
-                        if try await tokens.revoke(token, hint: hint, at: endpoint) { revoked.append(kind) }
-                    }
-                    if !revoked.isEmpty {
-                        try accounts.record(
-                            .accountTokensRevoked, target: account.server, detail: "\(account.user): " + revoked.map(\.rawValue).joined(separator: ", "))
-                    }
-                } else {
-                    problem = "the server's certificate is not the one reviewed, so no token was sent to revoke"
-                }
-            } catch {
-                problem = "the server could not be reached to revoke the tokens (\(error))"
-            }
-        }
+        let (revoked, problem) = await revokeTokens(of: account, through: check)
         var result = try remove(id: id)
         result.revoked = revoked
         result.revocationProblem = problem
         return result
+    }
+
+    /// Logs account `id` out: its tokens revoked as for a removal (with `check`; nil: not
+    /// contacted), every secret it holds removed from the keyring, the account kept (with its
+    /// reviewed chain) and marked as needing `vigil account login`. Audited.
+    public func logout(id: String, revokingThrough check: AccountCheck?) async throws -> Result {
+        guard let account = try accounts.list().first(where: { $0.id == id }) else { throw StoreError(.notFound, "No account with id \(id).") }
+        var (revoked, problem): ([SecretKey.Kind], String?) = ([], nil)
+        if let check { (revoked, problem) = await revokeTokens(of: account, through: check) }
+        var removed: [SecretKey.Kind] = []
+        for kind in Self.secretKinds where try secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
+            removed.append(kind)
+        }
+        let updated = try accounts.logOut(id: id, removed: removed.map(\.rawValue))
+        return Result(account: updated, removedSecrets: removed, revoked: revoked, revocationProblem: problem)
+    }
+
+    /// The account's tokens revoked at its revocation endpoint, over a connection to its own
+    /// server; what was revoked, or why nothing was.
+    func revokeTokens(of account: Account, through check: AccountCheck) async -> (revoked: [SecretKey.Kind], problem: String?) {
+        var revoked: [SecretKey.Kind] = []
+        var problem: String?
+        guard let endpoint = account.revocationEndpoint, let clientID = account.clientID else { return ([], nil) }
+        do {
+            let judged = try await check.judge(account)
+            if judged.result.isAcceptable {
+                let client = try AccountSetup.client(
+                    for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options,
+                    reviewed: judged.chain.first, logger: check.logger)
+                let tokens = OAuth2TokenClient(
+                    client: client, clientID: clientID,
+                    authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret(for: account), supported: nil))
+                for (kind, hint) in [(SecretKey.Kind.refreshToken, "refresh_token"), (.accessToken, "access_token")] {
+                    guard let token = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) else { continue }
+                    if try await tokens.revoke(token, hint: hint, at: endpoint) { revoked.append(kind) }
+                }
+                if !revoked.isEmpty {
+                    try accounts.record(
+                        .accountTokensRevoked, target: account.server, detail: "\(account.user): " + revoked.map(\.rawValue).joined(separator: ", "))
+                }
+            } else {
+                problem = "the server's certificate is not the one reviewed, so no token was sent to revoke"
+            }
+        } catch {
+            problem = "the server could not be reached to revoke the tokens (\(error))"
+        }
+        return (revoked, problem)
     }
 }

@@ -31,6 +31,8 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
     /// keyring, then this is cleared): a row still pending after a crash is not an account, and
     /// `AccountRegistry` removes it with whatever secrets it got.
     public var pendingSince: Date?
+    /// A name the user gave the account (`vigil account rename`), unique; nil: none.
+    public var label: String?
 
     public init(
         id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,

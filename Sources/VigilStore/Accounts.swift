@@ -98,6 +98,72 @@ public struct Accounts: Sendable {
         try database.read { db in try Account.filter(Column("pendingSince") == nil).order(Column("createdAt"), Column("id")).fetchAll(db) }
     }
 
+    /// The account a user names: its id (any case), its label, a unique id prefix (at least
+    /// four characters) or `user@host` (the server's host, unique). Throws
+    /// ``StoreError/Code/notFound`` with the candidates when none or several match.
+    public func resolve(_ reference: String) throws -> Account {
+        let all = try list()
+        let text = reference.trimmingCharacters(in: .whitespaces)
+        if let exact = all.first(where: { $0.id.caseInsensitiveCompare(text) == .orderedSame || $0.label == text }) { return exact }
+        var candidates: [Account] = []
+        if text.count >= 4 { candidates = all.filter { $0.id.lowercased().hasPrefix(text.lowercased()) } }
+        if candidates.isEmpty, let at = text.lastIndex(of: "@") {
+            let user = String(text[..<at]), host = text[text.index(after: at)...].lowercased()
+            candidates = all.filter { $0.user == user && (URLComponents(string: $0.server)?.host?.lowercased() == host) }
+        }
+        if candidates.count == 1 { return candidates[0] }
+        if candidates.isEmpty {
+            throw StoreError(.notFound, "No account is \(text): give its id, a unique id prefix, its label or user@host (see vigil account list).")
+        }
+        throw StoreError(
+            .notFound,
+            "\(text) names \(candidates.count) accounts (\(candidates.map(\.id).joined(separator: ", "))); give more of the id, or a label (vigil account rename)."
+        )
+    }
+
+    /// Gives account `id` the label `label` (nil removes it); a label is unique and is not an
+    /// id's shape, so that a reference never means two accounts. Audited.
+    @discardableResult
+    public func rename(id: String, to label: String?, at time: Date = Date()) throws -> Account {
+        if let label {
+            guard !label.isEmpty, label.count <= 64, !label.contains("@"), label.allSatisfy({ !$0.isWhitespace && !$0.isNewline }),
+                UUID(uuidString: label) == nil
+            else {
+                throw StoreError(.invalid, "A label is 1 to 64 characters without spaces or '@', and not an id.")
+            }
+        }
+        return try database.write { db in
+            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            if let label, let other = try Account.filter(Column("label") == label).fetchOne(db), other.id != id {
+                throw StoreError(.invalid, "The label \(label) is already account \(other.id)'s.")
+            }
+            let old = account.label
+            account.label = label
+            try account.update(db)
+            var event = AuditEvent(
+                time: time, kind: .accountRenamed, target: account.server, detail: "\(account.user): \(old ?? "(no label)") -> \(label ?? "(no label)")")
+            try event.insert(db)
+            return account
+        }
+    }
+
+    /// Account `id` was logged out: its secrets (`removed`, kinds) left the keyring; it needs a
+    /// login before it is used again. Audited.
+    @discardableResult
+    public func logOut(id: String, removed: [String], at time: Date = Date()) throws -> Account {
+        try database.write { db in
+            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            account.needsLogin = true
+            account.tokenExpiresAt = nil
+            try account.update(db)
+            var event = AuditEvent(
+                time: time, kind: .accountLoggedOut, target: account.server,
+                detail: "\(account.user): " + (removed.isEmpty ? "no secret was in the keyring" : "removed " + removed.joined(separator: ", ")))
+            try event.insert(db)
+            return account
+        }
+    }
+
     /// The pending account `id` is complete: its secrets are kept.
     public func complete(id: String) throws {
         try database.write { db in

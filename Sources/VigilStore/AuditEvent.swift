@@ -31,9 +31,13 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
         public static let accountNeedsLogin = Kind(rawValue: "account-needs-login")
         /// An account's tokens were revoked at the server (RFC 7009) on removal.
         public static let accountTokensRevoked = Kind(rawValue: "account-tokens-revoked")
+        /// An account was given a label (or its label was removed).
+        public static let accountRenamed = Kind(rawValue: "account-renamed")
+        /// An account was logged out: its secrets left the keyring, the account stays.
+        public static let accountLoggedOut = Kind(rawValue: "account-logged-out")
         public static let known: Set<Kind> = [
             .certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
-            .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked,
+            .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked, .accountRenamed, .accountLoggedOut,
         ]
         public var isKnown: Bool { Self.known.contains(self) }
     }

@@ -141,6 +141,10 @@ public final class VigilDatabase: Sendable {
         migrator.registerMigration("v6: accounts pending until their secrets are kept") { db in
             try db.alter(table: Account.databaseTableName) { table in table.add(column: "pendingSince", .datetime) }
         }
+        migrator.registerMigration("v7: account labels") { db in
+            try db.alter(table: Account.databaseTableName) { table in table.add(column: "label", .text) }
+            try db.create(index: "account_label", on: Account.databaseTableName, columns: ["label"], unique: true)
+        }
         return migrator
     }
 

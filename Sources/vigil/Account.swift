@@ -16,7 +16,7 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             commandName: "account",
             abstract: "Add an account with certificate review, list accounts, remove one.",
-            subcommands: [Add.self, List.self, Show.self, Check.self, Login.self, Remove.self]
+            subcommands: [Add.self, List.self, Show.self, Check.self, Login.self, Rename.self, Logout.self, Remove.self]
         )
 
         struct Add: AsyncParsableCommand {
@@ -125,9 +125,81 @@ extension Vigil {
                         for account in accounts {
                             print(
                                 SafeText.escaped(
-                                    "\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
+                                    "\(account.id)  \(account.label.map { "[\($0)]  " } ?? "")\(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"
+                                        + (account.needsLogin ? "  (needs login)" : "")))
                         }
                     }
+                } catch {
+                    ExitStatus.fail(error)
+                }
+            }
+        }
+
+        struct Rename: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "rename", abstract: "Give an account a label to name it by (or remove it with --clear).",
+                discussion: "A label is unique, 1 to 64 characters without spaces or '@'. Every account command then takes it instead of the id.")
+            @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
+            @Argument(help: "The new label.") var label: String?
+            @Flag(help: "Remove the account's label.") var clear = false
+            @OptionGroup var store: Certificates.StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func validate() throws {
+                if clear == (label != nil) { throw ValidationError("Give a label, or --clear to remove the label.") }
+            }
+
+            func run() async throws {
+                _ = CommandContext.start(logOptions)
+                do {
+                    let accounts = Accounts(database: store.open())
+                    let renamed = try accounts.rename(id: try accounts.resolve(account).id, to: clear ? nil : label)
+                    print(
+                        SafeText.escaped("account \(renamed.id) (\(renamed.user) on \(renamed.server)): " + (renamed.label.map { "label \($0)" } ?? "no label"))
+                    )
+                } catch {
+                    ExitStatus.fail(error)
+                }
+            }
+        }
+
+        struct Logout: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "logout",
+                abstract: "Log an account out: its tokens revoked at the server, its secrets removed from the keyring; the account stays.",
+                discussion: """
+                    The account keeps its server, user and the certificate chain reviewed for it; `vigil account login` brings
+                    its credentials back. Tokens are revoked as for `remove` (over a connection to the reviewed certificate only).
+                    """)
+            @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
+            @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
+            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
+                []
+            @OptionGroup var resolveOptions: ResolveOptions
+            @OptionGroup var store: Certificates.StoreOptions
+            @OptionGroup var logOptions: LogOptions
+
+            func run() async throws {
+                let (settings, logger) = CommandContext.start(logOptions)
+                do {
+                    let database = store.open()
+                    let id = try Accounts(database: database).resolve(account).id
+                    var check: AccountCheck?
+                    if !noRevoke {
+                        check = AccountCheck(
+                            evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings), database: database, settings: settings, logger: logger)
+                        check?.options.resolve = resolveOptions.pins
+                    }
+                    let result = try await AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore()).logout(
+                        id: id, revokingThrough: check)
+                    let removed = result.removedSecrets.map(\.rawValue)
+                    print(
+                        SafeText.escaped(
+                            "logged out \(result.account.id): \(result.account.user) on \(result.account.server)"
+                                + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
+                                + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))")
+                                + "; vigil account login brings it back"))
+                    if let problem = result.revocationProblem { print(SafeText.escaped("warning: the tokens were not revoked: \(problem)")) }
                 } catch {
                     ExitStatus.fail(error)
                 }
@@ -144,7 +216,7 @@ extension Vigil {
                     gets no token; the removal goes on and says so). Then the account and every secret it has in the keyring.
                     """
             )
-            @Argument(help: "The account's id (see list).") var id: String
+            @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
             @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
             @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
                 []
@@ -157,6 +229,7 @@ extension Vigil {
                 do {
                     let database = store.open()
                     let removal = AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore())
+                    let id = try Accounts(database: database).resolve(self.id).id
                     let result: AccountRemoval.Result
                     if noRevoke {
                         result = try removal.remove(id: id)

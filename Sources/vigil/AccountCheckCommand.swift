@@ -28,7 +28,7 @@ extension Vigil.AccountCommand {
                 credentials (log in again), 2 error (unreachable server, keyring, database).
                 """
         )
-        @Argument(help: "The account's id (see list).") var id: String?
+        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String?
         @Flag(help: "Check every account.") var all = false
         @Flag(help: "The certificate only: a TLS handshake, no request, no credential.") var certificateOnly = false
         @Option(help: "Approve a changed certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
@@ -66,13 +66,7 @@ extension Vigil.AccountCommand {
             let database = store.open()
             let accounts: [Account]
             do {
-                let everyAccount = try Accounts(database: database).list()
-                if let id {
-                    guard let account = everyAccount.first(where: { $0.id == id }) else { ExitStatus.fail("No account with id \(id); see vigil account list.") }
-                    accounts = [account]
-                } else {
-                    accounts = everyAccount
-                }
+                accounts = try id.map { [try Accounts(database: database).resolve($0)] } ?? Accounts(database: database).list()
             } catch {
                 ExitStatus.fail(error)
             }

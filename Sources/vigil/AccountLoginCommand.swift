@@ -22,7 +22,7 @@ extension Vigil.AccountCommand {
                 the method needs is missing.
                 """
         )
-        @Argument(help: "The account's id (see list).") var id: String
+        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
         @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
         @Option(help: "Approve a changed certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
         @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.") var browser:
@@ -45,9 +45,7 @@ extension Vigil.AccountCommand {
             let (settings, logger) = CommandContext.start(logOptions)
             let database = store.open()
             do {
-                guard let account = try Accounts(database: database).list().first(where: { $0.id == id }) else {
-                    ExitStatus.fail("No account with id \(id); see vigil account list.")
-                }
+                let account = try Accounts(database: database).resolve(id)
                 let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                 var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
                 check.options.timeout = .milliseconds(Int64(timeout * 1000))

@@ -14,7 +14,7 @@ extension Vigil.AccountCommand {
             discussion:
                 "The chain is summarized as stored at setup, judged now against --ca-file (or the system store). Exit codes: 0 shown, 2 unknown id or unreadable database."
         )
-        @Argument(help: "The account's id (see list).") var id: String
+        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
         @Option(name: .customLong("ca-file"), help: "Judge the stored chain against only these CAs (repeatable).") var caFiles: [String] = []
         @Flag(help: "JSON instead of text.") var json = false
         @OptionGroup var store: Vigil.Certificates.StoreOptions
@@ -23,9 +23,7 @@ extension Vigil.AccountCommand {
         func run() async throws {
             let (settings, _) = CommandContext.start(logOptions)
             do {
-                guard let account = try Accounts(database: store.open()).list().first(where: { $0.id == id }) else {
-                    ExitStatus.fail("No account with id \(id); see vigil account list.")
-                }
+                let account = try Accounts(database: store.open()).resolve(id)
                 let chain = try account.reviewedChainPEM.map { try Certificate.parsePEM($0) } ?? []
                 let endpoint = URLComponents(string: account.server)
                 let peer = endpoint?.host.map { PeerName(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) }
@@ -35,9 +33,13 @@ extension Vigil.AccountCommand {
                     return
                 }
                 print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
+                if let label = account.label { print(SafeText.escaped("label: \(label)")) }
                 print(
-                    account.needsLogin ? "status: NEEDS LOGIN (the server refused the stored credentials): vigil account login \(account.id)" : "status: ready")
-                if account.method != "com.owncloud.basicauth" {
+                    account.needsLogin
+                        ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)" : "status: ready")
+                if account.needsLogin {
+                    // Logged out (no secret left) or refused: the keyring is not claimed to hold anything.
+                } else if account.method != "com.owncloud.basicauth" {
                     let expiry =
                         account.tokenExpiresAt.map { date in
                             ISOTime.string(date)

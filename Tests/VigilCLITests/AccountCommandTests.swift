@@ -102,6 +102,41 @@ struct AccountCommandTests {
         }
     }
 
+    /// An account over months: named by a label, a prefix of its id or user@host; logged out
+    /// (its password leaves the keyring, the account and its reviewed chain stay; nothing is sent
+    /// with it any more) and logged in again.
+    @Test func anAccountIsRenamedLoggedOutAndLoggedInAgain() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+                password: "alice-test-password")
+            #expect(added.status == 0, "\(added.standardError)")
+            let id = try await accountID()
+            let renamed = try await vigil(["account", "rename", String(id.prefix(8)).lowercased(), "work"])
+            #expect(renamed.status == 0 && renamed.standardOutput.contains("label work"), "\(renamed.standardOutput)\(renamed.standardError)")
+            #expect(try await vigil(["account", "list"]).standardOutput.contains("[work]"))
+            #expect(try await vigil(["account", "check", "work", "--ca-file", TestPaths.caBundle]).status == 0)
+            #expect(try await vigil(["account", "show", "alice@127.0.0.1"]).standardOutput.contains("label: work"))
+            let taken = try await vigil(["account", "rename", "work", "not a label"])
+            #expect(taken.status == 2 && taken.standardError.contains("without spaces"))
+
+            let out = try await vigil(["account", "logout", "work"])
+            #expect(out.status == 0 && out.standardOutput.contains("removed from the keyring: password"), "\(out.standardOutput)\(out.standardError)")
+            #expect(try await vigil(["account", "show", "work"]).standardOutput.contains("NEEDS LOGIN"))
+            let requestsBefore = running.simulator.journal.entries.count
+            let checked = try await vigil(["account", "check", "work", "--ca-file", TestPaths.caBundle])
+            #expect(checked.status == 1 && checked.standardOutput.contains("NEEDS-LOGIN"), "\(checked.standardOutput)")
+            #expect(!running.simulator.journal.entries.dropFirst(requestsBefore).contains { $0.authorization }, "no credential left to send")
+
+            let back = try await vigil(["account", "login", "work", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
+            #expect(back.status == 0, "\(back.standardOutput)\(back.standardError)")
+            #expect(try await vigil(["account", "check", "work", "--ca-file", TestPaths.caBundle]).status == 0)
+            let audit = try await vigil(["certificates", "audit"])
+            #expect(audit.standardOutput.contains("account-renamed") && audit.standardOutput.contains("account-logged-out"), "\(audit.standardOutput)")
+            #expect(try await vigil(["account", "remove", "work"]).status == 0)
+        }
+    }
+
     @Test func anUntrustedServerIsNotApprovedWithoutTheFingerprint() async throws {
         try await withRunningSimulator("self-signed") { (running) async throws in
             let result = try await vigil(
