@@ -55,6 +55,24 @@ public struct AccountRemoval: Sendable {
         return result
     }
 
+    /// After an account is removed: when no other account uses its server's host and port, the
+    /// approvals made for it are revoked (they existed for that account), unless `keep`.
+    /// Returns the approvals revoked.
+    public func revokeApprovalsLeftOver(by account: Account, approvals: CertificateApprovals, keep: Bool) throws -> [ApprovedCertificate] {
+        guard !keep, let endpoint = try? Endpoint(url: account.server) else { return [] }
+        let stillUsed = try accounts.list().contains { other in
+            guard let server = try? Endpoint(url: other.server) else { return false }
+            return server.host.lowercased() == endpoint.host.lowercased() && server.port == endpoint.port
+        }
+        guard !stillUsed else { return [] }
+        var revoked: [ApprovedCertificate] = []
+        for approval in try approvals.list() where approval.host.lowercased() == endpoint.host.lowercased() && approval.port == endpoint.port {
+            guard let id = approval.id else { continue }
+            revoked.append(try approvals.revoke(id: id, reason: "its last account (\(account.user) on \(account.server)) was removed"))
+        }
+        return revoked
+    }
+
     /// Logs account `id` out: its tokens revoked as for a removal (with `check`; nil: not
     /// contacted), every secret it holds removed from the keyring, the account kept (with its
     /// reviewed chain) and marked as needing `vigil account login`. Audited.

@@ -250,10 +250,13 @@ public struct AccountSetup: Sendable {
             // OAuth2 needs a client registered on this server (OpenID Connect can register one);
             // without one it is passed over for the next method, and the user is told why.
             if ranked.contains(.oauth2), options.method != .oauth2, options.oauth2Client(for: base) == nil {
+                let wouldHaveBeenChosen = ranked.first == .oauth2
                 ranked.removeAll { $0 == .oauth2 }
-                await interaction.progress(
-                    "OAuth2 is offered, but no OAuth2 client is configured for \(base) (authentication-oauth2.oa2-client-id, registered on this server by authentication-oauth2.oa2-client-server or bookmark.default-url): trying the next method."
-                )
+                if wouldHaveBeenChosen {
+                    await interaction.progress(
+                        "OAuth2 is offered, but no OAuth2 client is configured for \(base) (authentication-oauth2.oa2-client-id, registered on this server by authentication-oauth2.oa2-client-server or bookmark.default-url): trying the next method."
+                    )
+                }
             }
             await interaction.progress(
                 "Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", "))."

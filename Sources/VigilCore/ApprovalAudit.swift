@@ -12,7 +12,8 @@ public struct ApprovalAudit: Sendable {
         /// `host:port`.
         public var target: String
         /// `expired`, `expires-soon`, `cannot-be-approved`, `unused`, `revoked-but-pinned`,
-        /// `no-longer-presented`, `not-kept`, `unreachable`.
+        /// `account-approval-revoked`, `no-longer-presented`, `not-kept`, `unreachable`, `revoked`,
+        /// `cannot-be-approved-live`.
         public var code: String
         public var message: String
     }
@@ -37,7 +38,8 @@ public struct ApprovalAudit: Sendable {
     public func check(live: Bool = false, timeout: Duration = .seconds(10)) async throws -> [Problem] {
         var problems: [Problem] = []
         let all = try approvals.list(includingRevoked: true)
-        let servers = try accounts.list().compactMap { try? Endpoint(url: $0.server) }
+        let accountList = try accounts.list()
+        let servers = accountList.compactMap { try? Endpoint(url: $0.server) }
         let evaluator = try TrustEvaluator(configuration: evaluatorConfiguration)
         for approval in all {
             guard let id = approval.id else { continue }
@@ -47,6 +49,23 @@ public struct ApprovalAudit: Sendable {
             if !approval.isActive {
                 if requirements.pins.pins(for: endpoint).contains(approval.spkiSHA256) {
                     add("revoked-but-pinned", "Revoked, but its key is still pinned for \(target) in connection.pinned-public-keys.")
+                }
+                // An account still reviewed with this very certificate, and no active approval of
+                // it left: its next connection is untrusted, and asks for a review again.
+                let dependents = accountList.filter { account in
+                    guard let server = try? Endpoint(url: account.server), server.host.lowercased() == approval.host.lowercased(), server.port == approval.port,
+                        let leaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first
+                    else { return false }
+                    return leaf.sha256Fingerprint == approval.sha256
+                }
+                let stillApproved = all.contains {
+                    $0.isActive && $0.sha256 == approval.sha256 && $0.host.lowercased() == approval.host.lowercased() && $0.port == approval.port
+                }
+                for account in dependents where !stillApproved {
+                    add(
+                        "account-approval-revoked",
+                        "Revoked, and account \(account.id) (\(account.user) on \(account.server)) was set up with this certificate: its next connection asks for a review again, or fails in a cron job."
+                    )
                 }
                 continue
             }

@@ -218,6 +218,7 @@ extension Vigil {
             )
             @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
             @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
+            @Flag(help: "Keep the certificate approvals of its server even when no other account uses it.") var keepApprovals = false
             @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
                 []
             @OptionGroup var resolveOptions: ResolveOptions
@@ -247,6 +248,13 @@ extension Vigil {
                                 + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
                                 + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))")))
                     if let problem = result.revocationProblem { print(SafeText.escaped("warning: the tokens were not revoked: \(problem)")) }
+                    let leftOver = try removal.revokeApprovalsLeftOver(by: account, approvals: CertificateApprovals(database: database), keep: keepApprovals)
+                    for approval in leftOver {
+                        print(
+                            SafeText.escaped(
+                                "revoked approval \(approval.id ?? 0) of \(approval.host):\(approval.port) (\(approval.sha256)): no account uses that server any more (--keep-approvals keeps it)"
+                            ))
+                    }
                 } catch let error as StoreError {
                     ExitStatus.fail(error.reason)
                 } catch let error as SecretStoreError {

@@ -137,6 +137,37 @@ struct AccountCommandTests {
         }
     }
 
+    /// An approval's life follows its account's: revoking the one an account depends on is
+    /// reported by audit --check; removing the last account of a server revokes its approvals
+    /// (unless --keep-approvals).
+    @Test func approvalsFollowTheirAccounts() async throws {
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let fingerprint = try TestPaths.sha256Fingerprint(of: "self-signed")
+            let add = [
+                "account", "add", running.url(path: ""), "--user", "alice", "--method", "basic", "--password-stdin", "--approve-certificate", fingerprint,
+            ]
+            #expect(try await vigil(add, password: "alice-test-password").status == 0)
+            let id = try await accountID()
+            func approvals(_ all: Bool = false) async throws -> [[String: Any]] {
+                let listed = try await vigil(["certificates", "list", "--json"] + (all ? ["--all"] : [])).standardOutput
+                return try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
+            }
+            let approval = try #require(try await approvals().first?["id"] as? Int)
+            #expect(try await vigil(["certificates", "revoke", "\(approval)", "--reason", "test"]).status == 0)
+            let audit = try await vigil(["certificates", "audit", "--check"])
+            #expect(
+                audit.status == 1 && audit.standardOutput.contains("account-approval-revoked") && audit.standardOutput.contains(id), "\(audit.standardOutput)")
+
+            // Approved again (a new approval), then the account removed: the approval goes with it.
+            let again = try await vigil(["account", "check", id, "--approve-certificate", fingerprint])
+            #expect(again.status == 0, "\(again.standardOutput)\(again.standardError)")
+            #expect(try await approvals().count == 1)
+            let removed = try await vigil(["account", "remove", id])
+            #expect(removed.status == 0 && removed.standardOutput.contains("no account uses that server any more"), "\(removed.standardOutput)")
+            #expect(try await approvals().isEmpty)
+        }
+    }
+
     @Test func anUntrustedServerIsNotApprovedWithoutTheFingerprint() async throws {
         try await withRunningSimulator("self-signed") { (running) async throws in
             let result = try await vigil(
