@@ -48,6 +48,10 @@ public struct AuthenticationLogin: Sendable {
     public var revocationEndpoint: String?
     /// Seconds the access token lives, as the server said.
     public var expiresIn: Int?
+    /// OpenID Connect: the provider and its `sub`, the user's stable identity there (every later
+    /// login must match it); nil for other methods.
+    public var issuer: String?
+    public var subject: String?
 
     public init(
         secrets: [SecretKey.Kind: Secret], authorization: Secret, refusal: String, clientID: String? = nil,

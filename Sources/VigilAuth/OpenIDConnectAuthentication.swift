@@ -25,10 +25,13 @@ public struct OpenIDConnectAuthentication: AuthenticationMethod {
         await interaction.progress(
             "Log in as \(context.user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")
         let result = try await login.login(user: context.user) { url in await interaction.openBrowser(url) }
-        await interaction.progress("The id_token is valid: \(result.claims.userName), issued by \(result.claims.iss) to client \(result.clientID).")
-        return OAuth2Authentication.login(
+        await interaction.progress("The id_token is valid: subject \(result.claims.sub), issued by \(result.claims.iss) to client \(result.clientID).")
+        var done = OAuth2Authentication.login(
             result.tokens, user: context.user, server: context.server, clientID: result.clientID,
             tokenEndpoint: configuration.tokenEndpoint, revocationEndpoint: configuration.revocationEndpoint)
+        done.issuer = result.claims.iss
+        done.subject = result.claims.sub
+        return done
     }
 
     /// The same Bearer access token as OAuth2.

@@ -92,9 +92,9 @@ public struct OpenIDConnectLogin: Sendable {
         let claims = try await idToken.withValue { token in
             try await validator.validate(token) { try await self.fetch(jwks, what: "the JWKS") }
         }
-        guard claims.userName == user || claims.sub == user else {
-            throw OAuth2Error(.userMismatch, "The provider logged in \(claims.userName), not \(user); nothing is kept.")
-        }
+        // Who logged in is the server's to say (account setup asks it with the token): the
+        // provider's `sub` may be an opaque key and `preferred_username` absent (OpenID Connect
+        // Core says a client must not rely on it), so neither is compared with `user` here.
         try await checkUserinfo(subject: claims.sub, accessToken: tokens.accessToken)
         return Result(tokens: tokens, claims: claims, clientID: clientID)
     }

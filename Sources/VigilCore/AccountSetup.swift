@@ -279,11 +279,19 @@ public struct AccountSetup: Sendable {
             let context = AuthenticationContext(server: base, user: user, client: client, detection: detection, settings: options.authentication(for: base))
             let started = Date()
             let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
-            try await checkFiles(login, base: base, user: user, client: client, newToken: method.usesTokens)
-            let account = Account(
-                server: base, user: user, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
+            // After a browser login the server says who logged in (the user typed a login hint);
+            // it must be the user asked for, and the account is named as the server names them.
+            let serverUser = method.usesTokens ? try await loggedInUser(login, base: base, expected: user, client: client) : user
+            if serverUser != user, try accounts.list().contains(where: { $0.server == base && $0.user == serverUser }) {
+                throw AccountSetupError(.duplicate, "\(serverUser) on \(base) is already an account.")
+            }
+            try await checkFiles(login, base: base, user: serverUser, client: client, newToken: method.usesTokens)
+            var account = Account(
+                server: base, user: serverUser, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
                 clientID: login.clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: login.revocationEndpoint,
                 tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
+            account.issuer = login.issuer
+            account.subject = login.subject
             await describe(base: base, login: login, client: client, interaction: interaction)
             try registry.add(account, secrets: login.secrets)
             logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
@@ -411,7 +419,17 @@ public struct AccountSetup: Sendable {
             server: current.server, user: current.user, client: client, detection: detection, settings: options.authentication(for: current.server))
         let started = Date()
         let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
+        if method.usesTokens { _ = try await loggedInUser(login, base: current.server, expected: current.user, client: client) }
+        // The same person at the provider as at setup: a stable identity, whatever names change.
+        if let issuer = current.issuer, let subject = current.subject, login.issuer != issuer || login.subject != subject {
+            throw AccountSetupError(
+                .responseRejected,
+                "The provider logged in another identity (\(SafeText.escaped(login.issuer ?? "?")) \(SafeText.escaped(login.subject ?? "?"))) than the account's (\(SafeText.escaped(issuer)) \(SafeText.escaped(subject))); nothing is kept."
+            )
+        }
         try await checkFiles(login, base: current.server, user: current.user, client: client, newToken: method.usesTokens)
+        current.issuer = current.issuer ?? login.issuer
+        current.subject = current.subject ?? login.subject
         current.clientID = login.clientID ?? current.clientID
         current.tokenEndpoint = login.tokenEndpoint ?? current.tokenEndpoint
         current.revocationEndpoint = login.revocationEndpoint ?? current.revocationEndpoint
@@ -460,6 +478,32 @@ public struct AccountSetup: Sendable {
 
     /// A login proved on the user's files (a `PROPFIND` of their root answered 207) before
     /// anything keeps it.
+    /// The user a token belongs to, as the server says (its OCS user endpoint, `data.id`): a
+    /// provider may name users by an opaque `sub`, and only the server knows whose files the
+    /// token opens. It must be `expected` (the login hint the user gave; compared without case,
+    /// as ownCloud's user ids are), else nothing is kept and both names are shown. A server that
+    /// does not answer leaves `expected` (the files check that follows proves the token on them).
+    func loggedInUser(_ login: AuthenticationLogin, base: String, expected: String, client: HTTPClient) async throws -> String {
+        let answer = try? await login.authorization.withValue { authorization in
+            try await client.send(
+                HTTPRequest(
+                    url: "\(base)/\(options.userPath)?format=json",
+                    headers: [(name: "Authorization", value: authorization), (name: "OCS-APIREQUEST", value: "true")]),
+                retryingAfter: options.newTokenRetryDelays, when: { $0.status == 401 }
+            ).response
+        }
+        guard let answer, answer.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+            let data = (object["ocs"] as? [String: Any])?["data"] as? [String: Any], let id = data["id"] as? String, !id.isEmpty
+        else { return expected }
+        guard id.caseInsensitiveCompare(expected) == .orderedSame else {
+            throw AccountSetupError(
+                .responseRejected,
+                "The browser login was \(SafeText.escaped(id))'s, not \(SafeText.escaped(expected))'s (the server says whose the token is); nothing is kept. Log in as \(SafeText.escaped(expected)), or add the account as \(SafeText.escaped(id))."
+            )
+        }
+        return id
+    }
+
     func checkFiles(_ login: AuthenticationLogin, base: String, user: String, client: HTTPClient, newToken: Bool) async throws {
         // A token just issued may not be known to every node yet: a 401 is retried (bounded); a
         // password's 401 is final at once.

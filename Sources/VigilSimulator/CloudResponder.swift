@@ -246,7 +246,10 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             return oidc.revoke(form: OIDCProvider.form(String(decoding: request.body, as: UTF8.self)))
         case ("GET", "/index.php/apps/oauth2/userinfo"):
             guard let user = authenticatedUser(request) else { return unauthorized() }
-            var answer = json(200, #"{"sub":"\#(user)","email":"\#(user)@example.test","preferred_username":"\#(user)"}"#)
+            let subject = oidc.subject(for: user)
+            var answer = json(
+                200,
+                subject == user ? #"{"sub":"\#(user)","email":"\#(user)@example.test","preferred_username":"\#(user)"}"# : #"{"sub":"\#(subject)"}"#)
             answer.authenticatedUser = user
             return answer
         case ("GET", "/ocs/v2.php/cloud/user"), ("GET", "/ocs/v1.php/cloud/user"):

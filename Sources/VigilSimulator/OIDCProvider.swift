@@ -36,6 +36,17 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         public var discoveryIssuerMismatch: Bool?
         /// The token response has no id_token.
         public var missingIDToken: Bool?
+        /// Users are named by an opaque subject (`sub` a key such as `u-1`) with no
+        /// `preferred_username`, as Google, Azure AD and django-oauth-toolkit name them.
+        public var opaqueSubject: Bool?
+        /// The provider logs in another test user than the `login_hint` asks for.
+        public var anotherUser: Bool?
+    }
+
+    /// The `sub` a user has at this provider: the user name, or an opaque key.
+    func subject(for user: String) -> String {
+        guard faults.opaqueSubject == true else { return user }
+        return "u-\((users.keys.sorted().firstIndex(of: user) ?? 99) + 1)"
     }
 
     let faults: Faults
@@ -162,7 +173,8 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         if challenge != nil && query["code_challenge_method"] != "S256" {
             return redirectError(redirect, state: query["state"], "invalid_request", "code_challenge_method must be S256")
         }
-        let user = query["login_hint"].flatMap { users[$0] != nil ? $0 : nil } ?? users.keys.sorted().first ?? "alice"
+        var user = query["login_hint"].flatMap { users[$0] != nil ? $0 : nil } ?? users.keys.sorted().first ?? "alice"
+        if faults.anotherUser == true, let other = users.keys.sorted().first(where: { $0 != user }) { user = other }
         let code = Self.random(24)
         lock.lock()
         seenSecrets.append(PlantedSecret(what: "an authorization code", value: code))
@@ -274,13 +286,15 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
             ["iss": issuer, "sub": user, "aud": client, "iat": now, "exp": now + 3600, "scope": scope, "jti": Self.random(8)], kid: Self.keyID, key: key)
         var idClaims: [String: Any] = [
             "iss": faults.wrongIssuer == true ? "https://attacker.invalid" : issuer,
-            "sub": user,
+            "sub": subject(for: user),
             "aud": faults.wrongAudience == true ? "someone-else" : client,
             "iat": now,
             "exp": faults.expiredIDToken == true ? now - 3600 : now + 3600,
-            "email": "\(user)@example.test",
-            "preferred_username": user,
         ]
+        if faults.opaqueSubject != true {
+            idClaims["email"] = "\(user)@example.test"
+            idClaims["preferred_username"] = user
+        }
         if let nonce { idClaims["nonce"] = faults.badNonce == true ? "not-\(nonce)" : nonce }
         let unknown = faults.unknownKeyID == true
         let idToken = faults.algNone == true ? unsigned(idClaims) : sign(idClaims, kid: unknown ? "unknown-kid" : Self.keyID, key: unknown ? rogueKey : key)

@@ -33,6 +33,10 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
     public var pendingSince: Date?
     /// A name the user gave the account (`vigil account rename`), unique; nil: none.
     public var label: String?
+    /// OpenID Connect: the provider (`iss`) and the user's `sub` there, the stable identity every
+    /// later login must match; nil for other methods.
+    public var issuer: String?
+    public var subject: String?
 
     public init(
         id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,

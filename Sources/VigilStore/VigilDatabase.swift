@@ -145,6 +145,12 @@ public final class VigilDatabase: Sendable {
             try db.alter(table: Account.databaseTableName) { table in table.add(column: "label", .text) }
             try db.create(index: "account_label", on: Account.databaseTableName, columns: ["label"], unique: true)
         }
+        migrator.registerMigration("v8: the identity an OpenID Connect account logs in as") { db in
+            try db.alter(table: Account.databaseTableName) { table in
+                table.add(column: "issuer", .text)
+                table.add(column: "subject", .text)
+            }
+        }
         return migrator
     }
 

@@ -325,7 +325,13 @@ public struct ScenarioJudge: Sendable {
     /// client accepted what it should have refused.
     func faultLoginFailures(_ evidence: ScenarioEvidence) -> [String] {
         guard scenario.outcome == .refuse, scenario.oidcFaults != nil else { return [] }
-        guard let entry = evidence.journal.first(where: { $0.acceptedToken == true && (200..<300).contains($0.status) }) else { return [] }
+        // Using the token on the user's files is the login; asking who the token belongs to
+        // (userinfo, the OCS user endpoint) is how a client finds out that the login is wrong.
+        guard
+            let entry = evidence.journal.first(where: {
+                $0.acceptedToken == true && (200..<300).contains($0.status) && $0.path.contains("/remote.php/")
+            })
+        else { return [] }
         return [
             "The client logged in with a token (\(entry.method) \(entry.path)) from a provider whose answers it should have refused (\(scenario.summary)) (invariant 1)."
         ]

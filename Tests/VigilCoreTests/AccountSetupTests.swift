@@ -239,6 +239,27 @@ struct AccountSetupTests {
         #expect(basic.simulator.journal.entries.allSatisfy { !$0.authorization })
     }
 
+    /// A provider that names users by an opaque `sub` (no preferred_username): the server says
+    /// whose the token is; the account is alice's, with the provider's issuer and sub kept as the
+    /// identity later logins must match. A provider that logs in bob for alice adds nothing.
+    @Test func theUserIsWhoTheServerSays() async throws {
+        try await withRunningSimulator("oidc-opaque-subject") { (running) async throws in
+            let account = try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser())
+            defer {
+                for kind in [SecretKey.Kind.accessToken, .refreshToken] { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: kind)) }
+            }
+            #expect(account.user == "alice" && account.subject == "u-1" && account.issuer == running.url(path: ""))
+            #expect(try Accounts(database: database).list().first?.subject == "u-1", "kept in the database")
+        }
+        try await withRunningSimulator("oidc-another-user") { (running) async throws in
+            await expectFailure(.responseRejected) {
+                try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser())
+            }
+            #expect(try Accounts(database: database).list().count == 1, "only the first scenario's account")
+            #expect(!running.simulator.journal.entries.contains { $0.method == "PROPFIND" && $0.authorization }, "bob's token never reached the files")
+        }
+    }
+
     @Test func openIDConnectIsTheDefaultAndKeepsBothTokensInTheKeyring() async throws {
         try await withRunningSimulator("bearer-only") { (running) async throws in
             let user = ScriptedUser()
@@ -256,8 +277,10 @@ struct AccountSetupTests {
             #expect(entries.contains { $0.method == "POST" && $0.path.hasSuffix("/register") }, "a client registered for the login (RFC 7591)")
             let authorized = entries.filter(\.authorization)
             #expect(
-                authorized.map(\.method) == ["GET", "PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasSuffix("/userinfo") == true,
-                "userinfo and the WebDAV check carry the token, then the capabilities and user endpoints: \(authorized.map(\.path))")
+                authorized.map(\.method) == ["GET", "GET", "PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasSuffix("/userinfo") == true
+                    && authorized[1].path.hasSuffix("/cloud/user"),
+                "userinfo, the server's user endpoint (whose token it is) and the WebDAV check carry the token, then the capabilities and user endpoints: \(authorized.map(\.path))"
+            )
         }
     }
 
