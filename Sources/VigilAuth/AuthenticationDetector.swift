@@ -53,23 +53,86 @@ public struct AuthenticationDetector: Sendable {
             detection.notes.append("The WebDAV endpoint answered \(dav.status) instead of 401 without credentials.")
         }
 
+        // Where the login provider is: WebFinger (as OpenCloud and oCIS clients ask), then the
+        // server's discovery document. A provider on another origin is not fetched here: setup
+        // reviews its certificate first (``AuthenticationDetection/providerIssuer``).
+        let fingered = try await webFingerIssuer(base)
+        if case .failure(let problem) = fingered {
+            detection.notes.append(problem.reason)
+            detection.rejectedOpenIDConnect = problem.reason
+        }
+        let fingeredIssuer = try? fingered.get()
         let discovery = try await client.send(HTTPRequest(url: "\(base)/\(paths.wellKnown)/openid-configuration"))
         if let redirect = discovery.redirect {
             detection.redirects.append(redirect)
-        } else if discovery.status == 200 {
-            switch Self.validate(discovery.body, server: base) {
-            case .success(let configuration):
-                detection.methods.insert(
-                    DetectedAuthenticationMethod(
-                        identifier: .openIDConnect, evidence: "OpenID Connect discovery names the issuer \(configuration.issuer).",
-                        openIDConfiguration: configuration), at: 0)
-            case .failure(let problem):
-                detection.notes.append(problem.reason)
-                detection.rejectedOpenIDConnect = problem.reason
+        } else if detection.rejectedOpenIDConnect == nil, discovery.status == 200 {
+            let named = (try? JSONDecoder().decode(OpenIDConfiguration.self, from: Data(discovery.body))).map { Self.trimmed($0.issuer) }
+            if let named, named != base, Self.isOtherOrigin(named, than: base) {
+                // The server points at a provider of its own choosing on another host.
+                if let fingeredIssuer, fingeredIssuer != named {
+                    let reason = "WebFinger names the OpenID Connect issuer \(fingeredIssuer), the discovery document \(named): they disagree."
+                    detection.notes.append(reason)
+                    detection.rejectedOpenIDConnect = reason
+                } else if !named.lowercased().hasPrefix("https://") {
+                    let reason = "The OpenID Connect issuer \(named) is not an https URL."
+                    detection.notes.append(reason)
+                    detection.rejectedOpenIDConnect = reason
+                } else {
+                    detection.providerIssuer = named
+                }
+            } else {
+                switch Self.validate(discovery.body, server: base) {
+                case .success(let configuration) where fingeredIssuer == nil || fingeredIssuer == base:
+                    detection.methods.insert(
+                        DetectedAuthenticationMethod(
+                            identifier: .openIDConnect, evidence: "OpenID Connect discovery names the issuer \(configuration.issuer).",
+                            openIDConfiguration: configuration), at: 0)
+                case .success:
+                    let reason = "WebFinger names the OpenID Connect issuer \(fingeredIssuer ?? "?"), the discovery document this server: they disagree."
+                    detection.notes.append(reason)
+                    detection.rejectedOpenIDConnect = reason
+                case .failure(let problem):
+                    detection.notes.append(problem.reason)
+                    detection.rejectedOpenIDConnect = problem.reason
+                }
             }
+        } else if detection.rejectedOpenIDConnect == nil, let fingeredIssuer, fingeredIssuer != base {
+            detection.providerIssuer = fingeredIssuer
         }
         logger.privacy.info("Detected \(public: detection.methods.map(\.identifier.rawValue).joined(separator: ", ")) at \(base)", metadata: ["tags": "auth"])
         return detection
+    }
+
+    /// The issuer WebFinger names for `base` (RFC 7033, the OpenID Connect issuer relation); nil
+    /// when the server has no WebFinger answer; a failure for an issuer that is not https.
+    func webFingerIssuer(_ base: String) async throws -> Result<String?, DetectionProblem> {
+        let resource = base.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? base
+        let relation = Self.issuerRelation.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let answer = try await client.send(HTTPRequest(url: "\(base)/\(paths.wellKnown)/webfinger?resource=\(resource)&rel=\(relation)"))
+        guard answer.status == 200, answer.redirect == nil, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+            let links = object["links"] as? [[String: Any]],
+            let href = links.first(where: { $0["rel"] as? String == Self.issuerRelation })?["href"] as? String
+        else { return .success(nil) }
+        guard href.lowercased().hasPrefix("https://"), URLComponents(string: href)?.host?.isEmpty == false else {
+            return .failure(DetectionProblem(reason: "WebFinger names the OpenID Connect issuer \(href), which is not an https URL."))
+        }
+        return .success(Self.trimmed(href))
+    }
+
+    static let issuerRelation = "http://openid.net/specs/connect/1.0/issuer"
+
+    static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
+
+    /// Whether `url` is on another origin than `base` (scheme, host or port).
+    static func isOtherOrigin(_ url: String, than base: String) -> Bool {
+        guard let a = URLComponents(string: url), let b = URLComponents(string: base) else { return true }
+        return a.scheme?.lowercased() != b.scheme?.lowercased() || a.host?.lowercased() != b.host?.lowercased() || (a.port ?? 443) != (b.port ?? 443)
+    }
+
+    /// A provider's own discovery document (fetched from its issuer by the caller, over a client
+    /// that reviewed the provider's certificate): its issuer must be exactly `issuer`.
+    public static func validateProvider(_ body: [UInt8], issuer: String) -> Result<OpenIDConfiguration, DetectionProblem> {
+        validate(body, server: trimmed(issuer))
     }
 
     /// A discovery document Vigil accepts: it parses, its issuer is the server (OpenID Connect
@@ -92,8 +155,8 @@ public struct AuthenticationDetector: Sendable {
         return .success(configuration)
     }
 
-    struct DetectionProblem: Error {
-        var reason: String
+    public struct DetectionProblem: Error {
+        public var reason: String
     }
 }
 
@@ -109,6 +172,10 @@ public struct AuthenticationDetection: Sendable {
     /// (another issuer, an endpoint over plain http): why. Setup refuses such a server rather
     /// than fall back silently to another method.
     public var rejectedOpenIDConnect: String?
+    /// The server names a login provider on another origin (WebFinger, or its discovery
+    /// document): its certificate is reviewed and its own discovery document read before
+    /// OpenID Connect is offered (account setup does both).
+    public var providerIssuer: String?
 
     public init() {}
 }

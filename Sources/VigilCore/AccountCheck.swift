@@ -160,8 +160,15 @@ public struct AccountCheck: Sendable {
             result,
             try AccountSetup.client(
                 for: judged.endpoint, evaluator: evaluator, approvals: approvals, options: options,
-                reviewed: judged.chain.first, logger: logger)
+                reviewed: judged.chain.first, provider: Self.provider(of: account, server: judged.endpoint), logger: logger)
         )
+    }
+
+    /// The login provider of an account whose tokens come from another host (its token
+    /// endpoint's origin): reached with its own approvals, never the server's.
+    static func provider(of account: Account, server: Endpoint) -> (endpoint: Endpoint, reviewed: Certificate?)? {
+        guard let url = account.tokenEndpoint, let endpoint = try? Endpoint(url: url), endpoint != server else { return nil }
+        return (endpoint, nil)
     }
 
     /// The files probe's outcome in a report.

@@ -99,7 +99,7 @@ public struct AccountRemoval: Sendable {
             if judged.result.isAcceptable {
                 let client = try AccountSetup.client(
                     for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options,
-                    reviewed: judged.chain.first, logger: check.logger)
+                    reviewed: judged.chain.first, provider: AccountCheck.provider(of: account, server: judged.endpoint), logger: check.logger)
                 let tokens = OAuth2TokenClient(
                     client: client, clientID: clientID,
                     authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret(for: account), supported: nil))

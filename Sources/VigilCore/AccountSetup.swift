@@ -244,8 +244,16 @@ public struct AccountSetup: Sendable {
             await interaction.progress("\(base) is an ownCloud/OpenCloud server.")
 
             // 3. Which method?
-            let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base)
+            var detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base)
             try Self.stopOnRedirect(detection.redirects.first)
+            if let issuer = detection.providerIssuer, options.allowedMethods?.contains(.openIDConnect) ?? true {
+                let (both, configuration) = try await reviewedProvider(issuer, server: endpoint, serverLeaf: reviewedChain.first, interaction: interaction)
+                client = both
+                detection.methods.insert(
+                    DetectedAuthenticationMethod(
+                        identifier: .openIDConnect, evidence: "The server's login provider \(issuer) (another host) names itself in its discovery document.",
+                        openIDConfiguration: configuration), at: 0)
+            }
             var ranked = AuthenticationMethodRanking.rank(methods.offered(by: detection), allowed: options.allowedMethods, preferred: options.preferredMethods)
             // OAuth2 needs a client registered on this server (OpenID Connect can register one);
             // without one it is passed over for the next method, and the user is told why.
@@ -398,7 +406,7 @@ public struct AccountSetup: Sendable {
     public func logIn(again account: Account, check: AccountCheck, interaction: any AccountSetupInteraction) async throws -> Account {
         try Self.checkKeyring(secrets)
         let (result, reviewed) = try await check.reviewedClient(for: account, interaction: interaction)
-        guard let client = reviewed else {
+        guard var client = reviewed else {
             let why: String
             switch result {
             case .refused(let reasons): why = reasons.map(\.message).joined(separator: " ")
@@ -411,7 +419,15 @@ public struct AccountSetup: Sendable {
         guard let method = methods.method(AuthenticationMethodIdentifier(rawValue: current.method)) else {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(current.method) is not one Vigil can log in with.")
         }
-        let detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: current.server)
+        var detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: current.server)
+        if method.identifier == .openIDConnect, let issuer = detection.providerIssuer, let server = try? Endpoint(url: current.server) {
+            let reviewedLeaf = (try? current.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first
+            let (both, configuration) = try await reviewedProvider(issuer, server: server, serverLeaf: reviewedLeaf, interaction: interaction)
+            client = both
+            detection.methods.insert(
+                DetectedAuthenticationMethod(
+                    identifier: .openIDConnect, evidence: "The server's login provider \(issuer).", openIDConfiguration: configuration), at: 0)
+        }
         if method.identifier == .openIDConnect, let problem = detection.rejectedOpenIDConnect {
             throw AccountSetupError(.responseRejected, "\(current.server) offers OpenID Connect through an unsafe discovery document: \(problem)")
         }
@@ -578,17 +594,59 @@ public struct AccountSetup: Sendable {
     /// A client for `endpoint` whose policy accepts what the evaluator trusts, or a leaf approved
     /// (by the user or in advance) for this host and port, and nothing below the requirements;
     /// with `reviewed`, that very leaf and no other.
+    /// `provider`: the login provider on another host, with the leaf reviewed for it (nil: its
+    /// approvals only): the same client then reaches both, each with its own approvals.
     static func client(
         for endpoint: Endpoint, evaluator: TrustEvaluator, approvals: CertificateApprovals, options: Options,
-        reviewed: Certificate?, logger: Logger
+        reviewed: Certificate?, provider: (endpoint: Endpoint, reviewed: Certificate?)? = nil, logger: Logger
     ) throws -> HTTPClient {
         let configuration = options.clientConfiguration
-        let approved = try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).union(options.preApproved.fingerprints(for: endpoint))
+        var approved: [Endpoint: Set<String>] = [:]
+        var reviewedLeaves: [Endpoint: String] = [:]
+        for (each, leaf) in [(endpoint, reviewed)] + (provider.map { [($0.endpoint, $0.reviewed)] } ?? []) {
+            approved[each] = try approvals.approvedLeaves(host: each.host, port: each.port).union(options.preApproved.fingerprints(for: each))
+            if let leaf { reviewedLeaves[each] = leaf.sha256Fingerprint }
+        }
         return HTTPClient(
             policy: EvaluatorTrustPolicy(
-                judge: ConnectionJudge(evaluator: evaluator, requirements: options.requirements), approvals: [endpoint: approved],
-                reviewedLeaves: reviewed.map { [endpoint: $0.sha256Fingerprint] } ?? [:]),
+                judge: ConnectionJudge(evaluator: evaluator, requirements: options.requirements), approvals: approved, reviewedLeaves: reviewedLeaves),
             configuration: configuration, logger: logger)
+    }
+
+    /// The login provider the server names on another host: its certificate reviewed as the
+    /// server's was (trusted, approved by the user, or refused by the same rules), then its own
+    /// discovery document read from it, whose issuer must be exactly the one named. Returns a
+    /// client for the server and the provider, and the provider's configuration. A provider that
+    /// cannot be reached or read refuses OpenID Connect (never a silent fall back).
+    func reviewedProvider(
+        _ issuer: String, server: Endpoint, serverLeaf: Certificate?, interaction: any AccountSetupInteraction
+    ) async throws -> (HTTPClient, OpenIDConfiguration) {
+        guard let providerEndpoint = try? Endpoint(url: issuer) else {
+            throw AccountSetupError(.responseRejected, "The login provider \(issuer) the server names is not an https URL.")
+        }
+        await interaction.progress("The server's login provider is on another host: \(issuer). Its certificate is reviewed too.")
+        let providerLeaf: Certificate?
+        do {
+            providerLeaf = try await reviewedClient(for: providerEndpoint, interaction: interaction).1.first
+        } catch let error as HTTPError {
+            throw AccountSetupError(.responseRejected, "The login provider \(issuer) the server names cannot be reached: \(error.reason)")
+        }
+        let client = try Self.client(
+            for: server, evaluator: evaluator, approvals: approvals, options: options, reviewed: serverLeaf,
+            provider: (providerEndpoint, providerLeaf), logger: logger)
+        let answer: HTTPResponse
+        do {
+            answer = try await client.send(HTTPRequest(url: "\(issuer)/\(options.paths.wellKnown)/openid-configuration"))
+        } catch let error as HTTPError {
+            throw AccountSetupError(.responseRejected, "The login provider's discovery document could not be read: \(error.reason)")
+        }
+        guard answer.status == 200, answer.redirect == nil else {
+            throw AccountSetupError(.responseRejected, "The login provider \(issuer) answered its discovery document with HTTP \(answer.status).")
+        }
+        switch AuthenticationDetector.validateProvider(answer.body, issuer: issuer) {
+        case .success(let configuration): return (client, configuration)
+        case .failure(let problem): throw AccountSetupError(.responseRejected, "The login provider's discovery document: \(problem.reason)")
+        }
     }
 
     /// The server a status.php redirect points to: its location without the status path. A

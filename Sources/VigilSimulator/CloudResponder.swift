@@ -231,9 +231,12 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             lock.lock()
             let plain = bases["http:1"]
             lock.unlock()
-            return json(200, oidc.discovery(issuer: issuer(for: request), plainBase: plain))
+            return json(200, oidc.discovery(issuer: providerIssuer(for: request), plainBase: plain))
         case ("GET", "/.well-known/webfinger"):
-            return oidc.webfinger(resource: request.query["resource"], issuer: issuer(for: request))
+            var issuer = providerIssuer(for: request)
+            if oidc.faults.webfingerPlainHTTP == true { issuer = issuer.replacingOccurrences(of: "https://", with: "http://") }
+            if oidc.faults.webfingerDisagrees == true { issuer = resolve("{https:3}", path: "") }
+            return oidc.webfinger(resource: request.query["resource"], issuer: issuer)
         case ("GET", "/index.php/apps/oauth2/jwks"):
             return json(200, oidc.jwks())
         case ("POST", "/index.php/apps/oauth2/register"):
@@ -267,6 +270,13 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         }
         if let answer = dav(request, path: path) { return answer }
         return notFound()
+    }
+
+    /// The issuer the server names: the provider's host (``OIDCProvider/Faults/providerHost``)
+    /// when the login provider lives elsewhere, else the server itself.
+    func providerIssuer(for request: SimulatedRequest) -> String {
+        if let host = oidc.faults.providerHost, host != request.host { return resolve("{https:\(host)}", path: "") }
+        return issuer(for: request)
     }
 
     /// The issuer: the https URL the request was sent to (its Host), as a server configured with

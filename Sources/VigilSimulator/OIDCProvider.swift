@@ -41,6 +41,13 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         public var opaqueSubject: Bool?
         /// The provider logs in another test user than the `login_hint` asks for.
         public var anotherUser: Bool?
+        /// The login provider lives on host N, not on the server: the server's discovery document
+        /// and WebFinger name host N's issuer (as OpenCloud and oCIS with an external IdP do).
+        public var providerHost: Int?
+        /// WebFinger names the issuer over plain http.
+        public var webfingerPlainHTTP: Bool?
+        /// WebFinger names host 3's issuer while the discovery document names the provider's.
+        public var webfingerDisagrees: Bool?
     }
 
     /// The `sub` a user has at this provider: the user name, or an opaque key.

@@ -235,6 +235,15 @@ public struct ScenarioJudge: Sendable {
         if scheme == evidence.start.scheme && entry.host == evidence.start.address { return true }
         // The https server where a client started on plain HTTP is never less safe than the start.
         if scheme == "https", evidence.start.scheme == "http", entry.host == evidence.start.address { return true }
+        // The login provider the server names on another host (the deployment's identity
+        // provider): agreed with the server, for its provider endpoints only (discovery, the
+        // OAuth2 endpoints), never as a server for files.
+        if scheme == "https", let provider = scenario.oidcFaults?.providerHost,
+            entry.host == evidence.listeners.first(where: { $0.host == provider && $0.scheme == "https" })?.address,
+            entry.path.hasPrefix("/.well-known/") || entry.path.hasPrefix("/index.php/apps/oauth2/")
+        {
+            return true
+        }
         return evidence.questions.contains {
             $0.question == .redirect && $0.approved && $0.at <= index && $0.scheme == scheme && evidence.address(of: $0.about) == entry.host
         }

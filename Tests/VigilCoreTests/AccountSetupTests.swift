@@ -260,6 +260,25 @@ struct AccountSetupTests {
         }
     }
 
+    /// A login provider on its own host: found by WebFinger, its certificate reviewed like the
+    /// server's, its own discovery document read; the account's tokens come from it.
+    @Test func aLoginProviderOnAnotherHost() async throws {
+        try await withRunningSimulator("oidc-provider-on-another-host") { (running) async throws in
+            let user = ScriptedUser()
+            let account = try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: user)
+            defer {
+                for kind in [SecretKey.Kind.accessToken, .refreshToken] { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: kind)) }
+            }
+            let provider = running.url(host: 2, path: "")
+            #expect(account.method == "com.owncloud.openid-connect" && account.issuer == provider)
+            #expect(account.tokenEndpoint?.hasPrefix(provider) == true && account.server == running.url(path: ""))
+            #expect(user.asked.filter { $0.hasPrefix("review") }.count == 2, "the server's and the provider's certificates: \(user.asked)")
+            let atProvider = running.simulator.journal.entries.filter { $0.host == "127.0.0.2" }
+            #expect(atProvider.allSatisfy { $0.path.hasPrefix("/.well-known/") || $0.path.hasPrefix("/index.php/apps/oauth2/") }, "no files at the provider")
+            #expect(running.simulator.journal.entries.contains { $0.host == "127.0.0.1" && $0.path.hasPrefix("/.well-known/webfinger") })
+        }
+    }
+
     @Test func openIDConnectIsTheDefaultAndKeepsBothTokensInTheKeyring() async throws {
         try await withRunningSimulator("bearer-only") { (running) async throws in
             let user = ScriptedUser()
