@@ -339,8 +339,8 @@ struct AccountSetupTests {
             #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
             let authorized = running.simulator.journal.entries.filter(\.authorization)
             #expect(
-                authorized.map(\.method) == ["PROPFIND", "GET", "GET", "GET"],
-                "the check (a listing and a download) carries the token first, then the capabilities and user endpoints")
+                authorized.map(\.method) == ["GET", "PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasSuffix("/cloud/user") == true,
+                "whose token it is (the server's user endpoint), the check (a listing and a download), then the capabilities and user endpoints")
 
             await expectFailure(.configuration) {
                 try await setup { $0.method = .oauth2 }.add(server: running.url(path: ""), user: "bob", interaction: ScriptedUser())
