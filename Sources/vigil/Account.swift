@@ -172,10 +172,7 @@ extension Vigil {
                     its credentials back. Tokens are revoked as for `remove` (over a connection to the reviewed certificate only).
                     """)
             @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
-            @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
-            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
-                []
-            @OptionGroup var resolveOptions: ResolveOptions
+            @OptionGroup var revocation: TokenRevocationOptions
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup var logOptions: LogOptions
 
@@ -184,22 +181,9 @@ extension Vigil {
                 do {
                     let database = store.open()
                     let id = try Accounts(database: database).resolve(account).id
-                    var check: AccountCheck?
-                    if !noRevoke {
-                        check = AccountCheck(
-                            evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings), database: database, settings: settings, logger: logger)
-                        check?.options.resolve = resolveOptions.pins
-                    }
                     let result = try await AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore()).logout(
-                        id: id, revokingThrough: check)
-                    let removed = result.removedSecrets.map(\.rawValue)
-                    print(
-                        SafeText.escaped(
-                            "logged out \(result.account.id): \(result.account.user) on \(result.account.server)"
-                                + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
-                                + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))")
-                                + "; vigil account login brings it back"))
-                    if let problem = result.revocationProblem { print(SafeText.escaped("warning: the tokens were not revoked: \(problem)")) }
+                        id: id, revokingThrough: try revocation.check(database: database, settings: settings, logger: logger))
+                    TokenRevocationOptions.report(result, done: "logged out", then: "; vigil account login brings it back")
                 } catch {
                     ExitStatus.fail(error)
                 }
@@ -217,11 +201,8 @@ extension Vigil {
                     """
             )
             @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
-            @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
             @Flag(help: "Keep the certificate approvals of its server even when no other account uses it.") var keepApprovals = false
-            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
-                []
-            @OptionGroup var resolveOptions: ResolveOptions
+            @OptionGroup var revocation: TokenRevocationOptions
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup var logOptions: LogOptions
 
@@ -232,22 +213,13 @@ extension Vigil {
                     let removal = AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore())
                     let id = try Accounts(database: database).resolve(self.id).id
                     let result: AccountRemoval.Result
-                    if noRevoke {
-                        result = try removal.remove(id: id)
-                    } else {
-                        var check = AccountCheck(
-                            evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings), database: database, settings: settings, logger: logger)
-                        check.options.resolve = resolveOptions.pins
+                    if let check = try revocation.check(database: database, settings: settings, logger: logger) {
                         result = try await removal.remove(id: id, revokingThrough: check)
+                    } else {
+                        result = try removal.remove(id: id)
                     }
                     let account = result.account
-                    let removed = result.removedSecrets.map(\.rawValue)
-                    print(
-                        SafeText.escaped(
-                            "removed account \(account.id): \(account.user) on \(account.server)"
-                                + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
-                                + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))")))
-                    if let problem = result.revocationProblem { print(SafeText.escaped("warning: the tokens were not revoked: \(problem)")) }
+                    TokenRevocationOptions.report(result, done: "removed account", then: "")
                     let leftOver = try removal.revokeApprovalsLeftOver(by: account, approvals: CertificateApprovals(database: database), keep: keepApprovals)
                     for approval in leftOver {
                         print(
@@ -355,5 +327,33 @@ struct TerminalInteraction: AccountSetupInteraction {
 
     func progress(_ message: String) async {
         print(SafeText.escaped(message))
+    }
+}
+
+/// How `account logout` and `account remove` revoke tokens: over a connection to the account's
+/// reviewed certificate (judged against `--ca-file` or the system store), or not at all.
+struct TokenRevocationOptions: ParsableArguments {
+    @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
+    @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+    @OptionGroup var resolveOptions: ResolveOptions
+
+    /// The check the revocation goes through; nil with `--no-revoke`.
+    func check(database: VigilDatabase, settings: Settings, logger: Logger) throws -> AccountCheck? {
+        guard !noRevoke else { return nil }
+        var check = AccountCheck(evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings), database: database, settings: settings, logger: logger)
+        check.options.resolve = resolveOptions.pins
+        return check
+    }
+
+    /// One line: what was done, the secrets removed, the tokens revoked; then a warning if they were not.
+    static func report(_ result: AccountRemoval.Result, done: String, then: String) {
+        let account = result.account
+        let removed = result.removedSecrets.map(\.rawValue)
+        print(
+            SafeText.escaped(
+                "\(done) \(account.id): \(account.user) on \(account.server)"
+                    + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
+                    + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))") + then))
+        if let problem = result.revocationProblem { print(SafeText.escaped("warning: the tokens were not revoked: \(problem)")) }
     }
 }
