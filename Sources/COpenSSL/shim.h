@@ -20,6 +20,7 @@
 #include <openssl/ocsp.h>
 #include <time.h>
 #include <string.h>
+#include <strings.h>
 
 static inline unsigned long vigil_dn_print_flags(void) { return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB; }
 static inline long vigil_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
@@ -252,7 +253,23 @@ done:
 /* Reads a CRL (DER or PEM) for `cert` issued by `issuer` at `now`: the CRL's issuer must be the
    certificate's, its signature the issuer's key's, it must be current, and its scope plain (no
    indirect CRL, no partial reasons, no delta CRL, and an onlyContains... scope that covers `cert`). */
-static inline int vigil_crl_check(const unsigned char *der, long len, X509 *cert, X509 *issuer, long long now, vigil_revocation_answer *out) {
+/* 1 when one of the URIs of a DIST_POINT_NAME's fullName is `url` (case-insensitive). */
+static inline int vigil_dist_point_names_url(const DIST_POINT_NAME *name, const char *url) {
+    if (!name || name->type != 0 || !url) return 0;
+    for (int i = 0; i < sk_GENERAL_NAME_num(name->name.fullname); i++) {
+        const GENERAL_NAME *gn = sk_GENERAL_NAME_value(name->name.fullname, i);
+        if (gn->type != GEN_URI) continue;
+        const char *uri = (const char *)ASN1_STRING_get0_data(gn->d.uniformResourceIdentifier);
+        int n = ASN1_STRING_length(gn->d.uniformResourceIdentifier);
+        if ((size_t)n == strlen(url) && strncasecmp(uri, url, (size_t)n) == 0) return 1;
+    }
+    return 0;
+}
+
+/* `url`: where the CRL was fetched (NULL: given offline). A CRL whose issuing distribution point
+   names a place must name that URL: a partitioned (sharded) CRL of the same issuer for other
+   certificates, served in its place, says nothing about this one (RFC 5280 6.3.3 (b)(2)(i)). */
+static inline int vigil_crl_check(const unsigned char *der, long len, X509 *cert, X509 *issuer, long long now, const char *url, vigil_revocation_answer *out) {
     memset(out, 0, sizeof *out);
     out->reason = -1; out->revoked_at = out->this_update = out->next_update = out->produced_at = -1;
     const unsigned char *cursor = der;
@@ -279,7 +296,9 @@ static inline int vigil_crl_check(const unsigned char *der, long len, X509 *cert
     if (idp) {
         int ca = X509_check_ca(cert) != 0;
         int unsupported = idp->indirectCRL || idp->onlysomereasons || idp->onlyattr || (idp->onlyCA && !ca) || (idp->onlyuser && ca);
+        int elsewhere = idp->distpoint && !vigil_dist_point_names_url(idp->distpoint, url);
         ISSUING_DIST_POINT_free(idp);
+        if (elsewhere) { result = VIGIL_REVOCATION_NOT_ABOUT; goto done; }
         if (unsupported) { result = VIGIL_REVOCATION_UNSUPPORTED; goto done; }
     }
     out->this_update = vigil_time_or_absent(X509_CRL_get0_lastUpdate(crl));
@@ -310,12 +329,13 @@ static inline int vigil_must_staple(X509 *cert) {
     ASN1_OCTET_STRING *data = X509_EXTENSION_get_data(ext);
     const unsigned char *p = ASN1_STRING_get0_data(data);
     int len = ASN1_STRING_length(data);
-    /* SEQUENCE OF INTEGER, each small: look for INTEGER 5 in the sequence's content. */
-    if (len < 2 || p[0] != 0x30 || p[1] != len - 2) return 0;
-    for (int i = 2; i + 2 < len;) {
-        if (p[i] != 0x02) return 0;
+    /* SEQUENCE OF INTEGER, each small: look for INTEGER 5 in the sequence's content. A TLS
+       Feature extension Vigil cannot read counts as must-staple (it fails closed). */
+    if (len < 2 || p[0] != 0x30 || p[1] != len - 2) return 1;
+    for (int i = 2; i + 2 <= len;) {
+        if (p[i] != 0x02) return 1;
         int n = p[i + 1];
-        if (i + 2 + n > len) return 0;
+        if (n < 1 || i + 2 + n > len) return 1;
         if (n == 1 && p[i + 2] == 5) return 1;
         i += 2 + n;
     }

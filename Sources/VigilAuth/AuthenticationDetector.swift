@@ -121,7 +121,7 @@ public struct AuthenticationDetector: Sendable {
 
     static let issuerRelation = "http://openid.net/specs/connect/1.0/issuer"
 
-    static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
+    public static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
 
     /// Whether `url` is on another origin than `base` (scheme, host or port).
     static func isOtherOrigin(_ url: String, than base: String) -> Bool {

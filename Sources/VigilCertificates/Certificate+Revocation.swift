@@ -40,7 +40,7 @@ extension Certificate {
     public func readCRL(_ crl: [UInt8], issuer: Certificate, depth: Int, url: String?, at time: Date = Date()) -> RevocationCheck {
         var answer = vigil_revocation_answer()
         let result = crl.withUnsafeBufferPointer {
-            vigil_crl_check($0.baseAddress, $0.count, storage.x509, issuer.storage.x509, Int64(time.timeIntervalSince1970), &answer)
+            vigil_crl_check($0.baseAddress, $0.count, storage.x509, issuer.storage.x509, Int64(time.timeIntervalSince1970), url, &answer)
         }
         return Self.check(from: answer, result: result, kind: "CRL", source: .crl, url: url, subject: subject, depth: depth)
     }

@@ -21,6 +21,9 @@ public struct RevocationReport: Codable, Sendable, Hashable {
     public var stapled: Bool?
     /// The server's certificate demands a stapled answer (RFC 7633).
     public var mustStaple = false
+    /// Responders and CRLs were not asked: the policy is off, or the chain is neither trusted nor
+    /// approved (a hostile server's URLs are not fetched before the user reviewed it).
+    public var notFetched = false
 
     public init(policy: RevocationPolicy) { self.policy = policy }
 
@@ -75,13 +78,22 @@ public struct RevocationReport: Codable, Sendable, Hashable {
     /// gets each request (bounded and cached by the caller); with the policy off, it is never called.
     /// `given`: an OCSP response for the server's certificate given offline (`--ocsp-response`),
     /// read after the staple.
+    /// `mayFetch`: the chain may lead Vigil to the URLs it names (it is trusted, or approved);
+    /// otherwise only the staple and `given` are read, and nothing counts as unresolved.
     public static func check(
-        _ evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, policy: RevocationPolicy,
+        _ evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, policy: RevocationPolicy, mayFetch: Bool = true,
         fetch: (RevocationRequest) throws -> [UInt8]
     ) -> RevocationReport {
         var report = RevocationReport(policy: policy)
         report.mustStaple = sent.first?.mustStaple ?? false
+        let fetching = policy != .off && mayFetch
+        report.notFetched = !fetching
         let path = issuerPath(evaluation, sent: sent)
+        // A leaf whose issuer is nowhere on the path cannot be checked: under hard-fail that is
+        // an unknown status, not a pass.
+        if path.isEmpty, let leaf = sent.first, !leaf.isSelfSigned, fetching {
+            report.unresolved.append(.init(subject: leaf.subject, depth: 0, namesASource: !leaf.ocspResponders.isEmpty || !leaf.crlURLs.isEmpty))
+        }
         let time = evaluation.time
         for (depth, link) in path.enumerated() {
             let (certificate, issuer) = link
@@ -98,7 +110,7 @@ public struct RevocationReport: Codable, Sendable, Hashable {
             }
             let responders = Array(certificate.ocspResponders.prefix(2))
             let crls = Array(certificate.crlURLs.prefix(2))
-            if policy != .off {
+            if fetching {
                 for url in responders where !decided {
                     guard let body = certificate.ocspRequest(issuer: issuer) else { break }
                     do {
@@ -117,7 +129,7 @@ public struct RevocationReport: Codable, Sendable, Hashable {
                     }
                 }
             }
-            if !decided {
+            if !decided, fetching {
                 report.unresolved.append(.init(subject: certificate.subject, depth: depth, namesASource: !responders.isEmpty || !crls.isEmpty))
             }
         }

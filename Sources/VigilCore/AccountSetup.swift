@@ -420,6 +420,17 @@ public struct AccountSetup: Sendable {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(current.method) is not one Vigil can log in with.")
         }
         var detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: current.server)
+        // The provider must be the one the account logged in with: one the server names now is
+        // refused before any login (and before any client secret goes to it).
+        if method.identifier == .openIDConnect, let known = current.issuer {
+            let named = detection.providerIssuer ?? detection.methods.first { $0.identifier == .openIDConnect }?.openIDConfiguration?.issuer
+            if let named, AuthenticationDetector.trimmed(named) != AuthenticationDetector.trimmed(known) {
+                throw AccountSetupError(
+                    .responseRejected,
+                    "\(current.server) now names the login provider \(SafeText.escaped(named)), not \(SafeText.escaped(known)), the one this account logged in with; nothing was sent. Remove and add the account again if the server really moved its provider."
+                )
+            }
+        }
         if method.identifier == .openIDConnect, let issuer = detection.providerIssuer, let server = try? Endpoint(url: current.server) {
             let reviewedLeaf = (try? current.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first
             let (both, configuration) = try await reviewedProvider(issuer, server: server, serverLeaf: reviewedLeaf, interaction: interaction)
@@ -510,7 +521,13 @@ public struct AccountSetup: Sendable {
         }
         guard let answer, answer.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
             let data = (object["ocs"] as? [String: Any])?["data"] as? [String: Any], let id = data["id"] as? String, !id.isEmpty
-        else { return expected }
+        else {
+            // Fails closed: with a provider's opaque sub, only the server can say whose the token is.
+            throw AccountSetupError(
+                .responseRejected,
+                "\(base) did not say whose the token is (its user endpoint \(options.userPath) answered \(answer.map { "HTTP \($0.status)" } ?? "nothing")); nothing is kept."
+            )
+        }
         guard id.caseInsensitiveCompare(expected) == .orderedSame else {
             throw AccountSetupError(
                 .responseRejected,

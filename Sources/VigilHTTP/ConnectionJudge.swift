@@ -31,14 +31,20 @@ public struct ConnectionJudge: Sendable {
             .requiring(pins: requirements.pins, for: endpoint, sent: chain)
     }
 
-    /// Step 4 (blocking: it may fetch). `given`: an OCSP response given offline.
-    public func revocationVerdict(_ evaluation: TrustEvaluation, chain: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil) -> TrustEvaluation {
-        requirements.revocation.apply(to: evaluation, sent: chain, staple: staple, given: given)
+    /// Step 4 (blocking: it may fetch, when `approved` or the chain is trusted). `given`: an OCSP
+    /// response given offline.
+    public func revocationVerdict(
+        _ evaluation: TrustEvaluation, chain: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, approved: Bool = false
+    ) -> TrustEvaluation {
+        requirements.revocation.apply(to: evaluation, sent: chain, staple: staple, given: given, mayFetch: approved || evaluation.verdict.isTrusted)
     }
 
     /// Every step, for a probe's completed handshake (revocation on a thread of its own).
     public func verdict(for handshake: TLSProbe.Handshake, endpoint: Endpoint, given: [UInt8]? = nil) async -> TrustEvaluation {
         let evaluation = chainVerdict(handshake.chain, negotiated: handshake.negotiated, for: endpoint)
-        return await requirements.revocation.apply(to: evaluation, sent: handshake.chain, staple: handshake.staple, given: given)
+        // The CA's responders and CRLs only for a trusted chain: a chain under review (not yet
+        // approved) could name any URL, and Vigil does not go where a hostile server points.
+        return await requirements.revocation.apply(
+            to: evaluation, sent: handshake.chain, staple: handshake.staple, given: given, mayFetch: evaluation.verdict.isTrusted)
     }
 }

@@ -19,10 +19,11 @@ public struct RevocationChecker: Sendable {
     }
 
     /// `evaluation` with its revocation report and reasons (blocking: it may fetch).
-    public func apply(to evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil) -> TrustEvaluation {
+    /// `mayFetch`: the chain is trusted or approved, so the URLs it names may be asked.
+    public func apply(to evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, mayFetch: Bool) -> TrustEvaluation {
         let deadline = ContinuousClock.now + timeout * 2
         var asked: [RevocationRequest] = []
-        let report = RevocationReport.check(evaluation, sent: sent, staple: staple, given: given, policy: policy) { request in
+        let report = RevocationReport.check(evaluation, sent: sent, staple: staple, given: given, policy: policy, mayFetch: mayFetch) { request in
             asked.append(request)
             return try fetch(request, deadline: deadline)
         }
@@ -32,12 +33,12 @@ public struct RevocationChecker: Sendable {
         return evaluation.requiring(revocation: report)
     }
 
-    /// ``apply(to:sent:staple:)`` on a thread of its own, for async callers.
-    public func apply(to evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil) async -> TrustEvaluation {
+    /// ``apply(to:sent:staple:given:mayFetch:)`` on a thread of its own, for async callers.
+    public func apply(to evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, mayFetch: Bool) async -> TrustEvaluation {
         let checker = self
         return
             (try? await TransferCancellation.onThread(named: "vigil-revocation") { _ in
-                checker.apply(to: evaluation, sent: sent, staple: staple, given: given)
+                checker.apply(to: evaluation, sent: sent, staple: staple, given: given, mayFetch: mayFetch)
             }) ?? evaluation.requiring(revocation: RevocationReport(policy: policy))
     }
 

@@ -64,7 +64,9 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     }
 
     public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision {
-        let evaluation = judge.revocationVerdict(decision.evaluation, chain: chain, staple: staple)
+        var approved = false
+        if case .approved = decision { approved = true }
+        let evaluation = judge.revocationVerdict(decision.evaluation, chain: chain, staple: staple, approved: approved)
         // Revoked, must-staple unmet, or unknown under hard-fail: refused, approved or not.
         if evaluation.revocation?.reasons.isEmpty == false { return .refused(evaluation) }
         switch decision {

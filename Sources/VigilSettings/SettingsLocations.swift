@@ -15,13 +15,22 @@ public struct SettingsLocations: Sendable, Hashable {
     }
 
     public static let defaultManagedFile = "/etc/vigil/managed.json"
+
+    /// Whether /etc/vigil/managed.json is there: anything at that path (a dangling symlink too),
+    /// or a directory the user may not search, counts, so that neither can be used to name
+    /// another managed file.
+    static func systemManagedFileIsThere() -> Bool {
+        var info = stat()
+        if lstat(defaultManagedFile, &info) == 0 { return true }
+        return errno == EACCES
+    }
     public static let managedFileVariable = "VIGIL_MANAGED_CONFIG"
 
     /// Variables starting with `VIGIL_` that are not settings.
     public static let controlVariables: Set<String> = [managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR", "VIGIL_DATA_DIR"]
 
     public init(environment: [String: String], systemManagedFileExists: Bool? = nil) {
-        let systemManagedFileExists = systemManagedFileExists ?? FileManager.default.fileExists(atPath: Self.defaultManagedFile)
+        let systemManagedFileExists = systemManagedFileExists ?? Self.systemManagedFileIsThere()
         let override = environment[Self.managedFileVariable].flatMap { $0.isEmpty ? nil : $0 }
         self.init(
             userFile: XDGDirectories(environment: environment).config + "/settings.json",

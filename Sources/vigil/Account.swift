@@ -340,7 +340,8 @@ struct TokenRevocationOptions: ParsableArguments {
     /// The check the revocation goes through; nil with `--no-revoke`.
     func check(database: VigilDatabase, settings: Settings, logger: Logger) throws -> AccountCheck? {
         guard !noRevoke else { return nil }
-        var check = AccountCheck(evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings), database: database, settings: settings, logger: logger)
+        var check = AccountCheck(
+            evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings), database: database, settings: settings, logger: logger)
         check.options.resolve = resolveOptions.pins
         return check
     }

@@ -81,6 +81,9 @@ struct InspectTextRenderer {
                 lines.append("    \(who): " + terminal.yellow("no usable answer") + " (\(from): \(t(check.problem ?? "")))")
             }
         }
+        if report.notFetched && report.policy != .off {
+            lines.append("    OCSP responders and CRLs not asked: the chain is not trusted (Vigil goes nowhere an untrusted server points)")
+        }
         for item in report.unresolved where !item.namesASource {
             lines.append("    \(item.depth == 0 ? "server certificate" : t(item.subject)): names no OCSP responder or CRL")
         }

@@ -48,6 +48,23 @@ struct RevocationTests {
         }
     }
 
+    /// A chain under review (not trusted, not approved) names URLs Vigil does not visit: a hostile
+    /// server could name any. Its staple is still read; hard-fail does not turn it into a refusal
+    /// the user could not review.
+    @Test func anUntrustedChainSendsVigilNowhere() async throws {
+        try await withRunningSimulator("ocsp-good") { running in
+            let endpoint = Endpoint(host: "127.0.0.1", port: try #require(running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port))
+            let handshake = try await TLSProbe().handshake(with: endpoint)
+            let judge = ConnectionJudge(
+                evaluator: try TrustEvaluator(configuration: .anchors([])),
+                requirements: ConnectionRequirements(revocation: RevocationChecker(policy: .hardFail)))
+            let evaluation = await judge.verdict(for: handshake, endpoint: endpoint)
+            #expect(!evaluation.verdict.isTrusted)
+            #expect(evaluation.revocation?.notFetched == true && evaluation.revocation?.reasons.isEmpty == true)
+            #expect(running.simulator.revocationRequests.isEmpty, "\(running.simulator.revocationRequests)")
+        }
+    }
+
     /// A forged "good" (signed by another CA) is no answer; the CRL still says revoked.
     @Test func aForgedAnswerIsNotBelieved() async throws {
         try await withRunningSimulator("ocsp-wrong-key") { running in
