@@ -100,6 +100,8 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
                 guard fds[index + 1].revents != 0 else { continue }
                 var buffer = [UInt8](repeating: 0, count: 1024)
                 let count = read(pending[index].fd, &buffer, buffer.count)
+                // Interrupted, or nothing after all: the connection waits for the next poll.
+                if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) { continue }
                 if count > 0 { pending[index].bytes.append(contentsOf: buffer[0..<count]) }
                 let complete = pending[index].bytes.contains(0x0A)
                 guard complete || count <= 0 || pending[index].bytes.count >= 8192 else { continue }
@@ -131,9 +133,12 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
                 let client = accept(fd, nil, nil)
                 if client >= 0 {
                     _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                    // Full: the oldest connection that has sent nothing goes first (a flood of
+                    // silent local connections cannot push out a browser that is sending).
                     if pending.count >= Self.maximumConnections {
-                        close(pending[0].fd)
-                        pending.removeFirst()
+                        let victim = pending.firstIndex { $0.bytes.isEmpty } ?? 0
+                        close(pending[victim].fd)
+                        pending.remove(at: victim)
                     }
                     pending.append(Pending(fd: client, until: min(ContinuousClock.now + Self.connectionBudget, deadline)))
                 }
