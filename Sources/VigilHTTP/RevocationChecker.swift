@@ -42,6 +42,9 @@ public struct RevocationChecker: Sendable {
             }) ?? evaluation.requiring(revocation: RevocationReport(policy: policy))
     }
 
+    /// The system trust store, for https responders: loading it costs more than a fetch.
+    static let systemStore = try? TrustEvaluator()
+
     func fetch(_ request: RevocationRequest, deadline: ContinuousClock.Instant) throws -> [UInt8] {
         let now = Date()
         if let cached = RevocationCache.shared.answer(for: request, now: now) { return try cached.get() }
@@ -59,9 +62,11 @@ public struct RevocationChecker: Sendable {
             configuration.maximumBodySize = maximumCRLSize
             http = HTTPRequest(url: url)
         }
-        // An https responder is judged by the system store, without revocation of its own.
+        // An https responder is judged by the system store (loaded once per process), without
+        // revocation of its own.
+        guard let systemStore = Self.systemStore else { throw RevocationFetchError("the system trust store cannot be loaded") }
         let client = HTTPClient(
-            policy: EvaluatorTrustPolicy(evaluator: try TrustEvaluator(), revocation: RevocationChecker(policy: .off)), configuration: configuration)
+            policy: EvaluatorTrustPolicy(evaluator: systemStore, revocation: RevocationChecker(policy: .off)), configuration: configuration)
         let result: Result<[UInt8], RevocationFetchError>
         do {
             let response = try client.blockingSend(http)
