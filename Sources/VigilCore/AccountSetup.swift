@@ -464,6 +464,55 @@ public struct AccountSetup: Sendable {
         return try registry.replace(current, secrets: login.secrets, because: "logged in again")
     }
 
+    /// Moves `account` to the server at `url` (a new name, a new port): the new server is reviewed
+    /// as at setup (its certificate shown, approved or refused; status.php an ownCloud or
+    /// OpenCloud server's; no redirect followed), then a password account's stored password is
+    /// proved on the user's files there before it moves with the account; a token account's tokens
+    /// stay behind (they are the old server's) and it needs `vigil account login`. Audited.
+    public func move(_ account: Account, to url: String, interaction: any AccountSetupInteraction) async throws -> Account {
+        try Self.checkKeyring(secrets)
+        let target = url.hasSuffix("/") ? String(url.dropLast()) : url
+        if Self.hasUserInformation(target) {
+            throw AccountSetupError(.invalidURL, "The URL \(Self.withoutUserInformation(target)) carries a user name or password; nothing was sent.")
+        }
+        if !options.urlEditable, let locked = options.defaultURL, Self.normalized(target) != Self.normalized(locked) {
+            throw AccountSetupError(
+                .policy, "The administrator locked the server to \(locked) (bookmark.url-editable is false); \(target) is not it. Nothing was sent.")
+        }
+        guard target.lowercased().hasPrefix("https://"), let endpoint = try? Endpoint(url: target) else {
+            throw AccountSetupError(.invalidURL, "\(url) is not an https URL; accounts live on https only.")
+        }
+        guard Self.normalized(target) != Self.normalized(account.server) else {
+            throw AccountSetupError(.invalidURL, "The account is on \(account.server) already.")
+        }
+        let (client, chain) = try await reviewedClient(for: endpoint, interaction: interaction)
+        let status = try await client.send(HTTPRequest(url: "\(target)/\(options.statusPath)"))
+        if let redirect = status.redirect {
+            throw AccountSetupError(
+                .redirected, "\(target) redirects to \(redirect.location); move the account there instead. Nothing was sent.", redirect: redirect)
+        }
+        try Self.checkStatus(status, base: target, tries: 1, minimumVersion: options.minimumServerVersion)
+        guard let method = methods.method(AuthenticationMethodIdentifier(rawValue: account.method)) else {
+            throw AccountSetupError(.unsupportedMethod, "The account's method \(account.method) is not one Vigil can use.")
+        }
+        var stored: [SecretKey.Kind: Secret] = [:]
+        for kind in method.secretKinds { stored[kind] = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
+        let moved: Account
+        if !method.usesTokens, let authorization = method.authorization(user: account.user, secrets: stored) {
+            let login = AuthenticationLogin(
+                secrets: stored, authorization: Secret(authorization),
+                refusal: "\(target) refused \(account.user)'s stored password: is it the same server's user?")
+            try await checkFiles(login, base: target, user: account.user, client: client, newToken: false)
+            moved = try accounts.move(id: account.id, to: target, reviewedChainPEM: Self.pem(chain), needsLogin: false)
+            try registry.store(stored, of: moved)
+        } else {
+            moved = try accounts.move(id: account.id, to: target, reviewedChainPEM: Self.pem(chain), needsLogin: true)
+        }
+        for kind in SecretKey.Kind.allKinds { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+        logger.privacy.notice("Moved an account from \(account.server) to \(target)", metadata: ["tags": "setup"])
+        return moved
+    }
+
     /// The keyring answers (a search, which reads no secret and asks nothing), or setup stops
     /// with how to get one. Vigil never falls back to a file.
     static func checkKeyring(_ secrets: any SecretStore) throws {

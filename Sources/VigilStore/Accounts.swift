@@ -147,6 +147,29 @@ public struct Accounts: Sendable {
         }
     }
 
+    /// Account `id` now lives at `server` (reviewed with `reviewedChainPEM`); with `needsLogin`,
+    /// its credentials stayed behind (tokens belong to the old server). Audited.
+    @discardableResult
+    public func move(id: String, to server: String, reviewedChainPEM: String?, needsLogin: Bool, at time: Date = Date()) throws -> Account {
+        try database.write { db in
+            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            if try Account.filter(Column("server") == server && Column("user") == account.user && Column("id") != id).fetchOne(db) != nil {
+                throw StoreError(.invalid, "\(account.user) on \(server) is already an account.")
+            }
+            let old = account.server
+            account.server = server
+            account.reviewedChainPEM = reviewedChainPEM
+            if needsLogin {
+                account.needsLogin = true
+                account.tokenExpiresAt = nil
+            }
+            try account.update(db)
+            var event = AuditEvent(time: time, kind: .accountMoved, target: server, detail: "\(account.user): from \(old)")
+            try event.insert(db)
+            return account
+        }
+    }
+
     /// Account `id` was logged out: its secrets (`removed`, kinds) left the keyring; it needs a
     /// login before it is used again. Audited.
     @discardableResult

@@ -35,9 +35,11 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
         public static let accountRenamed = Kind(rawValue: "account-renamed")
         /// An account was logged out: its secrets left the keyring, the account stays.
         public static let accountLoggedOut = Kind(rawValue: "account-logged-out")
+        /// An account moved to another server URL after its review.
+        public static let accountMoved = Kind(rawValue: "account-moved")
         public static let known: Set<Kind> = [
             .certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
-            .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked, .accountRenamed, .accountLoggedOut,
+            .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked, .accountRenamed, .accountLoggedOut, .accountMoved,
         ]
         public var isKnown: Bool { Self.known.contains(self) }
     }

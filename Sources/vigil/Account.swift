@@ -16,7 +16,7 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             commandName: "account",
             abstract: "Add an account with certificate review, list accounts, remove one.",
-            subcommands: [Add.self, List.self, Show.self, Check.self, Login.self, Rename.self, Logout.self, Remove.self]
+            subcommands: [Add.self, List.self, Show.self, Check.self, Login.self, Rename.self, Logout.self, Move.self, Remove.self]
         )
 
         struct Add: AsyncParsableCommand {

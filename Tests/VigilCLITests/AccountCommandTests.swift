@@ -137,6 +137,32 @@ struct AccountCommandTests {
         }
     }
 
+    /// A server that moved (here: host 1 to host 2): the new server is reviewed, the stored
+    /// password proved there before it moves with the account; a URL that is not a server is refused.
+    @Test func anAccountMovesWithItsServer() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+                password: "alice-test-password")
+            #expect(added.status == 0, "\(added.standardError)")
+            let id = try await accountID()
+            let newURL = running.url(host: 2, path: "")
+            let before = running.simulator.journal.entries.count
+            let moved = try await vigil(["account", "move", id, newURL, "--ca-file", TestPaths.caBundle])
+            #expect(moved.status == 0 && moved.standardOutput.contains("the password moved with it"), "\(moved.standardOutput)\(moved.standardError)")
+            let after = running.simulator.journal.entries.dropFirst(before)
+            #expect(after.allSatisfy { $0.host == "127.0.0.2" }, "only the new server was asked")
+            #expect(after.first?.path == "/status.php" && !(after.first?.authorization ?? true), "reviewed before the password went there")
+            #expect(try await vigil(["account", "show", id]).standardOutput.contains(newURL))
+            #expect(try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle]).status == 0)
+            let nowhere = try await vigil(["account", "move", id, "https://127.0.0.1:1", "--ca-file", TestPaths.caBundle])
+            #expect(nowhere.status == 2)
+            #expect(try await vigil(["account", "show", id]).standardOutput.contains(newURL), "a failed move changes nothing")
+            #expect(try await vigil(["certificates", "audit"]).standardOutput.contains("account-moved"))
+            #expect(try await vigil(["account", "remove", id]).status == 0)
+        }
+    }
+
     /// An approval's life follows its account's: revoking the one an account depends on is
     /// reported by audit --check; removing the last account of a server revokes its approvals
     /// (unless --keep-approvals).

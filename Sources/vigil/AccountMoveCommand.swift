@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import VigilCertificates
+import VigilCore
+import VigilLogging
+import VigilSecrets
+import VigilStore
+
+extension Vigil.AccountCommand {
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "move",
+            abstract: "Move an account to its server's new URL, after reviewing the new server.",
+            discussion: """
+                The new server is reviewed as at setup: its certificate shown (approve it at the terminal or with
+                --approve-certificate), its status.php an ownCloud or OpenCloud server's, no redirect followed. A password
+                account's stored password is proved on the user's files there before it moves; a token account needs
+                `vigil account login` afterwards (its tokens were the old server's). The old server's approvals are revoked
+                when no account uses it any more (--keep-approvals keeps them). Exit codes: 0 moved, 1 refused, 2 error.
+                """
+        )
+        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
+        @Argument(help: "The server's new URL, https://HOST[:PORT][/PATH].") var url: String
+        @Option(help: "Approve the new server's certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
+        @Flag(help: "Keep the old server's certificate approvals.") var keepApprovals = false
+        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+        @OptionGroup var resolveOptions: ResolveOptions
+        @OptionGroup var store: Vigil.Certificates.StoreOptions
+        @OptionGroup var logOptions: LogOptions
+
+        func validate() throws {
+            if let approveCertificate, Vigil.Certificates.Approve.normalized(approveCertificate).count != 64 {
+                throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
+            }
+        }
+
+        func run() async throws {
+            let (settings, logger) = CommandContext.start(logOptions)
+            let database = store.open()
+            do {
+                let account = try Accounts(database: database).resolve(id)
+                let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
+                var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
+                check.options.resolve = resolveOptions.pins
+                let setup = AccountSetup(
+                    evaluator: evaluator, approvals: check.approvals, accounts: check.accounts, secrets: KeyringSecretStore(), options: check.options,
+                    logger: logger)
+                let interaction = TerminalInteraction(
+                    approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized), acceptedRedirects: [],
+                    passwordFromStandardInput: false, browser: nil)
+                let moved = try await setup.move(account, to: url, interaction: interaction)
+                print(
+                    SafeText.escaped(
+                        "moved account \(moved.id): \(moved.user) from \(account.server) to \(moved.server)"
+                            + (moved.needsLogin ? "; log in there with vigil account login \(moved.id)" : "; the password moved with it")))
+                let leftOver = try AccountRemoval(accounts: check.accounts, secrets: KeyringSecretStore()).revokeApprovalsLeftOver(
+                    by: account, approvals: check.approvals, keep: keepApprovals)
+                for approval in leftOver {
+                    print(
+                        SafeText.escaped("revoked approval \(approval.id ?? 0) of \(approval.host):\(approval.port): no account uses the old server any more"))
+                }
+            } catch {
+                ExitStatus.fail(error)
+            }
+        }
+    }
+}
