@@ -246,13 +246,10 @@ public struct AccountSetup: Sendable {
             // 3. Which method?
             var detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base)
             try Self.stopOnRedirect(detection.redirects.first)
-            if let issuer = detection.providerIssuer, options.allowedMethods?.contains(.openIDConnect) ?? true {
-                let (both, configuration) = try await reviewedProvider(issuer, server: endpoint, serverLeaf: reviewedChain.first, interaction: interaction)
+            if options.allowedMethods?.contains(.openIDConnect) ?? true,
+                let both = try await addProvider(to: &detection, server: endpoint, serverLeaf: reviewedChain.first, interaction: interaction)
+            {
                 client = both
-                detection.methods.insert(
-                    DetectedAuthenticationMethod(
-                        identifier: .openIDConnect, evidence: "The server's login provider \(issuer) (another host) names itself in its discovery document.",
-                        openIDConfiguration: configuration), at: 0)
             }
             var ranked = AuthenticationMethodRanking.rank(methods.offered(by: detection), allowed: options.allowedMethods, preferred: options.preferredMethods)
             // OAuth2 needs a client registered on this server (OpenID Connect can register one);
@@ -431,13 +428,12 @@ public struct AccountSetup: Sendable {
                 )
             }
         }
-        if method.identifier == .openIDConnect, let issuer = detection.providerIssuer, let server = try? Endpoint(url: current.server) {
-            let reviewedLeaf = (try? current.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first
-            let (both, configuration) = try await reviewedProvider(issuer, server: server, serverLeaf: reviewedLeaf, interaction: interaction)
+        if method.identifier == .openIDConnect, let server = try? Endpoint(url: current.server),
+            let both = try await addProvider(
+                to: &detection, server: server, serverLeaf: (try? current.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first,
+                interaction: interaction)
+        {
             client = both
-            detection.methods.insert(
-                DetectedAuthenticationMethod(
-                    identifier: .openIDConnect, evidence: "The server's login provider \(issuer).", openIDConfiguration: configuration), at: 0)
         }
         if method.identifier == .openIDConnect, let problem = detection.rejectedOpenIDConnect {
             throw AccountSetupError(.responseRejected, "\(current.server) offers OpenID Connect through an unsafe discovery document: \(problem)")
@@ -677,6 +673,21 @@ public struct AccountSetup: Sendable {
             policy: EvaluatorTrustPolicy(
                 judge: ConnectionJudge(evaluator: evaluator, requirements: options.requirements), approvals: approved, reviewedLeaves: reviewedLeaves),
             configuration: configuration, logger: logger)
+    }
+
+    /// When detection found a login provider on another host: it reviewed (``reviewedProvider``),
+    /// OpenID Connect offered with its configuration, and the client that reaches both returned;
+    /// nil when the provider is the server itself.
+    func addProvider(
+        to detection: inout AuthenticationDetection, server: Endpoint, serverLeaf: Certificate?, interaction: any AccountSetupInteraction
+    ) async throws -> HTTPClient? {
+        guard let issuer = detection.providerIssuer else { return nil }
+        let (both, configuration) = try await reviewedProvider(issuer, server: server, serverLeaf: serverLeaf, interaction: interaction)
+        detection.methods.insert(
+            DetectedAuthenticationMethod(
+                identifier: .openIDConnect, evidence: "The server's login provider \(issuer) (another host) names itself in its discovery document.",
+                openIDConfiguration: configuration), at: 0)
+        return both
     }
 
     /// The login provider the server names on another host: its certificate reviewed as the

@@ -53,9 +53,7 @@ extension Vigil {
             @OptionGroup var logOptions: LogOptions
 
             func validate() throws {
-                if let approveCertificate, Certificates.Approve.normalized(approveCertificate).count != 64 {
-                    throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
-                }
+                try Vigil.Certificates.Approve.validate(approving: approveCertificate)
                 if let method, Self.identifier(method) == nil {
                     throw ValidationError("--method must be basic, oauth2 or openid-connect.")
                 }

@@ -40,9 +40,7 @@ extension Vigil.AccountCommand {
 
         func validate() throws {
             guard (id != nil) != all else { throw ValidationError("Give an account id or --all, not both.") }
-            if let approveCertificate, Vigil.Certificates.Approve.normalized(approveCertificate).count != 64 {
-                throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
-            }
+            try Vigil.Certificates.Approve.validate(approving: approveCertificate)
         }
 
         /// One account's line of the report.

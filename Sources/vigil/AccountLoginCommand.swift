@@ -35,9 +35,7 @@ extension Vigil.AccountCommand {
         @OptionGroup var logOptions: LogOptions
 
         func validate() throws {
-            if let approveCertificate, Vigil.Certificates.Approve.normalized(approveCertificate).count != 64 {
-                throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
-            }
+            try Vigil.Certificates.Approve.validate(approving: approveCertificate)
             guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
         }
 

@@ -29,9 +29,7 @@ extension Vigil.AccountCommand {
         @OptionGroup var logOptions: LogOptions
 
         func validate() throws {
-            if let approveCertificate, Vigil.Certificates.Approve.normalized(approveCertificate).count != 64 {
-                throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
-            }
+            try Vigil.Certificates.Approve.validate(approving: approveCertificate)
         }
 
         func run() async throws {

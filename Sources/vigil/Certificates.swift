@@ -75,6 +75,13 @@ extension Vigil {
                 String(text.lowercased().filter { $0.isHexDigit })
             }
 
+            /// `--approve-certificate`'s check, for every command that takes it.
+            static func validate(approving fingerprint: String?) throws {
+                if let fingerprint, normalized(fingerprint).count != 64 {
+                    throw ValidationError("--approve-certificate must be a SHA-256 fingerprint: 64 hex digits, colons optional.")
+                }
+            }
+
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
                 let requirements = ConnectionRequirements(settings: settings)

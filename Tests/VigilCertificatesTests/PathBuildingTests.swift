@@ -14,10 +14,7 @@ struct PathBuildingTests {
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    func openssl(_ arguments: [String]) throws {
-        let result = try CommandRunner.run("/usr/bin/openssl", arguments, currentDirectory: directory.path)
-        guard result.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: result.standardError]) }
-    }
+    func openssl(_ arguments: [String]) throws { try CommandRunner.openssl(arguments, in: directory) }
 
     /// Roots R1 (trusted) and R2 (not), one intermediate key certified by each under one name,
     /// and a leaf for 127.0.0.1 issued with that key.

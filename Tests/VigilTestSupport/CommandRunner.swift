@@ -8,6 +8,12 @@ public struct CommandResult: Sendable {
 }
 
 public enum CommandRunner {
+    /// `openssl` in `directory`, for a test's own PKI; throws with its standard error when it fails.
+    public static func openssl(_ arguments: [String], in directory: URL) throws {
+        let result = try run("/usr/bin/openssl", arguments, currentDirectory: directory.path)
+        guard result.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: result.standardError]) }
+    }
+
     /// Runs `executable` with `arguments`; `environment` entries are added to (or, with nil, removed from) ours.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
