@@ -207,14 +207,16 @@ public struct AccountSetup: Sendable {
                 let retried = options.retriedStatuses, clearsCookies = options.validatorFlags.contains("clear-cookies")
                 status = try await client.send(
                     HTTPRequest(url: "\(base)/\(options.statusPath)"), retryingAfter: options.retryDelays,
-                    when: { retried.contains($0.status) }
+                    when: { retried.contains($0.status) || $0.heldByAccessGateway }
                 ) { answer, delay in
                     if clearsCookies { client.configuration.cookies?.removeAll() }
-                    await interaction.progress("The server answered \(answer.status); trying again in \(delay).")
+                    let what = answer.heldByAccessGateway ? "Its access gateway let Vigil no further" : "The server answered \(answer.status)"
+                    await interaction.progress("\(what); trying again in \(delay).")
                 }.response
             } catch let error as HTTPError where error.code == .untrustedCertificate {
                 throw Self.certificateChanged(at: endpoint, error)
             }
+            if status.heldByAccessGateway, let held = Self.redirectError(status, tries: options.retryDelays.count + 1) { throw held }
             guard let redirect = status.redirect else {
                 try Self.checkStatus(status, base: base, tries: options.retryDelays.count + 1, minimumVersion: options.minimumServerVersion)
                 break
@@ -770,6 +772,17 @@ public struct AccountSetup: Sendable {
 
     static func stopOnRedirect(_ redirect: Redirect?) throws {
         if let redirect { throw redirectError(redirect) }
+    }
+
+    /// A redirected answer as an error: the gateway's hold (``HTTPResponse/heldByAccessGateway``),
+    /// unavailable for now after `tries`, or the server's redirect, not followed.
+    static func redirectError(_ answer: HTTPResponse, tries: Int) -> AccountSetupError? {
+        guard let redirect = answer.redirect else { return nil }
+        guard answer.heldByAccessGateway else { return redirectError(redirect) }
+        return AccountSetupError(
+            .unavailable,
+            "An access gateway in front of the server sends Vigil to \(redirect.location) and lets it no further (no session cookie), through \(tries) tries: it is unavailable for now; try again later.",
+            redirect: redirect)
     }
 
     static func redirectError(_ redirect: Redirect) -> AccountSetupError {

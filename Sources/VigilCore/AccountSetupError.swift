@@ -21,6 +21,7 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
             case duplicate = "duplicate"
             case configuration = "configuration"
             case policy = "policy"
+            case unavailable = "unavailable"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -29,6 +30,9 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         public static let invalidURL = Code(.invalidURL)
         /// The certificate is not trusted and was not approved (or cannot be: wrong host name).
         public static let certificateRejected = Code(.certificateRejected)
+        /// The server is unavailable for now: a blip that outlasted the retries, or an access
+        /// gateway in front of it that lets nobody through yet. Try again later.
+        public static let unavailable = Code(.unavailable)
         /// The server points elsewhere; reported, not followed.
         public static let redirected = Code(.redirected)
         /// The server does not answer like an ownCloud/OpenCloud server.

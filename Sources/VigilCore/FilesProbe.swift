@@ -33,8 +33,8 @@ struct FilesProbe {
     ) async throws -> Outcome {
         var listing = HTTPRequest(method: "PROPFIND", url: rootURL, headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "1")])
         listing.logsBodies = false
-        let answer = try await client.send(listing, retryingAfter: delays, when: retry).response
-        if let redirect = answer.redirect { throw AccountSetup.redirectError(redirect) }
+        let (answer, tries) = try await client.send(listing, retryingAfter: delays, when: { retry($0) || $0.heldByAccessGateway })
+        if let redirected = AccountSetup.redirectError(answer, tries: tries) { throw redirected }
         var outcome = Outcome(listing: answer)
         guard answer.status == 207, let origin = Self.origin(of: rootURL), let rootPath = URLComponents(string: rootURL)?.percentEncodedPath,
             let file = Self.firstFile(in: answer.body, under: rootPath, origin: origin)
@@ -42,7 +42,7 @@ struct FilesProbe {
         var download = HTTPRequest(url: origin + file, headers: [(name: "Authorization", value: authorization), (name: "Range", value: "bytes=0-0")])
         download.logsBodies = false
         let got = try await client.send(download)
-        if let redirect = got.redirect { throw AccountSetup.redirectError(redirect) }
+        if let redirected = AccountSetup.redirectError(got, tries: 1) { throw redirected }
         outcome.downloadStatus = got.status
         outcome.downloaded = file
         return outcome

@@ -80,7 +80,10 @@ public struct HTTPClient: Sendable {
                 id: requestID)
             guard hop.cookiesSet > 0, let back = hop.response.redirect, Self.isCookieRoundTrip(back, from: redirect.location),
                 repeatable || Self.sameTarget(back.location, request.url)
-            else { break }
+            else {
+                answer.heldByAccessGateway = true
+                break
+            }
             rounds += 1
             answer = try await exchange(request, id: requestID).response
         }

@@ -8,6 +8,10 @@ public struct HTTPResponse: Sendable {
     /// The policy's decision for this connection (nil for plain HTTP).
     public var tls: TLSDecision?
     public var redirect: Redirect?
+    /// An access gateway in front of the server (an APM) sent the client to a hop on the same
+    /// origin that let it no further (no session cookie, or no way back): ``redirect`` is the
+    /// gateway's, not the server's. A gateway busy for now, retried like a load balancer's blip.
+    public var heldByAccessGateway = false
 
     /// The first value of a header field, by case-insensitive name.
     public func header(_ name: String) -> String? {

@@ -50,6 +50,7 @@ extension Setting where Value == String {
 }
 
 extension Setting where Value == [String] {
+    public static var simulatorActiveSimulations: Self { "host-simulator.active-simulations" }
     public static var allowedAuthenticationMethods: Self { "connection.allowed-authentication-methods" }
     public static var certificatePolicies: Self { "connection.certificate-policies" }
     public static var preferredAuthenticationMethods: Self { "connection.preferred-authentication-methods" }

@@ -135,6 +135,10 @@ public enum SettingsCatalog {
             "host-simulator.fixtures", .string, default: nil,
             "Directory of scenario fixtures; unset: the fixtures installed with Vigil (or of the source tree it was built from)."),
         .init("host-simulator.scenario", .string, default: .string("valid"), "The scenario played when none is named."),
+        .init(
+            "host-simulator.active-simulations", .stringList, default: .strings([]),
+            "Scenarios played at once when none is named (by name or the seeds' simulation name: five-seconds-of-404, only-404, recovering-apm, reject-downloads-500, simple-apm); empty: host-simulator.scenario."
+        ),
         // Locks (managed file only)
         .init(
             "user-settings.allow", .stringList, default: nil,

@@ -11,7 +11,8 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// `{https:N}` and `{http:N}` base URLs, known once the listeners run.
     private var bases: [String: String] = [:]
     private let lock = NSLock()
-    private var windowStart: Date?
+    /// When each behaviour's window (by its index) began: at the first request it saw.
+    private var windowStarts: [Int: Date] = [:]
     private var authorizationsSeen: [String: Int] = [:]
     private var apmGeneration = 1
     private var apmRequests = 0
@@ -80,9 +81,11 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// gave it (its behaviour, or its OpenID Connect provider's faults), and
     /// ``SimulatedResponse/authenticatedUser`` whom the server authenticated.
     public func respond(to request: SimulatedRequest) -> SimulatedResponse {
-        if scenario.behaviour.kind != .normal, var response = behaviour(request) {
-            response.fault = true
-            return response
+        for (index, one) in scenario.behaviours.enumerated() where one.kind != .normal {
+            if var response = behaviour(one, index: index, request) {
+                response.fault = true
+                return response
+            }
         }
         var path = request.path
         // Targets of same-host redirects are served as the path after their prefix.
@@ -109,21 +112,16 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
 
     // MARK: - Scenario behaviour
 
-    func behaviour(_ request: SimulatedRequest) -> SimulatedResponse? {
-        let b = scenario.behaviour
+    /// The answer behaviour `b` (the scenario's `index`th) gives, or nil when it lets the request through.
+    func behaviour(_ b: Scenario.Behaviour, index: Int, _ request: SimulatedRequest) -> SimulatedResponse? {
         switch b.kind {
         case .normal:
             return nil
         case .notFound:
             return notFound()
         case .notFoundWindow:
-            let now = clock.now()
-            lock.lock()
-            if windowStart == nil { windowStart = now }
-            let inside = now.timeIntervalSince(windowStart!) < (b.seconds ?? 5)
-            lock.unlock()
             // A 404 by default; another status (a 502 from a load balancer) when the fixture names one.
-            guard inside else { return nil }
+            guard insideWindow(index, seconds: b.seconds ?? 5) else { return nil }
             return b.status.map { SimulatedResponse($0, [("Content-Type", "text/html; charset=utf-8")], body: "<html><body><h1>\($0)</h1></body></html>") }
                 ?? notFound()
         case .rejectDownloads:
@@ -145,7 +143,7 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             }
             return nil
         case .apm:
-            return apm(request, recovering: b.recovering ?? false)
+            return apm(request, recovering: b.recovering ?? false, bogusFor: b.seconds.map { (index, $0) })
         case .redirect:
             if let scheme = b.scheme, scheme != request.scheme { return nil }
             guard request.host == 1, !request.path.hasPrefix("/moved/") else { return nil }
@@ -192,7 +190,23 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         }
     }
 
-    func apm(_ request: SimulatedRequest, recovering: Bool) -> SimulatedResponse? {
+    /// Whether the window of the `index`th behaviour, `seconds` long from the first request it
+    /// saw (on the simulator's clock), is still open.
+    func insideWindow(_ index: Int, seconds: Double) -> Bool {
+        let now = clock.now()
+        lock.lock()
+        defer { lock.unlock() }
+        let start = windowStarts[index] ?? now
+        windowStarts[index] = start
+        return now.timeIntervalSince(start) < seconds
+    }
+
+    func apm(_ request: SimulatedRequest, recovering: Bool, bogusFor window: (index: Int, seconds: Double)? = nil) -> SimulatedResponse? {
+        // The seeds' recovering-apm: for a while, clients without the cookie are sent to a bogus
+        // endpoint, which sets no cookie and sends nobody back.
+        if request.path == "/apm/bogus" {
+            return SimulatedResponse(200, [("Content-Type", "text/html; charset=utf-8")], body: Self.accessCheckPage)
+        }
         if request.path == "/apm/login" {
             let back = request.target.components(separatedBy: "return=").dropFirst().first.flatMap { $0.removingPercentEncoding } ?? "/"
             lock.lock()
@@ -212,8 +226,14 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         lock.unlock()
         if valid { return nil }
         let back = request.target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
+        if let window, insideWindow(window.index, seconds: window.seconds) { return redirect(302, to: "/apm/bogus?return=\(back)") }
         return redirect(302, to: "/apm/login?return=\(back)")
     }
+
+    /// What the bogus endpoint shows: an access check that never ends.
+    static let accessCheckPage = """
+        <!DOCTYPE html><html><head><title>Checking your access</title></head><body><p>Your access is being checked. Please wait.</p></body></html>
+        """
 
     // MARK: - The cloud server
 

@@ -35,7 +35,9 @@ public struct Scenario: Sendable, Hashable, Codable {
             /// 404 for `seconds` from the first request, then normal.
             case notFoundWindow = "not-found-window"
             /// An access-policy manager: requests without its cookie are redirected to its login,
-            /// which sets the cookie. `recovering`: the cookie is dropped once, mid-session.
+            /// which sets the cookie. `seconds`: for that long from the first request they are
+            /// redirected to a bogus endpoint instead (the seeds' recovering-apm). `recovering`:
+            /// the cookie is dropped once, mid-session.
             case apm
             /// Downloads (GET on WebDAV) answered 500.
             case rejectDownloads = "reject-downloads"
@@ -87,6 +89,12 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// Oldest and newest TLS version offered ("1.0", "1.1", "1.2", "1.3").
     public var tlsVersions: [String]?
     public var behaviour: Behaviour
+    /// Further behaviours active at once (the seeds' list of active simulations: an APM and a
+    /// 404 storm on one host), tried in order after ``behaviour``: the first that answers a
+    /// request answers it.
+    public var also: [Behaviour]?
+    /// ``behaviour`` and ``also``, in the order they are tried.
+    public var behaviours: [Behaviour] { [behaviour] + (also ?? []) }
     /// OpenID Connect faults to play (all off when absent).
     public var oidcFaults: OIDCProvider.Faults?
     /// Schemes offered in `WWW-Authenticate` on 401 (`basic`, `bearer`); both when absent.
@@ -201,24 +209,8 @@ extension Scenario {
                 throw fail(client.trust?.contains(name) == true ? "client.trust" : "client.account.certificate", "names \(name), which is not a testcerts case")
             }
         }
-        switch behaviour.kind {
-        case .redirect:
-            guard let status = behaviour.status, [301, 302, 303, 307, 308].contains(status) else {
-                throw fail("behaviour.status", "must be 301, 302, 303, 307 or 308")
-            }
-            guard let target = behaviour.target, !target.isEmpty else {
-                throw fail("behaviour.target", "must be a URL template ({https:N}, {http:N}, {host:N}, {path}), a path or a relative reference")
-            }
-        case .redirectChain:
-            guard let hops = behaviour.hops, (1...100).contains(hops) else { throw fail("behaviour.hops", "must be from 1 to 100") }
-        case .notFoundWindow:
-            guard let seconds = behaviour.seconds, seconds > 0 else { throw fail("behaviour.seconds", "must be a positive number") }
-        case .authRace:
-            guard let count = behaviour.count, count > 0 else { throw fail("behaviour.count", "must be a positive integer") }
-        case .statusBody:
-            guard behaviour.body != nil else { throw fail("behaviour.body", "is required: the body of status.php") }
-        default:
-            break
+        for (index, one) in behaviours.enumerated() {
+            try one.check(field: index == 0 ? "behaviour" : "also[\(index - 1)]", file: file)
         }
     }
 
@@ -242,6 +234,35 @@ extension Scenario {
         case "kind": return "; allowed: " + Behaviour.Kind.allCases.map(\.rawValue).joined(separator: ", ")
         default: return ""
         }
+    }
+}
+
+extension Scenario.Behaviour {
+    /// The fields `kind` needs, named as `field` (`behaviour`, `also[0]`) in the error.
+    func check(field: String, file: String) throws {
+        func fail(_ name: String, _ reason: String) -> SimulatorError {
+            SimulatorError(.malformedFixture, "\(file): field \(name) \(reason).")
+        }
+        switch kind {
+        case .redirect:
+            guard let status = self.status, [301, 302, 303, 307, 308].contains(status) else {
+                throw fail("\(field).status", "must be 301, 302, 303, 307 or 308")
+            }
+            guard let target = self.target, !target.isEmpty else {
+                throw fail("\(field).target", "must be a URL template ({https:N}, {http:N}, {host:N}, {path}), a path or a relative reference")
+            }
+        case .redirectChain:
+            guard let hops = self.hops, (1...100).contains(hops) else { throw fail("\(field).hops", "must be from 1 to 100") }
+        case .notFoundWindow:
+            guard let seconds = self.seconds, seconds > 0 else { throw fail("\(field).seconds", "must be a positive number") }
+        case .authRace:
+            guard let count = self.count, count > 0 else { throw fail("\(field).count", "must be a positive integer") }
+        case .statusBody:
+            guard body != nil else { throw fail("\(field).body", "is required: the body of status.php") }
+        default:
+            break
+        }
+        if kind == .apm, let seconds, seconds <= 0 { throw fail("\(field).seconds", "must be a positive number") }
     }
 }
 

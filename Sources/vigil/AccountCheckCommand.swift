@@ -148,6 +148,7 @@ extension Vigil.AccountCommand {
             } catch {
                 switch (error as? AccountSetupError)?.code {
                 case .redirected?: row.status = "refused"
+                case .unavailable?: row.status = "unavailable"
                 // A refresh refused, or an account already marked: as a 401 to the stored credentials.
                 case .wrongCredentials?: row.status = "needs-login"
                 default: row.status = "error"

@@ -14,8 +14,9 @@ enum ExitStatus {
     static let untrusted: Int32 = 1
     /// Nothing could be evaluated: bad input, unreadable file, unreachable host, not TLS.
     static let error: Int32 = 2
-    /// A server unavailable for now (it answered 404, 502 or 503 through every retry): try again
-    /// later (`account check`); EX_TEMPFAIL, which cron wrappers and systemd know.
+    /// A server unavailable for now (it answered 404, 502 or 503 through every retry, or an
+    /// access gateway in front of it let nobody through): try again later; EX_TEMPFAIL, which
+    /// cron wrappers and systemd know.
     static let temporaryFailure: Int32 = 75
     /// A wrong flag or argument (swift-argument-parser's usage error).
     static let usage: Int32 = 64
@@ -63,6 +64,7 @@ enum ExitStatus {
         switch error {
         case let error as AccountSetupError:
             let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy]
+            if error.code == .unavailable { return (error.reason, temporaryFailure) }
             return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
         case let error as SecretStoreError:
             if let advice = error.advice { return ("\(error.situation) (\(error.reason)). \(advice)", ExitStatus.error) }

@@ -67,7 +67,10 @@ extension Vigil.Simulator {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "serve", abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.")
-        @Option(help: "The scenario to play (default: host-simulator.scenario, valid).") var scenario: String?
+        @Option(
+            help: ArgumentHelp(
+                "A scenario to play, by its name or the seeds' simulation name; repeat it to play several at once (default: host-simulator.active-simulations, else host-simulator.scenario, valid)."
+            )) var scenario: [String] = []
         @OptionGroup var paths: SimulatorPaths
         @Option(help: "The first loopback address; the next two follow it (default: host-simulator.bind, 127.0.0.1).") var bind: String?
         @Option(help: "Port of the HTTPS hosts (plain HTTP takes the next); 0 picks free ports (default: host-simulator.port).") var port: Int?
@@ -80,7 +83,11 @@ extension Vigil.Simulator {
             do {
                 let fixtures = paths.fixturesDirectory(settings[.simulatorFixtures])
                 let library = try ScenarioLibrary(directory: fixtures)
-                let chosen = try library.scenario(named: scenario ?? settings[.simulatorScenario] ?? "valid")
+                var names = scenario
+                if names.isEmpty { names = settings[.simulatorActiveSimulations] ?? [] }
+                if names.isEmpty { names = [settings[.simulatorScenario] ?? "valid"] }
+                let chosen = try Scenario.combining(names.map { try library.scenario(namedOrSeeds: $0) })
+                let several = names.count > 1
                 let first = bind ?? settings[.simulatorBind] ?? "127.0.0.1"
                 guard SimulatorAddress.isLoopback(first) else {
                     throw SimulatorError(.refusedAddress, "\(first) is not a loopback address; the simulator binds only 127.0.0.0/8 and ::1.")
@@ -95,7 +102,12 @@ extension Vigil.Simulator {
                 logger.privacy.notice("Simulator playing \(public: chosen.name)", metadata: ["tags": "simulator"])
                 let serving = Task {
                     try await simulator.run { listeners in
-                        var lines = ["scenario: \(chosen.name) (\(chosen.summary))", "expected client outcome: \(chosen.outcome.rawValue)"]
+                        var lines = [
+                            "scenario: \(chosen.name) (\(chosen.summary))",
+                            several
+                                ? "expected client outcome: none (several scenarios at once; vigil simulate judges each alone)"
+                                : "expected client outcome: \(chosen.outcome.rawValue)",
+                        ]
                         for listener in listeners {
                             lines.append(
                                 "\(listener.scheme == "https" ? "host \(listener.host)" : "plain  ")  \(listener.url)"

@@ -97,6 +97,27 @@ struct ServerChecksTests {
     }
 }
 
+extension ServerChecksTests {
+    /// The seeds' recovering-apm: for 30 s (the simulator's clock, which stands still here) the APM
+    /// sends clients to a bogus endpoint that sets no cookie. Setup waits out its retries, says the
+    /// server is unavailable for now without asking the user anything or sending a credential, and
+    /// the same setup logs in once the APM recovers.
+    @Test func anAPMThatLetsNobodyThroughIsUnavailableForNowAndRecovers() async throws {
+        try await withRunningSimulator("recovering-apm") { (running) async throws in
+            let quick = try setup { $0.retryDelays = [.milliseconds(10), .milliseconds(10)] }
+            let error = await failure { try await quick.add(server: running.url(path: ""), user: "alice", interaction: User()) }
+            #expect(error?.code == .unavailable && error?.reason.contains("/apm/bogus") == true, "\(String(describing: error))")
+            #expect(running.simulator.journal.entries.filter { $0.path == "/status.php" }.count == 3, "the first try and two more")
+            #expect(!running.simulator.journal.entries.contains { $0.authorization }, "nothing was sent with a credential")
+
+            running.clock.advance(seconds: 31)
+            let account = try await quick.add(server: running.url(path: ""), user: "alice", interaction: User())
+            #expect(account.user == "alice")
+            #expect(running.simulator.journal.entries.contains { $0.path == "/apm/login" })
+        }
+    }
+}
+
 /// The configured OAuth2 client belongs to one server.
 @Suite("OAuth2 client credentials")
 struct OAuth2ClientCredentialsTests {

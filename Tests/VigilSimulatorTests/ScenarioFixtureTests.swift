@@ -47,6 +47,10 @@ struct ScenarioFixtureTests {
             #"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}, "certificates": {"10.0.0.1": "valid-127.0.0.1"}}"#,
             "not a loopback address"
         ),
+        (
+            #"{"name": "x", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}, "also": [{"kind": "apm"}, {"kind": "redirect-chain"}]}"#,
+            "field also[1].hops must be from 1 to 100"
+        ),
         (#"{"name": "Bad Name", "summary": "x", "outcome": "login", "reference": {"represents": "x"}, "behaviour": {"kind": "normal"}}"#, "field name must be"),
         ("{ not json", "broken.json"),
     ])
@@ -151,5 +155,52 @@ struct HostileRequestTests {
         let fine = responder.respond(
             to: SimulatedRequest(method: "GET", target: "/apm/login?return=%2Fstatus.php", headers: [:], hasBody: false, scheme: "https", host: 1))
         #expect(fine.headers.first { $0.0 == "Location" }?.1 == "/status.php")
+    }
+
+    /// The seeds' list of active simulations: scenarios that differ in behaviour play at once, by
+    /// name or by the seeds' simulation name; one that changes more says which field stops it.
+    @Test func activeSimulationsCombineOnlyByBehaviour() throws {
+        let library = try ScenarioLibrary(directory: RunningSimulator.fixtures)
+        let both = try Scenario.combining([library.scenario(namedOrSeeds: "five-seconds-of-404"), library.scenario(namedOrSeeds: "reject-downloads-500")])
+        #expect(both.name == "five-seconds-of-404+reject-downloads-500" && both.behaviours.map(\.kind) == [.notFoundWindow, .rejectDownloads])
+        let clock = ManualSimulatorClock()
+        let responder = CloudResponder(scenario: both, clock: clock)
+        func get(_ path: String, method: String = "GET") -> Int {
+            responder.respond(to: SimulatedRequest(method: method, target: path, headers: [:], hasBody: false, scheme: "https", host: 1)).status
+        }
+        #expect(get("/status.php") == 404, "the storm first")
+        clock.advance(seconds: 6)
+        #expect(get("/status.php") == 200)
+        #expect(get("/remote.php/dav/files/alice/a.txt") == 500, "and downloads still fail")
+
+        let onValid = try Scenario.combining([library.scenario(named: "valid"), library.scenario(named: "simple-apm")])
+        #expect(onValid.behaviours.map(\.kind) == [.apm])
+        for stopped in ["expired", "mitm-forged"] {
+            #expect(throws: SimulatorError.self) { try Scenario.combining([library.scenario(named: "simple-apm"), library.scenario(named: stopped)]) }
+        }
+        do {
+            _ = try Scenario.combining([library.scenario(named: "simple-apm"), library.scenario(named: "expired")])
+        } catch let error as SimulatorError {
+            #expect(error.reason.contains("expired") && error.reason.contains("certificates"), "\(error.reason)")
+        }
+    }
+
+    /// The seeds' recovering-apm: a bogus endpoint for 30 s from the first request, then the login.
+    @Test func recoveringAPMIsBogusForThirtySecondsThenLetsIn() throws {
+        let scenario = try ScenarioLibrary(directory: RunningSimulator.fixtures).scenario(named: "recovering-apm")
+        let clock = ManualSimulatorClock()
+        let responder = CloudResponder(scenario: scenario, clock: clock)
+        func location(_ target: String) -> String? {
+            responder.respond(to: SimulatedRequest(method: "GET", target: target, headers: [:], hasBody: false, scheme: "https", host: 1))
+                .headers.first { $0.0 == "Location" }?.1
+        }
+        #expect(location("/status.php")?.hasPrefix("/apm/bogus?") == true)
+        let bogus = responder.respond(
+            to: SimulatedRequest(method: "GET", target: "/apm/bogus?return=%2Fstatus.php", headers: [:], hasBody: false, scheme: "https", host: 1))
+        #expect(bogus.status == 200 && !bogus.headers.contains { $0.0 == "Set-Cookie" })
+        clock.advance(seconds: 29)
+        #expect(location("/status.php")?.hasPrefix("/apm/bogus?") == true)
+        clock.advance(seconds: 2)
+        #expect(location("/status.php")?.hasPrefix("/apm/login?") == true)
     }
 }
