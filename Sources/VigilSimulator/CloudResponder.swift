@@ -81,12 +81,7 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// gave it (its behaviour, or its OpenID Connect provider's faults), and
     /// ``SimulatedResponse/authenticatedUser`` whom the server authenticated.
     public func respond(to request: SimulatedRequest) -> SimulatedResponse {
-        for (index, one) in scenario.behaviours.enumerated() where one.kind != .normal {
-            if var response = behaviour(one, index: index, request) {
-                response.fault = true
-                return response
-            }
-        }
+        if let fault = fault(to: request) { return fault }
         var path = request.path
         // Targets of same-host redirects are served as the path after their prefix.
         for prefix in Self.sameHostRedirectTargets where path.hasPrefix(prefix) { path.removeFirst(prefix.count - 1) }
@@ -94,6 +89,18 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         var response = cloud(request, path: path)
         if scenario.oidcFaults != nil, Self.tokenEndpoints.contains(where: { path.hasPrefix($0) }) { response.fault = true }
         return response
+    }
+
+    /// The answer the scenario's behaviours give `request` (the first that answers, marked
+    /// ``SimulatedResponse/fault``), or nil when they let it through to the server.
+    public func fault(to request: SimulatedRequest) -> SimulatedResponse? {
+        for (index, one) in scenario.behaviours.enumerated() where one.kind != .normal {
+            if var response = behaviour(one, index: index, request) {
+                response.fault = true
+                return response
+            }
+        }
+        return nil
     }
 
     /// The OAuth2 and OpenID Connect endpoints (absent from a Basic-only server).

@@ -22,6 +22,9 @@ public final class HostSimulator: Sendable {
         public var clock: any SimulatorClock = SystemSimulatorClock()
         /// NIO event-loop threads shared by all listeners; nil uses NIO's singleton (one per core).
         public var eventLoopThreads: Int?
+        /// In front of a real server: every host forwards what the scenario's behaviours let
+        /// through to it (a reverse proxy that injects the scenario's faults).
+        public var upstream: ReverseProxy?
 
         public init(scenario: Scenario, certificatesDirectory: String) {
             self.scenario = scenario
@@ -63,6 +66,11 @@ public final class HostSimulator: Sendable {
     public init(configuration: Configuration, journal: Journal) throws {
         for address in configuration.addresses where !SimulatorAddress.isLoopback(address) {
             throw SimulatorError(.refusedAddress, "\(address) is not a loopback address; the simulator binds only 127.0.0.0/8 and ::1.")
+        }
+        if configuration.upstream != nil, configuration.scenario.mitm == true || configuration.scenario.revocation != nil {
+            throw SimulatorError(
+                .malformedFixture,
+                "\(configuration.scenario.name) replaces the server's certificates (mitm or revocation): it cannot play in front of a real server.")
         }
         self.configuration = configuration
         self.journal = journal
@@ -131,7 +139,8 @@ public final class HostSimulator: Sendable {
         defer { if let revocationListener { Task { await revocationListener.stop() } } }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for plan in plans {
-                let site = SimulatedSite(host: plan.host, address: plan.address, scheme: plan.scheme, responder: responder, journal: journal)
+                let site = SimulatedSite(
+                    host: plan.host, address: plan.address, scheme: plan.scheme, responder: responder, journal: journal, front: configuration.upstream)
                 let journal = self.journal
                 let context: NIOSSLContext?
                 if let authority, plan.scheme == "https" {

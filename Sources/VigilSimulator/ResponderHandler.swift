@@ -80,9 +80,30 @@ final class ResponderHandler: ChannelInboundHandler, RemovableChannelHandler {
             request.body = body.map { Array($0.readableBytesView) } ?? []
             request.hasBody = !request.body.isEmpty
             body = nil
+            if let front = site.front, site.responder.fault(to: request) == nil {
+                forward(request, head: requestHead, through: front, context: context)
+                return
+            }
             let answer = site.answer(request, entry: entry)
             connection.busy = false
             write(answer, for: requestHead, close: !requestHead.isKeepAlive || closeWhenAnswered || connection.inputClosed, context: context)
+        }
+    }
+
+    /// In front of a real server: a request the behaviours let through goes upstream; its answer
+    /// (or the gateway error) completes the entry and is written when it comes. NIO's pipelining
+    /// assistance holds the next request until then.
+    private func forward(_ request: SimulatedRequest, head: HTTPRequestHead, through front: ReverseProxy, context: ChannelHandlerContext) {
+        let number = entry, site = self.site
+        let clientOrigin = "\(site.scheme)://\(head.headers.first(name: "host") ?? site.address)"
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        front.forward(head, body: request.body, clientScheme: site.scheme, clientOrigin: clientOrigin, on: context.eventLoop).whenSuccess { answer in
+            let (handler, context) = bound.value
+            site.complete(number, request, status: answer.status)
+            handler.connection.busy = false
+            guard context.channel.isActive else { return }
+            handler.write(
+                answer, for: head, close: !head.isKeepAlive || handler.closeWhenAnswered || handler.connection.inputClosed, context: context)
         }
     }
 

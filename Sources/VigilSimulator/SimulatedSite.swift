@@ -10,6 +10,8 @@ struct SimulatedSite: Sendable {
     let scheme: String
     let responder: CloudResponder
     let journal: Journal
+    /// In front of a real server: what the behaviours let through goes there.
+    var front: ReverseProxy?
 
     func request(from head: HTTPRequestHead, body: [UInt8]) -> SimulatedRequest {
         var headers: [String: String] = [:]

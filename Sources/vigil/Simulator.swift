@@ -76,6 +76,11 @@ extension Vigil.Simulator {
         @Option(help: "Port of the HTTPS hosts (plain HTTP takes the next); 0 picks free ports (default: host-simulator.port).") var port: Int?
         @Option(help: "Append a JSON line per request to this file (no header values, no bodies).") var journal: String?
         @Option(help: "Event-loop threads for all listeners (default: one per core).") var threads: Int?
+        @Option(
+            help: ArgumentHelp(
+                "Sit in front of this real server (https://host[:port][/path]) as a reverse proxy: what the scenario's faults do not answer is forwarded to it."
+            )) var upstream: String?
+        @Option(help: "CAs that may sign the upstream server's certificate (default: the system's trust store).") var upstreamCaFile: String?
         @OptionGroup var logOptions: LogOptions
 
         func run() async throws {
@@ -96,6 +101,9 @@ extension Vigil.Simulator {
                 configuration.addresses = Self.addresses(from: first)
                 configuration.port = port ?? settings[.simulatorPort] ?? 0
                 configuration.eventLoopThreads = threads
+                if upstreamCaFile != nil, upstream == nil { throw ValidationError("--upstream-ca-file goes with --upstream.") }
+                let front = try upstream.map { try ReverseProxy(url: $0, caFile: upstreamCaFile) }
+                configuration.upstream = front
                 guard (0...65_535).contains(configuration.port) else { throw ValidationError("--port must be from 0 to 65535.") }
                 let simulator = try HostSimulator(configuration: configuration, journal: try Journal(path: journal))
                 let caFile = (simulator.caFile as NSString).standardizingPath
@@ -116,8 +124,13 @@ extension Vigil.Simulator {
                                 lines.append("        a man in the middle: forwards every request to the genuine host at \(genuine)")
                             }
                         }
+                        if let upstream = front {
+                            lines.append("in front of \(upstream.url): what the scenario does not answer is forwarded there")
+                        }
                         lines.append("trust this CA file: \(caFile)")
-                        lines.append("users: " + chosen.effectiveUsers.sorted { $0.key < $1.key }.map { "\($0.key) / \($0.value)" }.joined(separator: ", "))
+                        if front == nil {
+                            lines.append("users: " + chosen.effectiveUsers.sorted { $0.key < $1.key }.map { "\($0.key) / \($0.value)" }.joined(separator: ", "))
+                        }
                         lines.append("journal: \(journal ?? "(memory only)")")
                         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
                     }

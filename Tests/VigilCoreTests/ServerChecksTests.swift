@@ -118,6 +118,43 @@ extension ServerChecksTests {
     }
 }
 
+/// The simulator in front of a real server (here a second simulator, the "real" one): the
+/// scenario's faults come from the front, everything else from the server behind it.
+@Suite("Simulator as a reverse proxy, live", .timeLimit(.minutes(3)))
+struct ReverseProxyTests {
+    @Test func theFaultsAreTheScenariosAndTheRestIsTheServers() async throws {
+        try await withRunningSimulator("valid") { (server) async throws in
+            let front = try await RunningSimulator("five-seconds-of-404", upstream: ReverseProxy(url: server.url(path: "/"), caFile: TestPaths.caBundle))
+            do {
+                let quick = try ServerChecksTests().setup { $0.retryDelays = [.milliseconds(10), .milliseconds(10), .milliseconds(10)] }
+                let account = try await quick.add(server: front.url(path: ""), user: "alice", interaction: ServerChecksTests.User(clock: front.clock))
+                #expect(account.user == "alice" && account.server.hasPrefix(front.url(path: "")))
+                let faults = front.simulator.journal.entries.filter { $0.fault == true }
+                #expect(faults.count == 2 && faults.allSatisfy { $0.path == "/status.php" && $0.status == 404 }, "the storm is the front's")
+                let behind = server.simulator.journal.entries
+                #expect(behind.filter { $0.path == "/status.php" }.count == 1, "only what the storm let through reached the server")
+                #expect(behind.contains { $0.method == "PROPFIND" && $0.accepted == true }, "the server behind checked the password")
+            } catch {
+                await front.stop()
+                throw error
+            }
+            await front.stop()
+        }
+    }
+
+    /// The front verifies the server behind it: with the system's trust store, the test CA's
+    /// certificate is not trusted, and nothing is forwarded (502), never sent unverified.
+    @Test func anUpstreamItCannotVerifyGetsNothing() async throws {
+        try await withRunningSimulator("valid") { (server) async throws in
+            let front = try await RunningSimulator("valid", upstream: ReverseProxy(url: server.url(path: "/")))
+            let answer = try await front.curl(["-u", "alice:alice-test-password"], url: front.url())
+            await front.stop()
+            #expect(answer.status == 502 && answer.body.contains("The upstream server"), "\(answer)")
+            #expect(server.simulator.journal.entries.isEmpty, "no request reached the server")
+        }
+    }
+}
+
 /// The configured OAuth2 client belongs to one server.
 @Suite("OAuth2 client credentials")
 struct OAuth2ClientCredentialsTests {

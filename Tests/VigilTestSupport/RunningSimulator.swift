@@ -11,9 +11,11 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
     public static let fixtures = TestPaths.root.appendingPathComponent("mitm-fixtures").path
     public static let certificates = TestPaths.root.appendingPathComponent("testcerts").path
 
-    public init(_ name: String) async throws {
+    /// `upstream`: the simulator sits in front of that server (``ReverseProxy``).
+    public init(_ name: String, upstream: ReverseProxy? = nil) async throws {
         let scenario = try ScenarioLibrary(directory: Self.fixtures).scenario(named: name)
         var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: Self.certificates)
+        configuration.upstream = upstream
         // Now, so that tokens the simulator issues are current for a client on the real clock.
         let clock = ManualSimulatorClock(Date())
         configuration.clock = clock
