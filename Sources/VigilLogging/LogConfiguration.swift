@@ -29,6 +29,15 @@ public struct LogConfiguration: Sendable {
     public var singleLined = true
     /// Log HTTP requests and responses (through ``HTTPLogRedactor``).
     public var logHTTPRequests = false
+    /// A message the filters leave out is still written, its text replaced with `-` and its
+    /// metadata dropped (the seeds' `log.blank-filtered-messages`): the log shows that something
+    /// happened, and when.
+    public var blankFilteredMessages = false
+    /// Text lines show the level as a coloured mark instead of its name (the seeds' `log.colored`).
+    public var colored = false
+    /// Each line written to the log file reaches the disk before the call returns (`fdatasync`;
+    /// the seeds' `log.synchronous`); otherwise it is written at once but left to the kernel.
+    public var synchronous = false
 
     public init() {}
 }

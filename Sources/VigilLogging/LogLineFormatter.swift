@@ -5,10 +5,26 @@ public import Logging
 public struct LogLineFormatter: Sendable {
     public var format: LogConfiguration.Format
     public var singleLined: Bool
+    /// Text lines show the level as a coloured mark (``LogConfiguration/colored``).
+    public var colored: Bool
 
-    public init(format: LogConfiguration.Format, singleLined: Bool) {
+    public init(format: LogConfiguration.Format, singleLined: Bool, colored: Bool = false) {
         self.format = format
         self.singleLined = singleLined
+        self.colored = colored
+    }
+
+    /// The coloured mark of each level, as the seeds' `log.colored` shows them.
+    static func mark(_ level: Logger.Level) -> String {
+        switch level {
+        case .trace: return "\u{26AA}"  // white circle
+        case .debug: return "\u{1F535}"  // blue circle
+        case .info: return "\u{1F7E2}"  // green circle
+        case .notice: return "\u{1F7E1}"  // yellow circle
+        case .warning: return "\u{1F7E0}"  // orange circle
+        case .error: return "\u{1F534}"  // red circle
+        case .critical: return "\u{2757}"  // exclamation mark
+        }
     }
 
     public func lines(label: String, event: LogEvent, time: Date = Date()) -> String {
@@ -47,7 +63,7 @@ public struct LogLineFormatter: Sendable {
         let message = SafeText.escaped(message, keepingLines: true)
         var leadIn = timestamp
         leadIn += " "
-        leadIn += event.level.rawValue
+        leadIn += colored ? Self.mark(event.level) : event.level.rawValue
         leadIn += " "
         leadIn += label
         leadIn += ": "
@@ -185,7 +201,7 @@ public struct LogWriterHandler: LogHandler {
 extension LogConfiguration {
     /// A masking handler over a writer, as the executable installs it.
     public func handler(label: String, sinks: [any LogSink], hasher: LogHasher = .shared) -> PrivacyMaskingLogHandler<LogWriterHandler> {
-        let writer = LogWriterHandler(label: label, formatter: LogLineFormatter(format: format, singleLined: singleLined), sinks: sinks)
+        let writer = LogWriterHandler(label: label, formatter: LogLineFormatter(format: format, singleLined: singleLined, colored: colored), sinks: sinks)
         return PrivacyMaskingLogHandler(label: label, inner: writer, configuration: self, hasher: hasher)
     }
 }

@@ -51,6 +51,8 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
     public let minimumLevel: Logger.Level
     public let maximumBytes: Int
     public let keep: Int
+    /// Each write reaches the disk before it returns (``LogConfiguration/synchronous``).
+    public let synchronous: Bool
     private let lock = NSLock()
     private var fd: Int32 = -1
     private var size = 0
@@ -58,7 +60,7 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
     private let report: @Sendable (String) -> Void
 
     public init(
-        path: String, minimumLevel: Logger.Level, maximumBytes: Int = 5 * 1024 * 1024, keep: Int = 3,
+        path: String, minimumLevel: Logger.Level, maximumBytes: Int = 5 * 1024 * 1024, keep: Int = 3, synchronous: Bool = false,
         report: @escaping @Sendable (String) -> Void = { message in
             FileHandle.standardError.write(Data("vigil: warning: \(message)\n".utf8))
         }
@@ -67,6 +69,7 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
         self.minimumLevel = minimumLevel
         self.maximumBytes = maximumBytes
         self.keep = keep
+        self.synchronous = synchronous
         self.report = report
     }
 
@@ -100,6 +103,7 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
         }
         size += bytes.count
         bytes.removeAll()
+        if synchronous { _ = fdatasync(fd) }
     }
 
     private func open() -> Bool {

@@ -40,14 +40,14 @@ public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
 
         if configuration.onlyTags?.isEmpty == false || configuration.omitTags?.isEmpty == false {
             let tags = Self.tags(in: merged, label: label)
-            if let only = configuration.onlyTags, !only.isEmpty, tags.isDisjoint(with: only) { return }
-            if let omit = configuration.omitTags, !omit.isEmpty, !tags.isDisjoint(with: omit) { return }
+            if let only = configuration.onlyTags, !only.isEmpty, tags.isDisjoint(with: only) { return filteredOut(event) }
+            if let omit = configuration.omitTags, !omit.isEmpty, !tags.isDisjoint(with: omit) { return filteredOut(event) }
         }
 
         var text = SecretScrubber.scrub(LogMasker.mask(event.message.description, enabled: configuration.privacyMask, hasher: hasher))
         // Matching looks at the masked text, so filters cannot reveal private values.
-        if let only = configuration.onlyMatching, !only.isEmpty, !only.contains(where: { text.contains($0) }) { return }
-        if let omit = configuration.omitMatching, !omit.isEmpty, omit.contains(where: { text.contains($0) }) { return }
+        if let only = configuration.onlyMatching, !only.isEmpty, !only.contains(where: { text.contains($0) }) { return filteredOut(event) }
+        if let omit = configuration.omitMatching, !omit.isEmpty, omit.contains(where: { text.contains($0) }) { return filteredOut(event) }
         text = Self.truncate(text, to: configuration.maximumMessageSize)
 
         var rewritten = event
@@ -60,6 +60,17 @@ public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
             rewritten.error = configuration.privacyMask ? MaskedError(error) : ScrubbedError(error)
         }
         inner.log(event: rewritten)
+    }
+
+    /// A message the filters left out: nothing, or with `blankFilteredMessages` a line whose
+    /// text is `-`, without metadata or error.
+    func filteredOut(_ event: LogEvent) {
+        guard configuration.blankFilteredMessages else { return }
+        var blank = event
+        blank.message = "-"
+        blank.metadata = nil
+        blank.error = nil
+        inner.log(event: blank)
     }
 
     func mask(_ value: Logger.MetadataValue) -> Logger.MetadataValue {

@@ -12,6 +12,9 @@ extension Setting where Value == Bool {
     public static var logPrivacyMask: Self { "log.privacy-mask" }
     public static var logHTTPRequests: Self { "log.http-requests" }
     public static var logSingleLined: Self { "log.single-lined" }
+    public static var logBlankFilteredMessages: Self { "log.blank-filtered-messages" }
+    public static var logColored: Self { "log.colored" }
+    public static var logSynchronous: Self { "log.synchronous" }
 }
 
 extension Setting where Value == Int {

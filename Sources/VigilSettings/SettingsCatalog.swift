@@ -9,6 +9,56 @@ public enum SettingsCatalog {
     public static let userAgentPlaceholders = ["app.name", "app.version", "os.name", "os.version", "host.name"]
 
     /// The ownCloud app's rule, kept as text until the rule-language issue gives it a parser.
+    /// The keys named as in the seeds' MDM tables (the ownCloud iOS app's managed settings,
+    /// shared/seeds); every other key is Vigil's own. docs/settings.md shows which.
+    public static let seedsKeys: Set<String> = [
+        "connection.allowed-authentication-methods", "connection.preferred-authentication-methods", "connection.plain-http-policy",
+        "connection.renewed-certificate-acceptance-rule", "core.cookie-support-enabled", "connection.validator-flags", "connection.minimum-server-version",
+        "connection.endpoint-status", "connection.endpoint-webdav", "connection.endpoint-capabilities", "connection.endpoint-user", "connection.well-known",
+        "bookmark.default-url", "bookmark.url-editable", "authentication-oauth2.oa2-authorization-endpoint", "authentication-oauth2.oa2-token-endpoint",
+        "authentication-oauth2.oa2-client-id", "authentication-oauth2.oa2-client-secret", "authentication-oauth2.oa2-expiration-override-seconds",
+        "http.user-agent", "log.level", "log.enabled-components", "log.privacy-mask", "log.format", "log.only-tags", "log.omit-tags", "log.only-matching",
+        "log.omit-matching", "log.maximum-message-size", "log.single-lined", "log.blank-filtered-messages", "log.colored", "log.synchronous",
+        "host-simulator.active-simulations", "user-settings.allow", "user-settings.disallow",
+    ]
+
+    /// The seeds' keys Vigil does not read, each with the reason: they belong to the iOS app's
+    /// user interface or networking, to features Vigil does not have (file sync, sharing,
+    /// thumbnails), or are the SDK's debugOnly switches that would weaken a security decision.
+    public static let seedsKeysNotAdopted: [(key: String, reason: String)] = [
+        ("action.allowed, action.disallowed", "the app's file actions (copy, share, delete...); Vigil has no file browser"),
+        (
+            "app.app-store-link, app.enable-review-prompt, app.enable-ui-animations, app.is-beta-build, app.recommend-to-friend-enabled, app.show-beta-warning",
+            "the iOS app's user interface"
+        ),
+        (
+            "authentication-oauth2.oa2-redirect-uri",
+            "a custom URI scheme (oc://) that the iOS app receives; a command-line client receives the redirect on loopback (RFC 8252), its port set by authentication-oauth2.oa2-redirect-port"
+        ),
+        ("connection.allow-background-url-sessions, connection.force-background-url-sessions, connection.allow-cellular", "iOS networking"),
+        (
+            "connection.always-request-private-link, connection.endpoint-recipients, connection.endpoint-remote-shares, connection.endpoint-shares, connection.endpoint-thumbnail, connection.endpoint-webdav-meta",
+            "sharing, private links, thumbnails and file metadata, which Vigil does not use"
+        ),
+        (
+            "connection.transparent-temporary-redirect",
+            "debugOnly in the seeds; Vigil reports every redirect for approval and never resends a request's credentials or body by itself (security guide)"
+        ),
+        (
+            "core.action-concurrency-budgets, core.scan-for-changes-interval, core.thumbnail-available-for-mime-type-prefixes, item-policy.local-copy-expiration, item-policy.local-copy-expiration-enabled, item-policy.vacuum-sync-anchor-ttl",
+            "the sync engine; Vigil does not sync files"
+        ),
+        (
+            "core.override-availability-signal, core.override-reachability-signal",
+            "debugOnly; Vigil reads maintenance from status.php and never assumes a host reachable or unreachable"
+        ),
+        ("measurements.enabled", "debugOnly; Vigil's measurements are its benchmarks (docs/performance.md)"),
+        (
+            "passcode.enforced, passcode.maximumPasscodeDigits, passcode.requiredPasscodeDigits",
+            "the iOS app's passcode; Vigil's secrets are behind the user's keyring"
+        ),
+    ]
+
     public static let seedsRenewedCertificateRule =
         "(bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData) OR ((check.parentCertificatesHaveIdenticalPublicKeys == true) AND (serverCertificate.passedValidationOrIsUserAccepted == true))"
 
@@ -126,6 +176,14 @@ public enum SettingsCatalog {
         .init(
             "log.maximum-message-size", .integer(0...10_000_000), default: .integer(0), "Messages longer than this many bytes are truncated; 0 means no limit."),
         .init("log.single-lined", .bool, default: .bool(true), "Write multi-line messages as one line each, with the full lead-in."),
+        .init(
+            "log.blank-filtered-messages", .bool, default: .bool(false),
+            "Messages the filters leave out are still written, with the text `-` and no metadata: the log shows that something happened, and when."),
+        .init("log.colored", .bool, default: .bool(false), "Text log lines show the level as a coloured mark instead of its name."),
+        .init(
+            "log.synchronous", .bool, default: .bool(false),
+            "Each line of the log file reaches the disk before Vigil goes on (fdatasync); otherwise lines are written at once and left to the kernel (a power cut can lose the last ones, a crash of Vigil cannot)."
+        ),
         // Host simulator
         .init("host-simulator.bind", .string, default: .string("127.0.0.1"), "Address the simulator binds; only 127.0.0.0/8 and ::1 are accepted."),
         .init(

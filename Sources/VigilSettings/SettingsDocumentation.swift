@@ -32,13 +32,35 @@ public enum SettingsDocumentation {
             "stops Vigil (exit code 78); a broken value in the user file or the environment is an error that `vigil config` shows and can fix.",
             "Unknown keys and unknown `VIGIL_` variables are warnings.",
             "",
-            "| key | type | default | environment variable | description |",
-            "|---|---|---|---|---|",
+            "**Columns.** *seeds* says whether the key is the seeds' MDM key of the same name (the ownCloud app's managed settings,",
+            "shared/seeds) or Vigil's own. *lock* says what a lock in the managed file does to the key: *held* means the environment,",
+            "the user file and `vigil config set` cannot change it once locked (for every key: the environment never overrides a lock);",
+            "*managed only* keys are read from the managed file alone.",
+            "",
+            "| key | type | default | environment variable | seeds | lock | description |",
+            "|---|---|---|---|---|---|---|",
         ]
         for definition in SettingsCatalog.all {
             let defaultText = definition.defaultValue.map { "`\(escape($0.description))`" } ?? "(unset)"
-            let variable = definition.scope == .managedOnly ? "(managed file only)" : "`\(definition.environmentVariable)`"
-            lines.append("| `\(definition.key)` | \(escape(definition.kind.description)) | \(defaultText) | \(variable) | \(escape(definition.summary)) |")
+            let managedOnly = definition.scope == .managedOnly
+            let variable = managedOnly ? "(managed file only)" : "`\(definition.environmentVariable)`"
+            let seeds = SettingsCatalog.seedsKeys.contains(definition.key) ? "seeds" : "Vigil's own"
+            let lock = managedOnly ? "managed only" : "held"
+            lines.append(
+                "| `\(definition.key)` | \(escape(definition.kind.description)) | \(defaultText) | \(variable) | \(seeds) | \(lock) | \(escape(definition.summary)) |"
+            )
+        }
+        lines += [
+            "",
+            "## The seeds' keys Vigil does not read",
+            "",
+            "Every other key of the seeds' MDM tables that applies to a Linux client is read (the *seeds* column above). These do not apply:",
+            "",
+            "| seeds' keys | why not |",
+            "|---|---|",
+        ]
+        for (keys, reason) in SettingsCatalog.seedsKeysNotAdopted {
+            lines.append("| \(keys.split(separator: ",").map { "`\($0.trimmingCharacters(in: .whitespaces))`" }.joined(separator: ", ")) | \(escape(reason)) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -45,6 +45,9 @@ enum CommandContext {
         configuration.maximumMessageSize = settings[.logMaximumMessageSize] ?? 0
         configuration.singleLined = settings[.logSingleLined] ?? true
         configuration.logHTTPRequests = settings.logsHTTPExchanges
+        configuration.blankFilteredMessages = settings[.logBlankFilteredMessages] ?? false
+        configuration.colored = settings[.logColored] ?? false
+        configuration.synchronous = settings[.logSynchronous] ?? false
         if let level = options.logLevel { configuration.level = level }
         if let format = options.logFormat { configuration.format = format }
 
@@ -61,7 +64,8 @@ enum CommandContext {
             sinks.append(StandardErrorSink(minimumLevel: stderrLevel))
         }
         if !fileOff, options.logFile != nil || components.contains(SettingsCatalog.logComponentFile) {
-            sinks.append(RotatingFileSink(path: options.logFile ?? StatePaths.logFile, minimumLevel: configuration.level))
+            sinks.append(
+                RotatingFileSink(path: options.logFile ?? StatePaths.logFile, minimumLevel: configuration.level, synchronous: configuration.synchronous))
         }
         let hasher = LogHasher.persistent(at: StatePaths.logHashKey)
         let (chosen, writers) = (configuration, sinks)

@@ -139,3 +139,49 @@ struct LoggingSourceRuleTests {
         #expect(offenders.isEmpty, "log through logger.privacy: \(offenders)")
     }
 }
+
+extension LogWriterTests {
+    /// The seeds' log.blank-filtered-messages: what a filter leaves out is a `-` line, with
+    /// neither its text nor its metadata.
+    @Test func blankFilteredMessagesKeepTheLineNotItsText() {
+        let sink = MemorySink()
+        let log = logger(
+            {
+                $0.omitMatching = ["noisy"]
+                $0.blankFilteredMessages = true
+            }, sinks: [sink])
+        log.privacy.info("a noisy \(public: "detail")", metadata: ["host": .public("example.org")])
+        log.info("kept")
+        let lines = sink.text.split(separator: "\n")
+        #expect(
+            lines.count == 2 && lines[0].contains("info vigil.test: - (") && !sink.text.contains("detail") && !sink.text.contains("example.org"), "\(sink.text)"
+        )
+        let quiet = MemorySink()
+        logger({ $0.omitMatching = ["noisy"] }, sinks: [quiet]).info("a noisy line")
+        #expect(quiet.text.isEmpty)
+    }
+
+    /// The seeds' log.colored: the level as a coloured mark in text lines, JSON unchanged.
+    @Test func coloredLinesShowAMarkForTheLevel() {
+        let sink = MemorySink()
+        logger({ $0.colored = true }, sinks: [sink]).error("boom")
+        #expect(sink.text.contains("Z \u{1F534} vigil.test: boom"), "\(sink.text)")
+        let json = MemorySink()
+        logger(
+            {
+                $0.colored = true
+                $0.format = .json
+            }, sinks: [json]
+        ).error("boom")
+        #expect(json.text.contains("\"level\":\"error\""))
+    }
+
+    /// The seeds' log.synchronous: the file sink still writes every line (and syncs it).
+    @Test func aSynchronousFileSinkWritesEveryLine() throws {
+        let path = try TestPaths.temporaryDirectory().appendingPathComponent("logs/vigil.log").path
+        let sink = RotatingFileSink(path: path, minimumLevel: .trace, synchronous: true)
+        logger({ $0.synchronous = true }, sinks: [sink]).warning("durable")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("warning vigil.test: durable"))
+        #expect(!sink.hasFailed)
+    }
+}
