@@ -55,22 +55,39 @@ public struct AccountRemoval: Sendable {
         return result
     }
 
-    /// After an account is removed: when no other account uses its server's host and port, the
-    /// approvals made for it are revoked (they existed for that account), unless `keep`.
-    /// Returns the approvals revoked.
+    /// After an account is removed: for its server and its login provider on another host, when
+    /// no other account uses that host and port (as its server or its provider), the approvals
+    /// made there are revoked (they existed for that account), unless `keep`. Returns the
+    /// approvals revoked.
     public func revokeApprovalsLeftOver(by account: Account, approvals: CertificateApprovals, keep: Bool) throws -> [ApprovedCertificate] {
-        guard !keep, let endpoint = try? Endpoint(url: account.server) else { return [] }
-        let stillUsed = try accounts.list().contains { other in
-            guard let server = try? Endpoint(url: other.server) else { return false }
-            return server.host.lowercased() == endpoint.host.lowercased() && server.port == endpoint.port
-        }
-        guard !stillUsed else { return [] }
+        guard !keep else { return [] }
+        let others = try accounts.list().filter { $0.id != account.id }
+        let stillUsed = Set(others.flatMap { Self.origins(of: $0) })
         var revoked: [ApprovedCertificate] = []
-        for approval in try approvals.list() where approval.host.lowercased() == endpoint.host.lowercased() && approval.port == endpoint.port {
-            guard let id = approval.id else { continue }
-            revoked.append(try approvals.revoke(id: id, reason: "its last account (\(account.user) on \(account.server)) was removed"))
+        for origin in Self.origins(of: account) where !stillUsed.contains(origin) {
+            for approval in try approvals.list() where approval.host.lowercased() == origin.host && approval.port == origin.port {
+                guard let id = approval.id else { continue }
+                revoked.append(try approvals.revoke(id: id, reason: "its last account (\(account.user) on \(account.server)) was removed"))
+            }
         }
         return revoked
+    }
+
+    /// The hosts and ports an account connects to: its server, and its login provider when that
+    /// is on another host.
+    static func origins(of account: Account) -> [Origin] {
+        guard let server = try? Endpoint(url: account.server) else { return [] }
+        var origins = [Origin(host: server.host.lowercased(), port: server.port)]
+        if let provider = AccountCheck.provider(of: account, server: server)?.endpoint {
+            origins.append(Origin(host: provider.host.lowercased(), port: provider.port))
+        }
+        return origins
+    }
+
+    /// A host (lower-cased) and port.
+    struct Origin: Hashable {
+        var host: String
+        var port: Int
     }
 
     /// Logs account `id` out: its tokens revoked as for a removal (with `check`; nil: not

@@ -38,6 +38,18 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// The test users' passwords and their Basic form.
     private let userSecrets: [PlantedSecret]
 
+    /// The search for the test users' passwords alone (made once: they do not change).
+    lazy var passwordSearch = CredentialSearch(planted: userSecrets)
+    /// Whether `request` carries a test user's password anywhere: its target, any header's value
+    /// (the Authorization header too), or its body.
+    func carriesPassword(_ request: SimulatedRequest) -> Bool {
+        lock.lock()
+        let search = passwordSearch
+        lock.unlock()
+        if search.find(in: Array(request.target.utf8)) != nil || search.find(in: request.body) != nil { return true }
+        return request.headers.values.contains { search.find(in: Array($0.utf8)) != nil }
+    }
+
     /// The search for every planted secret, made again only when the provider issued a new one
     /// (it is asked on every request).
     func credentialSearch() -> CredentialSearch {

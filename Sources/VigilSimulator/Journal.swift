@@ -40,6 +40,10 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var parsed: Bool?
     /// The connection it came on (``ConnectionEntry/id``).
     public var connection: Int?
+    /// A test user's password (as sent, in its Basic form or any encoding the search knows) was
+    /// in the request; looked for on a login provider's host, where tokens may go but a
+    /// password never does.
+    public var password: Bool?
 
     public init(
         time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool,

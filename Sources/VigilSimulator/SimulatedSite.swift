@@ -53,7 +53,11 @@ struct SimulatedSite: Sendable {
     func complete(_ number: Int, _ request: SimulatedRequest, status: Int, accepted: Bool = false, token: Bool = false, fault: Bool = false) {
         // The head was searched when it arrived; only the body is new.
         let found = request.body.isEmpty ? [] : Self.findings(request, search: responder.credentialSearch(), parts: .body)
+        // On a login provider's host (another host than the server's), a password is looked for
+        // apart: tokens may go there, a password never.
+        let password = responder.scenario.oidcFaults?.providerHost == host && responder.carriesPassword(request)
         journal.update(number) { entry in
+            if password { entry.password = true }
             entry.status = status
             entry.body = request.hasBody || entry.body
             let all = (entry.found ?? []) + found.filter { !(entry.found ?? []).contains($0) }

@@ -237,8 +237,9 @@ public struct ScenarioJudge: Sendable {
         if scheme == "https", evidence.start.scheme == "http", entry.host == evidence.start.address { return true }
         // The login provider the server names on another host (the deployment's identity
         // provider): agreed with the server, for its provider endpoints only (discovery, the
-        // OAuth2 endpoints), never as a server for files.
-        if scheme == "https", let provider = scenario.oidcFaults?.providerHost,
+        // OAuth2 endpoints), never as a server for files, and never for the user's password
+        // (a code, a verifier, a refresh token may go there; the password is the server's).
+        if scheme == "https", entry.password != true, let provider = scenario.oidcFaults?.providerHost,
             entry.host == evidence.listeners.first(where: { $0.host == provider && $0.scheme == "https" })?.address,
             entry.path.hasPrefix("/.well-known/") || entry.path.hasPrefix("/index.php/apps/oauth2/")
         {

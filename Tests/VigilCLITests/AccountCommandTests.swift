@@ -78,6 +78,33 @@ struct AccountCommandTests {
         }
     }
 
+    /// A cron job's check during an outage: the same server (address, port, certificate) now
+    /// answers 404 through every retry, which is unavailable for now (exit 75, status
+    /// `unavailable`), not an error; setup behind an APM that lets nobody through exits 75 too.
+    @Test func anOutageIsExit75NotAnError() async throws {
+        let before = try await RunningSimulator("basic-only")
+        let port = before.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port ?? 0
+        let added = try await vigil(
+            ["account", "add", before.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
+        await before.stop()
+        #expect(added.status == 0, "\(added.standardError)")
+        let id = try await accountID()
+        try await withRunningSimulator("only-404", port: port) { (down) async throws in
+            let check = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle, "--json"])
+            #expect(check.status == 75, "\(check.standardOutput)\(check.standardError)")
+            let rows = try JSONSerialization.jsonObject(with: Data(check.standardOutput.utf8)) as? [[String: Any]]
+            #expect(rows?.first?["status"] as? String == "unavailable", "\(check.standardOutput)")
+            #expect(down.simulator.journal.entries.filter { $0.method == "PROPFIND" }.count == 6, "the first try and five more")
+        }
+        try await withRunningSimulator("recovering-apm") { (held) async throws in
+            let blocked = try await vigil(
+                ["account", "add", held.url(path: ""), "--user", "bob", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "bob-test-password")
+            #expect(blocked.status == 75 && blocked.standardError.contains("access gateway"), "\(blocked.standardError)")
+            #expect(!held.simulator.journal.entries.contains { $0.authorization }, "nothing was sent with a credential")
+        }
+        #expect(try await vigil(["account", "remove", id]).status == 0)
+    }
+
     /// The keyring gone after the account was added (its daemon stopped, the session ended): a
     /// check says so and sends nothing; there is no other place a password could come from.
     @Test func aKeyringThatVanishedStopsTheCheckBeforeAnyCredentialIsSent() async throws {

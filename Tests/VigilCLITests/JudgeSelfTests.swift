@@ -41,6 +41,16 @@ struct JudgeSelfTests {
         #expect(!output.contains("alice-test-password"), "no password in the report")
     }
 
+    /// A login provider on another host is agreed for tokens, never for the user's password: the
+    /// resource-owner password grant sent there is caught; the honest client passes.
+    @Test func aPasswordAtTheLoginProviderIsCaught() throws {
+        let careless = try Self.run("password-to-provider", ["oidc-provider-on-another-host"])
+        #expect(careless.status == 1 && careless.standardOutput.contains("POST /index.php/apps/oauth2/api/v1/token"), "\(careless.standardOutput)")
+        #expect(!careless.standardOutput.contains("alice-test-password"))
+        let honest = try Self.run("honest", ["oidc-provider-on-another-host"])
+        #expect(honest.status == 0, "\(honest.standardOutput)")
+    }
+
     @Test func aCredentialEncodedToAnUnapprovedRedirectTargetIsCaught() throws {
         let result = try Self.run("follow-redirect", ["redirect-cross-host-302"])
         #expect(result.status == 1, "\(result.standardOutput)")

@@ -187,3 +187,28 @@ struct AccountTokensTests {
         #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRevoked })
     }
 }
+
+/// The approvals an account needed go with its last user: its server's and its login provider's
+/// on another host, unless another account still connects there.
+@Suite("Approvals left over")
+struct ApprovalsLeftOverTests {
+    @Test func theProvidersApprovalGoesWithItsLastAccount() throws {
+        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+        let accounts = Accounts(database: database), approvals = CertificateApprovals(database: database)
+        let certificate = try #require(try Certificate.load(path: TestPaths.testcert("self-signed.pem")).first)
+        let provider = "https://login.example.test/token"
+        let one = Account(server: "https://cloud.example.test", user: "alice", method: "com.owncloud.openid-connect", tokenEndpoint: provider)
+        let two = Account(server: "https://files.example.test", user: "bob", method: "com.owncloud.openid-connect", tokenEndpoint: provider)
+        try accounts.add(one)
+        try accounts.add(two)
+        for host in ["cloud.example.test", "files.example.test", "login.example.test"] { _ = try approvals.approve(certificate, host: host, port: 443) }
+        let removal = AccountRemoval(accounts: accounts, secrets: MemorySecretStore())
+        _ = try removal.remove(id: one.id)
+        let first = try removal.revokeApprovalsLeftOver(by: one, approvals: approvals, keep: false)
+        #expect(first.map(\.host) == ["cloud.example.test"], "bob still logs in at the provider")
+        _ = try removal.remove(id: two.id)
+        let second = try removal.revokeApprovalsLeftOver(by: two, approvals: approvals, keep: false)
+        #expect(Set(second.map(\.host)) == ["files.example.test", "login.example.test"])
+        #expect(try approvals.list().isEmpty && approvals.list(includingRevoked: true).count == 3)
+    }
+}

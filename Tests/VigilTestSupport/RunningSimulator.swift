@@ -12,10 +12,13 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
     public static let certificates = TestPaths.root.appendingPathComponent("testcerts").path
 
     /// `upstream`: the simulator sits in front of that server (``ReverseProxy``).
-    public init(_ name: String, upstream: ReverseProxy? = nil) async throws {
+    /// `port`: the hosts' HTTPS port (plain HTTP the next), to play another scenario where one
+    /// played before (the same server, changed); 0 picks free ports.
+    public init(_ name: String, upstream: ReverseProxy? = nil, port: Int = 0) async throws {
         let scenario = try ScenarioLibrary(directory: Self.fixtures).scenario(named: name)
         var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: Self.certificates)
         configuration.upstream = upstream
+        configuration.port = port
         // Now, so that tokens the simulator issues are current for a client on the real clock.
         let clock = ManualSimulatorClock(Date())
         configuration.clock = clock
@@ -54,8 +57,8 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
 /// Runs `body` with the scenario `name` playing, and stops the simulator when `body` ends, by
 /// returning or by throwing (awaited, unlike a `defer { Task { ... } }`). A simulator that cannot
 /// start throws, failing the test instead of hanging it.
-public func withRunningSimulator<T>(_ name: String, _ body: (RunningSimulator) async throws -> T) async throws -> T {
-    let running = try await RunningSimulator(name)
+public func withRunningSimulator<T>(_ name: String, port: Int = 0, _ body: (RunningSimulator) async throws -> T) async throws -> T {
+    let running = try await RunningSimulator(name, port: port)
     do {
         let result = try await body(running)
         await running.stop()

@@ -127,6 +127,15 @@ def leak():
                 exchange(sock, f"PROPFIND {FILES} HTTP/1.1\r\nHost: x\r\nAuthorization: {BASIC}\r\nConnection: close\r\n\r\n")
         except (OSError, ssl.SSLError) as error:
             print(f"fake-client: {error}", file=sys.stderr)
+    elif MODE == "password-to-provider":
+        # The resource-owner password grant: the user's password posted to the token endpoint of
+        # the login provider the server names (another host), as a careless client does.
+        _, data = request("GET", "/.well-known/openid-configuration")
+        token = json.loads(data.split(b"\r\n\r\n", 1)[1] or b"{}").get("token_endpoint", "")
+        target = urllib.parse.urlsplit(token)
+        if target.hostname:
+            form = urllib.parse.urlencode({"grant_type": "password", "username": USER, "password": PASSWORD}).encode()
+            request("POST", target.path, {"Content-Type": "application/x-www-form-urlencoded"}, form, host=target.hostname, port=target.port or 443)
     elif MODE == "follow-redirect":
         status, data = request("GET", "/status.php")
         location = next((line.split(b":", 1)[1].strip().decode() for line in data.split(b"\r\n") if line.lower().startswith(b"location:")), None)
