@@ -262,6 +262,11 @@ public struct HTTPClient: Sendable {
         if secure, transfer.decision == nil {
             throw HTTPError(.handshakeFailed, "\(endpoint): the connection was not judged by the trust policy.")
         }
+        // An invariant, not a case: a handshake whose revocation was never judged (a resumed
+        // session, a library that skipped the hook) gives no answer, whatever it said.
+        if secure, !transfer.statusJudged {
+            throw HTTPError(.handshakeFailed, "\(endpoint): the certificate's revocation status was not judged for this connection; its answer is not used.")
+        }
         var status = 0
         _ = vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var response = HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, tls: transfer.decision, redirect: nil)
@@ -277,6 +282,9 @@ public struct HTTPClient: Sendable {
         let endpoint: Endpoint
         let maximumBodySize: Int
         var decision: TLSDecision?
+        /// The status hook ran for this handshake (revocation judged): OpenSSL calls it on every
+        /// full handshake once stapling is asked, and sessions are never resumed.
+        var statusJudged = false
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         var tooLarge = false
@@ -307,6 +315,7 @@ public struct HTTPClient: Sendable {
         guard let decision = transfer.decision, decision.allowsRequest, let chain = try? TLSProbe.capturedChain(capture) else { return 0 }
         let revised = transfer.policy.decide(decision, chain: chain, staple: TLSProbe.stapled(capture), for: transfer.endpoint)
         transfer.decision = revised
+        transfer.statusJudged = true
         return revised.allowsRequest ? 1 : 0
     }
 
