@@ -207,4 +207,6 @@ cp "$OUT/self-signed.pem" "$OUT/self-signed-chain.pem"
 
 # DER copy for the DER code path.
 openssl x509 -in "$OUT/valid-127.0.0.1.pem" -outform DER -out "$OUT/valid-127.0.0.1.der"
+# The client half (mutual TLS): its own script, so that it can be made again alone.
+"$OUT/generate-clients.sh"
 echo "testcerts: done ($(ls "$OUT"/*.pem | wc -l) PEM files)"
