@@ -9,8 +9,11 @@
 #include <openssl/x509.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 
 #include <dlfcn.h>
+#include <poll.h>
+#include <time.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -101,6 +104,29 @@ static inline void vigil_curl_slist_free_all(struct curl_slist *list) {
     ((void (*)(struct curl_slist *))vigil_curl_symbol(&cache, "curl_slist_free_all"))(list);
 }
 
+/* After a CONNECT_ONLY handshake: waits up to `ms` for the server's first record and reads it
+   (an alert ends the connection; the info callback records it). 1 when the connection ended. */
+static inline int vigil_curl_await_alert(CURL *h, int ms) {
+    static void *cache;
+    typedef CURLcode (*recv_t)(CURL *, void *, size_t, size_t *);
+    recv_t receive = (recv_t)vigil_curl_symbol(&cache, "curl_easy_recv");
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    if (vigil_curl_getinfo_function()(h, CURLINFO_ACTIVESOCKET, &socket) != CURLE_OK || socket == CURL_SOCKET_BAD) return 0;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (elapsed >= ms) return 0;
+        struct pollfd wanted = {socket, POLLIN, 0};
+        if (poll(&wanted, 1, (int)(ms - elapsed)) <= 0) return 0;
+        char buffer[256];
+        size_t n = 0;
+        CURLcode rc = receive(h, buffer, sizeof buffer, &n);
+        if (rc == CURLE_AGAIN) continue;
+        return rc != CURLE_OK || n == 0;
+    }
+}
 static inline CURLcode vigil_curl_setopt_long(CURL *h, CURLoption o, long v) { return vigil_curl_setopt_function()(h, o, v); }
 static inline CURLcode vigil_curl_setopt_string(CURL *h, CURLoption o, const char *v) { return vigil_curl_setopt_function()(h, o, v); }
 static inline CURLcode vigil_curl_setopt_pointer(CURL *h, CURLoption o, void *v) { return vigil_curl_setopt_function()(h, o, v); }
@@ -140,6 +166,25 @@ typedef struct vigil_tls_capture {
     /* The handshake failed because the peer's bytes are not TLS records (a plain-HTTP port):
        from OpenSSL's error code, read in the info callback before curl drains the queue. */
     int not_tls;
+    /* Mutual TLS. The identity to present (NULL: none), owned by the capture; set before the
+       transfer (vigil_tls_capture_set_identity) only for the account's own origin. */
+    X509 *client_cert;
+    STACK_OF(X509) *client_chain;
+    EVP_PKEY *client_key;
+    /* 1 while the identity may be handed to OpenSSL: set when it is loaded for the account's
+       origin, cleared the moment the verify or status decider refuses the server. OpenSSL asks
+       for it when the CertificateRequest arrives (under TLS 1.3 before the server's Certificate),
+       but writes the client's Certificate message only after the server's Certificate (verify
+       decider), its status (status decider) and its Finished or ServerHelloDone: a refusal in
+       either decider aborts the handshake first, and the message never leaves. */
+    int client_cert_allowed;
+    /* The server sent a CertificateRequest; the CAs it named (RFC 2253, one per line, malloc'd). */
+    int client_cert_requested;
+    char *client_cert_issuers;
+    /* A certificate was presented. */
+    int client_cert_presented;
+    /* The last alert the server sent (its description code), 0 when none. */
+    int alert_received;
 } vigil_tls_capture;
 
 /* Collects the chain; then accepts (probe) or asks the decider (HTTP client). */
@@ -202,6 +247,11 @@ static int vigil_capture_index(void) {
 }
 /* A failed handshake step: was it because the peer does not speak TLS? By OpenSSL's reason code. */
 static void vigil_capture_info(const SSL *ssl, int where, int ret) {
+    if ((where & SSL_CB_READ_ALERT) && (ret & 0xff) != 0) {
+        vigil_tls_capture *alerted = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
+        if (alerted && !alerted->proxy_was_last) alerted->alert_received = ret & 0xff;
+        return;
+    }
     if (!(where & SSL_CB_EXIT) || ret > 0) return;
     vigil_tls_capture *capture = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
     unsigned long error = ERR_peek_last_error();
@@ -212,6 +262,63 @@ static void vigil_capture_info(const SSL *ssl, int where, int ret) {
         || reason == SSL_R_RECORD_LAYER_FAILURE
 #endif
     ) capture->not_tls = 1;
+}
+/* OpenSSL asks for the client's certificate (the server sent a CertificateRequest): the CAs
+   the server accepts are kept for the error a refusal gives; the identity is handed over only
+   when one was set for this origin and the server was judged acceptable (trust, revocation). */
+static int vigil_capture_client_cert(SSL *ssl, X509 **x509, EVP_PKEY **pkey) {
+    vigil_tls_capture *capture = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
+    if (!capture || capture->proxy_was_last) return 0;
+    capture->client_cert_requested = 1;
+    const STACK_OF(X509_NAME) *names = SSL_get0_peer_CA_list(ssl);
+    if (!names || sk_X509_NAME_num(names) == 0) names = SSL_get_client_CA_list(ssl);
+    free(capture->client_cert_issuers);
+    capture->client_cert_issuers = NULL;
+    BIO *bio = BIO_new(BIO_s_mem());
+    for (int i = 0; bio && names && i < sk_X509_NAME_num(names) && i < 64; i++) {
+        X509_NAME_print_ex(bio, sk_X509_NAME_value(names, i), 0, XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB);
+        BIO_write(bio, "\n", 1);
+    }
+    char *text = NULL;
+    long n = bio ? BIO_get_mem_data(bio, &text) : 0;
+    if (n > 0 && (capture->client_cert_issuers = malloc((size_t)n + 1)) != NULL) {
+        memcpy(capture->client_cert_issuers, text, (size_t)n);
+        capture->client_cert_issuers[n] = 0;
+    }
+    BIO_free(bio);
+    if (!capture->client_cert_allowed || !capture->client_cert || !capture->client_key) return 0;
+    for (int i = 0; capture->client_chain && i < sk_X509_num(capture->client_chain); i++) {
+        SSL_add1_chain_cert(ssl, sk_X509_value(capture->client_chain, i));
+    }
+    X509_up_ref(capture->client_cert);
+    EVP_PKEY_up_ref(capture->client_key);
+    *x509 = capture->client_cert;
+    *pkey = capture->client_key;
+    capture->client_cert_presented = 1;
+    return 1;
+}
+/* The identity the capture presents where it is allowed: the certificate and its chain (DER)
+   and the key (PEM), read into OpenSSL objects the capture owns. 0 when they cannot be read. */
+static inline int vigil_tls_capture_set_identity(vigil_tls_capture *capture, const unsigned char *const *der, const int *lengths, int count,
+                                                 const char *key_pem, long key_len) {
+    if (count < 1) return 0;
+    const unsigned char *cursor = der[0];
+    X509 *cert = d2i_X509(NULL, &cursor, lengths[0]);
+    BIO *bio = BIO_new_mem_buf(key_pem, (int)key_len);
+    EVP_PKEY *key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, (void *)"") : NULL;
+    BIO_free(bio);
+    STACK_OF(X509) *chain = sk_X509_new_null();
+    for (int i = 1; chain && i < count; i++) {
+        cursor = der[i];
+        X509 *x = d2i_X509(NULL, &cursor, lengths[i]);
+        if (x) sk_X509_push(chain, x);
+    }
+    ERR_clear_error();
+    if (!cert || !key || !chain) { X509_free(cert); EVP_PKEY_free(key); sk_X509_pop_free(chain, X509_free); return 0; }
+    capture->client_cert = cert;
+    capture->client_key = key;
+    capture->client_chain = chain;
+    return 1;
 }
 static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) {
     (void)curl;
@@ -225,6 +332,8 @@ static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) 
     if (SSL_CTX_set_tlsext_status_type(ctx, TLSEXT_STATUSTYPE_ocsp) != 1) return CURLE_SSL_CERTPROBLEM;
     SSL_CTX_set_tlsext_status_cb(ctx, vigil_capture_status);
     SSL_CTX_set_tlsext_status_arg(ctx, capture);
+    /* Asked on every CertificateRequest; presents only what the capture allows. */
+    SSL_CTX_set_client_cert_cb(ctx, vigil_capture_client_cert);
     return CURLE_OK;
 }
 /// Makes the next transfer on `h` record its TLS handshake into `capture`.
@@ -262,7 +371,18 @@ static inline int vigil_tls_capture_der(const vigil_tls_capture *capture, int i,
     return i2d_X509(sk_X509_value(capture->chain, i), der);
 }
 static inline void vigil_tls_free_der(unsigned char *der) { OPENSSL_free(der); }
+static inline void vigil_tls_capture_release_identity(vigil_tls_capture *capture) {
+    X509_free(capture->client_cert);
+    capture->client_cert = NULL;
+    EVP_PKEY_free(capture->client_key);
+    capture->client_key = NULL;
+    sk_X509_pop_free(capture->client_chain, X509_free);
+    capture->client_chain = NULL;
+    free(capture->client_cert_issuers);
+    capture->client_cert_issuers = NULL;
+}
 static inline void vigil_tls_capture_release(vigil_tls_capture *capture) {
+    vigil_tls_capture_release_identity(capture);
     if (capture->chain) sk_X509_pop_free(capture->chain, X509_free);
     capture->chain = NULL;
     free(capture->staple);

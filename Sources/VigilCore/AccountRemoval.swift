@@ -19,7 +19,8 @@ public struct AccountRemoval: Sendable {
         public var revocationProblem: String?
     }
 
-    /// Every kind of secret an account may hold.
+    /// The login's secrets (a logout removes these; the client certificate's key stays with the
+    /// account until it is removed).
     public static let secretKinds: [SecretKey.Kind] = [.password, .accessToken, .refreshToken, .clientSecret]
 
     public var accounts: Accounts
@@ -36,7 +37,8 @@ public struct AccountRemoval: Sendable {
     public func remove(id: String) throws -> Result {
         let account = try accounts.remove(id: id)
         var removed: [SecretKey.Kind] = []
-        for kind in Self.secretKinds where try secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
+        // The login's secrets and the client certificate's key: nothing of the account stays.
+        for kind in Self.secretKinds + [.clientKey] where try secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
             removed.append(kind)
         }
         return Result(account: account, removedSecrets: removed)

@@ -91,6 +91,9 @@ public struct AccountSetup: Sendable {
         public var requirements = ConnectionRequirements()
         /// `connection.approved-certificates`: leaves the administrator approved in advance.
         public var preApproved = PreApprovedCertificates()
+        /// Mutual TLS: the client certificate the account presents, to its server only (bound to
+        /// each server endpoint as it is reviewed; never to a login provider on another host).
+        public var clientIdentity: ClientIdentity?
         public init() {}
 
         /// The HTTP client's configuration these options ask for (a fresh cookie jar each time).
@@ -174,6 +177,11 @@ public struct AccountSetup: Sendable {
         if !options.urlEditable, let locked = options.defaultURL, Self.normalized(server) != Self.normalized(locked) {
             throw AccountSetupError(
                 .policy, "The administrator locked the server to \(locked) (bookmark.url-editable is false); \(server) is not it. Nothing was sent.")
+        }
+        // A client certificate that no server should take is refused before anything is sent.
+        if let identity = options.clientIdentity, case let refusals = identity.refusals(), !refusals.isEmpty {
+            throw AccountSetupError(
+                .clientCertificate, "The client certificate cannot be used: " + refusals.map(\.message).joined(separator: " ") + " Nothing was sent or kept.")
         }
         // Where the secrets will go is checked before anything is asked or sent: a password
         // proved with the server and then not kept would be asked for in vain.
@@ -299,8 +307,13 @@ public struct AccountSetup: Sendable {
                 tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
             account.issuer = login.issuer
             account.subject = login.subject
+            var secrets = login.secrets
+            if let identity = options.clientIdentity {
+                account.clientCertificatePEM = Self.pem(identity.chain)
+                secrets[.clientKey] = identity.key.withPEM { Secret($0) }
+            }
             await describe(base: base, login: login, client: client, interaction: interaction)
-            try registry.add(account, secrets: login.secrets)
+            try registry.add(account, secrets: secrets)
             logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
             return account
         } catch let error as HTTPError where error.code == .untrustedCertificate {
@@ -664,7 +677,8 @@ public struct AccountSetup: Sendable {
         for endpoint: Endpoint, evaluator: TrustEvaluator, approvals: CertificateApprovals, options: Options,
         reviewed: Certificate?, provider: (endpoint: Endpoint, reviewed: Certificate?)? = nil, logger: Logger
     ) throws -> HTTPClient {
-        let configuration = options.clientConfiguration
+        var configuration = options.clientConfiguration
+        configuration.clientIdentity = options.clientIdentity.map { ClientIdentityBinding(identity: $0, origin: endpoint) }
         var approved: [Endpoint: Set<String>] = [:]
         var reviewedLeaves: [Endpoint: String] = [:]
         for (each, leaf) in [(endpoint, reviewed)] + (provider.map { [($0.endpoint, $0.reviewed)] } ?? []) {

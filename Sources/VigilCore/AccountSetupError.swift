@@ -22,6 +22,7 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
             case configuration = "configuration"
             case policy = "policy"
             case unavailable = "unavailable"
+            case clientCertificate = "client-certificate"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -33,6 +34,9 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         /// The server is unavailable for now: a blip that outlasted the retries, or an access
         /// gateway in front of it that lets nobody through yet. Try again later.
         public static let unavailable = Code(.unavailable)
+        /// Mutual TLS: the client certificate cannot be used (expired, no clientAuth, broken
+        /// crypto), the server requires one the account does not have, or refused the one presented.
+        public static let clientCertificate = Code(.clientCertificate)
         /// The server points elsewhere; reported, not followed.
         public static let redirected = Code(.redirected)
         /// The server does not answer like an ownCloud/OpenCloud server.

@@ -32,6 +32,10 @@ public struct HTTPClient: Sendable {
         /// `core.cookie-support-enabled`: cookies kept for the client's origins (shared by its
         /// copies), and an access-policy manager's login round trip followed; nil: no cookies.
         public var cookies: CookieJar?
+        /// Mutual TLS: the account's client certificate, presented only on connections to its
+        /// origin, and there only once the server's chain and revocation status were judged
+        /// acceptable (the decision is taken when OpenSSL is about to send it).
+        public var clientIdentity: ClientIdentityBinding?
 
         public init() {}
     }
@@ -159,13 +163,23 @@ public struct HTTPClient: Sendable {
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
-        capture.initialize(
-            to: vigil_tls_capture(
-                chain: nil, version: nil, cipher: nil, decide: Self.decide, context: context.toOpaque(), proxy_host: nil, proxy_pending: 0, proxy_failed: 0,
-                staple: nil, staple_len: 0, decide_status: Self.decideStatus, proxy_was_last: 0, version_code: 0, not_tls: 0))
+        var fresh = vigil_tls_capture()
+        fresh.decide = Self.decide
+        fresh.context = context.toOpaque()
+        fresh.decide_status = Self.decideStatus
+        capture.initialize(to: fresh)
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
+        }
+        // The account's client certificate, loaded only for its own origin.
+        let identity = configuration.clientIdentity.flatMap { $0.covers(endpoint) && secure ? $0.identity : nil }
+        if let identity {
+            transfer.presentsIdentity = true
+            guard Self.load(identity, into: capture) else {
+                throw HTTPError(.transport, "The account's client certificate cannot be handed to OpenSSL.")
+            }
+            capture.pointee.client_cert_allowed = 1
         }
         if secure, vigil_curl_capture_tls(handle, capture) != CURLE_OK {
             throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
@@ -249,7 +263,9 @@ public struct HTTPClient: Sendable {
         if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED {
             throw HTTPError(.bodyTooLarge, "\(endpoint): the answer is larger than \(configuration.maximumBodySize) bytes.", curlCode: Int(code.rawValue))
         }
+        let exchange = secure ? ClientCertificateExchange.captured(capture) : nil
         guard code == CURLE_OK else {
+            if let refusal = exchange?.error(at: endpoint, identity: identity, curlCode: Int(code.rawValue)) { throw refusal }
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             var error = TLSProbe.error(for: code, detail: detail, endpoint: endpoint, notTLS: capture.pointee.not_tls != 0)
             if error.code == .handshakeFailed {
@@ -270,6 +286,10 @@ public struct HTTPClient: Sendable {
         var status = 0
         _ = vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var response = HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, tls: transfer.decision, redirect: nil)
+        response.clientCertificate = exchange
+        // nginx with `ssl_verify_client optional` lets the handshake finish and answers 400 with
+        // its own page: the same refusal as a TLS alert, reported the same way.
+        if status == 400, let refusal = Self.nginxClientCertificateRefusal(response, at: endpoint, identity: identity) { throw refusal }
         if (300..<400).contains(status), let location = response.header("Location") {
             response.redirect = Redirect(status: status, location: location, base: target.text)
         }
@@ -285,6 +305,8 @@ public struct HTTPClient: Sendable {
         /// The status hook ran for this handshake (revocation judged): OpenSSL calls it on every
         /// full handshake once stapling is asked, and sessions are never resumed.
         var statusJudged = false
+        /// The connection may present the account's client certificate (its origin).
+        var presentsIdentity = false
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         var tooLarge = false
@@ -296,6 +318,41 @@ public struct HTTPClient: Sendable {
         }
     }
 
+    /// nginx's 400 pages for a missing or refused client certificate, as an error.
+    static func nginxClientCertificateRefusal(_ response: HTTPResponse, at endpoint: Endpoint, identity: ClientIdentity?) -> HTTPError? {
+        let page = String(decoding: response.body.prefix(4096), as: UTF8.self)
+        let missing = page.contains("No required SSL certificate was sent")
+        guard missing || page.contains("The SSL certificate error") else { return nil }
+        var exchange = response.clientCertificate ?? ClientCertificateExchange(requested: true)
+        exchange.requested = true
+        exchange.alert = missing ? "HTTP 400: No required SSL certificate was sent" : "HTTP 400: The SSL certificate error"
+        if missing { exchange.presented = false }
+        return exchange.error(at: endpoint, identity: identity, curlCode: nil)
+    }
+
+    /// Hands `identity` (its chain as DER, its key as PEM) to the capture, which owns the
+    /// OpenSSL objects from then on.
+    static func load(_ identity: ClientIdentity, into capture: UnsafeMutablePointer<vigil_tls_capture>) -> Bool {
+        let ders = identity.chain.map(\.derEncoded)
+        let lengths = ders.map { Int32($0.count) }
+        let pointers = ders.map { der -> UnsafeMutablePointer<UInt8> in
+            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: der.count)
+            copy.initialize(from: der, count: der.count)
+            return copy
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        return identity.key.withPEM { pem in
+            var pem = Array(pem.utf8)
+            defer { pem.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+            let constPointers: [UnsafePointer<UInt8>?] = pointers.map { UnsafePointer($0) }
+            return pem.withUnsafeBufferPointer { key in
+                key.withMemoryRebound(to: CChar.self) { key in
+                    vigil_tls_capture_set_identity(capture, constPointers, lengths, Int32(ders.count), key.baseAddress, key.count) == 1
+                }
+            }
+        }
+    }
+
     /// OpenSSL's verify hook, through the shim: the policy judges the chain as sent.
     static let decide: vigil_tls_decider = { context, capture in
         guard let context, let capture else { return 0 }
@@ -304,6 +361,7 @@ public struct HTTPClient: Sendable {
         let negotiated = TLSProtocolVersion(openSSLCode: Int(capture.pointee.version_code))
         let decision = transfer.policy.decide(chain: chain, negotiated: negotiated, for: transfer.endpoint)
         transfer.decision = decision
+        if !decision.allowsRequest { capture.pointee.client_cert_allowed = 0 }
         return decision.allowsRequest ? 1 : 0
     }
 
@@ -316,6 +374,8 @@ public struct HTTPClient: Sendable {
         let revised = transfer.policy.decide(decision, chain: chain, staple: TLSProbe.stapled(capture), for: transfer.endpoint)
         transfer.decision = revised
         transfer.statusJudged = true
+        // A server refused here never gets the client certificate (the handshake ends first).
+        if !revised.allowsRequest { capture.pointee.client_cert_allowed = 0 }
         return revised.allowsRequest ? 1 : 0
     }
 

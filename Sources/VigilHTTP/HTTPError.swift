@@ -18,6 +18,8 @@ public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable
             case plainHTTPRefused = "plain-http-refused"
             case bodyTooLarge = "body-too-large"
             case cancelled
+            case clientCertificateRequired = "client-certificate-required"
+            case clientCertificateRefused = "client-certificate-refused"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -38,6 +40,10 @@ public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable
         public static let bodyTooLarge = Code(.bodyTooLarge)
         /// The task that waited for the transfer was cancelled; libcurl stopped it.
         public static let cancelled = Code(.cancelled)
+        /// The server demands a client certificate (mutual TLS) and none was presented.
+        public static let clientCertificateRequired = Code(.clientCertificateRequired)
+        /// The server refused the client certificate presented (a TLS alert, or its HTTP error).
+        public static let clientCertificateRefused = Code(.clientCertificateRefused)
         public var description: String { base.rawValue }
     }
 
@@ -47,6 +53,8 @@ public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable
     public let curlCode: Int?
     /// For ``Code/untrustedCertificate``: the evaluation, to show the user before any approval.
     public var evaluation: TrustEvaluation?
+    /// For the client certificate codes: what the server asked and the client presented.
+    public var clientCertificate: ClientCertificateExchange?
     public let file: String
     public let line: Int
 

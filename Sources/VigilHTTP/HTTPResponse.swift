@@ -12,6 +12,8 @@ public struct HTTPResponse: Sendable {
     /// origin that let it no further (no session cookie, or no way back): ``redirect`` is the
     /// gateway's, not the server's. A gateway busy for now, retried like a load balancer's blip.
     public var heldByAccessGateway = false
+    /// The server asked for a client certificate on this connection (and what was presented).
+    public var clientCertificate: ClientCertificateExchange?
 
     /// The first value of a header field, by case-insensitive name.
     public func header(_ name: String) -> String? {

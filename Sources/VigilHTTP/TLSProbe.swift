@@ -25,10 +25,19 @@ public struct TLSProbe: Sendable {
         public var remoteAddress: String
         /// The OCSP answer the server stapled (DER), asked on every handshake; nil when none came.
         public var staple: [UInt8]?
+        /// Mutual TLS: the server asked for a client certificate (none is ever presented here);
+        /// nil when it did not ask.
+        public var clientCertificate: ClientCertificateExchange?
+        /// Whether the server goes on without one: false when it ended the handshake for want of
+        /// one, true when the handshake finished without one, nil when it did not ask.
+        public var clientCertificateOptional: Bool?
 
         public init(
-            chain: [Certificate], protocolVersion: String, negotiated: TLSProtocolVersion?, cipher: String, remoteAddress: String, staple: [UInt8]? = nil
+            chain: [Certificate], protocolVersion: String, negotiated: TLSProtocolVersion?, cipher: String, remoteAddress: String, staple: [UInt8]? = nil,
+            clientCertificate: ClientCertificateExchange? = nil, clientCertificateOptional: Bool? = nil
         ) {
+            self.clientCertificate = clientCertificate
+            self.clientCertificateOptional = clientCertificateOptional
             self.chain = chain
             self.protocolVersion = protocolVersion
             self.negotiated = negotiated
@@ -106,10 +115,7 @@ public struct TLSProbe: Sendable {
         defer { vigil_curl_slist_free_all(resolveList) }
         if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
-        capture.initialize(
-            to: vigil_tls_capture(
-                chain: nil, version: nil, cipher: nil, decide: nil, context: nil, proxy_host: nil, proxy_pending: 0, proxy_failed: 0, staple: nil,
-                staple_len: 0, decide_status: nil, proxy_was_last: 0, version_code: 0, not_tls: 0))
+        capture.initialize(to: vigil_tls_capture())
         defer {
             vigil_tls_capture_release(capture)
             capture.deallocate()
@@ -143,7 +149,16 @@ public struct TLSProbe: Sendable {
         if let proxyHost, capture.pointee.proxy_failed != 0 {
             throw ProxyChoice.untrusted(proxyHost)
         }
-        guard code == CURLE_OK else {
+        // A server that asked for a client certificate: under TLS 1.3 it says whether it goes on
+        // without one only after the handshake (an alert as its first record): waited for briefly.
+        var ended = false
+        if code == CURLE_OK, capture.pointee.client_cert_requested != 0 { ended = vigil_curl_await_alert(handle, 500) == 1 }
+        let exchange = ClientCertificateExchange.captured(capture)
+        // A server that demands a client certificate ends a TLS 1.2 handshake without one after
+        // its chain came: the chain is still shown, with the demand.
+        let refusedForWantOfOne =
+            exchange?.requested == true && vigil_tls_capture_count(capture) > 0 && (code != CURLE_OK || (ended && exchange?.alert != nil))
+        guard code == CURLE_OK || refusedForWantOfOne else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw error(for: code, detail: detail, endpoint: endpoint, notTLS: capture.pointee.not_tls != 0)
         }
@@ -159,7 +174,9 @@ public struct TLSProbe: Sendable {
             negotiated: TLSProtocolVersion(openSSLCode: Int(capture.pointee.version_code)),
             cipher: capture.pointee.cipher.map { String(cString: $0) } ?? "unknown",
             remoteAddress: address.map { String(cString: $0) } ?? endpoint.host,
-            staple: stapled(capture)
+            staple: stapled(capture),
+            clientCertificate: exchange,
+            clientCertificateOptional: exchange?.requested == true ? !refusedForWantOfOne : nil
         )
     }
 

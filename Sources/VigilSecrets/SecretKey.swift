@@ -13,8 +13,10 @@ public struct SecretKey: Sendable, Hashable, CustomStringConvertible {
         public static let refreshToken = Kind(rawValue: "refresh-token")
         /// A client secret from dynamic client registration.
         public static let clientSecret = Kind(rawValue: "client-secret")
+        /// The private key of the account's client certificate (mutual TLS), as PKCS#8 PEM.
+        public static let clientKey = Kind(rawValue: "client-key")
         /// The kinds Vigil's own methods keep (a plug-in method may add others).
-        public static let allKinds: [Kind] = [.password, .accessToken, .refreshToken, .clientSecret]
+        public static let allKinds: [Kind] = [.password, .accessToken, .refreshToken, .clientSecret, .clientKey]
     }
 
     /// The account's identifier (for example `alice@cloud.example.com`); not secret, but private.

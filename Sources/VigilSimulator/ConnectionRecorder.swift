@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOSSL
 import NIOTLS
@@ -141,7 +142,13 @@ final class TLSConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
             completed = true
-            state.update { $0.handshake = "completed" }
+            // The identity the client disclosed to this host, if it presented one.
+            let presented = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
+            let subject = presented.map { Self.subject(of: $0) }
+            state.update {
+                $0.handshake = "completed"
+                if let subject { $0.clientCertificate = subject }
+            }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -162,6 +169,15 @@ final class TLSConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
     func channelInactive(context: ChannelHandlerContext) {
         if !completed { state.update { if $0.handshake == "none" { $0.handshake = "failed" } } }
         context.fireChannelInactive()
+    }
+
+    /// A certificate as the journal shows it: its common name, as NIOSSL reads it.
+    static func subject(of certificate: NIOSSLCertificate) -> String {
+        let text = certificate.description
+        if let range = text.range(of: ";common_name=") {
+            return "CN=" + String(text[range.upperBound...].prefix { $0 != ";" && $0 != ">" }.prefix(200))
+        }
+        return "a certificate without a common name"
     }
 }
 

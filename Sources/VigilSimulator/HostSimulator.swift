@@ -147,6 +147,12 @@ public final class HostSimulator: Sendable {
                     var tls = try authority.tlsConfiguration(for: plan.address)
                     tls.shutdownTimeout = Self.tlsShutdownTimeout
                     context = try NIOSSLContext(configuration: tls)
+                } else if let name = plan.certificate, plan.scheme == "https", !plan.genuine,
+                    let clientAuth = configuration.scenario.clientAuth, clientAuth.effectiveHosts.contains(plan.host)
+                {
+                    var tls = try tlsConfiguration(case: name)
+                    try askClientCertificates(clientAuth, in: &tls)
+                    context = try NIOSSLContext(configuration: tls)
                 } else {
                     context = try plan.certificate.map { try sslContext(case: $0) }
                 }
@@ -232,6 +238,20 @@ public final class HostSimulator: Sendable {
         let ids = registry.cutAll(closingDoors: closingDoors)
         for id in ids { journal.updateConnection(id) { $0.cut = true } }
         return ids.count
+    }
+
+    /// Mutual TLS on a host: a CertificateRequest naming the plan's CA, what is presented
+    /// verified against it (its name not checked: a client certificate names a user), and, when
+    /// required, no handshake without one.
+    func askClientCertificates(_ plan: ClientAuthPlan, in tls: inout TLSConfiguration) throws {
+        let path = (configuration.certificatesDirectory as NSString).appendingPathComponent("\(plan.effectiveCA).pem")
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SimulatorError(
+                .missingCertificate, "The client CA \(plan.effectiveCA) is not in \(configuration.certificatesDirectory) (expected \(plan.effectiveCA).pem).")
+        }
+        tls.trustRoots = .file(path)
+        tls.sendCANameList = true
+        tls.certificateVerification = plan.mode == .required ? .noHostnameVerification : .optionalVerification
     }
 
     func sslContext(case name: String) throws -> NIOSSLContext {

@@ -94,6 +94,9 @@ public struct ConnectionEntry: Sendable, Hashable, Codable {
     public var handshakeError: String?
     /// Bytes of application data the client sent (after the handshake; all bytes for plain HTTP).
     public var applicationBytes: Int
+    /// The subject of the client certificate the client presented (an identity disclosed to
+    /// this host), when the handshake completed with one.
+    public var clientCertificate: String?
     /// Still open.
     public var open: Bool
     /// The simulator cut it (still open after the client exited and a grace period).

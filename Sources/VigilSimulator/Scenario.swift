@@ -106,6 +106,8 @@ public struct Scenario: Sendable, Hashable, Codable {
     /// A revocation PKI minted for this run (``RevocationPlan``): every HTTPS host then serves
     /// a leaf from it instead of a testcerts case.
     public var revocation: RevocationPlan?
+    /// Mutual TLS: hosts that ask for a client certificate.
+    public var clientAuth: ClientAuthPlan?
     /// Test users and passwords; the defaults (``Scenario/defaultUsers``) when absent.
     public var users: [String: String]?
     /// How `vigil simulate` plays the user (decisions, start URL, settings); defaults when absent.
@@ -173,6 +175,14 @@ extension Scenario {
         }
         for address in (certificates ?? [:]).keys where !SimulatorAddress.isLoopback(address) {
             throw fail("certificates", "names \(address), which is not a loopback address")
+        }
+        if let plan = clientAuth {
+            guard !plan.effectiveHosts.isEmpty, plan.effectiveHosts.allSatisfy({ (1...3).contains($0) }) else {
+                throw fail("clientAuth.hosts", "must list hosts 1, 2 or 3")
+            }
+            if let ca = plan.ca, ca.isEmpty || ca.contains("/") || ca.hasPrefix(".") {
+                throw fail("clientAuth.ca", "names \(ca), which is not a testcerts case")
+            }
         }
         if let client {
             if let start = client.start, !(start.hasPrefix("{https:") || start.hasPrefix("{http:")) {

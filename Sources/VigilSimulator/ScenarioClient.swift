@@ -84,6 +84,9 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
     public var trust: [String]?
     /// Seconds the client waits for each connection and answer (default: the suite's, 10).
     public var timeout: Double?
+    /// Mutual TLS: the testcerts client certificate the user gives the account (its
+    /// `<name>.pem` and `<name>.key`); nil: none.
+    public var clientCertificate: String?
 
     public init() {}
 }

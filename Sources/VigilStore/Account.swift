@@ -37,6 +37,10 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
     /// later login must match; nil for other methods.
     public var issuer: String?
     public var subject: String?
+    /// Mutual TLS: the account's client certificate and its chain (PEM, certificate first),
+    /// presented only to the account's server; its private key is in the keyring (kind
+    /// `client-key`), never here. nil: none.
+    public var clientCertificatePEM: String?
 
     public init(
         id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,

@@ -151,6 +151,9 @@ public final class VigilDatabase: Sendable {
                 table.add(column: "subject", .text)
             }
         }
+        migrator.registerMigration("v9: an account's client certificate") { db in
+            try db.alter(table: Account.databaseTableName) { table in table.add(column: "clientCertificatePEM", .text) }
+        }
         return migrator
     }
 

@@ -281,7 +281,13 @@ public struct ScenarioJudge: Sendable {
             return
                 "A credential (\((connection.credentialInClear ?? []).prefix(3).joined(separator: "; "))) was sent to \(connection.host) \(how) (invariant 1: never a credential in clear text)."
         }
-        return clear
+        // Mutual TLS: a client certificate names its user; presenting it to a host the client may
+        // not trust discloses who the user is, during the handshake, before any application data.
+        let disclosed = evidence.connections.filter { $0.scheme == "https" && $0.clientCertificate != nil && isHostile($0, evidence) }.prefix(3).map {
+            connection in
+            "The client presented its client certificate (\(SuiteText.oneLine(connection.clientCertificate ?? "?"))) to \(describe(connection)), which it was not entitled to trust: the user's identity was disclosed (invariant 1)."
+        }
+        return clear + disclosed
             + evidence.connections.filter { $0.scheme == "https" && $0.applicationBytes > 0 && isHostile($0, evidence) }.prefix(3).map { connection in
                 let requests = evidence.journal.filter { $0.connection == connection.id }
                 let first = requests.first.map { " (first: \($0.method) \($0.path))" } ?? ""

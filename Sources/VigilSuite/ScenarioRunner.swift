@@ -145,11 +145,16 @@ public struct ScenarioRunner: Sendable {
             }
             return path
         }
-        let context = SuiteClientContext(
+        var context = SuiteClientContext(
             server: server, userName: userName, user: user, settings: settings, caFile: caFile, trustedCAFiles: trusted,
             databasePath: data + "/vigil/vigil.sqlite", dataDirectory: data, configDirectory: config, stateDirectory: state,
             secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout, resolve: resolve,
             settle: { grace in await Self.settle(running, grace: grace) })
+        if let name = scenario.client?.clientCertificate {
+            let directory = certificatesDirectory as NSString
+            context.clientCertificate = (directory.appendingPathComponent("\(name).pem"), directory.appendingPathComponent("\(name).key"))
+            context.user.browserCertificate = context.clientCertificate
+        }
         try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 
         var existing: (account: Account, approvals: Int)?

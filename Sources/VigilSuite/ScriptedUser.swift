@@ -39,6 +39,9 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     let connectionPosition: @Sendable () -> Int
     /// `HOST:PORT:ADDRESS` pins the browser stand-in uses too.
     let resolve: [String]
+    /// The user's client certificate and key (PEM files), installed in their browser as users
+    /// of a mutual-TLS server do; nil: none.
+    var browserCertificate: (certificate: String, key: String)?
 
     private let lock = NSLock()
     private var asked: [Asked] = []
@@ -118,7 +121,7 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             ["curl", "-s", "-o", "/dev/null", "-L", "-b", "", "--max-time", String(browserTimeout), "--cacert", caFile]
-            + resolve.flatMap { ["--resolve", $0] } + [url]
+            + resolve.flatMap { ["--resolve", $0] } + (browserCertificate.map { ["--cert", $0.certificate, "--key", $0.key] } ?? []) + [url]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { show("the browser stand-in (curl) could not start: \(error)") }

@@ -58,6 +58,8 @@ public struct SuiteClientContext: Sendable {
     public var timeout: Duration
     /// Names pinned to the simulated hosts (`HOST:PORT:ADDRESS`, curl's `--resolve`).
     public var resolve: [HostResolution] = []
+    /// Mutual TLS: the client certificate and key files the user gives the account (PEM); nil: none.
+    public var clientCertificate: (certificate: String, key: String)?
     /// Waits until every connection to the simulated hosts is closed, at most `grace`, then cuts
     /// the rest; returns how many were cut. An external client calls it once its processes are
     /// gone, so that the journal is read only when nothing can reach the hosts any more.

@@ -76,6 +76,11 @@ public struct VigilClient: SuiteClient {
         options.browserTimeout = context.timeout * 2
         options.resolve = context.resolve
         options.logHTTPExchanges = true
+        if let files = context.clientCertificate, let certificate = FileManager.default.contents(atPath: files.certificate),
+            let key = FileManager.default.contents(atPath: files.key)
+        {
+            options.clientIdentity = try? ClientIdentity.read(Array(certificate), key: Array(key))
+        }
         return options
     }
 
@@ -95,7 +100,7 @@ public struct VigilClient: SuiteClient {
         switch error {
         case let error as AccountSetupError:
             switch error.code {
-            case .certificateRejected, .redirected, .responseRejected, .invalidURL, .policy:
+            case .certificateRejected, .redirected, .responseRejected, .invalidURL, .policy, .clientCertificate:
                 // Refused by Vigil's own checks; a server that says no (wrong credentials) is an error reported.
                 return .failed(.refused, code: error.code.description, error.reason)
             case .unsupportedMethod, .configuration, .noUsableMethod:

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import VigilCore
 import VigilErrors
+import VigilHTTP
 import VigilLogging
 import VigilSecrets
 
@@ -63,9 +64,14 @@ enum ExitStatus {
     static func described(_ error: any Error) -> (message: String, status: Int32) {
         switch error {
         case let error as AccountSetupError:
-            let refused: Set<AccountSetupError.Code> = [.certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy]
+            let refused: Set<AccountSetupError.Code> = [
+                .certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy, .clientCertificate,
+            ]
             if error.code == .unavailable { return (error.reason, temporaryFailure) }
             return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
+        case let error as HTTPError where error.code == .clientCertificateRequired || error.code == .clientCertificateRefused:
+            // The server refused the client (mutual TLS): a refusal, as docs/cli.md says.
+            return (error.reason, untrusted)
         case let error as SecretStoreError:
             if let advice = error.advice { return ("\(error.situation) (\(error.reason)). \(advice)", ExitStatus.error) }
             return ("the keyring: \(error.reason)", ExitStatus.error)
