@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Logging
 public import VigilAuth
 public import VigilCertificates
@@ -73,6 +73,9 @@ public struct AccountCheck: Sendable {
     public var methods = AuthenticationMethods.standard
     /// Where token refreshes take their per-account lock (``AccountTokens``); nil: no lock.
     public var lockDirectory: String?
+    /// Where the accounts' client certificate keys are read from (the keyring); nil: ``connect``'s
+    /// store, and no client certificate anywhere else.
+    public var clientKeys: (any SecretStore)?
     public var logger: Logger
 
     public init(
@@ -98,6 +101,33 @@ public struct AccountCheck: Sendable {
     /// a user to ask), then the user's files root read with the stored credentials. Nothing is
     /// sent unless the certificate is acceptable.
     public func connect(_ account: Account, secrets: any SecretStore, interaction: (any AccountSetupInteraction)?) async throws -> Report {
+        var check = self
+        if check.clientKeys == nil { check.clientKeys = secrets }
+        return try await check.connectWithKeys(account, secrets: secrets, interaction: interaction)
+    }
+
+    /// The account's client certificate (mutual TLS): its chain from the account, its key from
+    /// the keyring; nil when it has none. One that expired, or lost its key, stops the account.
+    public static func identity(of account: Account, keys: any SecretStore, at time: Date = Date()) throws -> ClientIdentity? {
+        guard let pem = account.clientCertificatePEM else { return nil }
+        let chain = try Certificate.parsePEM(pem)
+        guard !chain.isEmpty, let key = try keys.secret(for: SecretKey(account: account.secretAccount, kind: .clientKey)) else {
+            throw AccountSetupError(
+                .clientCertificate,
+                "The account's client certificate has no key in the keyring; give it again with vigil account edit \(account.id) --client-certificate FILE.")
+        }
+        let identity = ClientIdentity(chain: chain, key: key.withValue { ClientKey(pem: $0) })
+        let refusals = identity.refusals(at: time)
+        if !refusals.isEmpty {
+            throw AccountSetupError(
+                .clientCertificate,
+                "The account's client certificate cannot be used: " + refusals.map(\.message).joined(separator: " ")
+                    + " Give a new one with vigil account edit \(account.id) --client-certificate FILE.")
+        }
+        return identity
+    }
+
+    func connectWithKeys(_ account: Account, secrets: any SecretStore, interaction: (any AccountSetupInteraction)?) async throws -> Report {
         let (result, client) = try await reviewedClient(for: account, interaction: interaction)
         guard let client else { return Report(certificate: result, filesStatus: nil) }
         let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
@@ -156,6 +186,8 @@ public struct AccountCheck: Sendable {
             result = .approvedAgain
         }
         guard result.isAcceptable else { return (result, nil) }
+        var options = self.options
+        options.clientIdentity = try clientKeys.flatMap { try Self.identity(of: account, keys: $0) }
         return (
             result,
             try AccountSetup.client(

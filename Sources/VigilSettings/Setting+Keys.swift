@@ -21,6 +21,7 @@ extension Setting where Value == Int {
     public static var oauth2RedirectPort: Self { "authentication-oauth2.oa2-redirect-port" }
     public static var oauth2ExpirationOverrideSeconds: Self { "authentication-oauth2.oa2-expiration-override-seconds" }
     public static var logMaximumMessageSize: Self { "log.maximum-message-size" }
+    public static var clientCertificateExpiryWarningDays: Self { "client-certificate.expiry-warning-days" }
     public static var simulatorPort: Self { "host-simulator.port" }
 }
 

@@ -184,6 +184,11 @@ public enum SettingsCatalog {
             "log.synchronous", .bool, default: .bool(false),
             "Each line of the log file reaches the disk before Vigil goes on (fdatasync); otherwise lines are written at once and left to the kernel (a power cut can lose the last ones, a crash of Vigil cannot)."
         ),
+        // Mutual TLS
+        .init(
+            "client-certificate.expiry-warning-days", .integer(0...3650), default: .integer(30),
+            "`vigil account check` and `certificates audit --check` warn when an account's client certificate expires within this many days (an expired one fails)."
+        ),
         // Host simulator
         .init("host-simulator.bind", .string, default: .string("127.0.0.1"), "Address the simulator binds; only 127.0.0.0/8 and ::1 are accepted."),
         .init(

@@ -53,6 +53,20 @@ public struct Accounts: Sendable {
         }
     }
 
+    /// Sets (or, with nil, removes) the account's client certificate chain (PEM); its key is the
+    /// keyring's business. Audited with `reason`.
+    @discardableResult
+    public func setClientCertificate(id: String, pem: String?, because reason: String, at time: Date = Date()) throws -> Account {
+        try database.write { db in
+            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            account.clientCertificatePEM = pem
+            try account.update(db)
+            var event = AuditEvent(time: time, kind: .accountClientCertificateChanged, target: account.server, detail: reason)
+            try event.insert(db)
+            return account
+        }
+    }
+
     /// Records a token refresh or a login: the new expiry (and client), `needsLogin` cleared;
     /// or, with `needsLogin`, that the server refused the stored credentials. Audited.
     @discardableResult

@@ -37,9 +37,12 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
         public static let accountLoggedOut = Kind(rawValue: "account-logged-out")
         /// An account moved to another server URL after its review.
         public static let accountMoved = Kind(rawValue: "account-moved")
+        /// An account's client certificate (mutual TLS) was given, replaced or removed.
+        public static let accountClientCertificateChanged = Kind(rawValue: "account-client-certificate-changed")
         public static let known: Set<Kind> = [
             .certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
             .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked, .accountRenamed, .accountLoggedOut, .accountMoved,
+            .accountClientCertificateChanged,
         ]
         public var isKnown: Bool { Self.known.contains(self) }
     }

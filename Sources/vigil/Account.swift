@@ -16,7 +16,7 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             commandName: "account",
             abstract: "Add an account with certificate review, list accounts, remove one.",
-            subcommands: [Add.self, List.self, Show.self, Check.self, Login.self, Rename.self, Logout.self, Move.self, Remove.self]
+            subcommands: [Add.self, List.self, Show.self, Check.self, Login.self, Rename.self, Edit.self, Logout.self, Move.self, Remove.self]
         )
 
         struct Add: AsyncParsableCommand {
@@ -31,9 +31,13 @@ extension Vigil {
                     takes the answer on a loopback address (PKCE) and keeps the tokens in the keyring; OpenID Connect
                     does the same with a registered client and a validated id_token. Without a URL, bookmark.default-url
                     is used; with bookmark.url-editable false, no other URL is accepted. An http URL only leads to its
-                    https server (connection.plain-http-policy). Exit codes: 0 added; 1 refused (certificate not
-                    approved, redirect, wrong credentials, no password, a locked URL); 2 error; 64 usage; 78 a setting
-                    the method needs is missing.
+                    https server (connection.plain-http-policy). A client certificate (--client-certificate, mutual TLS)
+                    is shown for review, refused when expired, without clientAuth or with broken crypto, kept with its key
+                    in the keyring, and presented only to the account's server once its certificate is accepted.
+                    Exit codes: 0 added; 1 refused (certificate not approved, redirect, wrong credentials, no password, a
+                    locked URL, a client certificate refused or missing); 2 error (an unreadable client certificate, a
+                    wrong passphrase, a key that does not match); 64 usage; 75 unavailable for now; 78 a setting the
+                    method needs is missing.
                     """
             )
             @Argument(help: "The server, https://HOST[:PORT][/PATH] (default: bookmark.default-url).") var url: String?
@@ -49,6 +53,7 @@ extension Vigil {
                 []
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
             @OptionGroup var resolveOptions: ResolveOptions
+            @OptionGroup var clientCertificateOptions: ClientCertificateOptions
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup var logOptions: LogOptions
 
@@ -85,6 +90,10 @@ extension Vigil {
                 options.timeout = .milliseconds(Int64(timeout * 1000))
                 options.resolve = resolveOptions.pins
                 do {
+                    // The client certificate is read and shown first; setup refuses one no server
+                    // should take before anything is sent.
+                    options.clientIdentity = try clientCertificateOptions.identity()
+                    if let identity = options.clientIdentity { print(ClientCertificateOptions.review(identity)) }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                     let setup = AccountSetup(
                         evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),

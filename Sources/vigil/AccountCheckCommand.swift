@@ -57,6 +57,8 @@ extension Vigil.AccountCommand {
             var reasons: [String] = []
             var filesStatus: Int?
             var downloadStatus: Int? = nil
+            /// The account's client certificate expires within client-certificate.expiry-warning-days.
+            var clientCertificateExpires = false
         }
 
         func run() async throws {
@@ -75,12 +77,18 @@ extension Vigil.AccountCommand {
             var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
             check.options.resolve = resolveOptions.pins
             check.lockDirectory = StatePaths.locks
+            check.clientKeys = KeyringSecretStore()
+            let warningDays = settings[.clientCertificateExpiryWarningDays] ?? 30
             let interaction = TerminalInteraction(
                 approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
                 acceptedRedirects: [], passwordFromStandardInput: false, browser: nil)
             var rows: [Row] = []
             for account in accounts {
-                let row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: json ? nil : interaction)
+                var row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: json ? nil : interaction)
+                if let warning = Self.clientCertificateWarning(account, days: warningDays) {
+                    row.message += "; " + warning
+                    row.clientCertificateExpires = true
+                }
                 if !json { print(SafeText.escaped("\(account.id) \(account.user) on \(account.server): \(row.status.uppercased()): \(row.message)")) }
                 // The administrator's log file keeps every account that does not work, with why.
                 if row.status != "ok" {
@@ -96,6 +104,18 @@ extension Vigil.AccountCommand {
             if rows.contains(where: { $0.status == "error" }) { throw ExitCode(ExitStatus.error) }
             if rows.contains(where: { $0.status != "ok" && $0.status != "unavailable" }) { throw ExitCode(ExitStatus.untrusted) }
             if rows.contains(where: { $0.status == "unavailable" }) { throw ExitCode(ExitStatus.temporaryFailure) }
+        }
+
+        /// A client certificate that expires within `days` (client-certificate.expiry-warning-days),
+        /// in words; nil when none does. One that expired already fails the check itself.
+        static func clientCertificateWarning(_ account: Account, days: Int, now: Date = Date()) -> String? {
+            guard let pem = account.clientCertificatePEM, let certificate = try? Certificate.parsePEM(pem).first, let notAfter = certificate.notAfter,
+                notAfter > now
+            else { return nil }
+            let left = Int(notAfter.timeIntervalSince(now) / 86_400)
+            guard left < days else { return nil }
+            return
+                "the client certificate expires in \(left) day\(left == 1 ? "" : "s") (\(ISOTime.string(notAfter))); give a new one with vigil account edit \(account.id) --client-certificate FILE"
         }
 
         static func row(for account: Account, check: AccountCheck, certificateOnly: Bool, interaction: TerminalInteraction?) async -> Row {
@@ -146,8 +166,9 @@ extension Vigil.AccountCommand {
                     row.status = "ok"
                 }
             } catch {
-                switch (error as? AccountSetupError)?.code {
-                case .redirected?: row.status = "refused"
+                let clientRefused = (error as? HTTPError).map { $0.code == .clientCertificateRequired || $0.code == .clientCertificateRefused } ?? false
+                switch clientRefused ? .clientCertificate : (error as? AccountSetupError)?.code {
+                case .redirected?, .clientCertificate?: row.status = "refused"
                 case .unavailable?: row.status = "unavailable"
                 // A refresh refused, or an account already marked: as a 401 to the stored credentials.
                 case .wrongCredentials?: row.status = "needs-login"

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import VigilCertificates
+import VigilLogging
+
+/// `--client-certificate FILE [--client-key FILE] [--client-certificate-passphrase-file FILE]`:
+/// an account's client certificate (mutual TLS), read, shown for review and checked before
+/// anything is sent or kept. The passphrase comes from the file, else the terminal (no echo);
+/// never from an argument, which every user of the machine can read.
+struct ClientCertificateOptions: ParsableArguments {
+    @Option(help: "A client certificate for the account (mutual TLS): PKCS#12 (.p12/.pfx), or PEM with the certificate, its chain and the key.")
+    var clientCertificate: String?
+    @Option(help: "The client certificate's private key in a file of its own (PEM or DER).") var clientKey: String?
+    @Option(help: "Read the passphrase of the client certificate or key from this file (first line) instead of the terminal.")
+    var clientCertificatePassphraseFile: String?
+
+    func validate() throws {
+        if clientCertificate == nil, clientKey != nil || clientCertificatePassphraseFile != nil {
+            throw ValidationError("--client-key and --client-certificate-passphrase-file go with --client-certificate.")
+        }
+    }
+
+    /// The identity the files hold, shown for review (nil: none given). Throws
+    /// ``ClientIdentityError`` for a file that cannot be read or opened (exit 2); a certificate
+    /// no server should take is refused later, by setup or edit (exit 1).
+    func identity() throws -> ClientIdentity? {
+        guard let clientCertificate else { return nil }
+        let bytes = try Self.contents(clientCertificate, what: "the client certificate")
+        let key = try clientKey.map { try Self.contents($0, what: "the client key") }
+        var passphrase = try clientCertificatePassphraseFile.map { path -> String in
+            let text = String(decoding: try Self.contents(path, what: "the passphrase file"), as: UTF8.self)
+            return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: ["\r"])
+        }
+        let first = Result { () throws(ClientIdentityError) -> ClientIdentity in try ClientIdentity.read(bytes, key: key, passphrase: passphrase) }
+        guard case .failure(let error) = first, error.code == .passphraseNeeded, passphrase == nil, isatty(STDIN_FILENO) == 1 else { return try first.get() }
+        guard let typed = getpass("Passphrase for \(SafeText.escaped(clientCertificate)): ") else { throw error }
+        passphrase = String(cString: typed)
+        return try ClientIdentity.read(bytes, key: key, passphrase: passphrase)
+    }
+
+    static func contents(_ path: String, what: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ClientIdentityError(.unreadable, "Cannot read \(what) \(path) (missing, a directory, or no permission).")
+        }
+        guard data.count <= 1 << 20 else { throw ClientIdentityError(.unreadable, "\(path) is larger than 1 MB; it is not \(what).") }
+        return Array(data)
+    }
+
+    /// The review a user sees before the certificate is kept.
+    static func review(_ identity: ClientIdentity) -> String {
+        let review = identity.review()
+        var lines = [
+            "Client certificate (presented only to this account's server, after its certificate is accepted):",
+            "  Subject:       \(review.subject)",
+            "  Issuer:        \(review.issuer)",
+            "  Valid:         \(review.notBefore) to \(review.notAfter) (\(review.daysLeft) days left)",
+            "  Key:           \(review.key)",
+            "  Key usage:     \(review.keyUsage.isEmpty ? "(none)" : review.keyUsage.joined(separator: ", "))",
+            "  Extended:      \(review.extendedKeyUsage.isEmpty ? "(none)" : review.extendedKeyUsage.joined(separator: ", "))",
+            "  SHA-256:       \(review.sha256)",
+        ]
+        if review.chainLength > 1 { lines.append("  Chain:         \(review.chainLength - 1) more certificate(s) sent with it") }
+        let refusals = identity.refusals()
+        for refusal in refusals { lines.append("  Refused:       \(refusal.message)") }
+        return SafeText.escaped(lines.joined(separator: "\n"), keepingLines: true)
+    }
+}
