@@ -71,14 +71,7 @@ public struct ClientIdentity: Sendable {
     /// What the user reviews before the identity is kept: subject and issuer, validity and days
     /// left, key type and size, key usage and extended key usage, SHA-256.
     public func review(at time: Date = Date()) -> ClientCertificateReview {
-        let summary = certificate.summary(at: time)
-        return ClientCertificateReview(
-            subject: summary.subject, issuer: summary.issuer, notBefore: summary.validity.notBefore, notAfter: summary.validity.notAfter,
-            daysLeft: summary.validity.daysLeft,
-            key: summary.publicKey.curve.map { "\(summary.publicKey.algorithm) \(summary.publicKey.bits) (\($0))" }
-                ?? "\(summary.publicKey.algorithm) \(summary.publicKey.bits)",
-            keyUsage: summary.keyUsage ?? [], extendedKeyUsage: summary.extendedKeyUsage ?? [], sha256: certificate.sha256Fingerprint,
-            chainLength: chain.count)
+        ClientCertificateReview(chain: chain, at: time)
     }
 
     /// Why this identity cannot be used, in the words and codes of the server rules where they
@@ -126,4 +119,21 @@ public struct ClientCertificateReview: Sendable, Hashable, Codable {
     public var sha256: String
     /// Certificates in the file: the client's and those of its chain.
     public var chainLength: Int
+
+    /// The review of a client certificate (first) and its chain; the key is not needed to show it.
+    public init(chain: [Certificate], at time: Date = Date()) {
+        let certificate = chain[0]
+        let summary = certificate.summary(at: time)
+        subject = summary.subject
+        issuer = summary.issuer
+        notBefore = summary.validity.notBefore
+        notAfter = summary.validity.notAfter
+        daysLeft = summary.validity.daysLeft
+        let publicKey = summary.publicKey
+        key = publicKey.curve.map { "\(publicKey.algorithm) \(publicKey.bits) (\($0))" } ?? "\(publicKey.algorithm) \(publicKey.bits)"
+        keyUsage = summary.keyUsage ?? []
+        extendedKeyUsage = summary.extendedKeyUsage ?? []
+        sha256 = certificate.sha256Fingerprint
+        chainLength = chain.count
+    }
 }

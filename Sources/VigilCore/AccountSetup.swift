@@ -655,10 +655,22 @@ public struct AccountSetup: Sendable {
         chain.isEmpty ? nil : chain.map(\.pemEncoded).joined()
     }
 
+    /// A finding, not a refusal: under TLS 1.2 the client's Certificate message is not encrypted,
+    /// so whoever is on the path reads the certificate, and with it who the user is.
+    public static func clientCertificateInClear(_ handshake: TLSProbe.Handshake) -> String? {
+        guard handshake.negotiated == .tls12 || handshake.negotiated == .tls11 || handshake.negotiated == .tls10 else { return nil }
+        return
+            "Finding: the server negotiates \(handshake.protocolVersion), where a client certificate crosses the network in clear: anyone on the path reads the certificate and so the user's name (TLS 1.3 encrypts it)."
+    }
+
     func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> (HTTPClient, [Certificate]) {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
         let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
+        if options.clientIdentity != nil, handshake.clientCertificate?.requested == true, let finding = Self.clientCertificateInClear(handshake) {
+            await interaction.progress(finding)
+            logger.privacy.warning("\(public: finding)", metadata: ["tags": "setup,tls"])
+        }
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
         }

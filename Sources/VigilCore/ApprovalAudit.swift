@@ -7,13 +7,14 @@ public import VigilStore
 public struct ApprovalAudit: Sendable {
     /// One problem with one approval.
     public struct Problem: Sendable, Hashable, Codable {
-        /// The approval's id.
+        /// The approval's id; 0 for a problem of an account's own (its client certificate).
         public var approval: Int64
         /// `host:port`.
         public var target: String
         /// `expired`, `expires-soon`, `cannot-be-approved`, `unused`, `revoked-but-pinned`,
         /// `account-approval-revoked`, `no-longer-presented`, `not-kept`, `unreachable`, `revoked`,
-        /// `cannot-be-approved-live`.
+        /// `cannot-be-approved-live`; for an account's client certificate, `client-certificate-expired`
+        /// and `client-certificate-expires-soon`.
         public var code: String
         public var message: String
     }
@@ -25,6 +26,8 @@ public struct ApprovalAudit: Sendable {
     public var now: Date
     /// How approved certificates are judged (the system store; the settings' policy inputs).
     public var evaluatorConfiguration: TrustEvaluator.Configuration = .system
+    /// `client-certificate.expiry-warning-days`.
+    public var clientCertificateWarningDays = 30
 
     public init(approvals: CertificateApprovals, accounts: Accounts, requirements: ConnectionRequirements, now: Date = Date()) {
         self.approvals = approvals
@@ -102,6 +105,25 @@ public struct ApprovalAudit: Sendable {
                 } catch {
                     add("unreachable", "\(target) could not be reached: \(error).")
                 }
+            }
+        }
+        // The accounts' client certificates: expired ones stop their account at the door.
+        for account in accountList {
+            guard let pem = account.clientCertificatePEM, let certificate = try? Certificate.parsePEM(pem).first else { continue }
+            let summary = certificate.summary(at: now)
+            let who = "account \(account.id) (\(account.user) on \(account.server))"
+            if summary.validity.daysLeft < 0 || (certificate.notAfter.map { now > $0 } ?? false) {
+                problems.append(
+                    Problem(
+                        approval: 0, target: account.server, code: "client-certificate-expired",
+                        message:
+                            "The client certificate of \(who) expired on \(summary.validity.notAfter): vigil account edit \(account.id) --client-certificate FILE."
+                    ))
+            } else if summary.validity.daysLeft < clientCertificateWarningDays {
+                problems.append(
+                    Problem(
+                        approval: 0, target: account.server, code: "client-certificate-expires-soon",
+                        message: "The client certificate of \(who) expires in \(summary.validity.daysLeft) days, on \(summary.validity.notAfter)."))
             }
         }
         return problems

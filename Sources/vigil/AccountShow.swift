@@ -29,7 +29,11 @@ extension Vigil.AccountCommand {
                 let peer = endpoint?.host.map { PeerName(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) }
                 if json {
                     let evaluation = chain.isEmpty ? nil : try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings).evaluate(chain, for: peer)
-                    print(try JSONOutput.text(Shown(account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [])))
+                    print(
+                        try JSONOutput.text(
+                            Shown(
+                                account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [], clientCertificate: Self.clientReview(account)
+                            )))
                     return
                 }
                 print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
@@ -52,6 +56,12 @@ extension Vigil.AccountCommand {
                 } else {
                     print("password: in the keyring")
                 }
+                if let review = Self.clientReview(account) {
+                    print(
+                        SafeText.escaped(
+                            "client certificate: \(review.subject), issued by \(review.issuer), valid to \(review.notAfter) (\(review.daysLeft) days left), \(review.key), SHA-256 \(review.sha256); its key in the keyring"
+                        ))
+                }
                 guard !chain.isEmpty else {
                     print("no reviewed chain is stored (the account predates it)")
                     return
@@ -67,6 +77,14 @@ extension Vigil.AccountCommand {
         struct Shown: Encodable {
             var account: Account
             var reviewedChain: [CertificateSummary]
+            /// The account's client certificate (mutual TLS), as reviewed; absent when none.
+            var clientCertificate: ClientCertificateReview?
+        }
+
+        /// The account's client certificate as a user reviews it; nil when it has none.
+        static func clientReview(_ account: Account) -> ClientCertificateReview? {
+            guard let pem = account.clientCertificatePEM, let chain = try? Certificate.parsePEM(pem), !chain.isEmpty else { return nil }
+            return ClientCertificateReview(chain: chain)
         }
     }
 }

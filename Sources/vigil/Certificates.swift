@@ -245,6 +245,7 @@ extension Vigil {
                             approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                             requirements: ConnectionRequirements(settings: settings))
                         audit.evaluatorConfiguration.applyPolicyInputs(from: settings)
+                        audit.clientCertificateWarningDays = settings[.clientCertificateExpiryWarningDays] ?? 30
                         let problems = try await audit.check(live: live)
                         if json {
                             print(try JSONOutput.text(problems))

@@ -62,6 +62,8 @@ extension Vigil {
         @Flag(help: "Print the report as JSON (schema in docs/cli.md).")
         var json = false
 
+        @OptionGroup var clientCertificateOptions: ClientCertificateOptions
+
         @OptionGroup var logOptions: LogOptions
 
         func validate() throws {
@@ -100,6 +102,34 @@ extension Vigil {
             return [UInt8](data)
         }
 
+        /// What a server does with `identity`: refused before a connection when the server is not
+        /// trusted or the identity should not be used; else one `HEAD /` over a connection that
+        /// accepts only `leaf`, with the identity for `endpoint` alone.
+        static func present(
+            _ identity: ClientIdentity, to endpoint: Endpoint, leaf: Certificate, trusted: Bool, evaluator: TrustEvaluator,
+            requirements: ConnectionRequirements, logger: Logger
+        ) async -> String {
+            guard trusted else { return "not presented: the server's certificate is not trusted" }
+            let refusals = identity.refusals()
+            guard refusals.isEmpty else { return "not presented: " + refusals.map(\.message).joined(separator: " ") }
+            var configuration = HTTPClient.Configuration()
+            configuration.clientIdentity = ClientIdentityBinding(identity: identity, origin: endpoint)
+            configuration.minimumTLSVersion = requirements.minimumTLSVersion
+            let client = HTTPClient(
+                policy: EvaluatorTrustPolicy(
+                    judge: ConnectionJudge(evaluator: evaluator, requirements: requirements), reviewedLeaves: [endpoint: leaf.sha256Fingerprint]),
+                configuration: configuration, logger: logger)
+            do {
+                let answer = try await client.send(HTTPRequest(method: "HEAD", url: "\(endpoint)/"))
+                return answer.clientCertificate?.presented == true
+                    ? "accepted (HTTP \(answer.status))" : "not asked for on this connection (HTTP \(answer.status))"
+            } catch let error as HTTPError where error.code == .clientCertificateRefused || error.code == .clientCertificateRequired {
+                return "refused: " + error.reason
+            } catch {
+                return "not decided: \(error)"
+            }
+        }
+
         static func parseTime(_ text: String) -> Date? {
             if let date = try? Date(text, strategy: .iso8601) { return date }
             let formatter = ISO8601DateFormatter()
@@ -136,6 +166,11 @@ extension Vigil {
                 let handshake = try await probe.handshake(with: endpoint)
                 chain = handshake.chain
                 connection = .init(protocolVersion: handshake.protocolVersion, cipher: handshake.cipher, address: handshake.remoteAddress)
+                if let asked = handshake.clientCertificate, asked.requested {
+                    connection?.clientCertificate = handshake.clientCertificateOptional == false ? "required" : "optional"
+                    connection?.acceptedIssuers = asked.acceptedIssuers
+                    connection?.clientCertificateFinding = AccountSetup.clientCertificateInClear(handshake)
+                }
                 live = (handshake, endpoint)
                 target = .init(kind: "host", url: endpoint.description, files: nil, peerName: endpoint.peerName)
             } else {
@@ -165,6 +200,13 @@ extension Vigil {
                     "leaf": .privateHashed(chain.first?.sha256Fingerprint ?? ""),
                     "reasons": .public(evaluation.verdict.reasons.map(\.code.rawValue).joined(separator: ",")),
                 ])
+            // --client-certificate: presented only to a server whose verdict is trusted, on a second
+            // connection that accepts that very leaf; the first handshake never carries one.
+            if let identity = try clientCertificateOptions.identity(), let live, let leaf = chain.first {
+                connection?.clientCertificatePresented = await Self.present(
+                    identity, to: live.endpoint, leaf: leaf, trusted: evaluation.verdict.isTrusted, evaluator: evaluator, requirements: requirements,
+                    logger: logger)
+            }
             let report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
             if json {
                 print(try report.json())

@@ -30,6 +30,16 @@ struct InspectReport: Encodable {
         var protocolVersion: String
         var cipher: String
         var address: String
+        /// Mutual TLS: `required` (the server ends the handshake without one), `optional` (it
+        /// asks and goes on without), or `no`.
+        var clientCertificate: String = "no"
+        /// The issuers the server accepts client certificates from (its CertificateRequest).
+        var acceptedIssuers: [String]?
+        /// With --client-certificate: what became of the one presented (`accepted`, `refused: ...`,
+        /// `not presented: ...`).
+        var clientCertificatePresented: String?
+        /// A finding about client certificates on this connection (TLS 1.2 sends them in clear).
+        var clientCertificateFinding: String?
     }
 
     var schemaVersion = 1

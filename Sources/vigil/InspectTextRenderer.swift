@@ -43,6 +43,12 @@ struct InspectTextRenderer {
         if let revocation = report.verdict.revocation { lines += self.revocation(revocation, findings: report.verdict.revocationFindings) }
         if let connection = report.connection {
             lines.append("  connection: \(t(connection.protocolVersion)), \(t(connection.cipher)), \(t(connection.address))")
+            if connection.clientCertificate != "no" {
+                let issuers = connection.acceptedIssuers.map { $0.isEmpty ? "names no issuer" : "accepts " + $0.map(t).joined(separator: "; ") } ?? ""
+                lines.append("  client certificate: \(connection.clientCertificate) (the server \(issuers))")
+            }
+            if let presented = connection.clientCertificatePresented { lines.append("  client certificate presented: \(t(presented))") }
+            if let finding = connection.clientCertificateFinding { lines.append("  " + terminal.yellow("[finding]") + " \(t(finding))") }
         }
         lines.append("")
         lines += chain(report.chain)

@@ -212,3 +212,34 @@ struct ApprovalsLeftOverTests {
         #expect(try approvals.list().isEmpty && approvals.list(includingRevoked: true).count == 3)
     }
 }
+
+/// `certificates audit --check` and the accounts' client certificates.
+@Suite("Client certificates in the audit")
+struct ClientCertificateAuditTests {
+    @Test func expiredAndExpiringClientCertificatesAreProblems() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        try CommandRunner.openssl(["req", "-new", "-key", TestPaths.testcert("client-alice.key"), "-subj", "/CN=alice", "-out", "soon.csr"], in: directory)
+        try CommandRunner.openssl(
+            [
+                "x509", "-req", "-in", "soon.csr", "-CA", TestPaths.testcert("client-ca.pem"), "-CAkey", TestPaths.testcert("client-ca.key"), "-days", "10",
+                "-set_serial", "7", "-out", "soon.pem",
+            ], in: directory)
+        let database = try VigilDatabase(path: directory.appendingPathComponent("vigil.sqlite").path)
+        let accounts = Accounts(database: database)
+        var soon = Account(server: "https://soon.example.test", user: "alice", method: "com.owncloud.basicauth")
+        soon.clientCertificatePEM = try String(contentsOf: directory.appendingPathComponent("soon.pem"), encoding: .utf8)
+        var expired = Account(server: "https://old.example.test", user: "alice", method: "com.owncloud.basicauth")
+        expired.clientCertificatePEM = try String(contentsOfFile: TestPaths.testcert("client-expired.pem"), encoding: .utf8)
+        let fine = Account(server: "https://fine.example.test", user: "alice", method: "com.owncloud.basicauth")
+        for account in [soon, expired, fine] { try accounts.add(account) }
+        let audit = ApprovalAudit(approvals: CertificateApprovals(database: database), accounts: accounts, requirements: ConnectionRequirements())
+        let problems = try await audit.check()
+        #expect(
+            Set(problems.map { "\($0.target) \($0.code)" }) == [
+                "https://soon.example.test client-certificate-expires-soon", "https://old.example.test client-certificate-expired",
+            ])
+        var quiet = audit
+        quiet.clientCertificateWarningDays = 5
+        #expect(try await quiet.check().map(\.code) == ["client-certificate-expired"])
+    }
+}
