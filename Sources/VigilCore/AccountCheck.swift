@@ -127,6 +127,17 @@ public struct AccountCheck: Sendable {
         return identity
     }
 
+    /// The account's access headers from the keyring; nil when it has none.
+    public static func accessHeaders(of account: Account, keys: any SecretStore) throws -> AccessHeaders? {
+        guard account.accessHeaderNames != nil else { return nil }
+        guard let text = try keys.secret(for: SecretKey(account: account.secretAccount, kind: .accessHeaders)) else {
+            throw AccountSetupError(
+                .configuration,
+                "The account's access headers are not in the keyring; give them again with vigil account edit \(account.id) --access-headers-file FILE.")
+        }
+        return try text.withValue { try AccessHeaders.parse($0) }
+    }
+
     func connectWithKeys(_ account: Account, secrets: any SecretStore, interaction: (any AccountSetupInteraction)?) async throws -> Report {
         let (result, client) = try await reviewedClient(for: account, interaction: interaction)
         guard let client else { return Report(certificate: result, filesStatus: nil) }
@@ -188,6 +199,8 @@ public struct AccountCheck: Sendable {
         guard result.isAcceptable else { return (result, nil) }
         var options = self.options
         options.clientIdentity = try clientKeys.flatMap { try Self.identity(of: account, keys: $0) }
+        options.accessHeaders = try clientKeys.flatMap { try Self.accessHeaders(of: account, keys: $0) }
+        options.accessHeadersOrigin = judged.endpoint
         return (
             result,
             try AccountSetup.client(

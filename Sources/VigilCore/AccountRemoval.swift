@@ -19,8 +19,8 @@ public struct AccountRemoval: Sendable {
         public var revocationProblem: String?
     }
 
-    /// The login's secrets (a logout removes these; the client certificate's key stays with the
-    /// account until it is removed).
+    /// The login's secrets (a logout removes these; the client certificate's key and the access
+    /// headers stay with the account until it is removed: they open the door, not the account).
     public static let secretKinds: [SecretKey.Kind] = [.password, .accessToken, .refreshToken, .clientSecret]
 
     public var accounts: Accounts
@@ -38,7 +38,7 @@ public struct AccountRemoval: Sendable {
         let account = try accounts.remove(id: id)
         var removed: [SecretKey.Kind] = []
         // The login's secrets and the client certificate's key: nothing of the account stays.
-        for kind in Self.secretKinds + [.clientKey] where try secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
+        for kind in Self.secretKinds + [.clientKey, .accessHeaders] where try secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
             removed.append(kind)
         }
         return Result(account: account, removedSecrets: removed)

@@ -94,6 +94,12 @@ public struct AccountSetup: Sendable {
         /// Mutual TLS: the client certificate the account presents, to its server only (bound to
         /// each server endpoint as it is reviewed; never to a login provider on another host).
         public var clientIdentity: ClientIdentity?
+        /// An access proxy's service token (Cloudflare Access and the like), sent with every request
+        /// to ``accessHeadersOrigin`` and nowhere else: not to a redirect target on another
+        /// origin, a login provider or a proxy.
+        public var accessHeaders: AccessHeaders?
+        /// Where the access headers go: the server the user named (nil: each server endpoint).
+        public var accessHeadersOrigin: Endpoint?
         public init() {}
 
         /// The HTTP client's configuration these options ask for (a fresh cookie jar each time).
@@ -225,6 +231,7 @@ public struct AccountSetup: Sendable {
                 throw Self.certificateChanged(at: endpoint, error)
             }
             if status.heldByAccessGateway, let held = Self.redirectError(status, tries: options.retryDelays.count + 1) { throw held }
+            if let proxy = AccessProxyPage.recognize(status) { throw AccessProxyPage.error(proxy, at: base, hadHeaders: options.accessHeaders != nil) }
             guard let redirect = status.redirect else {
                 try Self.checkStatus(status, base: base, tries: options.retryDelays.count + 1, minimumVersion: options.minimumServerVersion)
                 break
@@ -311,6 +318,10 @@ public struct AccountSetup: Sendable {
             if let identity = options.clientIdentity {
                 account.clientCertificatePEM = Self.pem(identity.chain)
                 secrets[.clientKey] = identity.key.withPEM { Secret($0) }
+            }
+            if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), (options.accessHeadersOrigin ?? origin) == origin {
+                account.accessHeaderNames = headers.names.joined(separator: ",")
+                secrets[.accessHeaders] = headers.withText { Secret($0) }
             }
             await describe(base: base, login: login, client: client, interaction: interaction)
             try registry.add(account, secrets: secrets)
@@ -691,6 +702,9 @@ public struct AccountSetup: Sendable {
     ) throws -> HTTPClient {
         var configuration = options.clientConfiguration
         configuration.clientIdentity = options.clientIdentity.map { ClientIdentityBinding(identity: $0, origin: endpoint) }
+        if let headers = options.accessHeaders, (options.accessHeadersOrigin ?? endpoint) == endpoint {
+            configuration.accessHeaders = AccessHeadersBinding(headers: headers, origin: endpoint)
+        }
         var approved: [Endpoint: Set<String>] = [:]
         var reviewedLeaves: [Endpoint: String] = [:]
         for (each, leaf) in [(endpoint, reviewed)] + (provider.map { [($0.endpoint, $0.reviewed)] } ?? []) {
@@ -803,6 +817,9 @@ public struct AccountSetup: Sendable {
     /// A redirected answer as an error: the gateway's hold (``HTTPResponse/heldByAccessGateway``),
     /// unavailable for now after `tries`, or the server's redirect, not followed.
     static func redirectError(_ answer: HTTPResponse, tries: Int) -> AccountSetupError? {
+        if let proxy = AccessProxyPage.recognize(answer) {
+            return AccessProxyPage.error(proxy, at: "the server", hadHeaders: false)
+        }
         guard let redirect = answer.redirect else { return nil }
         guard answer.heldByAccessGateway else { return redirectError(redirect) }
         return AccountSetupError(

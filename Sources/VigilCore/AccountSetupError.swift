@@ -23,6 +23,7 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
             case policy = "policy"
             case unavailable = "unavailable"
             case clientCertificate = "client-certificate"
+            case accessProxy = "access-proxy"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -37,6 +38,9 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         /// Mutual TLS: the client certificate cannot be used (expired, no clientAuth, broken
         /// crypto), the server requires one the account does not have, or refused the one presented.
         public static let clientCertificate = Code(.clientCertificate)
+        /// An access proxy (Cloudflare Access, oauth2-proxy, Pomerium) stands in front of the server
+        /// and wants a service token or a client certificate.
+        public static let accessProxy = Code(.accessProxy)
         /// The server points elsewhere; reported, not followed.
         public static let redirected = Code(.redirected)
         /// The server does not answer like an ownCloud/OpenCloud server.

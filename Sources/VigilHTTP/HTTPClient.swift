@@ -36,6 +36,9 @@ public struct HTTPClient: Sendable {
         /// origin, and there only once the server's chain and revocation status were judged
         /// acceptable (the decision is taken when OpenSSL is about to send it).
         public var clientIdentity: ClientIdentityBinding?
+        /// An access proxy's service token: header fields added to every request to its origin
+        /// (over https), to no other host, never to a proxy (CONNECT) and never logged.
+        public var accessHeaders: AccessHeadersBinding?
 
         public init() {}
     }
@@ -57,6 +60,15 @@ public struct HTTPClient: Sendable {
         var request = request
         if !request.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
             request.headers.append((name: "User-Agent", value: configuration.userAgent))
+        }
+        if let binding = configuration.accessHeaders, let parts = URLParts(request.url), parts.scheme == "https",
+            binding.covers(Endpoint(host: parts.host, port: parts.port))
+        {
+            binding.headers.withFields { fields in
+                for field in fields where !request.headers.contains(where: { $0.name.lowercased() == field.name.lowercased() }) {
+                    request.headers.append(field)
+                }
+            }
         }
         let requestID: String
         if let given = request.headers.first(where: { $0.name.lowercased() == "x-request-id" })?.value {
@@ -121,7 +133,8 @@ public struct HTTPClient: Sendable {
         {
             request.headers.append((name: "Cookie", value: cookie))
         }
-        let redactor = HTTPLogRedactor()
+        var redactor = HTTPLogRedactor()
+        redactor.secretHeaderNames = Set((configuration.accessHeaders?.headers.names ?? []).map { $0.lowercased() })
         let shownURL = redactor.redact(url: request.url)
         logger.privacy.debug("HTTP \(public: request.method) \(shownURL) [request \(public: requestID)]", metadata: ["tags": "http"])
         let prepared = request
@@ -229,6 +242,8 @@ public struct HTTPClient: Sendable {
             _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
             _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
             _ = vigil_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(fields))
+            // The request's fields go to the server only, never in a proxy's CONNECT.
+            _ = vigil_curl_setopt_long(handle, CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))
             _ = vigil_curl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, Self.receiveBody, CURLOPT_WRITEDATA, context.toOpaque())
             _ = vigil_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, Self.receiveHeader, CURLOPT_HEADERDATA, context.toOpaque())
             switch request.method {

@@ -37,6 +37,8 @@ public struct HTTPLogRedactor: Sendable {
 
     /// Bodies longer than this (in bytes) are cut.
     public var maximumBodySize: Int
+    /// More headers whose whole value is a secret, lower-cased (an account's access headers).
+    public var secretHeaderNames: Set<String> = []
 
     public init(maximumBodySize: Int = 4096) {
         self.maximumBodySize = maximumBodySize
@@ -80,7 +82,10 @@ public struct HTTPLogRedactor: Sendable {
                 parts[0] = "\(name)=[redacted]"
             }
             return parts.joined(separator: ";")
-        case let lower where Self.secretHeaders.contains(lower):
+        case let lower where Self.secretHeaders.contains(lower) || secretHeaderNames.contains(lower):
+            return "[redacted]"
+        case let lower where Self.secretWords.contains(where: { lower.contains($0) }) || lower.hasPrefix("cf-access-"):
+            // A header named like a secret (CF-Access-Client-Secret, X-Session-Token) is one.
             return "[redacted]"
         case "location", "content-location", "referer":
             return redact(url: value)

@@ -15,8 +15,10 @@ public struct SecretKey: Sendable, Hashable, CustomStringConvertible {
         public static let clientSecret = Kind(rawValue: "client-secret")
         /// The private key of the account's client certificate (mutual TLS), as PKCS#8 PEM.
         public static let clientKey = Kind(rawValue: "client-key")
+        /// An access proxy's service token: the account's access headers as `Name: value` lines.
+        public static let accessHeaders = Kind(rawValue: "access-headers")
         /// The kinds Vigil's own methods keep (a plug-in method may add others).
-        public static let allKinds: [Kind] = [.password, .accessToken, .refreshToken, .clientSecret, .clientKey]
+        public static let allKinds: [Kind] = [.password, .accessToken, .refreshToken, .clientSecret, .clientKey, .accessHeaders]
     }
 
     /// The account's identifier (for example `alice@cloud.example.com`); not secret, but private.

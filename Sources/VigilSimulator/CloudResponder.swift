@@ -32,8 +32,18 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// What a client must never write to a log or a file: the test users' passwords and every
     /// code, token and verifier the provider issued or received so far.
     public func plantedSecrets() -> [PlantedSecret] {
-        userSecrets + oidc.issuedSecrets()
+        userSecrets + accessSecrets + oidc.issuedSecrets()
     }
+
+    /// The access proxy's service token values (a credential like a password).
+    private var accessSecrets: [PlantedSecret] {
+        scenario.behaviours.flatMap { ($0.headers ?? [:]).sorted { $0.key < $1.key } }.map {
+            PlantedSecret(what: "the access header \($0.key)", value: $0.value)
+        }
+    }
+
+    /// The access proxy's header names, lower-cased (what the journal looks for).
+    var accessHeaderNames: [String] { scenario.behaviours.flatMap { ($0.headers ?? [:]).keys.map { $0.lowercased() } }.sorted() }
 
     /// The test users' passwords and their Basic form.
     private let userSecrets: [PlantedSecret]
@@ -201,6 +211,13 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
             var answer = SimulatedResponse(200)
             answer.abort = .never
             return answer
+        case .accessProxy:
+            // The proxy stands in front of host 1; its login page is on host 2.
+            guard request.host == 1 else { return nil }
+            let token = b.headers ?? [:]
+            if token.allSatisfy({ request.headers[$0.key.lowercased()] == $0.value }) { return nil }
+            let back = request.target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
+            return redirect(302, to: resolve("{https:2}", path: "") + "/cdn-cgi/access/login/simulated?redirect_url=\(back)")
         case .trickle:
             guard request.path.hasSuffix("/status.php") else { return nil }
             var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(Self.statusBytes))

@@ -44,6 +44,9 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     /// in the request; looked for on a login provider's host, where tokens may go but a
     /// password never does.
     public var password: Bool?
+    /// The access proxy's header fields (its service token) the request carried, lower-cased;
+    /// nil when none.
+    public var accessHeaders: [String]?
 
     public init(
         time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool,

@@ -64,6 +64,10 @@ public struct Scenario: Sendable, Hashable, Codable {
             /// status.php is answered one byte every `seconds` (default 1): a slow-read attack
             /// or a dying link; the client must give up at its timeout.
             case trickle
+            /// An access proxy (Cloudflare Access) in front of host 1: a request without every one of
+            /// `headers` (the service token) is redirected to its login page on host 2
+            /// (`/cdn-cgi/access/login`).
+            case accessProxy = "access-proxy"
         }
         public var kind: Kind
         public var status: Int?
@@ -76,6 +80,8 @@ public struct Scenario: Sendable, Hashable, Codable {
         public var scheme: String?
         /// For `status-body`: the body of status.php.
         public var body: String?
+        /// For `access-proxy`: the service token's header fields and values.
+        public var headers: [String: String]?
 
         public init(kind: Kind) { self.kind = kind }
     }
@@ -269,6 +275,10 @@ extension Scenario.Behaviour {
             guard let count = self.count, count > 0 else { throw fail("\(field).count", "must be a positive integer") }
         case .statusBody:
             guard body != nil else { throw fail("\(field).body", "is required: the body of status.php") }
+        case .accessProxy:
+            guard let headers, !headers.isEmpty, headers.values.allSatisfy({ $0.count >= 8 }) else {
+                throw fail("\(field).headers", "is required: the service token's fields, each value 8 characters or more")
+            }
         default:
             break
         }

@@ -87,6 +87,9 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
     /// Mutual TLS: the testcerts client certificate the user gives the account (its
     /// `<name>.pem` and `<name>.key`); nil: none.
     public var clientCertificate: String?
+    /// The user gives the account the access proxy's service token (the `access-proxy`
+    /// behaviour's headers) as an access headers file.
+    public var accessHeaders: Bool?
 
     public init() {}
 }

@@ -34,6 +34,8 @@ struct SimulatedSite: Sendable {
             authorization: request.headers["authorization"] != nil, cookie: request.headers["cookie"] != nil, body: false,
             scheme: scheme, userAgent: request.headers["user-agent"], requestID: request.headers["x-request-id"])
         entry.connection = connection >= 0 ? connection : nil
+        let access = responder.accessHeaderNames.filter { request.headers[$0] != nil }
+        entry.accessHeaders = access.isEmpty ? nil : access
         let found = Self.findings(request, search: responder.credentialSearch(), parts: .head)
         entry.credential = !found.isEmpty
         entry.found = found.isEmpty ? nil : found

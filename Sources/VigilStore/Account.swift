@@ -41,6 +41,10 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
     /// presented only to the account's server; its private key is in the keyring (kind
     /// `client-key`), never here. nil: none.
     public var clientCertificatePEM: String?
+    /// An access proxy's service token: the names of the access headers (comma-separated) every
+    /// request to the server carries; their values are in the keyring (kind `access-headers`).
+    /// nil: none.
+    public var accessHeaderNames: String?
 
     public init(
         id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,

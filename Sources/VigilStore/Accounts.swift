@@ -67,6 +67,20 @@ public struct Accounts: Sendable {
         }
     }
 
+    /// Sets (or, with nil, removes) the names of the account's access headers; their values are
+    /// the keyring's business. Audited with `reason`.
+    @discardableResult
+    public func setAccessHeaderNames(id: String, names: [String]?, because reason: String, at time: Date = Date()) throws -> Account {
+        try database.write { db in
+            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            account.accessHeaderNames = names?.joined(separator: ",")
+            try account.update(db)
+            var event = AuditEvent(time: time, kind: .accountAccessHeadersChanged, target: account.server, detail: reason)
+            try event.insert(db)
+            return account
+        }
+    }
+
     /// Records a token refresh or a login: the new expiry (and client), `needsLogin` cleared;
     /// or, with `needsLogin`, that the server refused the stored credentials. Audited.
     @discardableResult

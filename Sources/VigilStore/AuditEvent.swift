@@ -39,10 +39,12 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
         public static let accountMoved = Kind(rawValue: "account-moved")
         /// An account's client certificate (mutual TLS) was given, replaced or removed.
         public static let accountClientCertificateChanged = Kind(rawValue: "account-client-certificate-changed")
+        /// An account's access headers (an access proxy's service token) were given, replaced or removed.
+        public static let accountAccessHeadersChanged = Kind(rawValue: "account-access-headers-changed")
         public static let known: Set<Kind> = [
             .certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
             .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked, .accountRenamed, .accountLoggedOut, .accountMoved,
-            .accountClientCertificateChanged,
+            .accountClientCertificateChanged, .accountAccessHeadersChanged,
         ]
         public var isKnown: Bool { Self.known.contains(self) }
     }

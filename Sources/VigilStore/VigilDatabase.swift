@@ -154,6 +154,9 @@ public final class VigilDatabase: Sendable {
         migrator.registerMigration("v9: an account's client certificate") { db in
             try db.alter(table: Account.databaseTableName) { table in table.add(column: "clientCertificatePEM", .text) }
         }
+        migrator.registerMigration("v10: an account's access headers") { db in
+            try db.alter(table: Account.databaseTableName) { table in table.add(column: "accessHeaderNames", .text) }
+        }
         return migrator
     }
 

@@ -52,7 +52,7 @@ public struct ScenarioJudge: Sendable {
     /// The outcome's failures (empty when reached), the invariants, and every violation.
     public func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
-        let credentialViolations = connectionFailures(evidence) + credentialFailures(evidence) + faultLoginFailures(evidence)
+        let credentialViolations = connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
         invariants.credentials = credentialViolations.isEmpty
         let logViolations = logFailures(evidence)
         invariants.logs = logViolations.isEmpty
@@ -119,7 +119,7 @@ public struct ScenarioJudge: Sendable {
     /// log, files and keyring, which an external client does not use.
     public func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
-        let violations = connectionFailures(evidence) + credentialFailures(evidence) + faultLoginFailures(evidence)
+        let violations = connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
         invariants.credentials = violations.isEmpty
         let got = gotByJournal(evidence)
         let said = evidence.result.message.map { " The client said: \(SuiteText.oneLine($0))" } ?? ""
@@ -254,6 +254,14 @@ public struct ScenarioJudge: Sendable {
 
     /// Invariant 1: no credential at a host whose certificate was neither trusted nor approved
     /// (at the time), none over plain HTTP, none at a server the user never agreed to.
+    /// An access proxy's service token belongs to the origin the user gave it for: sent to any
+    /// other host (a redirect target, even an approved one; a login provider) it is a violation.
+    func accessHeaderFailures(_ evidence: ScenarioEvidence) -> [String] {
+        evidence.journal.filter { $0.accessHeaders != nil && !($0.host == evidence.start.address && ($0.scheme ?? "https") == "https") }.prefix(3).map {
+            "The access headers (\(($0.accessHeaders ?? []).joined(separator: ", "))) reached \($0.scheme ?? "https")://\($0.host) with \($0.method) \($0.path): they belong to the origin they were given for, and to no other host (invariant 1)."
+        }
+    }
+
     func credentialFailures(_ evidence: ScenarioEvidence) -> [String] {
         let all = evidence.journal.enumerated().compactMap { index, entry -> String? in
             guard entry.carriesCredential else { return nil }

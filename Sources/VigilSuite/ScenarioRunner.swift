@@ -155,6 +155,10 @@ public struct ScenarioRunner: Sendable {
             context.clientCertificate = (directory.appendingPathComponent("\(name).pem"), directory.appendingPathComponent("\(name).key"))
             context.user.browserCertificate = context.clientCertificate
         }
+        if scenario.client?.accessHeaders == true {
+            let fields = scenario.behaviours.flatMap { ($0.headers ?? [:]).sorted { $0.key < $1.key } }
+            context.accessHeaders = fields.map { "\($0.key): \($0.value)\n" }.joined()
+        }
         try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 
         var existing: (account: Account, approvals: Int)?

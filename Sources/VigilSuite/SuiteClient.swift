@@ -60,6 +60,8 @@ public struct SuiteClientContext: Sendable {
     public var resolve: [HostResolution] = []
     /// Mutual TLS: the client certificate and key files the user gives the account (PEM); nil: none.
     public var clientCertificate: (certificate: String, key: String)?
+    /// An access proxy's service token as an access headers file's text (`Name: value` lines); nil: none.
+    public var accessHeaders: String?
     /// Waits until every connection to the simulated hosts is closed, at most `grace`, then cuts
     /// the rest; returns how many were cut. An external client calls it once its processes are
     /// gone, so that the journal is read only when nothing can reach the hosts any more.

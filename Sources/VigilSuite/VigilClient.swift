@@ -81,6 +81,10 @@ public struct VigilClient: SuiteClient {
         {
             options.clientIdentity = try? ClientIdentity.read(Array(certificate), key: Array(key))
         }
+        if let text = context.accessHeaders {
+            options.accessHeaders = try? AccessHeaders.parse(text)
+            options.accessHeadersOrigin = try? Endpoint(url: context.server)
+        }
         return options
     }
 
@@ -105,7 +109,7 @@ public struct VigilClient: SuiteClient {
                 return .failed(.refused, code: error.code.description, error.reason)
             case .unsupportedMethod, .configuration, .noUsableMethod:
                 return .failed(.notImplemented, code: error.code.description, error.reason)
-            case .notACloudServer, .maintenance, .serverError, .keyringUnavailable, .noPassword, .duplicate, .wrongCredentials, .unavailable:
+            case .notACloudServer, .maintenance, .serverError, .keyringUnavailable, .noPassword, .duplicate, .wrongCredentials, .unavailable, .accessProxy:
                 return .failed(.error, code: error.code.description, error.reason)
             default:
                 // A code added later counts as refused until it is named here: never a silent pass.

@@ -168,7 +168,7 @@ extension Vigil.AccountCommand {
             } catch {
                 let clientRefused = (error as? HTTPError).map { $0.code == .clientCertificateRequired || $0.code == .clientCertificateRefused } ?? false
                 switch clientRefused ? .clientCertificate : (error as? AccountSetupError)?.code {
-                case .redirected?, .clientCertificate?: row.status = "refused"
+                case .redirected?, .clientCertificate?, .accessProxy?: row.status = "refused"
                 case .unavailable?: row.status = "unavailable"
                 // A refresh refused, or an account already marked: as a 401 to the stored credentials.
                 case .wrongCredentials?: row.status = "needs-login"

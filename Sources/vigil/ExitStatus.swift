@@ -65,7 +65,7 @@ enum ExitStatus {
         switch error {
         case let error as AccountSetupError:
             let refused: Set<AccountSetupError.Code> = [
-                .certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy, .clientCertificate,
+                .certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy, .clientCertificate, .accessProxy,
             ]
             if error.code == .unavailable { return (error.reason, temporaryFailure) }
             return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
