@@ -54,6 +54,7 @@ extension Vigil {
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
             @OptionGroup var resolveOptions: ResolveOptions
             @OptionGroup var clientCertificateOptions: ClientCertificateOptions
+            @OptionGroup var accessHeadersOptions: AccessHeadersOptions
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup var logOptions: LogOptions
 
@@ -94,6 +95,15 @@ extension Vigil {
                     // should take before anything is sent.
                     options.clientIdentity = try clientCertificateOptions.identity()
                     if let identity = options.clientIdentity { print(ClientCertificateOptions.review(identity)) }
+                    options.accessHeaders = try accessHeadersOptions.headers()
+                    guard let server = url ?? options.defaultURL else {
+                        ExitStatus.fail("Give the server's URL (no bookmark.default-url is set).", status: ExitStatus.usage)
+                    }
+                    // The access headers go to the server named here, and to no redirect target.
+                    if let headers = options.accessHeaders {
+                        options.accessHeadersOrigin = try? Endpoint(url: server)
+                        print(SafeText.escaped("Access headers (values in the keyring, sent to \(server) only): \(headers.names.joined(separator: ", "))"))
+                    }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                     let setup = AccountSetup(
                         evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
@@ -103,9 +113,6 @@ extension Vigil {
                         acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
                         browser: browser.map { $0.split(separator: " ").map(String.init) })
                     interaction.noBrowser = noBrowser
-                    guard let server = url ?? options.defaultURL else {
-                        ExitStatus.fail("Give the server's URL (no bookmark.default-url is set).", status: ExitStatus.usage)
-                    }
                     let account = try await setup.add(server: server, user: user, interaction: interaction)
                     print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); \(Self.stored(account))"))
                 } catch {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VigilCertificates
 import VigilCore
+import VigilHTTP
 import VigilLogging
 import VigilSecrets
 import VigilStore
@@ -9,21 +10,33 @@ import VigilStore
 extension Vigil.AccountCommand {
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "edit", abstract: "Give an account a client certificate (mutual TLS), replace it, or remove it.",
+            commandName: "edit", abstract: "Give an account a client certificate (mutual TLS) or access headers, replace them, or remove them.",
             discussion: """
                 --client-certificate FILE replaces the account's client certificate after the same review as at setup
                 (refused when expired, without clientAuth, or with broken crypto); the old key leaves the keyring.
-                --no-client-certificate removes it. The change is audited. Exit codes: 0 changed; 1 refused; 2 error.
+                --no-client-certificate removes it. --access-headers-file FILE (`Name: value` lines: an access proxy's service
+                token) replaces the account's access headers, --no-access-headers removes them. Every change is audited.
+                Exit codes: 0 changed; 1 refused; 2 error.
                 """)
         @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
         @OptionGroup var clientCertificateOptions: ClientCertificateOptions
         @Flag(help: "Remove the account's client certificate and its key.") var noClientCertificate = false
+        @OptionGroup var accessHeadersOptions: AccessHeadersOptions
+        @Flag(help: "Remove the account's access headers.") var noAccessHeaders = false
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup var logOptions: LogOptions
 
         func validate() throws {
-            if noClientCertificate == (clientCertificateOptions.clientCertificate != nil) {
-                throw ValidationError("Give --client-certificate FILE, or --no-client-certificate.")
+            let certificate = noClientCertificate || clientCertificateOptions.clientCertificate != nil
+            let headers = noAccessHeaders || accessHeadersOptions.accessHeadersFile != nil
+            if noClientCertificate && clientCertificateOptions.clientCertificate != nil {
+                throw ValidationError("Give --client-certificate or --no-client-certificate, not both.")
+            }
+            if noAccessHeaders && accessHeadersOptions.accessHeadersFile != nil {
+                throw ValidationError("Give --access-headers-file or --no-access-headers, not both.")
+            }
+            if !certificate && !headers {
+                throw ValidationError("Give --client-certificate FILE, --no-client-certificate, --access-headers-file FILE or --no-access-headers.")
             }
         }
 
@@ -33,8 +46,22 @@ extension Vigil.AccountCommand {
                 let accounts = Accounts(database: store.open())
                 let found = try accounts.resolve(account)
                 let keyring = KeyringSecretStore()
+                // Both read (and refused) before anything changes.
+                let headers = try accessHeadersOptions.headers()
+                let identity = try clientCertificateOptions.identity()
+                if let headers {
+                    try headers.withText { try keyring.store(Secret($0), for: SecretKey(account: found.secretAccount, kind: .accessHeaders)) }
+                    _ = try accounts.setAccessHeaderNames(
+                        id: found.id, names: headers.names, because: "access headers \(headers.names.joined(separator: ", ")) given by the user")
+                    print(SafeText.escaped("account \(found.id): access headers \(headers.names.joined(separator: ", ")); their values are in the keyring"))
+                } else if noAccessHeaders {
+                    _ = try keyring.remove(SecretKey(account: found.secretAccount, kind: .accessHeaders))
+                    _ = try accounts.setAccessHeaderNames(id: found.id, names: nil, because: "the access headers were removed by the user")
+                    print(SafeText.escaped("account \(found.id): no access headers; they left the keyring"))
+                }
+                guard noClientCertificate || identity != nil else { return }
                 let key = try SecretKey(account: found.secretAccount, kind: .clientKey)
-                guard let identity = try clientCertificateOptions.identity() else {
+                guard let identity else {
                     _ = try keyring.remove(key)
                     _ = try accounts.setClientCertificate(id: found.id, pem: nil, because: "the client certificate was removed by the user")
                     print(SafeText.escaped("account \(found.id) (\(found.user) on \(found.server)): no client certificate; its key left the keyring"))

@@ -56,6 +56,11 @@ extension Vigil.AccountCommand {
                 } else {
                     print("password: in the keyring")
                 }
+                if let names = account.accessHeaderNames {
+                    print(
+                        SafeText.escaped(
+                            "access headers: \(names.replacingOccurrences(of: ",", with: ", ")) (values in the keyring; sent to \(account.server) only)"))
+                }
                 if let review = Self.clientReview(account) {
                     print(
                         SafeText.escaped(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilHTTP
 import VigilLogging
 
 /// `--client-certificate FILE [--client-key FILE] [--client-certificate-passphrase-file FILE]`:
@@ -63,5 +64,30 @@ struct ClientCertificateOptions: ParsableArguments {
         let refusals = identity.refusals()
         for refusal in refusals { lines.append("  Refused:       \(refusal.message)") }
         return SafeText.escaped(lines.joined(separator: "\n"), keepingLines: true)
+    }
+}
+
+/// `--access-headers-file FILE`: an access proxy's service token (`Name: value` lines, such as
+/// Cloudflare Access's CF-Access-Client-Id and CF-Access-Client-Secret) for an account.
+struct AccessHeadersOptions: ParsableArguments {
+    @Option(
+        help:
+            "An access proxy's service token for the account: a file of `Name: value` lines (CF-Access-Client-Id, CF-Access-Client-Secret...), sent to the account's server only."
+    )
+    var accessHeadersFile: String?
+
+    /// The headers the file holds (nil: none given). An unreadable or malformed file is an
+    /// error (exit 2) that never shows a value.
+    func headers() throws -> AccessHeaders? {
+        guard let accessHeadersFile else { return nil }
+        let bytes = try ClientCertificateOptions.contents(accessHeadersFile, what: "the access headers file")
+        guard let text = String(bytes: bytes, encoding: .utf8) else {
+            throw AccessHeadersError(.malformed, "\(accessHeadersFile) is not UTF-8 text of `Name: value` lines.")
+        }
+        do {
+            return try AccessHeaders.parse(text)
+        } catch {
+            throw AccessHeadersError(error.code, "\(accessHeadersFile): \(error.reason)")
+        }
     }
 }

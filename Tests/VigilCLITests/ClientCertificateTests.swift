@@ -130,4 +130,40 @@ struct ClientCertificateCommandTests {
                 "nothing was kept: \(listed.standardOutput)")
         }
     }
+
+    /// An access proxy's service token: kept in the keyring, sent to the server in a later check,
+    /// shown nowhere (not even with every HTTP exchange logged at trace); without it, the proxy
+    /// is named and nothing is offered for approval.
+    @Test func accessHeadersOpenTheDoorAndShowNowhere() async throws {
+        try await withRunningSimulator("access-token-required") { (running) async throws in
+            let file = home.appendingPathComponent("token.headers").path
+            try "# Cloudflare Access service token\nCF-Access-Client-Id: vigil-test.access\nCF-Access-Client-Secret: access-test-secret-3f9a1c\n".write(
+                toFile: file, atomically: true, encoding: .utf8)
+            var logged = environment
+            logged["VIGIL_LOG_HTTP_REQUESTS"] = "true"
+            let added = try await CommandRunner.vigilDetached(
+                [
+                    "account", "add", running.url(path: ""), "--user", "alice", "--method", "basic", "--password-stdin", "--ca-file", TestPaths.caBundle,
+                    "--access-headers-file", file, "--database", home.appendingPathComponent("vigil.sqlite").path, "--log-level", "trace",
+                ], environment: logged, input: Data("alice-test-password\n".utf8))
+            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+            #expect(!(added.standardOutput + added.standardError).contains("access-test-secret-3f9a1c"), "the token is in no output")
+            let id = try #require(
+                (try JSONSerialization.jsonObject(with: Data(try await vigil(["account", "list", "--json"]).standardOutput.utf8)) as? [[String: Any]])?.first?[
+                    "id"]
+                    as? String)
+            let checked = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle])
+            #expect(checked.status == 0, "\(checked.standardOutput)\(checked.standardError)")
+            #expect(!running.simulator.journal.entries.contains { $0.host != "127.0.0.1" && $0.accessHeaders != nil }, "to the server's origin only")
+            #expect(try await vigil(["account", "edit", id, "--no-access-headers"]).status == 0)
+            let without = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle])
+            #expect(without.status == 1 && without.standardOutput.contains("Cloudflare Access"), "\(without.standardOutput)\(without.standardError)")
+            #expect(try await vigil(["account", "remove", id]).status == 0)
+
+            let bad = home.appendingPathComponent("bad.headers").path
+            try "Authorization: Bearer stolen-token-value\n".write(toFile: bad, atomically: true, encoding: .utf8)
+            let refused = try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--access-headers-file", bad])
+            #expect(refused.status == 2 && refused.standardError.contains("Authorization") && !refused.standardError.contains("stolen-token-value"))
+        }
+    }
 }

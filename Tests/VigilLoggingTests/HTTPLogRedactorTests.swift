@@ -84,4 +84,15 @@ struct HTTPLogRedactorTests {
         #expect(!redacted.contains("code=1"))
         #expect(!redacted.contains("token=2"))
     }
+
+    /// An access proxy's service token: named like a secret, or named by the account.
+    @Test func accessHeadersAreRedacted() {
+        var redactor = HTTPLogRedactor()
+        #expect(redactor.redact(header: "CF-Access-Client-Secret", value: "s3cr3t") == "[redacted]")
+        #expect(redactor.redact(header: "CF-Access-Client-Id", value: "id.access") == "[redacted]")
+        #expect(redactor.redact(header: "X-Pomerium-Jwt", value: "eyJ") == "eyJ", "not named like a secret, not the account's")
+        redactor.secretHeaderNames = ["x-pomerium-jwt"]
+        #expect(redactor.redact(header: "X-Pomerium-Jwt", value: "eyJ") == "[redacted]")
+        #expect(redactor.redact(header: "Content-Type", value: "text/plain") == "text/plain")
+    }
 }
