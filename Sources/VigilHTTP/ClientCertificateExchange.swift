@@ -41,8 +41,11 @@ public struct ClientCertificateExchange: Sendable, Hashable, Codable {
     }
 
     /// The error a refused handshake gives, when the refusal was about the client certificate.
-    func error(at endpoint: Endpoint, identity: ClientIdentity?, curlCode: Int?) -> HTTPError? {
-        guard requested else { return nil }
+    /// A failure counts as the client certificate's only when the server said so (a TLS alert,
+    /// its HTTP page) or the connection broke at the TLS layer right after it asked (`tlsFailure`);
+    /// a timeout or an answer that is merely late is not a refusal.
+    func error(at endpoint: Endpoint, identity: ClientIdentity?, curlCode: Int?, tlsFailure: Bool = true) -> HTTPError? {
+        guard requested, alert != nil || tlsFailure else { return nil }
         if !presented {
             var error = HTTPError(
                 .clientCertificateRequired,

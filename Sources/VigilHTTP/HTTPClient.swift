@@ -280,7 +280,8 @@ public struct HTTPClient: Sendable {
         }
         let exchange = secure ? ClientCertificateExchange.captured(capture) : nil
         guard code == CURLE_OK else {
-            if let refusal = exchange?.error(at: endpoint, identity: identity, curlCode: Int(code.rawValue)) { throw refusal }
+            let tlsLayer = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING].contains(code)
+            if let refusal = exchange?.error(at: endpoint, identity: identity, curlCode: Int(code.rawValue), tlsFailure: tlsLayer) { throw refusal }
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             var error = TLSProbe.error(for: code, detail: detail, endpoint: endpoint, notTLS: capture.pointee.not_tls != 0)
             if error.code == .handshakeFailed {

@@ -103,7 +103,7 @@ extension Vigil {
         }
 
         /// What a server does with `identity`: refused before a connection when the server is not
-        /// trusted or the identity should not be used; else one `HEAD /` over a connection that
+        /// trusted or the identity should not be used; else one `GET /` over a connection that
         /// accepts only `leaf`, with the identity for `endpoint` alone.
         static func present(
             _ identity: ClientIdentity, to endpoint: Endpoint, leaf: Certificate, trusted: Bool, evaluator: TrustEvaluator,
@@ -115,12 +115,14 @@ extension Vigil {
             var configuration = HTTPClient.Configuration()
             configuration.clientIdentity = ClientIdentityBinding(identity: identity, origin: endpoint)
             configuration.minimumTLSVersion = requirements.minimumTLSVersion
+            configuration.maximumBodySize = 1 << 20
+            configuration.timeout = .seconds(10)
             let client = HTTPClient(
                 policy: EvaluatorTrustPolicy(
                     judge: ConnectionJudge(evaluator: evaluator, requirements: requirements), reviewedLeaves: [endpoint: leaf.sha256Fingerprint]),
                 configuration: configuration, logger: logger)
             do {
-                let answer = try await client.send(HTTPRequest(method: "HEAD", url: "\(endpoint)/"))
+                let answer = try await client.send(HTTPRequest(url: "\(endpoint)/"))
                 return answer.clientCertificate?.presented == true
                     ? "accepted (HTTP \(answer.status))" : "not asked for on this connection (HTTP \(answer.status))"
             } catch let error as HTTPError where error.code == .clientCertificateRefused || error.code == .clientCertificateRequired {

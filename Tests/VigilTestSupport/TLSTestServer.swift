@@ -47,6 +47,17 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
             ], host: bind)
     }
 
+    /// Serves the testcerts case `name`, demanding (`-Verify 1`) a client certificate issued by
+    /// the CA in `clientCA` and naming it in its CertificateRequest, over `tls` (`-tls1_2`,
+    /// `-tls1_3`).
+    public convenience init(case name: String, demandingClientCertificatesFrom clientCA: String, tls: String = "-tls1_3") throws {
+        try self.init(
+            arguments: [
+                "s_server", "-accept", "127.0.0.1:0", "-www", "-cert", TestPaths.testcert("\(name).pem"), "-key", TestPaths.testcert("\(name).key"),
+                "-cert_chain", TestPaths.testcert("intermediate-ca.pem"), "-Verify", "1", "-CAfile", clientCA, tls,
+            ], host: "127.0.0.1")
+    }
+
     private init(arguments: [String], host: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")

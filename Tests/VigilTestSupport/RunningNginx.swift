@@ -1,0 +1,97 @@
+public import Foundation
+
+/// Debian's nginx on loopback as a mutual-TLS reverse proxy (`ssl_verify_client on`, or
+/// `optional`) in front of an https upstream: the real counterpart of the simulator's
+/// `clientAuth`. Not Vigil's code. Stopped by `stop()` or deinit.
+public final class RunningNginx: @unchecked Sendable {  // immutable after init
+    public let port: Int
+    private let process: Process
+    public let directory: URL
+
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") }
+
+    /// Listens on 127.0.0.1 with the testcerts case `certificate`, asks for client certificates
+    /// from `clientCA` (`verify`: `on` or `optional`), and passes requests to `upstream`
+    /// (verified against the test CA).
+    public init(upstream: String, certificate: String = "valid-127.0.0.1", clientCA: String = TestPaths.testcert("client-ca.pem"), verify: String = "on")
+        throws
+    {
+        directory = try TestPaths.temporaryDirectory()
+        for name in ["logs", "temp"] {
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        port = closedLoopbackPort()
+        let path = directory.path
+        let configuration = """
+            \(getuid() == 0 ? "user root;" : "")
+            worker_processes 1;
+            error_log \(path)/logs/error.log info;
+            pid \(path)/nginx.pid;
+            events { worker_connections 64; }
+            http {
+                access_log \(path)/logs/access.log;
+                client_body_temp_path \(path)/temp/body;
+                proxy_temp_path \(path)/temp/proxy;
+                fastcgi_temp_path \(path)/temp/fastcgi;
+                uwsgi_temp_path \(path)/temp/uwsgi;
+                scgi_temp_path \(path)/temp/scgi;
+                server {
+                    listen 127.0.0.1:\(port) ssl;
+                    ssl_certificate \(TestPaths.testcert("\(certificate)-chain.pem"));
+                    ssl_certificate_key \(TestPaths.testcert("\(certificate).key"));
+                    ssl_client_certificate \(clientCA);
+                    ssl_verify_client \(verify);
+                    location / {
+                        proxy_pass \(upstream);
+                        proxy_ssl_trusted_certificate \(TestPaths.caBundle);
+                        proxy_ssl_verify on;
+                        proxy_set_header X-SSL-Client-Subject $ssl_client_s_dn;
+                    }
+                }
+            }
+            """
+        let file = directory.appendingPathComponent("nginx.conf")
+        try configuration.write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-p", path, "-c", file.path, "-e", "\(path)/logs/error.log", "-g", "daemon off;"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        // Ready once it accepts connections.
+        for _ in 0..<100 {
+            if Self.accepts(port) { return }
+            usleep(50_000)
+        }
+        stop()
+        let log = (try? String(contentsOf: directory.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
+        throw TestServerError(message: "nginx did not start: \(log)")
+    }
+
+    public var url: String { "https://127.0.0.1:\(port)" }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGQUIT)
+            usleep(100_000)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+}
