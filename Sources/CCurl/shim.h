@@ -320,6 +320,46 @@ static inline int vigil_tls_capture_set_identity(vigil_tls_capture *capture, con
     capture->client_chain = chain;
     return 1;
 }
+/* The identity as vigil_tls_capture_set_identity sets it, its key on a token (PKCS#11 URI) loaded
+   through OpenSSL's pkcs11 engine with `pin`. The ENGINE API is deprecated in OpenSSL 3 and still
+   the one Debian's libengine-pkcs11-openssl offers. 0 when the engine or key cannot be loaded. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+#include <openssl/engine.h>
+static inline int vigil_tls_capture_set_token_identity(vigil_tls_capture *capture, const unsigned char *const *der, const int *lengths, int count,
+                                                       const char *uri, const char *pin) {
+    /* Loaded once and kept for the process (see COpenSSL's vigil_pkcs11_engine). */
+    static ENGINE *engine;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        ENGINE *loaded = ENGINE_by_id("pkcs11");
+        if (loaded && ENGINE_init(loaded)) engine = loaded;
+        else if (loaded) ENGINE_free(loaded);
+    }
+    EVP_PKEY *key = NULL;
+    if (engine && (!pin || ENGINE_ctrl_cmd_string(engine, "PIN", pin, 0))) key = ENGINE_load_private_key(engine, uri, NULL, NULL);
+    /* libp11 keeps the key it returns (it is its token object's, and freed with it): the capture
+       takes a reference of its own, so that releasing the capture never frees libp11's. */
+    if (key) EVP_PKEY_up_ref(key);
+    ERR_clear_error();
+    if (count < 1 || !key) { EVP_PKEY_free(key); return 0; }
+    const unsigned char *cursor = der[0];
+    X509 *cert = d2i_X509(NULL, &cursor, lengths[0]);
+    STACK_OF(X509) *chain = sk_X509_new_null();
+    for (int i = 1; chain && i < count; i++) {
+        cursor = der[i];
+        X509 *x = d2i_X509(NULL, &cursor, lengths[i]);
+        if (x) sk_X509_push(chain, x);
+    }
+    ERR_clear_error();
+    if (!cert || !chain) { X509_free(cert); sk_X509_pop_free(chain, X509_free); EVP_PKEY_free(key); return 0; }
+    capture->client_cert = cert;
+    capture->client_key = key;
+    capture->client_chain = chain;
+    return 1;
+}
+#pragma clang diagnostic pop
 static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) {
     (void)curl;
     SSL_CTX *ctx = (SSL_CTX *)ssl_ctx;

@@ -490,4 +490,48 @@ static inline int vigil_identity_load(const unsigned char *data, long len, const
     return status;
 }
 
+
+/* A private key on a token (PKCS#11, RFC 7512 URI) through OpenSSL's pkcs11 engine (Debian's
+   libengine-pkcs11-openssl), unlocked with `pin`. *status: 0 loaded, 1 no engine, 2 the token or
+   key not found or the PIN refused. The ENGINE API is deprecated in OpenSSL 3 and still the one
+   the pkcs11 engine offers (a provider is not packaged in Debian 12). */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+#include <openssl/engine.h>
+/* The engine is loaded and initialised once and kept for the process: a dynamic engine freed
+   while keys it made are alive (or freed after it) would run code that is no longer mapped. */
+static inline ENGINE *vigil_pkcs11_engine(void) {
+    static ENGINE *engine;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        ENGINE *loaded = ENGINE_by_id("pkcs11");
+        if (loaded && ENGINE_init(loaded)) engine = loaded;
+        else if (loaded) ENGINE_free(loaded);
+        ERR_clear_error();
+    }
+    return engine;
+}
+static inline EVP_PKEY *vigil_token_key(const char *uri, const char *pin, int *status) {
+    *status = 1;
+    ENGINE *engine = vigil_pkcs11_engine();
+    if (!engine) return NULL;
+    *status = 2;
+    if (pin && !ENGINE_ctrl_cmd_string(engine, "PIN", pin, 0)) { ERR_clear_error(); return NULL; }
+    EVP_PKEY *key = ENGINE_load_private_key(engine, uri, NULL, NULL);
+    /* libp11 keeps the key it returns: the caller frees a reference of its own. */
+    if (key) EVP_PKEY_up_ref(key);
+    ERR_clear_error();
+    if (key) *status = 0;
+    return key;
+}
+#pragma clang diagnostic pop
+static inline void vigil_EVP_PKEY_free(EVP_PKEY *key) { EVP_PKEY_free(key); }
+/* 1 when `key` belongs to the certificate `x509`. */
+static inline int vigil_key_matches(X509 *x509, EVP_PKEY *key) {
+    int match = X509_check_private_key(x509, key) == 1;
+    ERR_clear_error();
+    return match;
+}
+
 #endif

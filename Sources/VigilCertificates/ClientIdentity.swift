@@ -68,6 +68,40 @@ public struct ClientIdentity: Sendable {
         return ClientIdentity(chain: chain, key: key)
     }
 
+    /// An identity whose key is on a token: the certificate (and chain) from `certificate` (PEM or
+    /// DER), the key named by `uri` (RFC 7512, `pkcs11:token=...;object=...`; a `pin-value` in it
+    /// is taken out and used as the PIN), unlocked with `pin`. The key never leaves the token.
+    public static func read(_ certificate: [UInt8], tokenURI uri: String, pin: String?) throws(ClientIdentityError) -> ClientIdentity {
+        let chain: [Certificate]
+        do { chain = try Certificate.parse(certificate) } catch {
+            throw ClientIdentityError(.noCertificate, "The client certificate file holds no certificate.")
+        }
+        guard let leaf = chain.first else { throw ClientIdentityError(.noCertificate, "The client certificate file holds no certificate.") }
+        var (uri, pin) = (uri, pin)
+        let parts = uri.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        if let given = parts.first(where: { $0.hasPrefix("pin-value=") }) {
+            pin = pin ?? String(given.dropFirst("pin-value=".count)).removingPercentEncoding
+            uri = parts.filter { !$0.hasPrefix("pin-value=") }.joined(separator: ";")
+        }
+        var status: Int32 = 0
+        let key: OpaquePointer? =
+            if let pin { pin.withCString { vigil_token_key(uri, $0, &status) } } else { vigil_token_key(uri, nil, &status) }
+        guard let key else {
+            if status == 1 {
+                throw ClientIdentityError(
+                    .unreadable, "OpenSSL's pkcs11 engine cannot be loaded: install Debian's libengine-pkcs11-openssl (and the token's PKCS#11 module).")
+            }
+            throw ClientIdentityError(.noKey, "The token has no key at \(uri), or refused the PIN.")
+        }
+        // Loaded once here to prove it opens and belongs to the certificate; loaded again where
+        // it is used (the TLS connection), so that no OpenSSL object outlives this call.
+        defer { vigil_EVP_PKEY_free(key) }
+        guard vigil_key_matches(leaf.storage.x509, key) == 1 else {
+            throw ClientIdentityError(.keyMismatch, "The key on the token does not belong to the client certificate.")
+        }
+        return ClientIdentity(chain: chain, key: ClientKey(tokenURI: uri, pin: pin))
+    }
+
     /// What the user reviews before the identity is kept: subject and issuer, validity and days
     /// left, key type and size, key usage and extended key usage, SHA-256.
     public func review(at time: Date = Date()) -> ClientCertificateReview {

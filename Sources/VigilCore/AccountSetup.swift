@@ -317,7 +317,7 @@ public struct AccountSetup: Sendable {
             var secrets = login.secrets
             if let identity = options.clientIdentity {
                 account.clientCertificatePEM = Self.pem(identity.chain)
-                secrets[.clientKey] = identity.key.withPEM { Secret($0) }
+                secrets[.clientKey] = identity.key.withStoredForm { Secret($0) }
             }
             if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), (options.accessHeadersOrigin ?? origin) == origin {
                 account.accessHeaderNames = headers.names.joined(separator: ",")

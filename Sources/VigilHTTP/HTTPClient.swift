@@ -346,8 +346,8 @@ public struct HTTPClient: Sendable {
         return exchange.error(at: endpoint, identity: identity, curlCode: nil)
     }
 
-    /// Hands `identity` (its chain as DER, its key as PEM) to the capture, which owns the
-    /// OpenSSL objects from then on.
+    /// Hands `identity` (its chain as DER, its key as PEM or a token's loaded key) to the
+    /// capture, which owns its references to the OpenSSL objects from then on.
     static func load(_ identity: ClientIdentity, into capture: UnsafeMutablePointer<vigil_tls_capture>) -> Bool {
         let ders = identity.chain.map(\.derEncoded)
         let lengths = ders.map { Int32($0.count) }
@@ -357,6 +357,13 @@ public struct HTTPClient: Sendable {
             return copy
         }
         defer { pointers.forEach { $0.deallocate() } }
+        if let uri = identity.key.tokenURI {
+            let constPointers: [UnsafePointer<UInt8>?] = pointers.map { UnsafePointer($0) }
+            return identity.key.withPIN { pin in
+                if let pin { return pin.withCString { vigil_tls_capture_set_token_identity(capture, constPointers, lengths, Int32(ders.count), uri, $0) == 1 } }
+                return vigil_tls_capture_set_token_identity(capture, constPointers, lengths, Int32(ders.count), uri, nil) == 1
+            }
+        }
         return identity.key.withPEM { pem in
             var pem = Array(pem.utf8)
             defer { pem.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
@@ -366,7 +373,7 @@ public struct HTTPClient: Sendable {
                     vigil_tls_capture_set_identity(capture, constPointers, lengths, Int32(ders.count), key.baseAddress, key.count) == 1
                 }
             }
-        }
+        } ?? false
     }
 
     /// OpenSSL's verify hook, through the shim: the policy judges the chain as sent.

@@ -75,7 +75,7 @@ extension Vigil.AccountCommand {
                         status: ExitStatus.untrusted)
                 }
                 // The key first: a row naming a certificate whose key is not kept would stop the account.
-                try identity.key.withPEM { try keyring.store(Secret($0), for: key) }
+                try identity.key.withStoredForm { try keyring.store(Secret($0), for: key) }
                 let pem = identity.chain.map(\.pemEncoded).joined()
                 _ = try accounts.setClientCertificate(
                     id: found.id, pem: pem, because: "client certificate \(identity.certificate.sha256Fingerprint) given by the user")

@@ -11,8 +11,9 @@ import VigilLogging
 struct ClientCertificateOptions: ParsableArguments {
     @Option(help: "A client certificate for the account (mutual TLS): PKCS#12 (.p12/.pfx), or PEM with the certificate, its chain and the key.")
     var clientCertificate: String?
-    @Option(help: "The client certificate's private key in a file of its own (PEM or DER).") var clientKey: String?
-    @Option(help: "Read the passphrase of the client certificate or key from this file (first line) instead of the terminal.")
+    @Option(help: "The client certificate's private key in a file of its own (PEM or DER), or on a token: 'pkcs11:token=...;object=...' (RFC 7512).")
+    var clientKey: String?
+    @Option(help: "Read the passphrase of the client certificate or key (a token's PIN) from this file (first line) instead of the terminal.")
     var clientCertificatePassphraseFile: String?
 
     func validate() throws {
@@ -27,6 +28,17 @@ struct ClientCertificateOptions: ParsableArguments {
     func identity() throws -> ClientIdentity? {
         guard let clientCertificate else { return nil }
         let bytes = try Self.contents(clientCertificate, what: "the client certificate")
+        // A key on a token (RFC 7512): its PIN from the passphrase file or the terminal.
+        if let uri = clientKey, uri.lowercased().hasPrefix("pkcs11:") {
+            var pin = try clientCertificatePassphraseFile.map { path -> String in
+                let text = String(decoding: try Self.contents(path, what: "the PIN file"), as: UTF8.self)
+                return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: ["\r"])
+            }
+            if pin == nil, !uri.contains("pin-value="), isatty(STDIN_FILENO) == 1, let typed = getpass("PIN of the token: ") {
+                pin = String(cString: typed)
+            }
+            return try ClientIdentity.read(bytes, tokenURI: uri, pin: pin)
+        }
         let key = try clientKey.map { try Self.contents($0, what: "the client key") }
         var passphrase = try clientCertificatePassphraseFile.map { path -> String in
             let text = String(decoding: try Self.contents(path, what: "the passphrase file"), as: UTF8.self)

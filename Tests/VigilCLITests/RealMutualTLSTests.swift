@@ -97,4 +97,61 @@ struct RealMutualTLSTests {
         ])
         #expect(presented.standardOutput.contains("client certificate presented: accepted"), "\(presented.standardOutput)\(presented.standardError)")
     }
+
+    /// A key on a token (SoftHSM2 through OpenSSL's pkcs11 engine): the account keeps the token's
+    /// URI and PIN in the keyring, never the key (which never leaves the token); a later check
+    /// presents it; a wrong PIN is exit 2.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/softhsm2-util"), "needs softhsm2"))
+    func aKeyOnASoftHSMToken() async throws {
+        let tokens = home.appendingPathComponent("tokens")
+        try FileManager.default.createDirectory(at: tokens, withIntermediateDirectories: true)
+        let conf = home.appendingPathComponent("softhsm2.conf").path
+        try "directories.tokendir = \(tokens.path)\nobjectstore.backend = file\nlog.level = ERROR\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let softhsm: [String: String?] = ["SOFTHSM2_CONF": conf]
+        let initialised = try CommandRunner.run(
+            "/usr/bin/softhsm2-util", ["--init-token", "--free", "--label", "vigil-test", "--pin", "246810", "--so-pin", "135791"], environment: softhsm)
+        #expect(initialised.status == 0, "\(initialised.standardError)")
+        try CommandRunner.openssl(["pkcs8", "-topk8", "-nocrypt", "-in", TestPaths.testcert("client-alice.key"), "-out", "alice.pk8"], in: home)
+        let imported = try CommandRunner.run(
+            "/usr/bin/softhsm2-util",
+            ["--import", home.appendingPathComponent("alice.pk8").path, "--token", "vigil-test", "--label", "alice", "--id", "01", "--pin", "246810"],
+            environment: softhsm)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        try FileManager.default.removeItem(at: home.appendingPathComponent("alice.pk8"))
+        let pin = home.appendingPathComponent("pin").path, wrongPin = home.appendingPathComponent("wrong-pin").path
+        try "246810\n".write(toFile: pin, atomically: true, encoding: .utf8)
+        try "000000\n".write(toFile: wrongPin, atomically: true, encoding: .utf8)
+        var environment = self.environment
+        environment["SOFTHSM2_CONF"] = conf
+        let uri = "pkcs11:token=vigil-test;object=alice;type=private"
+        try await withRunningSimulator("mtls-required") { (server) async throws in
+            func add(_ pinFile: String) async throws -> CommandResult {
+                try await CommandRunner.vigilDetached(
+                    [
+                        "account", "add", server.url(path: ""), "--user", "alice", "--method", "basic", "--password-stdin", "--ca-file", TestPaths.caBundle,
+                        "--client-certificate", TestPaths.testcert("client-alice.pem"), "--client-key", uri, "--client-certificate-passphrase-file", pinFile,
+                        "--database", home.appendingPathComponent("vigil.sqlite").path,
+                    ], environment: environment, input: Data("alice-test-password\n".utf8))
+            }
+            let wrong = try await add(wrongPin)
+            #expect(wrong.status == 2 && wrong.standardError.contains("refused the PIN"), "\(wrong.standardError)")
+            let added = try await add(pin)
+            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+            #expect(server.simulator.journal.connections.contains { $0.clientCertificate == "CN=alice" }, "presented from the token")
+            let listed = try await CommandRunner.vigilDetached(
+                ["account", "list", "--json", "--database", home.appendingPathComponent("vigil.sqlite").path], environment: environment)
+            let id = try #require((try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+            let checked = try await CommandRunner.vigilDetached(
+                ["account", "check", id, "--ca-file", TestPaths.caBundle, "--database", home.appendingPathComponent("vigil.sqlite").path],
+                environment: environment)
+            #expect(checked.status == 0, "a later process unlocks the token with the PIN from the keyring: \(checked.standardOutput)\(checked.standardError)")
+            for file in FileManager.default.enumerator(atPath: home.path)?.compactMap({ $0 as? String }) ?? [] where !file.hasPrefix("tokens") && file != "pin"
+            {
+                let text = String(decoding: FileManager.default.contents(atPath: home.path + "/" + file) ?? Data(), as: UTF8.self)
+                #expect(!text.contains("246810"), "\(file) holds the PIN")
+            }
+            _ = try await CommandRunner.vigilDetached(
+                ["account", "remove", id, "--database", home.appendingPathComponent("vigil.sqlite").path], environment: environment)
+        }
+    }
 }
