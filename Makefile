@@ -36,6 +36,7 @@ limbo: build
 
 bench: bootstrap
 	@scripts/bench-certificates.sh
+	@MTLS=1 scripts/bench-account-check.sh
 
 bench-simulator: bootstrap
 	@scripts/bench-simulator.sh
