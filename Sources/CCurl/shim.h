@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -171,13 +172,16 @@ typedef struct vigil_tls_capture {
     X509 *client_cert;
     STACK_OF(X509) *client_chain;
     EVP_PKEY *client_key;
-    /* 1 while the identity may be handed to OpenSSL: set when it is loaded for the account's
-       origin, cleared the moment the verify or status decider refuses the server. OpenSSL asks
-       for it when the CertificateRequest arrives (under TLS 1.3 before the server's Certificate),
-       but writes the client's Certificate message only after the server's Certificate (verify
-       decider), its status (status decider) and its Finished or ServerHelloDone: a refusal in
-       either decider aborts the handshake first, and the message never leaves. */
+    /* 1 while the identity may be handed to OpenSSL: 0 until the verify decider accepts the
+       server's chain (on the server's own connection, never a proxy's), cleared the moment the
+       status decider refuses it. OpenSSL asks for the identity after the server's Certificate
+       (TLS 1.2: at its CertificateRequest; TLS 1.3: after its CertificateVerify), but writes the
+       client's Certificate message only after the status decider ran (ServerHelloDone, or the
+       server's Finished): a refusal there aborts the handshake first, and the message never
+       leaves. */
     int client_cert_allowed;
+    /* The server's own connection (set by the verify decider), the only one that may get it. */
+    const SSL *server_ssl;
     /* The server sent a CertificateRequest; the CAs it named (RFC 2253, one per line, malloc'd). */
     int client_cert_requested;
     char *client_cert_issuers;
@@ -205,6 +209,7 @@ static int vigil_capture_verify(X509_STORE_CTX *ctx, void *arg) {
     }
     capture->proxy_was_last = 0;
     STACK_OF(X509) *sent = X509_STORE_CTX_get0_untrusted(ctx);
+    capture->server_ssl = (const SSL *)X509_STORE_CTX_get_ex_data(ctx, SSL_get_ex_data_X509_STORE_CTX_idx());
     if (capture->chain) { sk_X509_pop_free(capture->chain, X509_free); capture->chain = NULL; }
     if (sent) capture->chain = X509_chain_up_ref(sent);
     SSL *ssl = (SSL *)X509_STORE_CTX_get_ex_data(ctx, SSL_get_ex_data_X509_STORE_CTX_idx());
@@ -247,9 +252,10 @@ static int vigil_capture_index(void) {
 }
 /* A failed handshake step: was it because the peer does not speak TLS? By OpenSSL's reason code. */
 static void vigil_capture_info(const SSL *ssl, int where, int ret) {
-    if ((where & SSL_CB_READ_ALERT) && (ret & 0xff) != 0) {
+    /* An alert the peer sent (SSL_CB_READ_ALERT: both bits; SSL_CB_WRITE_ALERT shares one). */
+    if ((where & SSL_CB_READ_ALERT) == SSL_CB_READ_ALERT && (ret & 0xff) != 0) {
         vigil_tls_capture *alerted = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
-        if (alerted && !alerted->proxy_was_last) alerted->alert_received = ret & 0xff;
+        if (alerted && !alerted->proxy_was_last && ssl == alerted->server_ssl) alerted->alert_received = ret & 0xff;
         return;
     }
     if (!(where & SSL_CB_EXIT) || ret > 0) return;
@@ -264,11 +270,13 @@ static void vigil_capture_info(const SSL *ssl, int where, int ret) {
     ) capture->not_tls = 1;
 }
 /* OpenSSL asks for the client's certificate (the server sent a CertificateRequest): the CAs
-   the server accepts are kept for the error a refusal gives; the identity is handed over only
-   when one was set for this origin and the server was judged acceptable (trust, revocation). */
-static int vigil_capture_client_cert(SSL *ssl, X509 **x509, EVP_PKEY **pkey) {
-    vigil_tls_capture *capture = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
-    if (!capture || capture->proxy_was_last) return 0;
+   the server accepts are kept for the error a refusal gives; the identity is set, with its chain
+   in the key's own slot (SSL_use_cert_and_key), only on the server's own connection, when one was
+   loaded for this origin and the server was judged acceptable so far. Returns 1 (go on; without a
+   certificate set, OpenSSL sends an empty Certificate message). */
+static int vigil_capture_client_cert(SSL *ssl, void *arg) {
+    vigil_tls_capture *capture = (vigil_tls_capture *)arg;
+    if (!capture || capture->proxy_was_last || ssl != capture->server_ssl) return 1;
     capture->client_cert_requested = 1;
     const STACK_OF(X509_NAME) *names = SSL_get0_peer_CA_list(ssl);
     if (!names || sk_X509_NAME_num(names) == 0) names = SSL_get_client_CA_list(ssl);
@@ -286,15 +294,9 @@ static int vigil_capture_client_cert(SSL *ssl, X509 **x509, EVP_PKEY **pkey) {
         capture->client_cert_issuers[n] = 0;
     }
     BIO_free(bio);
-    if (!capture->client_cert_allowed || !capture->client_cert || !capture->client_key) return 0;
-    for (int i = 0; capture->client_chain && i < sk_X509_num(capture->client_chain); i++) {
-        SSL_add1_chain_cert(ssl, sk_X509_value(capture->client_chain, i));
-    }
-    X509_up_ref(capture->client_cert);
-    EVP_PKEY_up_ref(capture->client_key);
-    *x509 = capture->client_cert;
-    *pkey = capture->client_key;
-    capture->client_cert_presented = 1;
+    if (!capture->client_cert_allowed || !capture->client_cert || !capture->client_key) return 1;
+    if (SSL_use_cert_and_key(ssl, capture->client_cert, capture->client_key, capture->client_chain, 1) == 1) capture->client_cert_presented = 1;
+    ERR_clear_error();
     return 1;
 }
 /* The identity the capture presents where it is allowed: the certificate and its chain (DER)
@@ -328,17 +330,21 @@ static inline int vigil_tls_capture_set_identity(vigil_tls_capture *capture, con
 #include <openssl/engine.h>
 static inline int vigil_tls_capture_set_token_identity(vigil_tls_capture *capture, const unsigned char *const *der, const int *lengths, int count,
                                                        const char *uri, const char *pin) {
-    /* Loaded once and kept for the process (see COpenSSL's vigil_pkcs11_engine). */
+    /* Loaded once and kept for the process (see COpenSSL's vigil_pkcs11_engine); the PIN is the
+       engine's, so setting it and loading the key are one step under a lock. */
     static ENGINE *engine;
     static int tried;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    EVP_PKEY *key = NULL;
+    pthread_mutex_lock(&lock);
     if (!tried) {
         tried = 1;
         ENGINE *loaded = ENGINE_by_id("pkcs11");
         if (loaded && ENGINE_init(loaded)) engine = loaded;
         else if (loaded) ENGINE_free(loaded);
     }
-    EVP_PKEY *key = NULL;
-    if (engine && (!pin || ENGINE_ctrl_cmd_string(engine, "PIN", pin, 0))) key = ENGINE_load_private_key(engine, uri, NULL, NULL);
+    if (engine && ENGINE_ctrl_cmd_string(engine, "PIN", pin ? pin : "", 0)) key = ENGINE_load_private_key(engine, uri, NULL, NULL);
+    pthread_mutex_unlock(&lock);
     /* libp11 keeps the key it returns (it is its token object's, and freed with it): the capture
        takes a reference of its own, so that releasing the capture never frees libp11's. */
     if (key) EVP_PKEY_up_ref(key);
@@ -372,8 +378,11 @@ static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) 
     if (SSL_CTX_set_tlsext_status_type(ctx, TLSEXT_STATUSTYPE_ocsp) != 1) return CURLE_SSL_CERTPROBLEM;
     SSL_CTX_set_tlsext_status_cb(ctx, vigil_capture_status);
     SSL_CTX_set_tlsext_status_arg(ctx, capture);
-    /* Asked on every CertificateRequest; presents only what the capture allows. */
-    SSL_CTX_set_client_cert_cb(ctx, vigil_capture_client_cert);
+    /* Asked on every CertificateRequest; presents only what the capture allows. No post-handshake
+       authentication (curl asks for it): a CertificateRequest after the handshake, from a proxy
+       or the server, gets nothing. */
+    SSL_CTX_set_cert_cb(ctx, vigil_capture_client_cert, capture);
+    SSL_CTX_set_post_handshake_auth(ctx, 0);
     return CURLE_OK;
 }
 /// Makes the next transfer on `h` record its TLS handshake into `capture`.

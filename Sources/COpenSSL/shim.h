@@ -21,6 +21,7 @@
 #include <time.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
 
 static inline unsigned long vigil_dn_print_flags(void) { return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB; }
 static inline long vigil_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
@@ -512,17 +513,21 @@ static inline ENGINE *vigil_pkcs11_engine(void) {
     }
     return engine;
 }
+/* The PIN is the engine's: loading it and setting the PIN and loading the key are one step under a lock. */
 static inline EVP_PKEY *vigil_token_key(const char *uri, const char *pin, int *status) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
     *status = 1;
+    EVP_PKEY *key = NULL;
     ENGINE *engine = vigil_pkcs11_engine();
-    if (!engine) return NULL;
-    *status = 2;
-    if (pin && !ENGINE_ctrl_cmd_string(engine, "PIN", pin, 0)) { ERR_clear_error(); return NULL; }
-    EVP_PKEY *key = ENGINE_load_private_key(engine, uri, NULL, NULL);
-    /* libp11 keeps the key it returns: the caller frees a reference of its own. */
-    if (key) EVP_PKEY_up_ref(key);
+    if (engine) {
+        *status = 2;
+        if (ENGINE_ctrl_cmd_string(engine, "PIN", pin ? pin : "", 0)) key = ENGINE_load_private_key(engine, uri, NULL, NULL);
+        /* libp11 keeps the key it returns: the caller frees a reference of its own. */
+        if (key) { EVP_PKEY_up_ref(key); *status = 0; }
+    }
     ERR_clear_error();
-    if (key) *status = 0;
+    pthread_mutex_unlock(&lock);
     return key;
 }
 #pragma clang diagnostic pop

@@ -77,12 +77,22 @@ public struct ClientIdentity: Sendable {
             throw ClientIdentityError(.noCertificate, "The client certificate file holds no certificate.")
         }
         guard let leaf = chain.first else { throw ClientIdentityError(.noCertificate, "The client certificate file holds no certificate.") }
+        // RFC 7512: path attributes after ';', query attributes after '?' (pin-value is a query
+        // attribute; some tools write it in the path). The PIN is taken out of the URI, which is
+        // shown in errors and kept in the clear.
         var (uri, pin) = (uri, pin)
-        let parts = uri.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-        if let given = parts.first(where: { $0.hasPrefix("pin-value=") }) {
-            pin = pin ?? String(given.dropFirst("pin-value=".count)).removingPercentEncoding
-            uri = parts.filter { !$0.hasPrefix("pin-value=") }.joined(separator: ";")
+        var query: [String] = []
+        if let mark = uri.firstIndex(of: "?") {
+            query = uri[uri.index(after: mark)...].split(separator: "&").map(String.init)
+            uri = String(uri[..<mark])
         }
+        let parts = uri.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        if let given = (parts + query).first(where: { $0.hasPrefix("pin-value=") }) {
+            pin = pin ?? String(given.dropFirst("pin-value=".count)).removingPercentEncoding
+        }
+        uri = parts.filter { !$0.hasPrefix("pin-value=") }.joined(separator: ";")
+        let kept = query.filter { !$0.hasPrefix("pin-value=") && !$0.hasPrefix("pin-source=") }
+        if !kept.isEmpty { uri += "?" + kept.joined(separator: "&") }
         var status: Int32 = 0
         let key: OpaquePointer? =
             if let pin { pin.withCString { vigil_token_key(uri, $0, &status) } } else { vigil_token_key(uri, nil, &status) }

@@ -98,7 +98,7 @@ public struct AccountSetup: Sendable {
         /// to ``accessHeadersOrigin`` and nowhere else: not to a redirect target on another
         /// origin, a login provider or a proxy.
         public var accessHeaders: AccessHeaders?
-        /// Where the access headers go: the server the user named (nil: each server endpoint).
+        /// Where the access headers go: the server the user named (nil: nowhere).
         public var accessHeadersOrigin: Endpoint?
         public init() {}
 
@@ -246,6 +246,9 @@ public struct AccountSetup: Sendable {
                 throw Self.redirectError(redirect)
             }
             await interaction.progress("Redirect approved: \(base) -> \(target).")
+            if options.accessHeaders != nil {
+                await interaction.progress("The access headers are not sent to \(target): they belong to the origin they were given for.")
+            }
             guard let next = try? Endpoint(url: target) else {
                 throw AccountSetupError(.invalidURL, "The redirect target \(target) is not an https URL.", redirect: redirect)
             }
@@ -319,7 +322,7 @@ public struct AccountSetup: Sendable {
                 account.clientCertificatePEM = Self.pem(identity.chain)
                 secrets[.clientKey] = identity.key.withStoredForm { Secret($0) }
             }
-            if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), (options.accessHeadersOrigin ?? origin) == origin {
+            if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), options.accessHeadersOrigin == origin {
                 account.accessHeaderNames = headers.names.joined(separator: ",")
                 secrets[.accessHeaders] = headers.withText { Secret($0) }
             }
@@ -702,7 +705,8 @@ public struct AccountSetup: Sendable {
     ) throws -> HTTPClient {
         var configuration = options.clientConfiguration
         configuration.clientIdentity = options.clientIdentity.map { ClientIdentityBinding(identity: $0, origin: endpoint) }
-        if let headers = options.accessHeaders, (options.accessHeadersOrigin ?? endpoint) == endpoint {
+        // Only to the origin they were given for: none named, none sent (fail closed).
+        if let headers = options.accessHeaders, options.accessHeadersOrigin == endpoint {
             configuration.accessHeaders = AccessHeadersBinding(headers: headers, origin: endpoint)
         }
         var approved: [Endpoint: Set<String>] = [:]

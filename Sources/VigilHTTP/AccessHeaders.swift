@@ -16,7 +16,7 @@ public struct AccessHeaders: Sendable, Equatable, CustomStringConvertible, Custo
     /// Fields no access header may replace: the request's own credentials, framing and routing.
     public static let refusedNames: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer",
-        "expect", "keep-alive", "proxy-connection",
+        "expect", "keep-alive", "proxy-connection", "x-request-id", "user-agent",
     ]
 
     /// Reads `Name: value` lines (blank lines and `#` comments skipped). Refuses a name that is

@@ -192,7 +192,6 @@ public struct HTTPClient: Sendable {
             guard Self.load(identity, into: capture) else {
                 throw HTTPError(.transport, "The account's client certificate cannot be handed to OpenSSL.")
             }
-            capture.pointee.client_cert_allowed = 1
         }
         if secure, vigil_curl_capture_tls(handle, capture) != CURLE_OK {
             throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
@@ -384,7 +383,8 @@ public struct HTTPClient: Sendable {
         let negotiated = TLSProtocolVersion(openSSLCode: Int(capture.pointee.version_code))
         let decision = transfer.policy.decide(chain: chain, negotiated: negotiated, for: transfer.endpoint)
         transfer.decision = decision
-        if !decision.allowsRequest { capture.pointee.client_cert_allowed = 0 }
+        // The identity may be set from now on, for this server's connection only (deny by default).
+        capture.pointee.client_cert_allowed = transfer.presentsIdentity && decision.allowsRequest ? 1 : 0
         return decision.allowsRequest ? 1 : 0
     }
 

@@ -291,9 +291,14 @@ public struct ScenarioJudge: Sendable {
         }
         // Mutual TLS: a client certificate names its user; presenting it to a host the client may
         // not trust discloses who the user is, during the handshake, before any application data.
-        let disclosed = evidence.connections.filter { $0.scheme == "https" && $0.clientCertificate != nil && isHostile($0, evidence) }.prefix(3).map {
+        // The identity belongs to the server the user named, or a server they approved moving to.
+        let approvedHosts = Set(evidence.questions.filter { $0.question == .redirect && $0.approved }.map { evidence.address(of: $0.about) })
+        let disclosed = evidence.connections.filter {
+            $0.scheme == "https" && $0.clientCertificate != nil
+                && (isHostile($0, evidence) || ($0.host != evidence.start.address && !approvedHosts.contains($0.host)))
+        }.prefix(3).map {
             connection in
-            "The client presented its client certificate (\(SuiteText.oneLine(connection.clientCertificate ?? "?"))) to \(describe(connection)), which it was not entitled to trust: the user's identity was disclosed (invariant 1)."
+            "The client presented its client certificate (\(SuiteText.oneLine(connection.clientCertificate ?? "?"))) to \(describe(connection)), which it was not entitled to trust or the user never agreed to: the user's identity was disclosed (invariant 1)."
         }
         return clear + disclosed
             + evidence.connections.filter { $0.scheme == "https" && $0.applicationBytes > 0 && isHostile($0, evidence) }.prefix(3).map { connection in

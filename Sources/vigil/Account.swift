@@ -101,7 +101,10 @@ extension Vigil {
                     }
                     // The access headers go to the server named here, and to no redirect target.
                     if let headers = options.accessHeaders {
-                        options.accessHeadersOrigin = try? Endpoint(url: server)
+                        guard let origin = try? Endpoint(url: server) else {
+                            ExitStatus.fail("--access-headers-file needs the server's https URL: they go to that origin only.", status: ExitStatus.usage)
+                        }
+                        options.accessHeadersOrigin = origin
                         print(SafeText.escaped("Access headers (values in the keyring, sent to \(server) only): \(headers.names.joined(separator: ", "))"))
                     }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)

@@ -49,6 +49,12 @@ extension Vigil.AccountCommand {
                 // Both read (and refused) before anything changes.
                 let headers = try accessHeadersOptions.headers()
                 let identity = try clientCertificateOptions.identity()
+                if let refusals = identity?.refusals(), !refusals.isEmpty {
+                    if let identity { print(ClientCertificateOptions.review(identity)) }
+                    ExitStatus.fail(
+                        "The client certificate cannot be used: " + refusals.map(\.message).joined(separator: " ") + " Nothing was changed.",
+                        status: ExitStatus.untrusted)
+                }
                 if let headers {
                     try headers.withText { try keyring.store(Secret($0), for: SecretKey(account: found.secretAccount, kind: .accessHeaders)) }
                     _ = try accounts.setAccessHeaderNames(

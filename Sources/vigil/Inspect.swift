@@ -205,9 +205,13 @@ extension Vigil {
             // --client-certificate: presented only to a server whose verdict is trusted, on a second
             // connection that accepts that very leaf; the first handshake never carries one.
             if let identity = try clientCertificateOptions.identity(), let live, let leaf = chain.first {
-                connection?.clientCertificatePresented = await Self.present(
-                    identity, to: live.endpoint, leaf: leaf, trusted: evaluation.verdict.isTrusted, evaluator: evaluator, requirements: requirements,
-                    logger: logger)
+                // A verdict at another time (--at) says nothing about whom to show it to now.
+                connection?.clientCertificatePresented =
+                    at != nil
+                    ? "not presented: --at judges another time than now"
+                    : await Self.present(
+                        identity, to: live.endpoint, leaf: leaf, trusted: evaluation.verdict.isTrusted, evaluator: evaluator, requirements: requirements,
+                        logger: logger)
             }
             let report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
             if json {
