@@ -299,16 +299,12 @@ static int vigil_capture_client_cert(SSL *ssl, void *arg) {
     ERR_clear_error();
     return 1;
 }
-/* The identity the capture presents where it is allowed: the certificate and its chain (DER)
-   and the key (PEM), read into OpenSSL objects the capture owns. 0 when they cannot be read. */
-static inline int vigil_tls_capture_set_identity(vigil_tls_capture *capture, const unsigned char *const *der, const int *lengths, int count,
-                                                 const char *key_pem, long key_len) {
-    if (count < 1) return 0;
+/* The certificate and its chain (DER, certificate first) with `key`, adopted by the capture
+   (which then owns the key's reference, freed here on failure). 0 when they cannot be read. */
+static inline int vigil_tls_capture_adopt(vigil_tls_capture *capture, const unsigned char *const *der, const int *lengths, int count, EVP_PKEY *key) {
+    if (count < 1 || !key) { EVP_PKEY_free(key); return 0; }
     const unsigned char *cursor = der[0];
     X509 *cert = d2i_X509(NULL, &cursor, lengths[0]);
-    BIO *bio = BIO_new_mem_buf(key_pem, (int)key_len);
-    EVP_PKEY *key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, (void *)"") : NULL;
-    BIO_free(bio);
     STACK_OF(X509) *chain = sk_X509_new_null();
     for (int i = 1; chain && i < count; i++) {
         cursor = der[i];
@@ -316,11 +312,20 @@ static inline int vigil_tls_capture_set_identity(vigil_tls_capture *capture, con
         if (x) sk_X509_push(chain, x);
     }
     ERR_clear_error();
-    if (!cert || !key || !chain) { X509_free(cert); EVP_PKEY_free(key); sk_X509_pop_free(chain, X509_free); return 0; }
+    if (!cert || !chain) { X509_free(cert); EVP_PKEY_free(key); sk_X509_pop_free(chain, X509_free); return 0; }
     capture->client_cert = cert;
     capture->client_key = key;
     capture->client_chain = chain;
     return 1;
+}
+/* The identity the capture presents where it is allowed: the certificate and its chain (DER)
+   and the key (PEM), read into OpenSSL objects the capture owns. 0 when they cannot be read. */
+static inline int vigil_tls_capture_set_identity(vigil_tls_capture *capture, const unsigned char *const *der, const int *lengths, int count,
+                                                 const char *key_pem, long key_len) {
+    BIO *bio = BIO_new_mem_buf(key_pem, (int)key_len);
+    EVP_PKEY *key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, (void *)"") : NULL;
+    BIO_free(bio);
+    return vigil_tls_capture_adopt(capture, der, lengths, count, key);
 }
 /* The identity as vigil_tls_capture_set_identity sets it, its key on a token (PKCS#11 URI) loaded
    through OpenSSL's pkcs11 engine with `pin`. The ENGINE API is deprecated in OpenSSL 3 and still
@@ -349,21 +354,7 @@ static inline int vigil_tls_capture_set_token_identity(vigil_tls_capture *captur
        takes a reference of its own, so that releasing the capture never frees libp11's. */
     if (key) EVP_PKEY_up_ref(key);
     ERR_clear_error();
-    if (count < 1 || !key) { EVP_PKEY_free(key); return 0; }
-    const unsigned char *cursor = der[0];
-    X509 *cert = d2i_X509(NULL, &cursor, lengths[0]);
-    STACK_OF(X509) *chain = sk_X509_new_null();
-    for (int i = 1; chain && i < count; i++) {
-        cursor = der[i];
-        X509 *x = d2i_X509(NULL, &cursor, lengths[i]);
-        if (x) sk_X509_push(chain, x);
-    }
-    ERR_clear_error();
-    if (!cert || !chain) { X509_free(cert); sk_X509_pop_free(chain, X509_free); EVP_PKEY_free(key); return 0; }
-    capture->client_cert = cert;
-    capture->client_key = key;
-    capture->client_chain = chain;
-    return 1;
+    return vigil_tls_capture_adopt(capture, der, lengths, count, key);
 }
 #pragma clang diagnostic pop
 static CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture) {

@@ -97,13 +97,25 @@ public struct HTTPClient: Sendable {
             guard hop.cookiesSet > 0, let back = hop.response.redirect, Self.isCookieRoundTrip(back, from: redirect.location),
                 repeatable || Self.sameTarget(back.location, request.url)
             else {
-                answer.heldByAccessGateway = true
+                // A gateway's hold, not a server's redirect: the hop was asked to send the client
+                // back to where it was going (the target in its query), and did not.
+                answer.heldByAccessGateway = Self.carriesReturnTarget(redirect.location, original: request.url)
                 break
             }
             rounds += 1
             answer = try await exchange(request, id: requestID).response
         }
         return answer
+    }
+
+    /// Whether `location`'s query names the path of `original` (as sent, or percent-encoded): what
+    /// an access gateway's login or hold page carries so as to send the client back.
+    static func carriesReturnTarget(_ location: String, original: String) -> Bool {
+        guard let query = URLComponents(string: location)?.percentEncodedQuery, let path = URLComponents(string: original)?.path, path.count > 1 else {
+            return false
+        }
+        let decoded = query.removingPercentEncoding ?? query
+        return decoded.contains(path) || (decoded.removingPercentEncoding ?? decoded).contains(path)
     }
 
     /// The same URL, path and query (the fragment aside).

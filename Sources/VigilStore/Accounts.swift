@@ -57,25 +57,23 @@ public struct Accounts: Sendable {
     /// keyring's business. Audited with `reason`.
     @discardableResult
     public func setClientCertificate(id: String, pem: String?, because reason: String, at time: Date = Date()) throws -> Account {
-        try database.write { db in
-            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
-            account.clientCertificatePEM = pem
-            try account.update(db)
-            var event = AuditEvent(time: time, kind: .accountClientCertificateChanged, target: account.server, detail: reason)
-            try event.insert(db)
-            return account
-        }
+        try change(id: id, audited: .accountClientCertificateChanged, because: reason, at: time) { $0.clientCertificatePEM = pem }
     }
 
     /// Sets (or, with nil, removes) the names of the account's access headers; their values are
     /// the keyring's business. Audited with `reason`.
     @discardableResult
     public func setAccessHeaderNames(id: String, names: [String]?, because reason: String, at time: Date = Date()) throws -> Account {
+        try change(id: id, audited: .accountAccessHeadersChanged, because: reason, at: time) { $0.accessHeaderNames = names?.joined(separator: ",") }
+    }
+
+    /// One change of an account's row and its audit event, in one transaction.
+    func change(id: String, audited kind: AuditEvent.Kind, because reason: String, at time: Date, _ body: (inout Account) -> Void) throws -> Account {
         try database.write { db in
             guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
-            account.accessHeaderNames = names?.joined(separator: ",")
+            body(&account)
             try account.update(db)
-            var event = AuditEvent(time: time, kind: .accountAccessHeadersChanged, target: account.server, detail: reason)
+            var event = AuditEvent(time: time, kind: kind, target: account.server, detail: reason)
             try event.insert(db)
             return account
         }
