@@ -199,8 +199,8 @@ struct HTTPScenarioTests {
         }
     }
 
-    @Test func recoveringAPMDropsTheSessionOnce() async throws {
-        try await withRunningSimulator("recovering-apm") { (running) async throws in
+    @Test func anAPMSessionIsDroppedOnce() async throws {
+        try await withRunningSimulator("apm-session-dropped") { (running) async throws in
             let jar = try TestPaths.temporaryDirectory().appendingPathComponent("jar").path
             _ = try await running.curl(["-L", "-c", jar, "-b", jar], url: running.url())
             var statuses: [Int] = []
