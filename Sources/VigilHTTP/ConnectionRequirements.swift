@@ -1,4 +1,4 @@
-public import VigilCertificates
+import VigilCertificates
 
 /// What a live connection must meet beyond its chain: `connection.minimum-tls-version`,
 /// `connection.pinned-public-keys` and `connection.revocation-policy`, as ``ConnectionJudge``

@@ -1,4 +1,4 @@
-public import VigilCertificates
+import VigilCertificates
 
 /// `connection.pinned-public-keys`: per host (and port, when given), the SPKI SHA-256 pins
 /// (RFC 7469, base64) of which the chain must contain at least one. A pinned host accepts no

@@ -1,5 +1,5 @@
 internal import CCurl
-public import VigilCertificates
+import VigilCertificates
 
 /// A TLS protocol version, ordered; what `connection.minimum-tls-version` names.
 public enum TLSProtocolVersion: String, Sendable, Hashable, Comparable, CaseIterable {
