@@ -170,4 +170,39 @@ static inline int vigil_pki_ocsp_answer(const unsigned char *request_der, long r
     ERR_clear_error();
     return vigil_pki_der_out(len, buffer, der);
 }
+
+/* A mutual-TLS host's check of what a client presented: the certificate (DER, first) and the
+   chain it sent, against the CA in `ca_pem`, for client authentication, at `now`. 0 when it
+   verifies, else OpenSSL's verify error. The simulator's own check (it judges what clients send
+   it, never what a client trusts). */
+static inline int vigil_pki_verify_client(const unsigned char *const *der, const int *lengths, int count, const char *ca_pem, int ca_len,
+                                          long long now) {
+    if (count < 1) return X509_V_ERR_UNSPECIFIED;
+    const unsigned char *cursor = der[0];
+    X509 *leaf = d2i_X509(NULL, &cursor, lengths[0]);
+    X509 *ca = vigil_pki_read_certificate(ca_pem, ca_len);
+    STACK_OF(X509) *chain = sk_X509_new_null();
+    for (int i = 1; chain && i < count; i++) {
+        cursor = der[i];
+        X509 *x = d2i_X509(NULL, &cursor, lengths[i]);
+        if (x) sk_X509_push(chain, x);
+    }
+    X509_STORE *store = X509_STORE_new();
+    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    int result = X509_V_ERR_UNSPECIFIED;
+    if (leaf && ca && chain && store && ctx && X509_STORE_add_cert(store, ca) == 1 && X509_STORE_CTX_init(ctx, store, leaf, chain) == 1) {
+        X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_SSL_CLIENT);
+        X509_STORE_CTX_set_time(ctx, 0, (time_t)now);
+        result = X509_verify_cert(ctx) == 1 ? 0 : X509_STORE_CTX_get_error(ctx);
+        if (result == 0 && X509_V_OK != 0) result = 0;
+    }
+    X509_STORE_CTX_free(ctx);
+    X509_STORE_free(store);
+    sk_X509_pop_free(chain, X509_free);
+    X509_free(ca);
+    X509_free(leaf);
+    ERR_clear_error();
+    return result;
+}
+
 #endif

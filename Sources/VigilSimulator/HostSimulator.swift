@@ -159,7 +159,7 @@ public final class HostSimulator: Sendable {
                 let interceptor = plan.upstream != nil && !plan.genuine
                 // The genuine host behind a man in the middle journals its connections as the
                 // genuine host: they come from the interceptor, never from the client.
-                let childChannel = SimulatorChannel(
+                var childChannel = SimulatorChannel(
                     address: plan.address, sslContext: context, certificate: plan.certificate, mitm: interceptor, journal: journal,
                     recordsConnections: !plan.genuine,
                     registry: registry, search: { [responder] in responder.credentialSearch() },
@@ -171,6 +171,11 @@ public final class HostSimulator: Sendable {
                         }
                         return ResponderHandler(site: site, connection: state)
                     })
+                if let clientAuth = configuration.scenario.clientAuth, plan.scheme == "https", !plan.genuine, clientAuth.effectiveHosts.contains(plan.host) {
+                    let path = (configuration.certificatesDirectory as NSString).appendingPathComponent("\(clientAuth.effectiveCA).pem")
+                    childChannel.clientCA = FileManager.default.contents(atPath: path).map { Array($0) }
+                    childChannel.clock = configuration.clock
+                }
                 let responder = self.responder
                 let server = childChannel.server(
                     configuration: .init(address: .hostname(plan.address, port: port(for: plan))),

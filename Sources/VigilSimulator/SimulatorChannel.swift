@@ -1,3 +1,5 @@
+import CSimulatorPKI
+import Foundation
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -24,6 +26,11 @@ struct SimulatorChannel: ServerChildChannel {
     /// The listener's address, its TLS context (nil: plain HTTP) and the certificate case it presents.
     let address: String
     let sslContext: NIOSSLContext?
+    /// Mutual TLS: the CA (PEM) whose client certificates this host accepts; nil: it asks for none.
+    /// What a client presents is journalled when it arrives, whether or not it verifies.
+    var clientCA: [UInt8]? = nil
+    /// The clock client certificates are judged at.
+    var clock: any SimulatorClock = SystemSimulatorClock()
     let certificate: String?
     let mitm: Bool
     let journal: Journal
@@ -60,7 +67,12 @@ struct SimulatorChannel: ServerChildChannel {
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(RawConnectionRecorder(state: state, tls: sslContext != nil, search: search))
             if let sslContext {
-                try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+                if let clientCA {
+                    try pipeline.addHandler(
+                        NIOSSLServerHandler(context: sslContext, customVerificationCallback: Self.clientVerification(clientCA, state: state, clock: clock)))
+                } else {
+                    try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+                }
                 try pipeline.addHandler(TLSConnectionRecorder(state: state))
             }
             try pipeline.addHandler(WriteCoalescingHandler())
@@ -69,6 +81,34 @@ struct SimulatorChannel: ServerChildChannel {
             if !mitm { try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(ResponderHandler.bodyLimit))) }
             try pipeline.addHandler(makeHandler(state))
             return SimulatorConnection(channel: channel)
+        }
+    }
+
+    /// A mutual-TLS host's check of a client's certificate: journalled as presented the moment it
+    /// arrives (a disclosure even when it is refused), then verified against the host's CA for
+    /// client authentication.
+    static func clientVerification(_ ca: [UInt8], state: ConnectionState, clock: any SimulatorClock) -> NIOSSLCustomVerificationCallback {
+        { certificates, promise in
+            if let first = certificates.first {
+                let subject = TLSConnectionRecorder.subject(of: first)
+                state.update { $0.clientCertificate = subject }
+            }
+            let ders = certificates.compactMap { try? $0.toDERBytes() }
+            let pointers = ders.map { der -> UnsafeMutablePointer<UInt8> in
+                let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(der.count, 1))
+                copy.initialize(from: der, count: der.count)
+                return copy
+            }
+            defer { pointers.forEach { $0.deallocate() } }
+            let constPointers: [UnsafePointer<UInt8>?] = pointers.map { UnsafePointer($0) }
+            let lengths = ders.map { Int32($0.count) }
+            let result = ca.withUnsafeBufferPointer { pem in
+                pem.withMemoryRebound(to: CChar.self) {
+                    vigil_pki_verify_client(
+                        constPointers, lengths, Int32(ders.count), $0.baseAddress, Int32($0.count), Int64(clock.now().timeIntervalSince1970))
+                }
+            }
+            promise.succeed(result == 0 && !ders.isEmpty ? .certificateVerified : .failed)
         }
     }
 

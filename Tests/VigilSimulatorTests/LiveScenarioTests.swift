@@ -199,6 +199,22 @@ struct HTTPScenarioTests {
         }
     }
 
+    /// A mutual-TLS host journals the certificate a client presents the moment it arrives, even one
+    /// it then refuses: the disclosure happened all the same.
+    @Test func aPresentedClientCertificateIsJournalledEvenWhenRefused() async throws {
+        try await withRunningSimulator("mtls-required") { (running) async throws in
+            let expired = try await running.curl(
+                ["--cert", TestPaths.testcert("client-expired.pem"), "--key", TestPaths.testcert("client-expired.key")], url: running.url())
+            #expect(expired.status == 0, "refused: \(expired)")
+            #expect(running.simulator.journal.connections.contains { $0.clientCertificate == "CN=alice" && $0.handshake == "failed" })
+            let none = try await running.curl([], url: running.url())
+            #expect(none.status == 0)
+            let valid = try await running.curl(
+                ["--cert", TestPaths.testcert("client-alice.pem"), "--key", TestPaths.testcert("client-alice.key")], url: running.url())
+            #expect(valid.status == 200)
+        }
+    }
+
     @Test func anAPMSessionIsDroppedOnce() async throws {
         try await withRunningSimulator("apm-session-dropped") { (running) async throws in
             let jar = try TestPaths.temporaryDirectory().appendingPathComponent("jar").path
