@@ -83,9 +83,7 @@ public struct AccessHeadersBinding: Sendable {
         self.origin = origin
     }
 
-    func covers(_ endpoint: Endpoint) -> Bool {
-        origin.host.lowercased() == endpoint.host.lowercased() && origin.port == endpoint.port
-    }
+    func covers(_ endpoint: Endpoint) -> Bool { origin.isSameOrigin(as: endpoint) }
 }
 
 /// Why an access headers file was refused. The reason never holds a value.

@@ -82,9 +82,6 @@ public struct ClientIdentityBinding: Sendable {
         self.origin = origin
     }
 
-    /// Whether a connection to `endpoint` may carry the identity: the same host (letters' case
-    /// aside) and port.
-    func covers(_ endpoint: Endpoint) -> Bool {
-        origin.host.lowercased() == endpoint.host.lowercased() && origin.port == endpoint.port
-    }
+    /// Whether a connection to `endpoint` may carry the identity: its origin only.
+    func covers(_ endpoint: Endpoint) -> Bool { origin.isSameOrigin(as: endpoint) }
 }

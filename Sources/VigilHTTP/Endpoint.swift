@@ -37,3 +37,10 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         return port == 443 ? "https://\(shown)" : "https://\(shown):\(port)"
     }
 }
+
+extension Endpoint {
+    /// The same https origin: host (letters' case aside) and port.
+    public func isSameOrigin(as other: Endpoint) -> Bool {
+        host.lowercased() == other.host.lowercased() && port == other.port
+    }
+}
