@@ -3,7 +3,9 @@
 - every @Test function asserts: its body holds #expect, #require, Issue.record or a call of a
   test helper whose name starts with `expect` (which asserts in turn);
 - every public error type in Sources is a struct that conforms to VigilError, and no public
-  `enum Code` remains (codes are structs over a private enum, so they can grow)."""
+  `enum Code` remains (codes are structs over a private enum, so they can grow);
+- no test stops a simulator in `defer { Task { ... } }` (not awaited: the next test may start
+  before it stopped, and a throw before a manual stop() skips it): withRunningSimulator does it."""
 import glob
 import re
 import sys
@@ -28,6 +30,11 @@ for path in sorted(glob.glob(f"{root}/Tests/**/*.swift", recursive=True)):
         if not re.search(r"#expect|#require|Issue\.record|\bexpect[A-Z]\w*\(", body):
             line = text.count("\n", 0, match.start()) + 1
             findings.append(f"{path}:{line}: test {match.group(1)} asserts nothing")
+
+for path in sorted(glob.glob(f"{root}/Tests/**/*.swift", recursive=True)):
+    for number, line in enumerate(open(path, encoding="utf-8"), 1):
+        if re.search(r"defer\s*\{\s*Task\s*\{", line) and not line.lstrip().startswith("///"):
+            findings.append(f"{path}:{number}: a simulator stopped in defer {{ Task {{ ... }} }} is not awaited; use withRunningSimulator")
 
 for path in sorted(glob.glob(f"{root}/Sources/**/*.swift", recursive=True)):
     text = open(path, encoding="utf-8").read()

@@ -229,14 +229,14 @@ struct AccountSetupTests {
     }
 
     @Test func methodsTheSettingsForbidStopBeforeThePassword() async throws {
-        let basic = try await RunningSimulator("basic-only")
-        defer { Task { await basic.stop() } }
-        let user = ScriptedUser()
-        await expectFailure(.noUsableMethod) {
-            try await setup { $0.allowedMethods = [.oauth2] }.add(server: basic.url(path: ""), user: "alice", interaction: user)
+        try await withRunningSimulator("basic-only") { (basic) async throws in
+            let user = ScriptedUser()
+            await expectFailure(.noUsableMethod) {
+                try await setup { $0.allowedMethods = [.oauth2] }.add(server: basic.url(path: ""), user: "alice", interaction: user)
+            }
+            #expect(!user.asked.contains("password?"))
+            #expect(basic.simulator.journal.entries.allSatisfy { !$0.authorization })
         }
-        #expect(!user.asked.contains("password?"))
-        #expect(basic.simulator.journal.entries.allSatisfy { !$0.authorization })
     }
 
     /// A provider that names users by an opaque `sub` (no preferred_username): the server says

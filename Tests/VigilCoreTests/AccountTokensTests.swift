@@ -68,60 +68,73 @@ struct AccountTokensTests {
         return fixture
     }
 
+    /// Runs `body` with a fixture, and stops its simulator when `body` ends, by returning or by
+    /// throwing (awaited, unlike a `defer { Task { ... } }`).
+    func withFixture(_ scenario: String = "oidc", lifetime: Int? = nil, _ body: (Fixture) async throws -> Void) async throws {
+        let made = try await fixture(scenario, lifetime: lifetime)
+        do {
+            try await body(made)
+        } catch {
+            await made.running.stop()
+            throw error
+        }
+        await made.running.stop()
+    }
+
     @Test func anExpiringTokenIsRefreshedAndTheRefreshTokenRotated() async throws {
-        let fixture = try await fixture(lifetime: 60)  // under the 120 s margin: due at once
-        defer { Task { await fixture.running.stop() } }
-        #expect(fixture.account.method == "com.owncloud.openid-connect")
-        #expect(fixture.account.clientID?.hasPrefix("dyn-") == true && fixture.account.tokenEndpoint != nil && fixture.account.revocationEndpoint != nil)
-        let oldAccess = try fixture.secret(.accessToken), oldRefresh = try fixture.secret(.refreshToken)
-        let before = fixture.tokenRequests()
-        let report = try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil)
-        #expect(report.isWorking)
-        #expect(fixture.tokenRequests() == before + 1, "one refresh")
-        #expect(try fixture.secret(.accessToken) != oldAccess && fixture.secret(.refreshToken) != oldRefresh, "both replaced (rotation)")
-        #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRefreshed })
-        #expect(try fixture.current.needsLogin == false)
+        try await withFixture(lifetime: 60) { fixture in  // under the 120 s margin: due at once
+            #expect(fixture.account.method == "com.owncloud.openid-connect")
+            #expect(fixture.account.clientID?.hasPrefix("dyn-") == true && fixture.account.tokenEndpoint != nil && fixture.account.revocationEndpoint != nil)
+            let oldAccess = try fixture.secret(.accessToken), oldRefresh = try fixture.secret(.refreshToken)
+            let before = fixture.tokenRequests()
+            let report = try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil)
+            #expect(report.isWorking)
+            #expect(fixture.tokenRequests() == before + 1, "one refresh")
+            #expect(try fixture.secret(.accessToken) != oldAccess && fixture.secret(.refreshToken) != oldRefresh, "both replaced (rotation)")
+            #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRefreshed })
+            #expect(try fixture.current.needsLogin == false)
+        }
     }
 
     @Test func aFreshTokenIsNotRefreshedButA401RefreshesOnce() async throws {
-        let fixture = try await fixture()
-        defer { Task { await fixture.running.stop() } }
-        let before = fixture.tokenRequests()
-        #expect(try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil).isWorking)
-        #expect(fixture.tokenRequests() == before, "an hour left: no refresh")
-        // The server no longer takes the stored access token: one refresh, one retry.
-        try fixture.secrets.store(Secret("revoked-or-forged-token"), for: fixture.key(.accessToken))
-        #expect(try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil).isWorking)
-        #expect(fixture.tokenRequests() == before + 1)
+        try await withFixture { fixture in
+            let before = fixture.tokenRequests()
+            #expect(try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil).isWorking)
+            #expect(fixture.tokenRequests() == before, "an hour left: no refresh")
+            // The server no longer takes the stored access token: one refresh, one retry.
+            try fixture.secrets.store(Secret("revoked-or-forged-token"), for: fixture.key(.accessToken))
+            #expect(try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil).isWorking)
+            #expect(fixture.tokenRequests() == before + 1)
+        }
     }
 
     @Test func aRefusedRefreshMeansLogInAgainAndAnOutageKeepsTheTokens() async throws {
-        let fixture = try await fixture(lifetime: 60)
-        defer { Task { await fixture.running.stop() } }
-        let rotatedOut = try #require(try fixture.secret(.refreshToken))
-        _ = try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil)  // rotates
-        // An outage: the token endpoint does not answer. Nothing is lost, nothing marked.
-        var unreachable = try fixture.current
-        unreachable.tokenEndpoint = "https://127.0.0.1:1/token"
-        try fixture.accounts.update(unreachable)
-        let kept = try fixture.secret(.refreshToken)
-        await #expect(throws: (any Error).self) { _ = try await fixture.check().connect(unreachable, secrets: fixture.secrets, interaction: nil) }
-        #expect(try fixture.secret(.refreshToken) == kept && fixture.current.needsLogin == false)
-        // The rotated-out refresh token is refused: needs-login, and no loop.
-        var reused = try fixture.current
-        reused.tokenEndpoint = fixture.account.tokenEndpoint
-        try fixture.accounts.update(reused)
-        try fixture.secrets.store(Secret(rotatedOut), for: fixture.key(.refreshToken))
-        do {
-            _ = try await fixture.check().connect(reused, secrets: fixture.secrets, interaction: nil)
-            Issue.record("a reused refresh token was accepted")
-        } catch let error as AccountSetupError {
-            #expect(error.code == .wrongCredentials && error.reason.contains("needs a new login"))
+        try await withFixture(lifetime: 60) { fixture in
+            let rotatedOut = try #require(try fixture.secret(.refreshToken))
+            _ = try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil)  // rotates
+            // An outage: the token endpoint does not answer. Nothing is lost, nothing marked.
+            var unreachable = try fixture.current
+            unreachable.tokenEndpoint = "https://127.0.0.1:1/token"
+            try fixture.accounts.update(unreachable)
+            let kept = try fixture.secret(.refreshToken)
+            await #expect(throws: (any Error).self) { _ = try await fixture.check().connect(unreachable, secrets: fixture.secrets, interaction: nil) }
+            #expect(try fixture.secret(.refreshToken) == kept && fixture.current.needsLogin == false)
+            // The rotated-out refresh token is refused: needs-login, and no loop.
+            var reused = try fixture.current
+            reused.tokenEndpoint = fixture.account.tokenEndpoint
+            try fixture.accounts.update(reused)
+            try fixture.secrets.store(Secret(rotatedOut), for: fixture.key(.refreshToken))
+            do {
+                _ = try await fixture.check().connect(reused, secrets: fixture.secrets, interaction: nil)
+                Issue.record("a reused refresh token was accepted")
+            } catch let error as AccountSetupError {
+                #expect(error.code == .wrongCredentials && error.reason.contains("needs a new login"))
+            }
+            #expect(try fixture.current.needsLogin)
+            let requests = fixture.tokenRequests()
+            _ = try? await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
+            #expect(fixture.tokenRequests() == requests, "a needs-login account does not try again")
         }
-        #expect(try fixture.current.needsLogin)
-        let requests = fixture.tokenRequests()
-        _ = try? await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
-        #expect(fixture.tokenRequests() == requests, "a needs-login account does not try again")
     }
 
     /// A keyring whose write of the access token fails once: a refresh cut short at that point,
@@ -149,42 +162,42 @@ struct AccountTokensTests {
     /// The rotated refresh token is kept before anything else: a refresh cut short after it leaves
     /// an account the next check refreshes again, with no new login.
     @Test func aRefreshCutShortAfterTheRotatedRefreshTokenWorksNextTime() async throws {
-        let fixture = try await fixture(lifetime: 60)
-        defer { Task { await fixture.running.stop() } }
-        let oldRefresh = try fixture.secret(.refreshToken)
-        let before = fixture.tokenRequests()
-        // Reported as a failed check (or thrown): either way the refresh did not complete.
-        let cut = try? await fixture.check().connect(fixture.account, secrets: KeyringFailingOnAccessToken(fixture.secrets), interaction: nil)
-        #expect(cut?.isWorking != true)
-        #expect(fixture.tokenRequests() == before + 1)
-        #expect(try fixture.secret(.refreshToken) != oldRefresh, "the rotated refresh token was kept first")
-        let report = try await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
-        #expect(report.isWorking && fixture.tokenRequests() == before + 2, "refreshed again with the kept token")
-        #expect(try fixture.current.needsLogin == false)
+        try await withFixture(lifetime: 60) { fixture in
+            let oldRefresh = try fixture.secret(.refreshToken)
+            let before = fixture.tokenRequests()
+            // Reported as a failed check (or thrown): either way the refresh did not complete.
+            let cut = try? await fixture.check().connect(fixture.account, secrets: KeyringFailingOnAccessToken(fixture.secrets), interaction: nil)
+            #expect(cut?.isWorking != true)
+            #expect(fixture.tokenRequests() == before + 1)
+            #expect(try fixture.secret(.refreshToken) != oldRefresh, "the rotated refresh token was kept first")
+            let report = try await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
+            #expect(report.isWorking && fixture.tokenRequests() == before + 2, "refreshed again with the kept token")
+            #expect(try fixture.current.needsLogin == false)
+        }
     }
 
     @Test func twoRefreshesAtOnceReachTheProviderOnce() async throws {
-        let fixture = try await fixture(lifetime: 60)
-        defer { Task { await fixture.running.stop() } }
-        let before = fixture.tokenRequests()
-        let check = try fixture.check()
-        async let first = check.connect(fixture.account, secrets: fixture.secrets, interaction: nil)
-        async let second = check.connect(fixture.account, secrets: fixture.secrets, interaction: nil)
-        let (a, b) = try await (first, second)
-        #expect(a.isWorking && b.isWorking)
-        #expect(fixture.tokenRequests() == before + 1, "the second waited for the lock and used the first's tokens")
+        try await withFixture(lifetime: 60) { fixture in
+            let before = fixture.tokenRequests()
+            let check = try fixture.check()
+            async let first = check.connect(fixture.account, secrets: fixture.secrets, interaction: nil)
+            async let second = check.connect(fixture.account, secrets: fixture.secrets, interaction: nil)
+            let (a, b) = try await (first, second)
+            #expect(a.isWorking && b.isWorking)
+            #expect(fixture.tokenRequests() == before + 1, "the second waited for the lock and used the first's tokens")
+        }
     }
 
     @Test func removalRevokesTheTokensAtTheServer() async throws {
-        let fixture = try await fixture()
-        defer { Task { await fixture.running.stop() } }
-        let refresh = try #require(try fixture.secret(.refreshToken)), access = try #require(try fixture.secret(.accessToken))
-        let result = try await AccountRemoval(accounts: fixture.accounts, secrets: fixture.secrets).remove(
-            id: fixture.account.id, revokingThrough: try fixture.check())
-        #expect(result.revoked == [.refreshToken, .accessToken] && result.revocationProblem == nil)
-        #expect(fixture.running.simulator.responder.oidc.wasRevoked(refresh) && fixture.running.simulator.responder.oidc.wasRevoked(access))
-        #expect(try fixture.secrets.accounts(kind: nil).isEmpty && fixture.accounts.list().isEmpty)
-        #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRevoked })
+        try await withFixture { fixture in
+            let refresh = try #require(try fixture.secret(.refreshToken)), access = try #require(try fixture.secret(.accessToken))
+            let result = try await AccountRemoval(accounts: fixture.accounts, secrets: fixture.secrets).remove(
+                id: fixture.account.id, revokingThrough: try fixture.check())
+            #expect(result.revoked == [.refreshToken, .accessToken] && result.revocationProblem == nil)
+            #expect(fixture.running.simulator.responder.oidc.wasRevoked(refresh) && fixture.running.simulator.responder.oidc.wasRevoked(access))
+            #expect(try fixture.secrets.accounts(kind: nil).isEmpty && fixture.accounts.list().isEmpty)
+            #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRevoked })
+        }
     }
 }
 

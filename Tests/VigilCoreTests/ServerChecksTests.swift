@@ -81,19 +81,18 @@ struct ServerChecksTests {
 
     @Test func aFewSecondsOf404AreWaitedOutAndOnly404IsReported() async throws {
         // The simulator's window is on its injected clock: each retry's pause moves it 3 s on.
-        let window = try await RunningSimulator("five-seconds-of-404")
-        defer { Task { await window.stop() } }
         let quick = try setup { $0.retryDelays = [.milliseconds(10), .milliseconds(10), .milliseconds(10)] }
-        let account = try await quick.add(server: window.url(path: ""), user: "alice", interaction: User(clock: window.clock))
-        #expect(account.user == "alice")
-        #expect(window.simulator.journal.entries.filter { $0.path == "/status.php" }.count == 3, "two 404s, then the answer")
-
-        let never = try await RunningSimulator("only-404")
-        defer { Task { await never.stop() } }
-        let error = await failure { try await quick.add(server: never.url(path: ""), user: "alice", interaction: User()) }
-        #expect(
-            error?.code == .notACloudServer && error?.reason.contains("404 Not Found") == true && error?.reason.contains("4 times") == true,
-            "\(String(describing: error))")
+        try await withRunningSimulator("five-seconds-of-404") { (window) async throws in
+            let account = try await quick.add(server: window.url(path: ""), user: "alice", interaction: User(clock: window.clock))
+            #expect(account.user == "alice")
+            #expect(window.simulator.journal.entries.filter { $0.path == "/status.php" }.count == 3, "two 404s, then the answer")
+        }
+        try await withRunningSimulator("only-404") { (never) async throws in
+            let error = await failure { try await quick.add(server: never.url(path: ""), user: "alice", interaction: User()) }
+            #expect(
+                error?.code == .notACloudServer && error?.reason.contains("404 Not Found") == true && error?.reason.contains("4 times") == true,
+                "\(String(describing: error))")
+        }
     }
 }
 

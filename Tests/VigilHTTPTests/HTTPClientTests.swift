@@ -155,12 +155,12 @@ struct HTTPClientTests {
             }
 
             let wrong = try #require(try Certificate.load(path: TestPaths.testcert("wrong-host.pem")).first)
-            let other = try await RunningSimulator("wrong-host")
-            defer { Task { await other.stop() } }
-            await #expect(throws: HTTPError.self) {
-                _ = try await client(approving: [try Endpoint(url: other.url()): [wrong.sha256Fingerprint]]).send(HTTPRequest(url: other.url()))
+            try await withRunningSimulator("wrong-host") { (other) async throws in
+                await #expect(throws: HTTPError.self) {
+                    _ = try await client(approving: [try Endpoint(url: other.url()): [wrong.sha256Fingerprint]]).send(HTTPRequest(url: other.url()))
+                }
+                #expect(other.simulator.journal.entries.isEmpty, "an approval never covers a certificate for another name")
             }
-            #expect(other.simulator.journal.entries.isEmpty, "an approval never covers a certificate for another name")
         }
     }
 
