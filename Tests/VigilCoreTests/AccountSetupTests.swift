@@ -57,14 +57,10 @@ final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `as
     func progress(_ message: String) async {}
 }
 
-enum Keyring {
-    static let available = TestPaths.keyringDirectory != nil
-}
-
 /// Account setup against the simulator over real TLS, with a real SQLite file and the real keyring.
 @Suite(
     "Account setup, live", .serialized,
-    .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"), .timeLimit(.minutes(3)))
+    .enabled(if: TestPaths.hasKeyring, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"), .timeLimit(.minutes(3)))
 struct AccountSetupTests {
     let database: VigilDatabase
     let keyring = KeyringSecretStore()

@@ -7,7 +7,7 @@ import VigilTestSupport
 /// `dbus-run-session -- scripts/keyring-session.sh`, which sets KEYRING_SESSION_DIR.
 enum Keyring {
     static let directory = TestPaths.keyringDirectory
-    static let available = directory != nil
+    static let available = TestPaths.hasKeyring
     /// A key no other test run uses.
     static func key(_ kind: SecretKey.Kind = .password, account: String = "alice@cloud-\(UUID().uuidString).test") throws -> SecretKey {
         try SecretKey(account: account, kind: kind)

@@ -8,10 +8,6 @@ import VigilStore
 import VigilSuite
 import VigilTestSupport
 
-enum Keyring {
-    static let available = TestPaths.keyringDirectory != nil
-}
-
 /// A client that does what Vigil's does, then one wrong thing.
 struct MisbehavingClient: SuiteClient {
     enum Fault: Sendable {
@@ -85,7 +81,7 @@ struct GivesUp: SuiteClient {
 /// real TLS, a real SQLite file and the real keyring.
 @Suite(
     "vigil simulate: the invariants catch a misbehaving client", .serialized,
-    .enabled(if: Keyring.available, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"))
+    .enabled(if: TestPaths.hasKeyring, "needs a Secret Service: run `make test` (dbus-run-session + gnome-keyring)"))
 struct InvariantProofTests {
     let library = try! ScenarioLibrary(directory: RunningSimulator.fixtures)
 

@@ -32,6 +32,8 @@ public enum TestPaths {
     /// Where the private keyring's files are, when the tests run inside
     /// `dbus-run-session -- scripts/keyring-session.sh` (as `make test` runs them); nil otherwise.
     public static var keyringDirectory: String? { ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"] }
+    /// A real Secret Service runs for this test process (`make test`'s keyring session).
+    public static var hasKeyring: Bool { keyringDirectory != nil }
 
     /// The `vigil` binary built next to the test bundle (or `VIGIL_BINARY`).
     public static var vigilBinary: String {
