@@ -65,8 +65,14 @@ public enum TestPaths {
 
     /// This process's folder of temporary directories, removed at exit.
     static let runDirectory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-test-\(getpid())")
-        try? FileManager.default.removeItem(at: url)  // a folder a dead process with this pid left
+        let temporary = FileManager.default.temporaryDirectory
+        let url = temporary.appendingPathComponent("vigil-test-\(getpid())")
+        // Folders of test processes that died without running their exit handler (a crash, a
+        // kill): removed by the next run, so that a crash leaves nothing for long either.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("vigil-test-") {
+            guard let pid = Int32(name.dropFirst("vigil-test-".count)), pid == getpid() || kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
         atexit {
             try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("vigil-test-\(getpid())"))
         }
