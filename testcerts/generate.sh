@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Generates Vigil's test PKI with openssl alone. See README.md for every file.
-# Usage: testcerts/generate.sh   (rewrites the files in testcerts/; keys are random each run)
+# Usage: testcerts/generate.sh             (rewrites the files in testcerts/; keys are random each run)
+#        testcerts/generate.sh --clients   (only the client half, client-* and other-client-ca: the
+#                                           server certificates, and every fixture's fingerprint, stay)
 set -euo pipefail
 cd "$(dirname "$0")"
 OUT=$PWD
@@ -91,6 +93,18 @@ subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid:always
 subjectAltName = $ENV::VIGIL_SAN
 1.3.6.1.4.1.55555.1 = critical,ASN1:NULL
+[ client_ext ]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = clientAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+[ server_only_ext ]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = serverAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
 CNF
 
 export VIGIL_DB="$WORK/index.txt" VIGIL_NEW="$WORK/new" VIGIL_SAN="DNS:unused.invalid"
@@ -130,6 +144,35 @@ leaf() {
   cat "$OUT/$name.pem" > "$OUT/$name-chain.pem"
   [ "$issuer" = root-ca ] || [ "$issuer" = untrusted-root-ca ] || [ "$issuer" = attacker-ca ] || [ "$issuer" = interception-ca ] || cat "$OUT/$issuer.pem" >> "$OUT/$name-chain.pem"
 }
+
+# The client half (mutual TLS). client NAME CN KEYTYPE ISSUER [FROM UNTIL] [EXT]: a client
+# certificate, its key, and a PKCS#12 of both with its CA (passphrase below, public test material).
+P12_PASSPHRASE=client-test-passphrase
+client() {
+  local name=$1 cn=$2 type=$3 issuer=$4 from=${5:-$VALID_FROM} until=${6:-$VALID_UNTIL} ext=${7:-client_ext}
+  key "$name" "$type"
+  sign "$name" "/C=DE/O=Vigil Test PKI/CN=$cn" "$ext" "$issuer" "$from" "$until"
+  openssl pkcs12 -export -in "$OUT/$name.pem" -inkey "$OUT/$name.key" -certfile "$OUT/$issuer.pem" \
+    -passout "pass:$P12_PASSPHRASE" -name "$cn" -out "$OUT/$name.p12"
+}
+clients() {
+  echo "testcerts: client certificates"
+  key client-ca p256
+  sign client-ca "/C=DE/O=Vigil Test PKI/CN=Vigil Test Client CA" root_ext self "$VALID_FROM" "$VALID_UNTIL"
+  key other-client-ca p256
+  sign other-client-ca "/C=DE/O=Another PKI/CN=Another Client CA" root_ext self "$VALID_FROM" "$VALID_UNTIL"
+  client client-alice alice p256 client-ca
+  client client-rsa rsa-user rsa2048 client-ca
+  client client-expired alice p256 client-ca 20000101000000Z 20010101000000Z
+  client client-unknown-ca alice p256 other-client-ca
+  client client-server-eku alice p256 client-ca "$VALID_FROM" "$VALID_UNTIL" server_only_ext
+  client client-rsa-1024 alice rsa1024 client-ca
+}
+if [ "${1:-}" = --clients ]; then
+  clients
+  echo "testcerts: client certificates done"
+  exit 0
+fi
 
 echo "testcerts: certificate authorities"
 key root-ca rsa3072
@@ -207,6 +250,5 @@ cp "$OUT/self-signed.pem" "$OUT/self-signed-chain.pem"
 
 # DER copy for the DER code path.
 openssl x509 -in "$OUT/valid-127.0.0.1.pem" -outform DER -out "$OUT/valid-127.0.0.1.der"
-# The client half (mutual TLS): its own script, so that it can be made again alone.
-"$OUT/generate-clients.sh"
+clients
 echo "testcerts: done ($(ls "$OUT"/*.pem | wc -l) PEM files)"
