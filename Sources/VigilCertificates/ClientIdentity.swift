@@ -112,6 +112,14 @@ public struct ClientIdentity: Sendable {
         return ClientIdentity(chain: chain, key: ClientKey(tokenURI: uri, pin: pin))
     }
 
+    /// An identity kept before: its chain, and its key as ``ClientKey/withStoredForm(_:)`` wrote
+    /// it (the PEM, or a token's URI and `pin:` line; the token is opened again here).
+    public static func restored(chain: [Certificate], chainPEM: String, storedKey: String) throws(ClientIdentityError) -> ClientIdentity {
+        guard storedKey.hasPrefix("pkcs11:") else { return ClientIdentity(chain: chain, key: ClientKey(pem: storedKey)) }
+        let lines = storedKey.split(separator: "\n").map(String.init)
+        return try read(Array(chainPEM.utf8), tokenURI: lines.first ?? "", pin: lines.first { $0.hasPrefix("pin: ") }.map { String($0.dropFirst(5)) })
+    }
+
     /// What the user reviews before the identity is kept: subject and issuer, validity and days
     /// left, key type and size, key usage and extended key usage, SHA-256.
     public func review(at time: Date = Date()) -> ClientCertificateReview {

@@ -117,19 +117,10 @@ public struct AccountCheck: Sendable {
                 "The account's client certificate has no key in the keyring; give it again with vigil account edit \(account.id) --client-certificate FILE.")
         }
         let identity: ClientIdentity
-        if key.withValue({ $0.hasPrefix("pkcs11:") }) {
-            // A key on a token: its URI and PIN are what the keyring keeps.
-            let (uri, pin) = key.withValue { text -> (String, String?) in
-                let lines = text.split(separator: "\n").map(String.init)
-                return (lines.first ?? "", lines.first { $0.hasPrefix("pin: ") }.map { String($0.dropFirst(5)) })
-            }
-            do {
-                identity = try ClientIdentity.read(Array(pem.utf8), tokenURI: uri, pin: pin)
-            } catch {
-                throw AccountSetupError(.clientCertificate, "The account's client key on its token cannot be used: \(error.reason)")
-            }
-        } else {
-            identity = ClientIdentity(chain: chain, key: key.withValue { ClientKey(pem: $0) })
+        do {
+            identity = try key.withValue { try ClientIdentity.restored(chain: chain, chainPEM: pem, storedKey: $0) }
+        } catch let error as ClientIdentityError {
+            throw AccountSetupError(.clientCertificate, "The account's client key cannot be used: \(error.reason)")
         }
         let refusals = identity.refusals(at: time)
         if !refusals.isEmpty {

@@ -30,25 +30,25 @@ struct ClientCertificateOptions: ParsableArguments {
         let bytes = try Self.contents(clientCertificate, what: "the client certificate")
         // A key on a token (RFC 7512): its PIN from the passphrase file or the terminal.
         if let uri = clientKey, uri.lowercased().hasPrefix("pkcs11:") {
-            var pin = try clientCertificatePassphraseFile.map { path -> String in
-                let text = String(decoding: try Self.contents(path, what: "the PIN file"), as: UTF8.self)
-                return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: ["\r"])
-            }
+            var pin = try clientCertificatePassphraseFile.map { try Self.firstLine(of: $0, what: "the PIN file") }
             if pin == nil, !uri.contains("pin-value="), isatty(STDIN_FILENO) == 1, let typed = getpass("PIN of the token: ") {
                 pin = String(cString: typed)
             }
             return try ClientIdentity.read(bytes, tokenURI: uri, pin: pin)
         }
         let key = try clientKey.map { try Self.contents($0, what: "the client key") }
-        var passphrase = try clientCertificatePassphraseFile.map { path -> String in
-            let text = String(decoding: try Self.contents(path, what: "the passphrase file"), as: UTF8.self)
-            return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: ["\r"])
-        }
+        var passphrase = try clientCertificatePassphraseFile.map { try Self.firstLine(of: $0, what: "the passphrase file") }
         let first = Result { () throws(ClientIdentityError) -> ClientIdentity in try ClientIdentity.read(bytes, key: key, passphrase: passphrase) }
         guard case .failure(let error) = first, error.code == .passphraseNeeded, passphrase == nil, isatty(STDIN_FILENO) == 1 else { return try first.get() }
         guard let typed = getpass("Passphrase for \(SafeText.escaped(clientCertificate)): ") else { throw error }
         passphrase = String(cString: typed)
         return try ClientIdentity.read(bytes, key: key, passphrase: passphrase)
+    }
+
+    /// The first line of a passphrase or PIN file, without its line ending.
+    static func firstLine(of path: String, what: String) throws -> String {
+        let text = String(decoding: try contents(path, what: what), as: UTF8.self)
+        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: ["\r"])
     }
 
     static func contents(_ path: String, what: String) throws -> [UInt8] {
