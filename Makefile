@@ -16,7 +16,7 @@ bootstrap:
 	@scripts/bootstrap.sh
 
 build: bootstrap
-	$(SWIFT) build --product vigil
+	@SWIFT=$(SWIFT) scripts/build.sh debug
 
 demo: build
 	@scripts/demo.sh $(VIGIL)
@@ -63,16 +63,17 @@ man: bootstrap
 
 # Installs a release build of vigil with its man pages, bash/zsh/fish completions and its data
 # (fixtures, test PKI) so that it works from any directory:
-#   PREFIX/bin/vigil, PREFIX/share/man/man1/vigil*.1, PREFIX/share/vigil/{mitm-fixtures,testcerts},
+#   PREFIX/bin/vigil and vigil-simulator (stripped), PREFIX/share/man/man1/vigil*.1, PREFIX/share/vigil/{mitm-fixtures,testcerts},
 #   PREFIX/share/bash-completion/completions/vigil, PREFIX/share/zsh/site-functions/_vigil,
 #   PREFIX/share/fish/vendor_completions.d/vigil.fish
 PREFIX ?= /usr/local
 SHARE := $(DESTDIR)$(PREFIX)/share
 install: bootstrap
-	$(SWIFT) build -c release --static-swift-stdlib --product vigil
+	@SWIFT=$(SWIFT) scripts/build.sh release
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/vigil $(SHARE)/man/man1 $(SHARE)/bash-completion/completions \
 		$(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
-	install -m 0755 .build/release/vigil $(DESTDIR)$(PREFIX)/bin/vigil
+	install -m 0755 -s .build/release/vigil $(DESTDIR)$(PREFIX)/bin/vigil
+	install -m 0755 -s .build/release/vigil-simulator $(DESTDIR)$(PREFIX)/bin/vigil-simulator
 	rm -rf $(SHARE)/vigil/mitm-fixtures $(SHARE)/vigil/testcerts
 	cp -R mitm-fixtures testcerts $(SHARE)/vigil/
 	install -m 0644 docs/man/*.1 $(SHARE)/man/man1/
@@ -83,7 +84,7 @@ install: bootstrap
 # Removes exactly what install put there (accounts, approvals, settings and logs stay: they are
 # the user's, under the XDG directories).
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/vigil $(SHARE)/bash-completion/completions/vigil $(SHARE)/zsh/site-functions/_vigil \
+	rm -f $(DESTDIR)$(PREFIX)/bin/vigil $(DESTDIR)$(PREFIX)/bin/vigil-simulator $(SHARE)/bash-completion/completions/vigil $(SHARE)/zsh/site-functions/_vigil \
 		$(SHARE)/fish/vendor_completions.d/vigil.fish
 	rm -f $(addprefix $(SHARE)/man/man1/,$(notdir $(wildcard docs/man/*.1)))
 	rm -rf $(SHARE)/vigil

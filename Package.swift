@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
         .library(name: "VigilSuite", targets: ["VigilSuite"]),
         .executable(name: "vigil", targets: ["vigil"]),
+        .executable(name: "vigil-simulator", targets: ["vigil-simulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -78,6 +79,8 @@ let package = Package(
         // Settings from environment, user file, managed file and defaults; no Vigil dependency.
         // XDG base directories, in one place (no dependencies: settings, store and CLI use it).
         .target(name: "VigilPaths", swiftSettings: strictSettings),
+        // Serial queues of their own for blocking calls (keyring, database) made from async code.
+        .target(name: "VigilThreads", swiftSettings: strictSettings),
         // The one error protocol (VigilError) every module's error struct conforms to.
         .target(name: "VigilErrors", swiftSettings: strictSettings),
         .target(
@@ -118,7 +121,7 @@ let package = Package(
         .target(
             name: "VigilStore",
             dependencies: [
-                "VigilErrors", "VigilCertificates", "VigilPaths", .product(name: "GRDB", package: "GRDB.swift"),
+                "VigilErrors", "VigilCertificates", "VigilPaths", "VigilThreads", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
@@ -141,7 +144,7 @@ let package = Package(
         // Secrets in the Secret Service keyring; a bottom module (imports no other Vigil module).
         .target(
             name: "VigilSecrets",
-            dependencies: ["VigilErrors", "CSecret"],
+            dependencies: ["VigilErrors", "VigilThreads", "CSecret"],
             swiftSettings: strictSettings
         ),
         // A real HTTPS server impersonating a cloud server. It must not import the client's trust
@@ -175,6 +178,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What both executables share: exit codes, logging and settings start-up, JSON output,
+        // data locations, and the simulator commands' options (declared once for both).
+        .target(
+            name: "VigilCommandLine",
+            dependencies: [
+                "VigilErrors", "VigilCore", "VigilHTTP", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilThreads",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The client. It carries no server code: `vigil simulator` and `vigil simulate` are parsed
+        // here and played by vigil-simulator, found beside it (docs/architecture.md).
         .executableTarget(
             name: "vigil",
             dependencies: [
@@ -187,11 +203,21 @@ let package = Package(
                 "VigilSecrets",
                 "VigilSettings",
                 "VigilLogging",
-                "VigilSimulator",
-                "VigilSuite",
                 "VigilRules",
                 "VigilPaths",
+                "VigilThreads",
+                "VigilCommandLine",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The host simulator and the security suite (Hummingbird, SwiftNIO, BoringSSL).
+        .executableTarget(
+            name: "vigil-simulator",
+            dependencies: [
+                "VigilErrors", "VigilCore", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilSimulator", "VigilSuite",
+                "VigilCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

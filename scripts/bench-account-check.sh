@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${BENCH_INNER:-}" ]; then
-  swift build -c release --static-swift-stdlib --product vigil >/dev/null
+  scripts/build.sh release >/dev/null
   command -v hyperfine >/dev/null || { echo "bench: installing hyperfine"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine >/dev/null; }
   exec env BENCH_INNER=1 dbus-run-session -- scripts/keyring-session.sh "$0" "$@"
 fi

@@ -9,7 +9,7 @@
 #   vigil certificates audit (100,000)  | sqlite3, the same rows
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --static-swift-stdlib --product vigil >/dev/null
+scripts/build.sh release >/dev/null
 command -v hyperfine >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine >/dev/null
 command -v sqlite3 >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 >/dev/null
 VIGIL=$PWD/.build/release/vigil

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
-swift build -c release --static-swift-stdlib --product vigil >/dev/null
+scripts/build.sh release >/dev/null
 VIGIL=.build/release/vigil
 scenarios=$("$VIGIL" simulate --list | wc -l)
 echo "| run | --jobs | scenarios | wall time (whole command) | suite's own time | peak RSS |"

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 for p in wrk nginx-light; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || { echo "bench: installing $p"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null; }
 done
-swift build -c release --static-swift-stdlib --product vigil >/dev/null
+scripts/build.sh release >/dev/null
 VIGIL=$(swift build -c release --show-bin-path)/vigil
 DURATION=${DURATION:-15s}
 CONNECTIONS=${CONNECTIONS:-32}

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VIGIL=${1:-.build/debug/vigil}
-[ -x "$VIGIL" ] || swift build --product vigil
+[ -x "$VIGIL" ] && [ -x "$(dirname "$VIGIL")/vigil-simulator" ] || scripts/build.sh
 VIGIL=$(cd "$(dirname "$VIGIL")" && pwd)/$(basename "$VIGIL")
 declare -A PACKAGE=([curl]=curl [owncloudcmd]="owncloud-client-cmd owncloud-client-data" [nextcloudcmd]=nextcloud-desktop-cmd [rclone]=rclone)
 missing=()

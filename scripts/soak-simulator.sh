@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dpkg-query -W -f='${Status}' wrk 2>/dev/null | grep -q "install ok installed" || { echo "soak: installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 if [ $# -ge 1 ]; then VIGIL=$1; else
-  swift build -c release --static-swift-stdlib --product vigil >/dev/null
+  scripts/build.sh release >/dev/null
   VIGIL=$(swift build -c release --show-bin-path)/vigil
 fi
 DURATION=${DURATION:-60}

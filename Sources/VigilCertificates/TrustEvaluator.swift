@@ -79,15 +79,19 @@ public struct TrustEvaluator: Sendable {
         self.store = try Store(configuration: configuration, fileAnchors: fileAnchors.flatMap(\.1))
     }
 
+    /// An untrusted verdict for `reason`, with no path evaluated (a chain nothing may trust).
+    public static func refusal(_ reason: TrustReason, chain: [Certificate], peerName: PeerName?, at time: Date = Date()) -> TrustEvaluation {
+        TrustEvaluation(
+            verdict: .untrusted([reason]),
+            chain: ChainSummary(sent: [], verified: [], rootSent: false, sentInOrder: true, missingIssuers: [], unusedSent: []), verifiedChain: [],
+            time: time, peerName: peerName)
+    }
+
     /// Evaluates `chain` (leaf first, the rest in any order) for `peerName`.
     public func evaluate(_ chain: [Certificate], for peerName: PeerName?) -> TrustEvaluation {
         let time = configuration.time ?? Date()
         guard let leaf = chain.first else {
-            let reason = TrustReason(code: .noCertificate, message: "No certificate was presented.")
-            return TrustEvaluation(
-                verdict: .untrusted([reason]),
-                chain: ChainSummary(sent: [], verified: [], rootSent: false, sentInOrder: true, missingIssuers: [], unusedSent: []), verifiedChain: [],
-                time: time, peerName: peerName)
+            return Self.refusal(TrustReason(code: .noCertificate, message: "No certificate was presented."), chain: chain, peerName: peerName, at: time)
         }
         // The chain as sent first; when it fails, the other paths its certificates allow
         // (``PathCandidates``), bounded; the first trusted one decides, else the one as sent.

@@ -108,10 +108,10 @@ public struct AccountCheck: Sendable {
 
     /// The account's client certificate (mutual TLS): its chain from the account, its key from
     /// the keyring; nil when it has none. One that expired, or lost its key, stops the account.
-    public static func identity(of account: Account, keys: any SecretStore, at time: Date = Date()) throws -> ClientIdentity? {
+    public static func identity(of account: Account, keys: any SecretStore, at time: Date = Date()) async throws -> ClientIdentity? {
         guard let pem = account.clientCertificatePEM else { return nil }
         let chain = try Certificate.parsePEM(pem)
-        guard !chain.isEmpty, let key = try keys.secret(for: SecretKey(account: account.secretAccount, kind: .clientKey)) else {
+        guard !chain.isEmpty, let key = try await keys.secret(for: SecretKey(account: account.secretAccount, kind: .clientKey)) else {
             throw AccountSetupError(
                 .clientCertificate,
                 "The account's client certificate has no key in the keyring; give it again with vigil account edit \(account.id) --client-certificate FILE.")
@@ -133,9 +133,9 @@ public struct AccountCheck: Sendable {
     }
 
     /// The account's access headers from the keyring; nil when it has none.
-    public static func accessHeaders(of account: Account, keys: any SecretStore) throws -> AccessHeaders? {
+    public static func accessHeaders(of account: Account, keys: any SecretStore) async throws -> AccessHeaders? {
         guard account.accessHeaderNames != nil else { return nil }
-        guard let text = try keys.secret(for: SecretKey(account: account.secretAccount, kind: .accessHeaders)) else {
+        guard let text = try await keys.secret(for: SecretKey(account: account.secretAccount, kind: .accessHeaders)) else {
             throw AccountSetupError(
                 .configuration,
                 "The account's access headers are not in the keyring; give them again with vigil account edit \(account.id) --access-headers-file FILE.")
@@ -157,7 +157,7 @@ public struct AccountCheck: Sendable {
         }
         if !method.usesTokens {
             var stored: [SecretKey.Kind: Secret] = [:]
-            for kind in method.secretKinds { stored[kind] = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
+            for kind in method.secretKinds { stored[kind] = try await secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
             guard let header = method.authorization(user: account.user, secrets: stored) else { return Report(certificate: result, filesStatus: 401) }
             return try await report(result, probe.run(rootURL: files, authorization: header, retryingAfter: options.retryDelays, when: blip))
         }
@@ -165,7 +165,7 @@ public struct AccountCheck: Sendable {
         var tokens = AccountTokens(accounts: accounts, secrets: secrets, client: client, lockDirectory: lockDirectory, logger: logger)
         tokens.clientSecret = options.oauth2ClientSecret(for: account)
         tokens.lifetimeOverride = options.tokenLifetimeOverride
-        let current = try accounts.list().first { $0.id == account.id } ?? account
+        let current = try await accounts.list().first { $0.id == account.id } ?? account
         let token = try await tokens.accessToken(for: current)
         var outcome = try await token.withValue {
             try await probe.run(rootURL: files, authorization: "Bearer \($0)", retryingAfter: options.retryDelays, when: blip)
@@ -191,24 +191,26 @@ public struct AccountCheck: Sendable {
                 return (result, nil)
             }
             if !judged.evaluation.verdict.isTrusted {
-                try approvals.approve(leaf, host: judged.endpoint.host, port: judged.endpoint.port, note: "approved again for \(account.secretAccount)")
+                try await approvals.approve(leaf, host: judged.endpoint.host, port: judged.endpoint.port, note: "approved again for \(account.secretAccount)")
             }
             if let storedLeaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first {
-                try retire(storedLeaf, at: judged.endpoint, replacedBy: leaf)
+                try await retire(storedLeaf, at: judged.endpoint, replacedBy: leaf)
             }
-            try accounts.replaceReviewedChain(
+            try await accounts.replaceReviewedChain(
                 id: account.id, with: AccountSetup.pem(judged.chain) ?? "",
                 because: "reviewed again and approved by the user: \(leaf.sha256Fingerprint)")
             result = .approvedAgain
         }
         guard result.isAcceptable else { return (result, nil) }
         var options = self.options
-        options.clientIdentity = try clientKeys.flatMap { try Self.identity(of: account, keys: $0) }
-        options.accessHeaders = try clientKeys.flatMap { try Self.accessHeaders(of: account, keys: $0) }
+        if let clientKeys {
+            options.clientIdentity = try await Self.identity(of: account, keys: clientKeys)
+            options.accessHeaders = try await Self.accessHeaders(of: account, keys: clientKeys)
+        }
         options.accessHeadersOrigin = judged.endpoint
         return (
             result,
-            try AccountSetup.client(
+            try await AccountSetup.client(
                 for: judged.endpoint, evaluator: evaluator, approvals: approvals, options: options,
                 reviewed: judged.chain.first, provider: Self.provider(of: account, server: judged.endpoint), logger: logger)
         )
@@ -231,11 +233,11 @@ public struct AccountCheck: Sendable {
 
     /// The approval of a leaf that a renewal or a new review replaced is revoked (audited), so
     /// that the old certificate cannot come back later as a "renewal" of its successor.
-    func retire(_ old: Certificate, at endpoint: Endpoint, replacedBy new: Certificate) throws {
+    func retire(_ old: Certificate, at endpoint: Endpoint, replacedBy new: Certificate) async throws {
         guard old != new else { return }
-        for approval in try approvals.list() where approval.host == endpoint.host && approval.port == endpoint.port && approval.sha256 == old.sha256Fingerprint
-        {
-            if let id = approval.id { _ = try approvals.revoke(id: id, reason: "replaced by \(new.sha256Fingerprint)") }
+        for approval in try await approvals.list()
+        where approval.host == endpoint.host && approval.port == endpoint.port && approval.sha256 == old.sha256Fingerprint {
+            if let id = approval.id { _ = try await approvals.revoke(id: id, reason: "replaced by \(new.sha256Fingerprint)") }
         }
     }
 
@@ -251,7 +253,7 @@ public struct AccountCheck: Sendable {
         guard let leaf = chain.first else {
             return done(.refused(reasons: [ApprovalRule.Refusal(code: .noCertificate, message: "\(endpoint) sent no certificate.")]))
         }
-        let approvedLeaves = try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)
+        let approvedLeaves = try await approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)
             .union(options.preApproved.fingerprints(for: endpoint))
         let passed = evaluation.verdict.isTrusted || approvedLeaves.contains(leaf.sha256Fingerprint)
         let stored = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) }) ?? nil
@@ -304,12 +306,12 @@ public struct AccountCheck: Sendable {
                             "The renewal rule accepts the new certificate, but it is neither trusted nor approved, and the reviewed one was trusted, not approved: review it again."
                     ))
             }
-            try approvals.approve(
+            try await approvals.approve(
                 leaf, host: endpoint.host, port: endpoint.port,
                 note: "renewal of \(storedLeaf.sha256Fingerprint), accepted by the rule: \(accepting.text)")
-            try retire(storedLeaf, at: endpoint, replacedBy: leaf)
+            try await retire(storedLeaf, at: endpoint, replacedBy: leaf)
         }
-        try accounts.replaceReviewedChain(
+        try await accounts.replaceReviewedChain(
             id: account.id, with: AccountSetup.pem(chain) ?? "",
             because: "renewed to \(leaf.sha256Fingerprint) by the rule: \(accepting.text)")
         return done(.renewed(rule: accepting.text))

@@ -21,15 +21,15 @@ public struct AccountRegistry: Sendable {
     /// thrown. A process killed in between leaves a pending row, which is no account
     /// (`Accounts.list` leaves it out) and which ``removeInterrupted(before:)`` clears with its
     /// secrets.
-    public func add(_ account: Account, secrets kept: [SecretKey.Kind: Secret]) throws {
-        _ = try? removeInterrupted()
-        try accounts.add(account, pending: true)
+    public func add(_ account: Account, secrets kept: [SecretKey.Kind: Secret]) async throws {
+        _ = try? await removeInterrupted()
+        try await accounts.add(account, pending: true)
         do {
-            try store(kept, of: account)
-            try accounts.complete(id: account.id)
+            try await store(kept, of: account)
+            try await accounts.complete(id: account.id)
         } catch {
-            _ = try? accounts.remove(id: account.id)
-            for kind in kept.keys { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+            _ = try? await accounts.remove(id: account.id)
+            for kind in kept.keys { _ = try? await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
             throw error
         }
     }
@@ -37,27 +37,27 @@ public struct AccountRegistry: Sendable {
     /// A new login of an existing account: its secrets replaced, its row updated and marked
     /// ready (audited with `reason`).
     @discardableResult
-    public func replace(_ account: Account, secrets kept: [SecretKey.Kind: Secret], because reason: String) throws -> Account {
-        try store(kept, of: account)
-        try accounts.update(account)
-        return try accounts.updateTokens(id: account.id, expiresAt: account.tokenExpiresAt, needsLogin: false, because: reason)
+    public func replace(_ account: Account, secrets kept: [SecretKey.Kind: Secret], because reason: String) async throws -> Account {
+        try await store(kept, of: account)
+        try await accounts.update(account)
+        return try await accounts.updateTokens(id: account.id, expiresAt: account.tokenExpiresAt, needsLogin: false, because: reason)
     }
 
     /// Removes the rows of setups interrupted before `time` (a minute ago by default) and every
     /// secret they may have got; returns how many.
     @discardableResult
-    public func removeInterrupted(before time: Date = Date().addingTimeInterval(-AccountRegistry.interruptedAfter)) throws -> Int {
-        let interrupted = try accounts.pending(before: time)
+    public func removeInterrupted(before time: Date = Date().addingTimeInterval(-AccountRegistry.interruptedAfter)) async throws -> Int {
+        let interrupted = try await accounts.pending(before: time)
         for account in interrupted {
-            for kind in SecretKey.Kind.allKinds { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
-            _ = try accounts.remove(id: account.id)
+            for kind in SecretKey.Kind.allKinds { _ = try? await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+            _ = try await accounts.remove(id: account.id)
         }
         return interrupted.count
     }
 
-    func store(_ kept: [SecretKey.Kind: Secret], of account: Account) throws {
+    func store(_ kept: [SecretKey.Kind: Secret], of account: Account) async throws {
         for (kind, secret) in kept.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            try secrets.store(secret, for: SecretKey(account: account.secretAccount, kind: kind))
+            try await secrets.store(secret, for: SecretKey(account: account.secretAccount, kind: kind))
         }
     }
 }

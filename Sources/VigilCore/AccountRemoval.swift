@@ -34,12 +34,12 @@ public struct AccountRemoval: Sendable {
     /// Removes the row first (so that no account is left without its secret), then the secrets.
     /// Throws ``VigilStore/StoreError`` for an unknown id, ``VigilSecrets/SecretStoreError`` when
     /// the keyring cannot remove a secret (the row is gone then; the error says so).
-    public func remove(id: String) throws -> Result {
-        let account = try accounts.remove(id: id)
+    public func remove(id: String) async throws -> Result {
+        let account = try await accounts.remove(id: id)
         var removed: [SecretKey.Kind] = []
         // The login's secrets and the client certificate's key: nothing of the account stays.
-        for kind in Self.secretKinds + [.clientKey, .accessHeaders] where try secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
-            removed.append(kind)
+        for kind in Self.secretKinds + [.clientKey, .accessHeaders] {
+            if try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) { removed.append(kind) }
         }
         return Result(account: account, removedSecrets: removed)
     }
@@ -49,9 +49,9 @@ public struct AccountRemoval: Sendable {
     /// reviewed chain, nothing asked): a token is never sent to a server whose certificate
     /// changed. Then ``remove(id:)``. A revocation that fails is reported, never fatal.
     public func remove(id: String, revokingThrough check: AccountCheck) async throws -> Result {
-        guard let account = try accounts.list().first(where: { $0.id == id }) else { return try remove(id: id) }
+        guard let account = try await accounts.list().first(where: { $0.id == id }) else { return try await remove(id: id) }
         let (revoked, problem) = await revokeTokens(of: account, through: check)
-        var result = try remove(id: id)
+        var result = try await remove(id: id)
         result.revoked = revoked
         result.revocationProblem = problem
         return result
@@ -61,15 +61,15 @@ public struct AccountRemoval: Sendable {
     /// no other account uses that host and port (as its server or its provider), the approvals
     /// made there are revoked (they existed for that account), unless `keep`. Returns the
     /// approvals revoked.
-    public func revokeApprovalsLeftOver(by account: Account, approvals: CertificateApprovals, keep: Bool) throws -> [ApprovedCertificate] {
+    public func revokeApprovalsLeftOver(by account: Account, approvals: CertificateApprovals, keep: Bool) async throws -> [ApprovedCertificate] {
         guard !keep else { return [] }
-        let others = try accounts.list().filter { $0.id != account.id }
+        let others = try await accounts.list().filter { $0.id != account.id }
         let stillUsed = Set(others.flatMap { Self.origins(of: $0) })
         var revoked: [ApprovedCertificate] = []
         for origin in Self.origins(of: account) where !stillUsed.contains(origin) {
-            for approval in try approvals.list() where approval.host.lowercased() == origin.host && approval.port == origin.port {
+            for approval in try await approvals.list() where approval.host.lowercased() == origin.host && approval.port == origin.port {
                 guard let id = approval.id else { continue }
-                revoked.append(try approvals.revoke(id: id, reason: "its last account (\(account.user) on \(account.server)) was removed"))
+                await revoked.append(try approvals.revoke(id: id, reason: "its last account (\(account.user) on \(account.server)) was removed"))
             }
         }
         return revoked
@@ -96,14 +96,14 @@ public struct AccountRemoval: Sendable {
     /// contacted), every secret it holds removed from the keyring, the account kept (with its
     /// reviewed chain) and marked as needing `vigil account login`. Audited.
     public func logout(id: String, revokingThrough check: AccountCheck?) async throws -> Result {
-        guard let account = try accounts.list().first(where: { $0.id == id }) else { throw StoreError(.notFound, "No account with id \(id).") }
+        guard let account = try await accounts.list().first(where: { $0.id == id }) else { throw StoreError(.notFound, "No account with id \(id).") }
         var (revoked, problem): ([SecretKey.Kind], String?) = ([], nil)
         if let check { (revoked, problem) = await revokeTokens(of: account, through: check) }
         var removed: [SecretKey.Kind] = []
-        for kind in Self.secretKinds where try secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
+        for kind in Self.secretKinds where try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
             removed.append(kind)
         }
-        let updated = try accounts.logOut(id: id, removed: removed.map(\.rawValue))
+        let updated = try await accounts.logOut(id: id, removed: removed.map(\.rawValue))
         return Result(account: updated, removedSecrets: removed, revoked: revoked, revocationProblem: problem)
     }
 
@@ -116,18 +116,18 @@ public struct AccountRemoval: Sendable {
         do {
             let judged = try await check.judge(account)
             if judged.result.isAcceptable {
-                let client = try AccountSetup.client(
+                let client = try await AccountSetup.client(
                     for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options,
                     reviewed: judged.chain.first, provider: AccountCheck.provider(of: account, server: judged.endpoint), logger: check.logger)
                 let tokens = OAuth2TokenClient(
                     client: client, clientID: clientID,
                     authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret(for: account), supported: nil))
                 for (kind, hint) in [(SecretKey.Kind.refreshToken, "refresh_token"), (.accessToken, "access_token")] {
-                    guard let token = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) else { continue }
+                    guard let token = try await secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) else { continue }
                     if try await tokens.revoke(token, hint: hint, at: endpoint) { revoked.append(kind) }
                 }
                 if !revoked.isEmpty {
-                    try accounts.record(
+                    try await accounts.record(
                         .accountTokensRevoked, target: account.server, detail: "\(account.user): " + revoked.map(\.rawValue).joined(separator: ", "))
                 }
             } else {

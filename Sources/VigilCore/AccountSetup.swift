@@ -191,7 +191,7 @@ public struct AccountSetup: Sendable {
         }
         // Where the secrets will go is checked before anything is asked or sent: a password
         // proved with the server and then not kept would be asked for in vain.
-        try Self.checkKeyring(secrets)
+        try await Self.checkKeyring(secrets)
         var requested = server.hasSuffix("/") ? String(server.dropLast()) : server
         if requested.lowercased().hasPrefix("http://") {
             requested = try await upgradedFromPlainHTTP(requested, interaction: interaction)
@@ -202,7 +202,7 @@ public struct AccountSetup: Sendable {
         guard !user.isEmpty, !user.contains(":"), !user.contains("/") else {
             throw AccountSetupError(.invalidURL, "The user name must be non-empty, without ':' or '/'.")
         }
-        if try accounts.list().contains(where: { $0.server == requested && $0.user == user }) {
+        if try await accounts.list().contains(where: { $0.server == requested && $0.user == user }) {
             throw AccountSetupError(.duplicate, "\(user) on \(requested) is already an account.")
         }
 
@@ -256,7 +256,7 @@ public struct AccountSetup: Sendable {
             endpoint = next
             hops += 1
         }
-        if try accounts.list().contains(where: { $0.server == base && $0.user == user }) {
+        if try await accounts.list().contains(where: { $0.server == base && $0.user == user }) {
             throw AccountSetupError(.duplicate, "\(user) on \(base) is already an account.")
         }
 
@@ -307,7 +307,7 @@ public struct AccountSetup: Sendable {
             // After a browser login the server says who logged in (the user typed a login hint);
             // it must be the user asked for, and the account is named as the server names them.
             let serverUser = method.usesTokens ? try await loggedInUser(login, base: base, expected: user, client: client) : user
-            if serverUser != user, try accounts.list().contains(where: { $0.server == base && $0.user == serverUser }) {
+            if serverUser != user, try await accounts.list().contains(where: { $0.server == base && $0.user == serverUser }) {
                 throw AccountSetupError(.duplicate, "\(serverUser) on \(base) is already an account.")
             }
             try await checkFiles(login, base: base, user: serverUser, client: client, newToken: method.usesTokens)
@@ -327,7 +327,7 @@ public struct AccountSetup: Sendable {
                 secrets[.accessHeaders] = headers.withText { Secret($0) }
             }
             await describe(base: base, login: login, client: client, interaction: interaction)
-            try registry.add(account, secrets: secrets)
+            try await registry.add(account, secrets: secrets)
             logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
             return account
         } catch let error as HTTPError where error.code == .untrustedCertificate {
@@ -430,7 +430,7 @@ public struct AccountSetup: Sendable {
     /// OpenID Connect with discovery read again), proved on the user's files; the new secrets
     /// replace the old and the account is ready again (audited).
     public func logIn(again account: Account, check: AccountCheck, interaction: any AccountSetupInteraction) async throws -> Account {
-        try Self.checkKeyring(secrets)
+        try await Self.checkKeyring(secrets)
         let (result, reviewed) = try await check.reviewedClient(for: account, interaction: interaction)
         guard var client = reviewed else {
             let why: String
@@ -441,7 +441,7 @@ public struct AccountSetup: Sendable {
             }
             throw AccountSetupError(.certificateRejected, "The certificate of \(account.server): \(why) Nothing was sent.")
         }
-        var current = try accounts.list().first { $0.id == account.id } ?? account
+        var current = try await accounts.list().first { $0.id == account.id } ?? account
         guard let method = methods.method(AuthenticationMethodIdentifier(rawValue: current.method)) else {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(current.method) is not one Vigil can log in with.")
         }
@@ -486,7 +486,7 @@ public struct AccountSetup: Sendable {
         current.tokenEndpoint = login.tokenEndpoint ?? current.tokenEndpoint
         current.revocationEndpoint = login.revocationEndpoint ?? current.revocationEndpoint
         current.tokenExpiresAt = AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started)
-        return try registry.replace(current, secrets: login.secrets, because: "logged in again")
+        return try await registry.replace(current, secrets: login.secrets, because: "logged in again")
     }
 
     /// Moves `account` to the server at `url` (a new name, a new port): the new server is reviewed
@@ -495,7 +495,7 @@ public struct AccountSetup: Sendable {
     /// proved on the user's files there before it moves with the account; a token account's tokens
     /// stay behind (they are the old server's) and it needs `vigil account login`. Audited.
     public func move(_ account: Account, to url: String, interaction: any AccountSetupInteraction) async throws -> Account {
-        try Self.checkKeyring(secrets)
+        try await Self.checkKeyring(secrets)
         let target = url.hasSuffix("/") ? String(url.dropLast()) : url
         if Self.hasUserInformation(target) {
             throw AccountSetupError(.invalidURL, "The URL \(Self.withoutUserInformation(target)) carries a user name or password; nothing was sent.")
@@ -521,28 +521,28 @@ public struct AccountSetup: Sendable {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(account.method) is not one Vigil can use.")
         }
         var stored: [SecretKey.Kind: Secret] = [:]
-        for kind in method.secretKinds { stored[kind] = try secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
+        for kind in method.secretKinds { stored[kind] = try await secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
         let moved: Account
         if !method.usesTokens, let authorization = method.authorization(user: account.user, secrets: stored) {
             let login = AuthenticationLogin(
                 secrets: stored, authorization: Secret(authorization),
                 refusal: "\(target) refused \(account.user)'s stored password: is it the same server's user?")
             try await checkFiles(login, base: target, user: account.user, client: client, newToken: false)
-            moved = try accounts.move(id: account.id, to: target, reviewedChainPEM: Self.pem(chain), needsLogin: false)
-            try registry.store(stored, of: moved)
+            moved = try await accounts.move(id: account.id, to: target, reviewedChainPEM: Self.pem(chain), needsLogin: false)
+            try await registry.store(stored, of: moved)
         } else {
-            moved = try accounts.move(id: account.id, to: target, reviewedChainPEM: Self.pem(chain), needsLogin: true)
+            moved = try await accounts.move(id: account.id, to: target, reviewedChainPEM: Self.pem(chain), needsLogin: true)
         }
-        for kind in SecretKey.Kind.allKinds { _ = try? secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+        for kind in SecretKey.Kind.allKinds { _ = try? await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
         logger.privacy.notice("Moved an account from \(account.server) to \(target)", metadata: ["tags": "setup"])
         return moved
     }
 
     /// The keyring answers (a search, which reads no secret and asks nothing), or setup stops
     /// with how to get one. Vigil never falls back to a file.
-    static func checkKeyring(_ secrets: any SecretStore) throws {
+    static func checkKeyring(_ secrets: any SecretStore) async throws {
         do {
-            _ = try secrets.accounts(kind: .password)
+            _ = try await secrets.accounts(kind: .password)
         } catch let error as SecretStoreError where error.advice != nil {
             throw AccountSetupError(.keyringUnavailable, "\(error.situation) (\(error.reason)). \(error.advice ?? "") Nothing was asked or sent.")
         }
@@ -688,7 +688,7 @@ public struct AccountSetup: Sendable {
         if !evaluation.verdict.isTrusted {
             try await approveIfTheUserAgrees(evaluation, chain: handshake.chain, endpoint: endpoint, interaction: interaction)
         }
-        return (
+        return await (
             try Self.client(for: endpoint, evaluator: evaluator, approvals: approvals, options: options, reviewed: handshake.chain.first, logger: logger),
             handshake.chain
         )
@@ -702,7 +702,7 @@ public struct AccountSetup: Sendable {
     static func client(
         for endpoint: Endpoint, evaluator: TrustEvaluator, approvals: CertificateApprovals, options: Options,
         reviewed: Certificate?, provider: (endpoint: Endpoint, reviewed: Certificate?)? = nil, logger: Logger
-    ) throws -> HTTPClient {
+    ) async throws -> HTTPClient {
         var configuration = options.clientConfiguration
         configuration.clientIdentity = options.clientIdentity.map { ClientIdentityBinding(identity: $0, origin: endpoint) }
         // Only to the origin they were given for: none named, none sent (fail closed).
@@ -712,7 +712,7 @@ public struct AccountSetup: Sendable {
         var approved: [Endpoint: Set<String>] = [:]
         var reviewedLeaves: [Endpoint: String] = [:]
         for (each, leaf) in [(endpoint, reviewed)] + (provider.map { [($0.endpoint, $0.reviewed)] } ?? []) {
-            approved[each] = try approvals.approvedLeaves(host: each.host, port: each.port).union(options.preApproved.fingerprints(for: each))
+            approved[each] = try await approvals.approvedLeaves(host: each.host, port: each.port).union(options.preApproved.fingerprints(for: each))
             if let leaf { reviewedLeaves[each] = leaf.sha256Fingerprint }
         }
         return HTTPClient(
@@ -754,7 +754,7 @@ public struct AccountSetup: Sendable {
         } catch let error as HTTPError {
             throw AccountSetupError(.responseRejected, "The login provider \(issuer) the server names cannot be reached: \(error.reason)")
         }
-        let client = try Self.client(
+        let client = try await Self.client(
             for: server, evaluator: evaluator, approvals: approvals, options: options, reviewed: serverLeaf,
             provider: (providerEndpoint, providerLeaf), logger: logger)
         let answer: HTTPResponse
@@ -797,7 +797,7 @@ public struct AccountSetup: Sendable {
                 .certificateRejected,
                 "The certificate of \(endpoint) cannot be approved: " + refusals.map(\.message).joined(separator: " ") + " Nothing was sent.")
         }
-        if try approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).contains(leaf.sha256Fingerprint) {
+        if try await approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).contains(leaf.sha256Fingerprint) {
             await interaction.progress("The certificate is not trusted, but was approved before for \(endpoint.host):\(endpoint.port).")
             return
         }
@@ -810,7 +810,7 @@ public struct AccountSetup: Sendable {
         guard await interaction.approveCertificate(evaluation, chain: chain, endpoint: endpoint) else {
             throw AccountSetupError(.certificateRejected, "The certificate of \(endpoint) is not trusted and was not approved; nothing was sent.")
         }
-        try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: "approved while adding an account")
+        try await approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: "approved while adding an account")
         await interaction.progress("Certificate approved for \(endpoint.host):\(endpoint.port) (see the certificates audit).")
     }
 

@@ -49,14 +49,14 @@ public struct AccountTokens: Sendable {
     public func accessToken(for account: Account, refusedToken: Secret? = nil) async throws -> Secret {
         guard !account.needsLogin else { throw Self.needsLogin(account, "it needs a new login") }
         let accessKey = try SecretKey(account: account.secretAccount, kind: .accessToken)
-        let seen = try secrets.secret(for: accessKey)
+        let seen = try await secrets.secret(for: accessKey)
         if refusedToken == nil, let seen, !isDue(account) { return seen }
         return try await withLock(account) {
             // Another process may have refreshed while this one waited: read both stores again,
             // and take a token that changed meanwhile instead of spending the refresh token twice.
-            let current = try accounts.list().first { $0.id == account.id } ?? account
+            let current = try await accounts.list().first { $0.id == account.id } ?? account
             guard !current.needsLogin else { throw Self.needsLogin(current, "it needs a new login") }
-            if let token = try secrets.secret(for: accessKey), token != refusedToken, token != seen || !isDue(current) { return token }
+            if let token = try await secrets.secret(for: accessKey), token != refusedToken, token != seen || !isDue(current) { return token }
             return try await refresh(current)
         }
     }
@@ -69,8 +69,8 @@ public struct AccountTokens: Sendable {
     /// One refresh at the token endpoint; the new tokens stored, the expiry recorded (audited).
     func refresh(_ account: Account) async throws -> Secret {
         let refreshKey = try SecretKey(account: account.secretAccount, kind: .refreshToken)
-        guard let refreshToken = try secrets.secret(for: refreshKey), let endpoint = account.tokenEndpoint, let clientID = account.clientID else {
-            try accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "no refresh token or token endpoint is stored")
+        guard let refreshToken = try await secrets.secret(for: refreshKey), let endpoint = account.tokenEndpoint, let clientID = account.clientID else {
+            try await accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "no refresh token or token endpoint is stored")
             throw Self.needsLogin(account, "its access token expired and it cannot be refreshed")
         }
         let tokenClient = OAuth2TokenClient(
@@ -80,7 +80,7 @@ public struct AccountTokens: Sendable {
         do {
             tokens = try await tokenClient.refresh(refreshToken, at: endpoint)
         } catch let error as OAuth2Error where error.code == .refused || error.code == .invalidTokenResponse {
-            try accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "the refresh was refused")
+            try await accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "the refresh was refused")
             logger.privacy.notice("The refresh of an account's tokens was refused on \(account.server); it needs a new login", metadata: ["tags": "tokens"])
             throw Self.needsLogin(account, error.reason)
         }
@@ -88,9 +88,9 @@ public struct AccountTokens: Sendable {
         // kept first: the old one is spent now, and a process killed after this line still has a
         // refresh token that works; the access token and the expiry follow (until the expiry is
         // written, the next run sees the account due and refreshes again).
-        if let rotated = tokens.refreshToken { try secrets.store(rotated, for: refreshKey) }
-        try secrets.store(tokens.accessToken, for: try SecretKey(account: account.secretAccount, kind: .accessToken))
-        try accounts.updateTokens(
+        if let rotated = tokens.refreshToken { try await secrets.store(rotated, for: refreshKey) }
+        try await secrets.store(tokens.accessToken, for: try SecretKey(account: account.secretAccount, kind: .accessToken))
+        try await accounts.updateTokens(
             id: account.id, expiresAt: Self.expiry(expiresIn: tokens.expiresIn, override: lifetimeOverride, from: started),
             needsLogin: false, because: tokens.refreshToken == nil ? "refreshed" : "refreshed, refresh token rotated")
         logger.privacy.info("Refreshed an account's tokens on \(account.server)", metadata: ["tags": "tokens"])

@@ -40,8 +40,8 @@ public struct ApprovalAudit: Sendable {
     /// certificate it presents now (a TLS handshake, no request).
     public func check(live: Bool = false, timeout: Duration = .seconds(10)) async throws -> [Problem] {
         var problems: [Problem] = []
-        let all = try approvals.list(includingRevoked: true)
-        let accountList = try accounts.list()
+        let all = try await approvals.list(includingRevoked: true)
+        let accountList = try await accounts.list()
         let servers = accountList.compactMap { try? Endpoint(url: $0.server) }
         let evaluator = try TrustEvaluator(configuration: evaluatorConfiguration)
         for approval in all {

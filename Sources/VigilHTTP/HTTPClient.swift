@@ -252,6 +252,11 @@ public struct HTTPClient: Sendable {
             // the policy's callback replaces OpenSSL's chain check, and checks the host name itself.
             _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
             _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+            // No CA file or directory for libcurl to load into OpenSSL's store: the policy's
+            // evaluator holds the anchors, and the store would go unread, yet libcurl parsed the
+            // whole system bundle (140-odd roots) on every connection.
+            _ = vigil_curl_setopt_pointer(handle, CURLOPT_CAINFO, nil)
+            _ = vigil_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil)
             _ = vigil_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(fields))
             // The request's fields go to the server only, never in a proxy's CONNECT.
             _ = vigil_curl_setopt_long(handle, CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))

@@ -62,11 +62,18 @@ public struct RevocationChecker: Sendable {
             configuration.maximumBodySize = maximumCRLSize
             http = HTTPRequest(url: url)
         }
-        // An https responder is judged by the system store (loaded once per process), without
-        // revocation of its own.
-        guard let systemStore = Self.systemStore else { throw RevocationFetchError("the system trust store cannot be loaded") }
-        let client = HTTPClient(
-            policy: EvaluatorTrustPolicy(evaluator: systemStore, revocation: RevocationChecker(policy: .off)), configuration: configuration)
+        // An https responder is judged by the system store (loaded once per process, and only
+        // then: parsing its 140-odd roots costs more than the fetch), without revocation of its
+        // own. A plain-HTTP responder (almost all are: OCSP and CRLs are signed) has no handshake
+        // to judge, so the policy is never asked.
+        let policy: any TLSTrustPolicy
+        if URLParts(http.url)?.scheme == "https" {
+            guard let systemStore = Self.systemStore else { throw RevocationFetchError("the system trust store cannot be loaded") }
+            policy = EvaluatorTrustPolicy(evaluator: systemStore, revocation: RevocationChecker(policy: .off))
+        } else {
+            policy = NoHandshakePolicy()
+        }
+        let client = HTTPClient(policy: policy, configuration: configuration)
         let result: Result<[UInt8], RevocationFetchError>
         do {
             let response = try client.blockingSend(http)
@@ -85,4 +92,14 @@ public struct RevocationChecker: Sendable {
 struct RevocationFetchError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The policy of a plain-HTTP fetch, which has no handshake: were it ever asked, it refuses.
+struct NoHandshakePolicy: TLSTrustPolicy {
+    func decide(chain: [Certificate], negotiated: TLSProtocolVersion?, for endpoint: Endpoint) -> TLSDecision {
+        let reason = TrustReason(code: .noCertificate, message: "\(endpoint): a plain-HTTP revocation fetch has no certificate to trust.")
+        return .refused(TrustEvaluator.refusal(reason, chain: chain, peerName: endpoint.peerName))
+    }
+
+    func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision { decision }
 }

@@ -204,7 +204,10 @@ public struct TLSProbe: Sendable {
     static func error(for code: CURLcode, detail: String, endpoint: Endpoint, notTLS: Bool) -> HTTPError {
         let curl = Int(code.rawValue)
         // curl's text may quote a proxy URL, user information and all: never shown.
-        let scrubbed = detail.replacingOccurrences(of: #"([A-Za-z][A-Za-z0-9+.-]*://)[^\s'"/]*@"#, with: "$1«redacted»@", options: .regularExpression)
+        // (No "@", nothing to scrub: the common case skips building the expression.)
+        let scrubbed =
+            detail.contains("@")
+            ? detail.replacingOccurrences(of: #"([A-Za-z][A-Za-z0-9+.-]*://)[^\s'"/]*@"#, with: "$1«redacted»@", options: .regularExpression) : detail
         let suffix = scrubbed.isEmpty ? "" : " (\(scrubbed))"
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import Synchronization
 
 /// Formats one (already masked) event into lines, in the configured format.
 public struct LogLineFormatter: Sendable {
@@ -93,30 +94,26 @@ public struct LogLineFormatter: Sendable {
 
     // MARK: - Time
 
-    private final class Clock: @unchecked Sendable {  // guarded by lock
-        let lock = NSLock()
-        var second = 0
-        var prefix = ""
-    }
-    private static let clock = Clock()
+    /// The second last formatted and its date part.
+    private static let clock = Mutex((second: 0, prefix: ""))
 
     /// ISO 8601 UTC with milliseconds; the date part is formatted once a second.
     static func timestamp(_ time: Date) -> String {
         let interval = time.timeIntervalSince1970
         let seconds = Int(interval.rounded(.down))
         let millis = Int((interval - Double(seconds)) * 1000)
-        clock.lock.lock()
-        if seconds != clock.second || clock.prefix.isEmpty {
-            var raw = time_t(seconds)
-            var parts = tm()
-            gmtime_r(&raw, &parts)
-            var buffer = [CChar](repeating: 0, count: 32)
-            strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)
-            clock.prefix = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            clock.second = seconds
+        let prefix = clock.withLock { clock in
+            if seconds != clock.second || clock.prefix.isEmpty {
+                var raw = time_t(seconds)
+                var parts = tm()
+                gmtime_r(&raw, &parts)
+                var buffer = [CChar](repeating: 0, count: 32)
+                strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)
+                clock.prefix = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                clock.second = seconds
+            }
+            return clock.prefix
         }
-        let prefix = clock.prefix
-        clock.lock.unlock()
         let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
         return "\(prefix).\(ms)Z"
     }

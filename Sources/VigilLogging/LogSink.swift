@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import Synchronization
 import VigilPaths
 
 /// Where formatted log lines go. Sinks are shared by every logger, so they are classes that
@@ -22,22 +23,23 @@ extension LogSink {
 }
 
 /// Writes to standard error.
-public final class StandardErrorSink: LogSink, @unchecked Sendable {  // writes are serialised by `lock`
+public final class StandardErrorSink: LogSink {
     public let minimumLevel: Logger.Level
-    private let lock = NSLock()
+    /// Writes are serialised: one record's lines are never interleaved with another's.
+    private let lock = Mutex(())
     public init(minimumLevel: Logger.Level) { self.minimumLevel = minimumLevel }
     /// The command says its result to the user itself.
     public var writesOutcomes: Bool { false }
     public func write(_ lines: String) {
         var text = lines
-        lock.lock()
-        defer { lock.unlock() }
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if written <= 0 { return }
-                offset += written
+        lock.withLock { _ in
+            text.withUTF8 { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written <= 0 { return }
+                    offset += written
+                }
             }
         }
     }
@@ -46,17 +48,20 @@ public final class StandardErrorSink: LogSink, @unchecked Sendable {  // writes 
 /// Appends to a log file and rotates it by size (`vigil.log`, `vigil.log.1`, ... up to `keep`).
 /// A failure (full disk, unwritable directory) stops this sink, is reported once on standard
 /// error, and never stops the program.
-public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all state behind `lock`
+public final class RotatingFileSink: LogSink {
     public let path: String
     public let minimumLevel: Logger.Level
     public let maximumBytes: Int
     public let keep: Int
     /// Each write reaches the disk before it returns (``LogConfiguration/synchronous``).
     public let synchronous: Bool
-    private let lock = NSLock()
-    private var fd: Int32 = -1
-    private var size = 0
-    private var failed = false
+    /// The open file, its size and whether the sink gave up: behind one lock.
+    private struct State {
+        var fd: Int32 = -1
+        var size = 0
+        var failed = false
+    }
+    private let state = Mutex(State())
     private let report: @Sendable (String) -> Void
 
     public init(
@@ -73,62 +78,59 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
         self.report = report
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { state.withLock { if $0.fd >= 0 { close($0.fd) } } }
 
     /// True once the sink has given up.
-    public var hasFailed: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return failed
-    }
+    public var hasFailed: Bool { state.withLock { $0.failed } }
 
     public func write(_ lines: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !failed else { return }
-        if fd < 0, !open() { return }
-        var bytes = Array(lines.utf8)
-        if size + bytes.count > maximumBytes, size > 0 {
-            rotate()
-            if fd < 0, !open() { return }
-        }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written <= 0 {
-                fail("cannot write the log file \(path) (\(String(cString: strerror(errno)))); file logging stops")
-                return
+        state.withLock { state in
+            guard !state.failed else { return }
+            if state.fd < 0, !open(&state) { return }
+            var bytes = Array(lines.utf8)
+            if state.size + bytes.count > maximumBytes, state.size > 0 {
+                rotate(&state)
+                if state.fd < 0, !open(&state) { return }
             }
-            offset += written
+            var offset = 0
+            let fd = state.fd
+            while offset < bytes.count {
+                let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if written <= 0 {
+                    fail(&state, "cannot write the log file \(path) (\(String(cString: strerror(errno)))); file logging stops")
+                    return
+                }
+                offset += written
+            }
+            state.size += bytes.count
+            bytes.removeAll()
+            if synchronous { _ = fdatasync(fd) }
         }
-        size += bytes.count
-        bytes.removeAll()
-        if synchronous { _ = fdatasync(fd) }
     }
 
-    private func open() -> Bool {
+    private func open(_ state: inout State) -> Bool {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            fail("cannot create the log directory \(directory); file logging stops")
+            fail(&state, "cannot create the log directory \(directory); file logging stops")
             return false
         }
         // Never through a symlink (another user's file, a planted link); only the user's own
         // regular file, kept readable by the user alone (an older, wider file is tightened).
         switch PrivateFile.openForAppending(path) {
         case .success(let opened):
-            (fd, size) = opened
+            (state.fd, state.size) = opened
             return true
         case .failure(let refusal):
-            fail("cannot open the log file \(path) (\(refusal)); file logging stops")
+            fail(&state, "cannot open the log file \(path) (\(refusal)); file logging stops")
             return false
         }
     }
 
-    private func rotate() {
-        close(fd)
-        fd = -1
+    private func rotate(_ state: inout State) {
+        close(state.fd)
+        state.fd = -1
         if keep > 0 {
             unlink("\(path).\(keep)")
             for index in stride(from: keep - 1, through: 1, by: -1) { rename("\(path).\(index)", "\(path).\(index + 1)") }
@@ -136,14 +138,14 @@ public final class RotatingFileSink: LogSink, @unchecked Sendable {  // all stat
         } else {
             unlink(path)
         }
-        size = 0
+        state.size = 0
     }
 
-    private func fail(_ message: String) {
-        failed = true
-        if fd >= 0 {
-            close(fd)
-            fd = -1
+    private func fail(_ state: inout State, _ message: String) {
+        state.failed = true
+        if state.fd >= 0 {
+            close(state.fd)
+            state.fd = -1
         }
         report(message)
     }

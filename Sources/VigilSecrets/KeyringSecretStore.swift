@@ -1,4 +1,5 @@
 import CSecret
+import VigilThreads
 
 /// Secrets in the user's keyring, through the Secret Service D-Bus API (GNOME Keyring, KeePassXC,
 /// KWallet's bridge) with libsecret. Each secret is an item of the schema `org.vigil.Secret` with
@@ -13,6 +14,8 @@ public struct KeyringSecretStore: SecretStore {
     }
 
     static func requireLibrary() throws {
+        // libsecret's calls wait on D-Bus (and on an unlock prompt): never on the pool's threads.
+        BlockingQueue.checkNotOnCooperativePool("a keyring call (libsecret)")
         if let loadProblem = Self.loadProblem { throw SecretStoreError(.unavailable, loadProblem) }
     }
 

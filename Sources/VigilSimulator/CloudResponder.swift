@@ -1,21 +1,28 @@
 import Foundation
+import Synchronization
 
 /// Impersonates an ownCloud/OpenCloud server, with the scenario's behaviour in front.
-public final class CloudResponder: @unchecked Sendable {  // mutable state behind `lock`
+public final class CloudResponder: Sendable {
     public let scenario: Scenario
     /// OAuth2 and OpenID Connect.
     public let oidc: OIDCProvider
     /// Every user's files, changed by uploads for the run.
     let files = SimulatedFiles()
     let clock: any SimulatorClock
-    /// `{https:N}` and `{http:N}` base URLs, known once the listeners run.
-    private var bases: [String: String] = [:]
-    private let lock = NSLock()
-    /// When each behaviour's window (by its index) began: at the first request it saw.
-    private var windowStarts: [Int: Date] = [:]
-    private var authorizationsSeen: [String: Int] = [:]
-    private var apmGeneration = 1
-    private var apmRequests = 0
+    private struct State {
+        /// `{https:N}` and `{http:N}` base URLs, known once the listeners run.
+        var bases: [String: String] = [:]
+        /// When each behaviour's window (by its index) began: at the first request it saw.
+        var windowStarts: [Int: Date] = [:]
+        var authorizationsSeen: [String: Int] = [:]
+        var apmGeneration = 1
+        var apmRequests = 0
+        /// ``passwordSearch``, once made.
+        var passwordSearch: CredentialSearch?
+        /// ``credentialSearch()``'s last search and the count of issued secrets it was made for.
+        var cachedSearch: (count: Int, search: CredentialSearch)?
+    }
+    private let state = Mutex(State())
 
     public init(scenario: Scenario, clock: any SimulatorClock = SystemSimulatorClock()) {
         self.scenario = scenario
@@ -48,14 +55,19 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// The test users' passwords and their Basic form.
     private let userSecrets: [PlantedSecret]
 
-    /// The search for the test users' passwords alone (made once: they do not change).
-    lazy var passwordSearch = CredentialSearch(planted: userSecrets)
+    /// The search for the test users' passwords alone (made once, on first use: they do not change).
+    var passwordSearch: CredentialSearch {
+        state.withLock { state in
+            if let search = state.passwordSearch { return search }
+            let search = CredentialSearch(planted: userSecrets)
+            state.passwordSearch = search
+            return search
+        }
+    }
     /// Whether `request` carries a test user's password anywhere: its target, any header's value
     /// (the Authorization header too), or its body.
     func carriesPassword(_ request: SimulatedRequest) -> Bool {
-        lock.lock()
         let search = passwordSearch
-        lock.unlock()
         if search.find(in: Array(request.target.utf8)) != nil || search.find(in: request.body) != nil { return true }
         return request.headers.values.contains { search.find(in: Array($0.utf8)) != nil }
     }
@@ -64,38 +76,33 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// (it is asked on every request).
     func credentialSearch() -> CredentialSearch {
         let count = oidc.issuedSecretCount
-        lock.lock()
-        if let cached = cachedSearch, cached.count == count {
-            lock.unlock()
+        let cached = state.withLock { state -> CredentialSearch? in
+            guard let cached = state.cachedSearch, cached.count == count else { return nil }
             return cached.search
         }
-        lock.unlock()
+        if let cached { return cached }
         let search = CredentialSearch(planted: plantedSecrets())
-        lock.lock()
-        cachedSearch = (count, search)
-        lock.unlock()
+        state.withLock { $0.cachedSearch = (count, search) }
         return search
     }
-    private var cachedSearch: (count: Int, search: CredentialSearch)?
 
     /// Tells the responder where each listener runs: key `https:1`, value `https://127.0.0.1:8443`.
     public func setBase(_ key: String, _ url: String) {
-        lock.lock()
-        bases[key] = url
-        lock.unlock()
+        state.withLock { $0.bases[key] = url }
     }
 
     func resolve(_ template: String, path: String) -> String {
-        lock.lock()
-        var text = template
-        for (key, url) in bases {
-            text = text.replacingOccurrences(of: "{\(key)}", with: url)
-            // {host:N}: host N's https authority (address:port), for URLs with user information.
-            if key.hasPrefix("https:"), let authority = url.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first {
-                text = text.replacingOccurrences(of: "{host:\(key.dropFirst(6))}", with: String(authority))
+        let text = state.withLock { state in
+            var text = template
+            for (key, url) in state.bases {
+                text = text.replacingOccurrences(of: "{\(key)}", with: url)
+                // {host:N}: host N's https authority (address:port), for URLs with user information.
+                if key.hasPrefix("https:"), let authority = url.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first {
+                    text = text.replacingOccurrences(of: "{host:\(key.dropFirst(6))}", with: String(authority))
+                }
             }
+            return text
         }
-        lock.unlock()
         return text.replacingOccurrences(of: "{path}", with: path)
     }
 
@@ -158,10 +165,11 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
                 ? SimulatedResponse(500, [("Content-Type", "text/plain")], body: "Internal Server Error") : nil
         case .authRace:
             guard let authorization = request.headers["authorization"] else { return nil }
-            lock.lock()
-            let seen = authorizationsSeen[authorization, default: 0]
-            authorizationsSeen[authorization] = seen + 1
-            lock.unlock()
+            let seen = state.withLock { state in
+                let seen = state.authorizationsSeen[authorization, default: 0]
+                state.authorizationsSeen[authorization] = seen + 1
+                return seen
+            }
             return seen < (b.count ?? 4) ? unauthorized() : nil
         case .maintenance:
             if request.path.hasSuffix("/status.php") || request.path == "/status.php" { return json(200, status(maintenance: true)) }
@@ -230,11 +238,11 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
     /// saw (on the simulator's clock), is still open.
     func insideWindow(_ index: Int, seconds: Double) -> Bool {
         let now = clock.now()
-        lock.lock()
-        defer { lock.unlock() }
-        let start = windowStarts[index] ?? now
-        windowStarts[index] = start
-        return now.timeIntervalSince(start) < seconds
+        return state.withLock { state in
+            let start = state.windowStarts[index] ?? now
+            state.windowStarts[index] = start
+            return now.timeIntervalSince(start) < seconds
+        }
     }
 
     func apm(_ request: SimulatedRequest, recovering: Bool, bogusFor window: (index: Int, seconds: Double)? = nil) -> SimulatedResponse? {
@@ -245,21 +253,20 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         }
         if request.path == "/apm/login" {
             let back = request.target.components(separatedBy: "return=").dropFirst().first.flatMap { $0.removingPercentEncoding } ?? "/"
-            lock.lock()
-            let generation = apmGeneration
-            lock.unlock()
+            let generation = state.withLock { $0.apmGeneration }
             // Only a path on this host: not "//host" or "/\\host", which browsers treat as another host.
             let local = back.hasPrefix("/") && !back.hasPrefix("//") && !back.hasPrefix("/\\") ? back : "/"
             return SimulatedResponse(302, [("Location", local), ("Set-Cookie", "APMSESSION=apm-\(generation); Path=/; Secure; HttpOnly")])
         }
-        lock.lock()
-        let valid = request.headers["cookie"]?.contains("APMSESSION=apm-\(apmGeneration)") == true
-        if valid {
-            apmRequests += 1
-            // Recovering: the session is dropped once after a few requests; logging in again fixes it.
-            if recovering, apmGeneration == 1, apmRequests > 3 { apmGeneration = 2 }
+        let valid = state.withLock { state in
+            let valid = request.headers["cookie"]?.contains("APMSESSION=apm-\(state.apmGeneration)") == true
+            if valid {
+                state.apmRequests += 1
+                // Recovering: the session is dropped once after a few requests; logging in again fixes it.
+                if recovering, state.apmGeneration == 1, state.apmRequests > 3 { state.apmGeneration = 2 }
+            }
+            return valid
         }
-        lock.unlock()
         if valid { return nil }
         let back = request.target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
         if let window, insideWindow(window.index, seconds: window.seconds) { return redirect(302, to: "/apm/bogus?return=\(back)") }
@@ -284,9 +291,7 @@ public final class CloudResponder: @unchecked Sendable {  // mutable state behin
         case ("GET", "/ocs/v2.php/cloud/capabilities"), ("GET", "/ocs/v1.php/cloud/capabilities"):
             return json(200, Self.capabilities)
         case ("GET", "/.well-known/openid-configuration"):
-            lock.lock()
-            let plain = bases["http:1"]
-            lock.unlock()
+            let plain = state.withLock { $0.bases["http:1"] }
             return json(200, oidc.discovery(issuer: providerIssuer(for: request), plainBase: plain))
         case ("GET", "/.well-known/webfinger"):
             var issuer = providerIssuer(for: request)

@@ -307,11 +307,13 @@ public final class HostSimulator: Sendable {
 }
 
 /// Gathers listeners as they start and reports them once all are up.
-final class ListenerCollector: @unchecked Sendable {  // guarded by lock
-    private let lock = NSLock()
-    private var listeners: [HostSimulator.Listener] = []
-    private var count = 0
-    private var genuineURL: String?
+final class ListenerCollector: Sendable {
+    private struct State {
+        var listeners: [HostSimulator.Listener] = []
+        var count = 0
+        var genuineURL: String?
+    }
+    private let state = Mutex(State())
     private let expected: Int
     private let started: @Sendable ([HostSimulator.Listener]) -> Void
 
@@ -322,32 +324,34 @@ final class ListenerCollector: @unchecked Sendable {  // guarded by lock
 
     /// A listener clients are shown; `intercepting` marks the man in the middle.
     func add(_ listener: HostSimulator.Listener, intercepting: Bool = false) {
-        lock.lock()
-        var listener = listener
-        if intercepting { listener.forwardsTo = "" }
-        listeners.append(listener)
-        finishIfComplete()
+        let done = state.withLock { state in
+            var listener = listener
+            if intercepting { listener.forwardsTo = "" }
+            state.listeners.append(listener)
+            return finishIfComplete(&state)
+        }
+        if let done { started(done) }
     }
 
     /// The genuine host behind a man in the middle.
     func addGenuine(_ url: String) {
-        lock.lock()
-        genuineURL = url
-        finishIfComplete()
+        let done = state.withLock { state in
+            state.genuineURL = url
+            return finishIfComplete(&state)
+        }
+        if let done { started(done) }
     }
 
-    /// Called with the lock held; releases it.
-    private func finishIfComplete() {
-        count += 1
-        var done: [HostSimulator.Listener]?
-        if count == expected {
-            done = listeners.map { listener in
-                var listener = listener
-                if listener.forwardsTo != nil { listener.forwardsTo = genuineURL }
-                return listener
-            }.sorted { ($0.host, $0.scheme) < ($1.host, $1.scheme) }
-        }
-        lock.unlock()
-        if let done { started(done) }
+    /// Called with the lock held (on its state): counts one more listener and returns every
+    /// listener, sorted, once all are up; the caller reports them after releasing the lock.
+    private func finishIfComplete(_ state: inout State) -> [HostSimulator.Listener]? {
+        state.count += 1
+        guard state.count == expected else { return nil }
+        let genuineURL = state.genuineURL
+        return state.listeners.map { listener in
+            var listener = listener
+            if listener.forwardsTo != nil { listener.forwardsTo = genuineURL }
+            return listener
+        }.sorted { ($0.host, $0.scheme) < ($1.host, $1.scheme) }
     }
 }

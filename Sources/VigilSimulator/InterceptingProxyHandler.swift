@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// A man in the middle: the client's TLS ends here, under the attacker's certificate; each
 /// request is journalled as the attacker saw it (`mitm: true`) and forwarded over a second TLS
@@ -146,11 +147,10 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     /// The genuine host a man in the middle forwards to; its port is known once it listens.
-    final class Upstream: @unchecked Sendable {  // `knownPort` guarded by `lock`
+    final class Upstream: Sendable {
         let address: String
         let sslContext: NIOSSLContext
-        private let lock = NSLock()
-        private var knownPort: Int?
+        private let knownPort = Mutex<Int?>(nil)
 
         init(address: String, sslContext: NIOSSLContext) {
             self.address = address
@@ -158,16 +158,8 @@ final class InterceptingProxyHandler: ChannelInboundHandler, RemovableChannelHan
         }
 
         var port: Int? {
-            get {
-                lock.lock()
-                defer { lock.unlock() }
-                return knownPort
-            }
-            set {
-                lock.lock()
-                knownPort = newValue
-                lock.unlock()
-            }
+            get { knownPort.withLock { $0 } }
+            set { knownPort.withLock { $0 = newValue } }
         }
     }
 }

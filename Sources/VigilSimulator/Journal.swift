@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One request as the journal records it: never a credential's header value or a body, only
 /// whether they were there and where a credential was found; the `User-Agent` and
@@ -114,14 +115,16 @@ public struct ConnectionEntry: Sendable, Hashable, Codable {
 /// The simulator's journal: JSON lines, one request each, in a file when given (written when the
 /// request is answered or its connection ends) and the most recent ``memoryLimit`` entries in
 /// memory (for tests and reports), with every connection.
-public final class Journal: @unchecked Sendable {  // all state behind `lock`
-    private let lock = NSLock()
-    private var stored: [JournalEntry] = []
-    /// Entries dropped from the front of `stored` (so that an entry's number stays valid).
-    private var dropped = 0
-    private var links: [ConnectionEntry] = []
-    /// Connections dropped from the front of `links` (ids stay valid).
-    private var linksDropped = 0
+public final class Journal: Sendable {
+    private struct State {
+        var stored: [JournalEntry] = []
+        /// Entries dropped from the front of `stored` (so that an entry's number stays valid).
+        var dropped = 0
+        var links: [ConnectionEntry] = []
+        /// Connections dropped from the front of `links` (ids stay valid).
+        var linksDropped = 0
+    }
+    private let state = Mutex(State())
     private let handle: FileHandle?
     public let memoryLimit: Int
 
@@ -152,109 +155,97 @@ public final class Journal: @unchecked Sendable {  // all state behind `lock`
     /// and ``finish(_:)``.
     @discardableResult
     public func begin(_ entry: JournalEntry) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        stored.append(entry)
-        if stored.count > memoryLimit {
-            let drop = stored.count - memoryLimit / 2
-            stored.removeFirst(drop)
-            dropped += drop
+        state.withLock { state in
+            state.stored.append(entry)
+            if state.stored.count > memoryLimit {
+                let drop = state.stored.count - memoryLimit / 2
+                state.stored.removeFirst(drop)
+                state.dropped += drop
+            }
+            return state.dropped + state.stored.count - 1
         }
-        return dropped + stored.count - 1
     }
 
     /// Changes entry `number` (nothing when it has left memory).
     public func update(_ number: Int, _ change: (inout JournalEntry) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        let index = number - dropped
-        guard index >= 0, index < stored.count else { return }
-        change(&stored[index])
+        state.withLock { state in
+            let index = number - state.dropped
+            guard index >= 0, index < state.stored.count else { return }
+            change(&state.stored[index])
+        }
     }
 
     /// Entry `number` is final: its line goes to the file.
     public func finish(_ number: Int) {
         guard let handle else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        let index = number - dropped
-        guard index >= 0, index < stored.count else { return }
-        handle.write(Data(stored[index].jsonLine.utf8))
+        state.withLock { state in
+            let index = number - state.dropped
+            guard index >= 0, index < state.stored.count else { return }
+            handle.write(Data(state.stored[index].jsonLine.utf8))
+        }
     }
 
     public var entries: [JournalEntry] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
+        state.withLock { $0.stored }
     }
 
     // MARK: - Connections
 
     /// A connection was accepted; returns its id.
     func open(host: String, scheme: String, certificate: String?, mitm: Bool) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        let id = linksDropped + links.count
-        links.append(
-            ConnectionEntry(
-                id: id, time: Self.timestamp(), host: host, scheme: scheme, certificate: certificate, mitm: mitm ? true : nil,
-                handshake: "none", applicationBytes: 0, open: true))
-        // A long-running simulator keeps the most recent ones (closed ones go first).
-        if links.count > memoryLimit {
-            let closed = links.prefix(links.count - memoryLimit / 2).prefix { !$0.open }.count
-            links.removeFirst(closed)
-            linksDropped += closed
+        state.withLock { state in
+            let id = state.linksDropped + state.links.count
+            state.links.append(
+                ConnectionEntry(
+                    id: id, time: Self.timestamp(), host: host, scheme: scheme, certificate: certificate, mitm: mitm ? true : nil,
+                    handshake: "none", applicationBytes: 0, open: true))
+            // A long-running simulator keeps the most recent ones (closed ones go first).
+            if state.links.count > memoryLimit {
+                let closed = state.links.prefix(state.links.count - memoryLimit / 2).prefix { !$0.open }.count
+                state.links.removeFirst(closed)
+                state.linksDropped += closed
+            }
+            return id
         }
-        return id
     }
 
     func updateConnection(_ id: Int, _ change: (inout ConnectionEntry) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        let index = id - linksDropped
-        guard index >= 0, index < links.count else { return }
-        change(&links[index])
+        state.withLock { state in
+            let index = id - state.linksDropped
+            guard index >= 0, index < state.links.count else { return }
+            change(&state.links[index])
+        }
     }
 
     /// The connections accepted so far (the most recent ``memoryLimit``), in order.
     public var connections: [ConnectionEntry] {
-        lock.lock()
-        defer { lock.unlock() }
-        return links
+        state.withLock { $0.links }
     }
 
     /// How many connections were accepted so far (the next one's id).
     public var connectionCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return linksDropped + links.count
+        state.withLock { $0.linksDropped + $0.links.count }
     }
 
     /// How many connections are still open.
     public var openConnections: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return links.reduce(0) { $0 + ($1.open ? 1 : 0) }
+        state.withLock { state in state.links.reduce(0) { $0 + ($1.open ? 1 : 0) } }
     }
 
     /// Now, as ISO 8601 UTC with seconds; the text is made once a second.
     static func timestamp() -> String {
         let seconds = Int(Date().timeIntervalSince1970)
-        clock.lock.lock()
-        defer { clock.lock.unlock() }
-        if seconds != clock.second {
-            clock.second = seconds
-            clock.text = Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+        return clock.withLock { clock in
+            if seconds != clock.second {
+                clock.second = seconds
+                clock.text = Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+            }
+            return clock.text
         }
-        return clock.text
     }
 
-    private final class Clock: @unchecked Sendable {  // guarded by lock
-        let lock = NSLock()
-        var second = 0
-        var text = ""
-    }
-    private static let clock = Clock()
+    /// The second last formatted and its text.
+    private static let clock = Mutex((second: 0, text: ""))
 }
 
 extension JournalEntry {

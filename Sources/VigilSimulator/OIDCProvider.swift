@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// The simulator's OAuth2 / OpenID Connect provider: discovery, JWKS, dynamic client
 /// registration (RFC 7591), WebFinger, an authorization endpoint that consents for a test user at
 /// once (so a browser stand-in completes the flow), and a token endpoint issuing real ES256 JWTs
 /// with rotating refresh tokens. Faults are switched on per scenario.
-public final class OIDCProvider: @unchecked Sendable {  // mutable state behind `lock`
+public final class OIDCProvider: Sendable {
     /// Deliberate mistakes a client must catch.
     public struct Faults: Sendable, Hashable, Codable {
         /// The id_token's `iss` is not the issuer.
@@ -65,8 +66,6 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
     /// The client id known without registration.
     public static let staticClientID = "vigil-test-client"
 
-    private let lock = NSLock()
-    private var clients: [String: [String]] = [staticClientID: []]
     private struct Grant {
         var user: String
         var client: String
@@ -75,13 +74,17 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         var nonce: String?
         var scope: String
     }
-    private var codes: [String: Grant] = [:]
-    private var refreshTokens: [String: (user: String, client: String, scope: String, used: Bool)] = [:]
-    private var accessTokens: Set<String> = []
-    private var revoked: Set<String> = []
-    /// Every code, token and verifier this provider issued or received, for `vigil simulate`'s
-    /// secret scans (nothing here is ever written anywhere).
-    private var seenSecrets: [PlantedSecret] = []
+    private struct State {
+        var clients: [String: [String]] = [OIDCProvider.staticClientID: []]
+        var codes: [String: Grant] = [:]
+        var refreshTokens: [String: (user: String, client: String, scope: String, used: Bool)] = [:]
+        var accessTokens: Set<String> = []
+        var revoked: Set<String> = []
+        /// Every code, token and verifier this provider issued or received, for `vigil simulate`'s
+        /// secret scans (nothing here is ever written anywhere).
+        var seenSecrets: [PlantedSecret] = []
+    }
+    private let state = Mutex(State())
 
     init(faults: Faults?, users: [String: String], clock: any SimulatorClock) {
         self.faults = faults ?? Faults()
@@ -148,9 +151,7 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
             return error(400, "invalid_redirect_uri", "only loopback redirect URIs (RFC 8252) are accepted")
         }
         let id = "dyn-" + Self.random(12)
-        lock.lock()
-        clients[id] = redirects
-        lock.unlock()
+        state.withLock { $0.clients[id] = redirects }
         return SimulatedResponse(
             201, [("Content-Type", "application/json")],
             body: json([
@@ -166,9 +167,7 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         guard let client = query["client_id"], let redirect = query["redirect_uri"] else {
             return error(400, "invalid_request", "client_id and redirect_uri are required")
         }
-        lock.lock()
-        let registered = clients[client]
-        lock.unlock()
+        let registered = state.withLock { $0.clients[client] }
         guard let registered else { return error(400, "unauthorized_client", "unknown client_id") }
         guard registered.isEmpty ? Self.isLoopbackRedirect(redirect) : registered.contains(redirect) else {
             return error(400, "invalid_request", "redirect_uri is not registered for this client")
@@ -183,10 +182,11 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         var user = query["login_hint"].flatMap { users[$0] != nil ? $0 : nil } ?? users.keys.sorted().first ?? "alice"
         if faults.anotherUser == true, let other = users.keys.sorted().first(where: { $0 != user }) { user = other }
         let code = Self.random(24)
-        lock.lock()
-        seenSecrets.append(PlantedSecret(what: "an authorization code", value: code))
-        codes[code] = Grant(user: user, client: client, redirect: redirect, challenge: challenge, nonce: query["nonce"], scope: query["scope"] ?? "openid")
-        lock.unlock()
+        let grant = Grant(user: user, client: client, redirect: redirect, challenge: challenge, nonce: query["nonce"], scope: query["scope"] ?? "openid")
+        state.withLock { state in
+            state.seenSecrets.append(PlantedSecret(what: "an authorization code", value: code))
+            state.codes[code] = grant
+        }
         var location = redirect + (redirect.contains("?") ? "&" : "?") + "code=\(code)"
         if let state = query["state"] {
             let sent = faults.stateMismatch == true ? "forged-" + Self.random(12) : state
@@ -203,13 +203,9 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         case "authorization_code":
             guard let code = form["code"] else { return error(400, "invalid_request", "code is required") }
             if let verifier = form["code_verifier"], verifier.count >= 16 {
-                lock.lock()
-                seenSecrets.append(PlantedSecret(what: "a PKCE verifier", value: verifier))
-                lock.unlock()
+                state.withLock { $0.seenSecrets.append(PlantedSecret(what: "a PKCE verifier", value: verifier)) }
             }
-            lock.lock()
-            let grant = codes.removeValue(forKey: code)  // single use
-            lock.unlock()
+            let grant = state.withLock { $0.codes.removeValue(forKey: code) }  // single use
             guard let grant else { return error(400, "invalid_grant", "unknown or used code") }
             guard form["redirect_uri"] == grant.redirect, form["client_id"] == grant.client else {
                 return error(400, "invalid_grant", "redirect_uri or client_id differs")
@@ -222,13 +218,12 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
             return issue(user: grant.user, client: grant.client, scope: grant.scope, nonce: grant.nonce, issuer: issuer)
         case "refresh_token":
             guard let refresh = form["refresh_token"] else { return error(400, "invalid_request", "refresh_token is required") }
-            lock.lock()
-            guard let entry = refreshTokens[refresh], !entry.used || faults.acceptReusedRefreshToken == true else {
-                lock.unlock()
-                return error(400, "invalid_grant", "refresh token unknown or already used")
+            let entry = state.withLock { state -> (user: String, client: String, scope: String, used: Bool)? in
+                guard let entry = state.refreshTokens[refresh], !entry.used || faults.acceptReusedRefreshToken == true else { return nil }
+                if faults.acceptReusedRefreshToken != true { state.refreshTokens[refresh]?.used = true }  // rotation
+                return entry
             }
-            if faults.acceptReusedRefreshToken != true { refreshTokens[refresh]?.used = true }  // rotation
-            lock.unlock()
+            guard let entry else { return error(400, "invalid_grant", "refresh token unknown or already used") }
             return issue(user: entry.user, client: entry.client, scope: entry.scope, nonce: nil, issuer: issuer)
         default:
             return error(400, "unsupported_grant_type", "authorization_code or refresh_token")
@@ -239,47 +234,37 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
     /// was known, as the RFC asks.
     func revoke(form: [String: String]) -> SimulatedResponse {
         guard let token = form["token"] else { return error(400, "invalid_request", "token is required") }
-        lock.lock()
-        refreshTokens.removeValue(forKey: token)
-        accessTokens.remove(token)
-        revoked.insert(token)
-        lock.unlock()
+        state.withLock { state in
+            state.refreshTokens.removeValue(forKey: token)
+            state.accessTokens.remove(token)
+            state.revoked.insert(token)
+        }
         return SimulatedResponse(200, [("Cache-Control", "no-store")])
     }
 
     /// Whether `token` was revoked (for tests).
     public func wasRevoked(_ token: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return revoked.contains(token)
+        state.withLock { $0.revoked.contains(token) }
     }
 
     /// How many tokens were revoked (for tests).
     public var revokedCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return revoked.count
+        state.withLock { $0.revoked.count }
     }
 
     /// Codes, tokens and PKCE verifiers issued or received so far.
     /// How many secrets ``issuedSecrets()`` holds (it only grows).
     var issuedSecretCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return seenSecrets.count
+        state.withLock { $0.seenSecrets.count }
     }
 
     public func issuedSecrets() -> [PlantedSecret] {
-        lock.lock()
-        defer { lock.unlock() }
-        return seenSecrets
+        state.withLock { $0.seenSecrets }
     }
 
     /// The user of a valid access token (a JWT this provider signed and issued, not expired).
     func user(bearer token: String) -> String? {
-        lock.lock()
-        let known = accessTokens.contains(token)
-        lock.unlock()
+        let known = state.withLock { $0.accessTokens.contains(token) }
         guard known, let claims = verify(token) else { return nil }
         guard let exp = claims["exp"] as? Double, exp > clock.now().timeIntervalSince1970 else { return nil }
         return claims["sub"] as? String
@@ -306,14 +291,14 @@ public final class OIDCProvider: @unchecked Sendable {  // mutable state behind 
         let unknown = faults.unknownKeyID == true
         let idToken = faults.algNone == true ? unsigned(idClaims) : sign(idClaims, kid: unknown ? "unknown-kid" : Self.keyID, key: unknown ? rogueKey : key)
         let refresh = Self.random(32)
-        lock.lock()
-        accessTokens.insert(access)
-        refreshTokens[refresh] = (user, client, scope, false)
-        seenSecrets += [
-            PlantedSecret(what: "an access token", value: access), PlantedSecret(what: "a refresh token", value: refresh),
-            PlantedSecret(what: "an id_token", value: idToken),
-        ]
-        lock.unlock()
+        state.withLock { state in
+            state.accessTokens.insert(access)
+            state.refreshTokens[refresh] = (user, client, scope, false)
+            state.seenSecrets += [
+                PlantedSecret(what: "an access token", value: access), PlantedSecret(what: "a refresh token", value: refresh),
+                PlantedSecret(what: "an id_token", value: idToken),
+            ]
+        }
         return SimulatedResponse(
             200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
             body: json(

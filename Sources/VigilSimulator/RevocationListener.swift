@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// The revocation scenario's OCSP responder and CRL distribution point: plain HTTP on
 /// 127.0.0.1, as CAs serve them (their answers are signed). `POST /ocsp` answers an OCSP request;
@@ -39,16 +40,14 @@ final class RevocationListener: Sendable {
     func stop() async { try? await channel.close() }
 
     /// The authority (set once minted) and how many requests each path got.
-    final class RequestCounter: @unchecked Sendable {  // guarded by lock
-        private let lock = NSLock()
-        private var _authority: RevocationAuthority?
-        private var counts: [String: Int] = [:]
+    final class RequestCounter: Sendable {
+        private let state = Mutex((authority: RevocationAuthority?.none, counts: [String: Int]()))
         var authority: RevocationAuthority? {
-            get { lock.withLock { _authority } }
-            set { lock.withLock { _authority = newValue } }
+            get { state.withLock { $0.authority } }
+            set { state.withLock { $0.authority = newValue } }
         }
-        func count(_ path: String) { lock.withLock { counts[path, default: 0] += 1 } }
-        var requests: [String: Int] { lock.withLock { counts } }
+        func count(_ path: String) { state.withLock { $0.counts[path, default: 0] += 1 } }
+        var requests: [String: Int] { state.withLock { $0.counts } }
     }
 
     final class Handler: ChannelInboundHandler, @unchecked Sendable {  // used on its event loop only

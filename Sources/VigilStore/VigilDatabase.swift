@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 import VigilPaths
+import VigilThreads
 
 /// Vigil's database: one SQLite file (mode 0600, in a 0700 directory), its schema made by
 /// migrations. A file that is not a Vigil database is reported, never overwritten.
@@ -10,6 +11,7 @@ public final class VigilDatabase: Sendable {
 
     /// Opens (or creates) the database at `path`, migrating it to the current schema.
     public init(path: String) throws {
+        BlockingQueue.checkNotOnCooperativePool("opening the database (SQLite)")
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -167,12 +169,15 @@ public final class VigilDatabase: Sendable {
 
     /// A change in one transaction; errors other than ``StoreError`` become one.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
+        // SQLite waits on other processes' locks: never on the pool's threads.
+        BlockingQueue.checkNotOnCooperativePool("a database write (SQLite)")
         do { return try queue.write(body) } catch let error as StoreError { throw error } catch {
             throw StoreError(.failed, "The database \(path) refused a change, and nothing of it was kept: \(Self.describe(error)).")
         }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        BlockingQueue.checkNotOnCooperativePool("a database read (SQLite)")
         do { return try queue.read(body) } catch let error as StoreError { throw error } catch {
             throw StoreError(.failed, "The database \(path) could not be read: \(Self.describe(error)).")
         }

@@ -163,29 +163,32 @@ public struct ScenarioRunner: Sendable {
 
         var existing: (account: Account, approvals: Int)?
         if let premise = scenario.client?.account, !client.judgesByJournal {
-            existing = try seed(premise, server: server, user: userName, password: users[userName], running: running, context: context)
+            existing = try await seed(premise, server: server, user: userName, password: users[userName], running: running, context: context)
         }
         let result = if let existing { await client.useAccount(existing.account, context: context) } else { await client.addAccount(context) }
         let servers = running.listeners.map(\.url) + resolve.map { "https://\($0.host):\($0.port)" }
-        let keyringAfterAdd = try keyringItems(for: servers)
+        let keyringAfterAdd = try await keyringItems(for: servers)
         var keyringAfterRemoval: [String: [String]] = [:]
         var removalError: String?
         if let account = result.account ?? existing?.account {
             do { try await client.removeAccount(account, context: context) } catch { removalError = "\(error)" }
-            keyringAfterRemoval = try keyringItems(for: servers)
+            keyringAfterRemoval = try await keyringItems(for: servers)
         } else if !keyringAfterAdd.isEmpty {
             // Clean up what a failed client left, so that the next run starts from an empty keyring.
-            for (account, kinds) in keyringAfterAdd { for kind in kinds { _ = try? secrets.remove(SecretKey(account: account, kind: .init(rawValue: kind))) } }
+            for (account, kinds) in keyringAfterAdd {
+                for kind in kinds { _ = try? await secrets.remove(SecretKey(account: account, kind: .init(rawValue: kind))) }
+            }
         }
-        let counts = Self.databaseCounts(context.databasePath)
+        let counts = await Self.databaseCounts(context.databasePath)
         // Approvals a renewal rule carried over: read from the database, not from the client, and
         // only for the leaf host 1 really serves, with the rule's note.
         let hostOne = running.listeners.first { $0.host == 1 && $0.scheme == "https" }.map { "\($0.address):\($0.port)" }
-        let byRule =
-            existing == nil
-            ? 0
-            : ((try? CertificateApprovals(database: VigilDatabase(path: context.databasePath)).list(includingRevoked: true)) ?? [])
-                .filter { approval in approval.note?.hasPrefix("renewal of ") == true && hostOne.map { leaves[$0] } == approval.sha256 }.count
+        var byRule = 0
+        if existing != nil, let database = try? await VigilDatabase.open(path: context.databasePath),
+            let approvals = try? await CertificateApprovals(database: database).list(includingRevoked: true)
+        {
+            byRule = approvals.filter { approval in approval.note?.hasPrefix("renewal of ") == true && hostOne.map { leaves[$0] } == approval.sha256 }.count
+        }
         // Judged only when nothing can reach the hosts any more.
         _ = await Self.settle(running, grace: .seconds(2))
         let entries = journal.entries
@@ -262,7 +265,7 @@ public struct ScenarioRunner: Sendable {
     func seed(
         _ premise: ScenarioClient.ExistingAccount, server: String, user: String, password: String?, running: RunningHostSimulator,
         context: SuiteClientContext
-    ) throws -> (account: Account, approvals: Int) {
+    ) async throws -> (account: Account, approvals: Int) {
         guard let password, let endpoint = try? Endpoint(url: server) else {
             throw SuiteError(.invalidFixture, "\(scenario.name): client.account needs the user's password and an https host 1.")
         }
@@ -271,12 +274,13 @@ public struct ScenarioRunner: Sendable {
         guard let chain = try? Certificate.load(path: path), let leaf = chain.first else {
             throw SuiteError(.invalidFixture, "\(scenario.name): client.account.certificate names \(name), and \(path) is not a chain.")
         }
-        let database = try VigilDatabase(path: context.databasePath)
+        let database = try await VigilDatabase.open(path: context.databasePath)
         let account = Account(server: server, user: user, method: "com.owncloud.basicauth", reviewedChainPEM: chain.map(\.pemEncoded).joined())
-        try Accounts(database: database).add(account)
-        try secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
+        try await Accounts(database: database).add(account)
+        try await secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
         guard premise.approved == true else { return (account, 0) }
-        try CertificateApprovals(database: database).approve(leaf, host: endpoint.host, port: endpoint.port, note: "approved at setup (the scenario's premise)")
+        try await CertificateApprovals(database: database).approve(
+            leaf, host: endpoint.host, port: endpoint.port, note: "approved at setup (the scenario's premise)")
         return (account, 1)
     }
 
@@ -354,13 +358,12 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// Kinds of secret per keyring account whose server is one of `servers`.
-    func keyringItems(for servers: [String]) throws -> [String: [String]] {
+    func keyringItems(for servers: [String]) async throws -> [String: [String]] {
         var items: [String: [String]] = [:]
-        for account in try secrets.accounts(kind: nil) where servers.contains(where: { Self.names(account, server: $0) }) {
+        for account in try await secrets.accounts(kind: nil) where servers.contains(where: { Self.names(account, server: $0) }) {
             var kinds: [String] = []
-            for kind in [SecretKey.Kind.password, .accessToken, .refreshToken, .clientSecret]
-            where try secrets.secret(for: SecretKey(account: account, kind: kind)) != nil {
-                kinds.append(kind.rawValue)
+            for kind in [SecretKey.Kind.password, .accessToken, .refreshToken, .clientSecret] {
+                if try await secrets.secret(for: SecretKey(account: account, kind: kind)) != nil { kinds.append(kind.rawValue) }
             }
             items[account] = kinds
         }
@@ -376,11 +379,13 @@ public struct ScenarioRunner: Sendable {
 
     /// Accounts and approvals (revoked ones included) in the scenario's database; a database that
     /// cannot be read is a problem, never zero.
-    static func databaseCounts(_ path: String) -> (accounts: Int, approvals: Int, problem: String?) {
+    static func databaseCounts(_ path: String) async -> (accounts: Int, approvals: Int, problem: String?) {
         guard FileManager.default.fileExists(atPath: path) else { return (0, 0, nil) }
         do {
-            let database = try VigilDatabase(path: path)
-            return (try Accounts(database: database).list().count, try CertificateApprovals(database: database).list(includingRevoked: true).count, nil)
+            let database = try await VigilDatabase.open(path: path)
+            return (
+                try await Accounts(database: database).list().count, try await CertificateApprovals(database: database).list(includingRevoked: true).count, nil
+            )
         } catch {
             return (0, 0, "\(error)")
         }

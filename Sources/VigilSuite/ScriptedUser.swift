@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import VigilCertificates
 public import VigilCore
 public import VigilHTTP
@@ -9,7 +10,7 @@ public import VigilSimulator
 /// (a certificate is approved only when the presented leaf is the one the host really serves,
 /// compared by SHA-256 fingerprint as a user who called the admin would), types the password,
 /// and completes a browser login with curl as the browser stand-in. Records what was asked.
-public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // mutable state behind `lock`
+public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `browserCertificate` is set once, before the client runs
     /// One question asked, and the answer given.
     public struct Asked: Sendable, Hashable, Codable {
         public var question: ScenarioClient.Question
@@ -43,9 +44,7 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     /// of a mutual-TLS server do; nil: none.
     var browserCertificate: (certificate: String, key: String)?
 
-    private let lock = NSLock()
-    private var asked: [Asked] = []
-    private var lines: [String] = []
+    private let state = Mutex((asked: [Asked](), lines: [String]()))
 
     public init(
         approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
@@ -63,26 +62,18 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
 
     /// The questions asked, in order.
     public var questions: [Asked] {
-        lock.lock()
-        defer { lock.unlock() }
-        return asked
+        state.withLock { $0.asked }
     }
     /// What the client showed the user (reviews, progress, questions), one entry per message.
     public var shown: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return lines
+        state.withLock { $0.lines }
     }
 
     func record(_ question: Asked) {
-        lock.lock()
-        asked.append(question)
-        lock.unlock()
+        state.withLock { $0.asked.append(question) }
     }
     public func show(_ text: String) {
-        lock.lock()
-        lines.append(text)
-        lock.unlock()
+        state.withLock { $0.lines.append(text) }
     }
 
     public func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {

@@ -90,7 +90,7 @@ public struct SimulationSuite: Sendable {
         var runFailures: [String] = []
         if requireEmptyKeyring {
             do {
-                let left = try secrets.accounts(kind: nil)
+                let left = try await secrets.accounts(kind: nil)
                 if !left.isEmpty { runFailures.append("After the run the suite's keyring still holds secrets for \(left.count) account(s) (invariant 4).") }
             } catch {
                 runFailures.append("After the run the suite's keyring cannot be listed: \(error).")

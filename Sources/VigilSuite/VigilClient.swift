@@ -14,7 +14,7 @@ public struct VigilClient: SuiteClient {
 
     public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
         do {
-            let database = try VigilDatabase(path: context.databasePath)
+            let database = try await VigilDatabase.open(path: context.databasePath)
             let options = Self.options(context)
             let setup = AccountSetup(
                 evaluator: try Self.evaluator(context),
@@ -29,7 +29,7 @@ public struct VigilClient: SuiteClient {
     /// `vigil account check` with the scripted user to ask when the certificate changed.
     public func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult {
         do {
-            let database = try VigilDatabase(path: context.databasePath)
+            let database = try await VigilDatabase.open(path: context.databasePath)
             let check = try Self.check(context, database: database)
             let report = try await check.connect(account, secrets: context.secrets, interaction: context.user)
             switch report.certificate {
@@ -63,7 +63,7 @@ public struct VigilClient: SuiteClient {
 
     /// `vigil account remove`: the tokens revoked first where the server offers it.
     public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
-        let database = try VigilDatabase(path: context.databasePath)
+        let database = try await VigilDatabase.open(path: context.databasePath)
         _ = try await AccountRemoval(accounts: Accounts(database: database), secrets: context.secrets)
             .remove(id: account.id, revokingThrough: try Self.check(context, database: database))
     }

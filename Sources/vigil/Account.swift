@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import VigilAuth
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilHTTP
 import VigilLogging
@@ -11,11 +12,11 @@ import VigilSettings
 import VigilStore
 
 extension Vigil {
-    /// `vigil account`: add an account with certificate review, list, remove.
+    /// `vigil account`: every subcommand on an account, from adding it to removing it.
     struct AccountCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "account",
-            abstract: "Add an account with certificate review, list accounts, remove one.",
+            abstract: "Accounts: add (with certificate review), list, show, check, login, rename, edit, logout, move, remove.",
             subcommands: [Add.self, List.self, Show.self, Check.self, Login.self, Rename.self, Edit.self, Logout.self, Move.self, Remove.self]
         )
 
@@ -24,19 +25,20 @@ extension Vigil {
                 commandName: "add",
                 abstract: "Add an account: review the certificate, detect the login methods, log in.",
                 discussion: """
-                    The server's certificate chain and verdict are shown before anything is sent. An untrusted
-                    certificate must be approved: interactively, or with --approve-certificate and the fingerprint
-                    obtained through another channel. Redirects are reported, never followed. The password (Basic
-                    authentication) is asked last, checked, and kept in the keyring; OAuth2 opens the browser,
-                    takes the answer on a loopback address (PKCE) and keeps the tokens in the keyring; OpenID Connect
-                    does the same with a registered client and a validated id_token. Without a URL, bookmark.default-url
-                    is used; with bookmark.url-editable false, no other URL is accepted. An http URL only leads to its
-                    https server (connection.plain-http-policy). A client certificate (--client-certificate, mutual TLS)
-                    is shown for review, refused when expired, without clientAuth or with broken crypto, kept with its key
+                    The server's certificate chain and verdict are shown before anything is sent. An untrusted \
+                    certificate must be approved: interactively, or with --approve-certificate and the fingerprint \
+                    obtained through another channel. Redirects are reported, never followed. The password (Basic \
+                    authentication) is asked last, checked, and kept in the keyring; OAuth2 opens the browser, \
+                    takes the answer on a loopback address (PKCE) and keeps the tokens in the keyring; OpenID Connect \
+                    does the same with a registered client and a validated id_token. Without a URL, bookmark.default-url \
+                    is used; with bookmark.url-editable false, no other URL is accepted. An http URL only leads to its \
+                    https server (connection.plain-http-policy). A client certificate (--client-certificate, mutual TLS) \
+                    is shown for review, refused when expired, without clientAuth or with broken crypto, kept with its key \
                     in the keyring, and presented only to the account's server once its certificate is accepted.
-                    Exit codes: 0 added; 1 refused (certificate not approved, redirect, wrong credentials, no password, a
-                    locked URL, a client certificate refused or missing); 2 error (an unreadable client certificate, a
-                    wrong passphrase, a key that does not match); 64 usage; 75 unavailable for now; 78 a setting the
+
+                    Exit codes: 0 added; 1 refused (certificate not approved, redirect, wrong credentials, no password, a \
+                    locked URL, a client certificate refused or missing); 2 error (an unreadable client certificate, a \
+                    wrong passphrase, a key that does not match); 64 usage; 75 unavailable for now; 78 a setting the \
                     method needs is missing.
                     """
             )
@@ -85,7 +87,7 @@ extension Vigil {
 
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
-                let database = store.open()
+                let database = await store.open()
                 var options = AccountSetup.Options(settings: settings)
                 options.method = method.flatMap(Self.identifier)
                 options.timeout = .milliseconds(Int64(timeout * 1000))
@@ -133,7 +135,7 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let accounts = try Accounts(database: store.open()).list()
+                    let accounts = try await Accounts(database: store.open()).list()
                     if json {
                         print(try JSONOutput.text(accounts))
                     } else if accounts.isEmpty {
@@ -169,8 +171,8 @@ extension Vigil {
             func run() async throws {
                 _ = CommandContext.start(logOptions)
                 do {
-                    let accounts = Accounts(database: store.open())
-                    let renamed = try accounts.rename(id: try accounts.resolve(account).id, to: clear ? nil : label)
+                    let accounts = await Accounts(database: store.open())
+                    let renamed = try await accounts.rename(id: try accounts.resolve(account).id, to: clear ? nil : label)
                     print(
                         SafeText.escaped("account \(renamed.id) (\(renamed.user) on \(renamed.server)): " + (renamed.label.map { "label \($0)" } ?? "no label"))
                     )
@@ -185,7 +187,7 @@ extension Vigil {
                 commandName: "logout",
                 abstract: "Log an account out: its tokens revoked at the server, its secrets removed from the keyring; the account stays.",
                 discussion: """
-                    The account keeps its server, user and the certificate chain reviewed for it; `vigil account login` brings
+                    The account keeps its server, user and the certificate chain reviewed for it; `vigil account login` brings \
                     its credentials back. Tokens are revoked as for `remove` (over a connection to the reviewed certificate only).
                     """)
             @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
@@ -196,8 +198,8 @@ extension Vigil {
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
                 do {
-                    let database = store.open()
-                    let id = try Accounts(database: database).resolve(account).id
+                    let database = await store.open()
+                    let id = try await Accounts(database: database).resolve(account).id
                     let result = try await AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore()).logout(
                         id: id, revokingThrough: try revocation.check(database: database, settings: settings, logger: logger))
                     TokenRevocationOptions.report(result, done: "logged out", then: "; vigil account login brings it back")
@@ -212,8 +214,8 @@ extension Vigil {
                 commandName: "remove",
                 abstract: "Remove an account: its tokens revoked at the server, its row, its secrets in the keyring.",
                 discussion: """
-                    OAuth2 and OpenID Connect tokens are revoked first (RFC 7009) where the server names a revocation
-                    endpoint, over a connection whose certificate is the one reviewed for the account (a changed certificate
+                    OAuth2 and OpenID Connect tokens are revoked first (RFC 7009) where the server names a revocation \
+                    endpoint, over a connection whose certificate is the one reviewed for the account (a changed certificate \
                     gets no token; the removal goes on and says so). Then the account and every secret it has in the keyring.
                     """
             )
@@ -226,18 +228,19 @@ extension Vigil {
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
                 do {
-                    let database = store.open()
+                    let database = await store.open()
                     let removal = AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore())
-                    let id = try Accounts(database: database).resolve(self.id).id
+                    let id = try await Accounts(database: database).resolve(self.id).id
                     let result: AccountRemoval.Result
                     if let check = try revocation.check(database: database, settings: settings, logger: logger) {
                         result = try await removal.remove(id: id, revokingThrough: check)
                     } else {
-                        result = try removal.remove(id: id)
+                        result = try await removal.remove(id: id)
                     }
                     let account = result.account
                     TokenRevocationOptions.report(result, done: "removed account", then: "")
-                    let leftOver = try removal.revokeApprovalsLeftOver(by: account, approvals: CertificateApprovals(database: database), keep: keepApprovals)
+                    let leftOver = try await removal.revokeApprovalsLeftOver(
+                        by: account, approvals: CertificateApprovals(database: database), keep: keepApprovals)
                     for approval in leftOver {
                         print(
                             SafeText.escaped(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilHTTP
 import VigilLogging
@@ -17,14 +18,15 @@ extension Vigil.AccountCommand {
             commandName: "check",
             abstract: "Check accounts: the server certificate against the chain reviewed at setup, then the stored credentials.",
             discussion: """
-                For each account: a TLS handshake; what no approval can make safe is refused; the extended-validation
-                rule, when set, must hold; the reviewed leaf passes; a changed leaf passes only when
-                connection.renewed-certificate-acceptance-rule accepts it (the stored chain is then replaced and the change
-                audited with the rule). Any other change is shown for review: approved at the terminal or with
-                --approve-certificate, it replaces the stored chain; otherwise nothing is sent. Then the user's files root is
-                read with the credentials in the keyring (PROPFIND), through a connection that accepts only the leaf just
+                For each account: a TLS handshake; what no approval can make safe is refused; the extended-validation \
+                rule, when set, must hold; the reviewed leaf passes; a changed leaf passes only when \
+                connection.renewed-certificate-acceptance-rule accepts it (the stored chain is then replaced and the change \
+                audited with the rule). Any other change is shown for review: approved at the terminal or with \
+                --approve-certificate, it replaces the stored chain; otherwise nothing is sent. Then the user's files root is \
+                read with the credentials in the keyring (PROPFIND), through a connection that accepts only the leaf just \
                 judged. With --certificate-only, the handshake alone.
-                Exit codes: 0 every account works, 1 a certificate changed or was refused, or the server refused the stored
+
+                Exit codes: 0 every account works, 1 a certificate changed or was refused, or the server refused the stored \
                 credentials (log in again), 2 error (unreachable server, keyring, database).
                 """
         )
@@ -63,10 +65,10 @@ extension Vigil.AccountCommand {
 
         func run() async throws {
             let (settings, logger) = CommandContext.start(logOptions)
-            let database = store.open()
+            let database = await store.open()
             let accounts: [Account]
             do {
-                accounts = try id.map { [try Accounts(database: database).resolve($0)] } ?? Accounts(database: database).list()
+                if let id { accounts = [try await Accounts(database: database).resolve(id)] } else { accounts = try await Accounts(database: database).list() }
             } catch {
                 ExitStatus.fail(error)
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilHTTP
 import VigilLogging
@@ -12,10 +13,11 @@ extension Vigil.AccountCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit", abstract: "Give an account a client certificate (mutual TLS) or access headers, replace them, or remove them.",
             discussion: """
-                --client-certificate FILE replaces the account's client certificate after the same review as at setup
-                (refused when expired, without clientAuth, or with broken crypto); the old key leaves the keyring.
-                --no-client-certificate removes it. --access-headers-file FILE (`Name: value` lines: an access proxy's service
+                --client-certificate FILE replaces the account's client certificate after the same review as at setup \
+                (refused when expired, without clientAuth, or with broken crypto); the old key leaves the keyring. \
+                --no-client-certificate removes it. --access-headers-file FILE (`Name: value` lines: an access proxy's service \
                 token) replaces the account's access headers, --no-access-headers removes them. Every change is audited.
+
                 Exit codes: 0 changed; 1 refused; 2 error.
                 """)
         @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
@@ -43,8 +45,8 @@ extension Vigil.AccountCommand {
         func run() async throws {
             _ = CommandContext.start(logOptions)
             do {
-                let accounts = Accounts(database: store.open())
-                let found = try accounts.resolve(account)
+                let accounts = await Accounts(database: store.open())
+                let found = try await accounts.resolve(account)
                 let keyring = KeyringSecretStore()
                 // Both read (and refused) before anything changes.
                 let headers = try accessHeadersOptions.headers()
@@ -57,19 +59,19 @@ extension Vigil.AccountCommand {
                 }
                 if let headers {
                     try headers.withText { try keyring.store(Secret($0), for: SecretKey(account: found.secretAccount, kind: .accessHeaders)) }
-                    _ = try accounts.setAccessHeaderNames(
+                    _ = try await accounts.setAccessHeaderNames(
                         id: found.id, names: headers.names, because: "access headers \(headers.names.joined(separator: ", ")) given by the user")
                     print(SafeText.escaped("account \(found.id): access headers \(headers.names.joined(separator: ", ")); their values are in the keyring"))
                 } else if noAccessHeaders {
-                    _ = try keyring.remove(SecretKey(account: found.secretAccount, kind: .accessHeaders))
-                    _ = try accounts.setAccessHeaderNames(id: found.id, names: nil, because: "the access headers were removed by the user")
+                    _ = try await keyring.remove(SecretKey(account: found.secretAccount, kind: .accessHeaders))
+                    _ = try await accounts.setAccessHeaderNames(id: found.id, names: nil, because: "the access headers were removed by the user")
                     print(SafeText.escaped("account \(found.id): no access headers; they left the keyring"))
                 }
                 guard noClientCertificate || identity != nil else { return }
                 let key = try SecretKey(account: found.secretAccount, kind: .clientKey)
                 guard let identity else {
-                    _ = try keyring.remove(key)
-                    _ = try accounts.setClientCertificate(id: found.id, pem: nil, because: "the client certificate was removed by the user")
+                    _ = try await keyring.remove(key)
+                    _ = try await accounts.setClientCertificate(id: found.id, pem: nil, because: "the client certificate was removed by the user")
                     print(SafeText.escaped("account \(found.id) (\(found.user) on \(found.server)): no client certificate; its key left the keyring"))
                     return
                 }
@@ -83,7 +85,7 @@ extension Vigil.AccountCommand {
                 // The key first: a row naming a certificate whose key is not kept would stop the account.
                 try identity.key.withStoredForm { try keyring.store(Secret($0), for: key) }
                 let pem = identity.chain.map(\.pemEncoded).joined()
-                _ = try accounts.setClientCertificate(
+                _ = try await accounts.setClientCertificate(
                     id: found.id, pem: pem, because: "client certificate \(identity.certificate.sha256Fingerprint) given by the user")
                 print(
                     SafeText.escaped(

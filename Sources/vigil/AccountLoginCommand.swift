@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilHTTP
 import VigilLogging
@@ -14,11 +15,12 @@ extension Vigil.AccountCommand {
             commandName: "login",
             abstract: "Log an account in again (after a refused refresh or a changed password).",
             discussion: """
-                The server's certificate is judged as on every later connection (a changed one is shown for review; approve
-                it at the terminal or with --approve-certificate). Then, with the account's method: the password is asked
-                and checked (Basic), or the browser login runs again (OAuth2; OpenID Connect with discovery read again and
+                The server's certificate is judged as on every later connection (a changed one is shown for review; approve \
+                it at the terminal or with --approve-certificate). Then, with the account's method: the password is asked \
+                and checked (Basic), or the browser login runs again (OAuth2; OpenID Connect with discovery read again and \
                 the id_token validated). The new secret replaces the old in the keyring and the account is ready again.
-                Exit codes: 0 logged in, 1 refused (certificate, credentials, login not finished), 2 error, 78 a setting
+
+                Exit codes: 0 logged in, 1 refused (certificate, credentials, login not finished), 2 error, 78 a setting \
                 the method needs is missing.
                 """
         )
@@ -41,9 +43,9 @@ extension Vigil.AccountCommand {
 
         func run() async throws {
             let (settings, logger) = CommandContext.start(logOptions)
-            let database = store.open()
+            let database = await store.open()
             do {
-                let account = try Accounts(database: database).resolve(id)
+                let account = try await Accounts(database: database).resolve(id)
                 let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                 var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
                 check.options.timeout = .milliseconds(Int64(timeout * 1000))

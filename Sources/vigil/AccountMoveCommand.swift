@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilLogging
 import VigilSecrets
@@ -12,10 +13,10 @@ extension Vigil.AccountCommand {
             commandName: "move",
             abstract: "Move an account to its server's new URL, after reviewing the new server.",
             discussion: """
-                The new server is reviewed as at setup: its certificate shown (approve it at the terminal or with
-                --approve-certificate), its status.php an ownCloud or OpenCloud server's, no redirect followed. A password
-                account's stored password is proved on the user's files there before it moves; a token account needs
-                `vigil account login` afterwards (its tokens were the old server's). The old server's approvals are revoked
+                The new server is reviewed as at setup: its certificate shown (approve it at the terminal or with \
+                --approve-certificate), its status.php an ownCloud or OpenCloud server's, no redirect followed. A password \
+                account's stored password is proved on the user's files there before it moves; a token account needs \
+                `vigil account login` afterwards (its tokens were the old server's). The old server's approvals are revoked \
                 when no account uses it any more (--keep-approvals keeps them). Exit codes: 0 moved, 1 refused, 2 error.
                 """
         )
@@ -34,9 +35,9 @@ extension Vigil.AccountCommand {
 
         func run() async throws {
             let (settings, logger) = CommandContext.start(logOptions)
-            let database = store.open()
+            let database = await store.open()
             do {
-                let account = try Accounts(database: database).resolve(id)
+                let account = try await Accounts(database: database).resolve(id)
                 let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                 var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
                 check.options.resolve = resolveOptions.pins
@@ -51,7 +52,7 @@ extension Vigil.AccountCommand {
                     SafeText.escaped(
                         "moved account \(moved.id): \(moved.user) from \(account.server) to \(moved.server)"
                             + (moved.needsLogin ? "; log in there with vigil account login \(moved.id)" : "; the password moved with it")))
-                let leftOver = try AccountRemoval(accounts: check.accounts, secrets: KeyringSecretStore()).revokeApprovalsLeftOver(
+                let leftOver = try await AccountRemoval(accounts: check.accounts, secrets: KeyringSecretStore()).revokeApprovalsLeftOver(
                     by: account, approvals: check.approvals, keep: keepApprovals)
                 for approval in leftOver {
                     print(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilLogging
 import VigilStore
@@ -23,7 +24,7 @@ extension Vigil.AccountCommand {
         func run() async throws {
             let (settings, _) = CommandContext.start(logOptions)
             do {
-                let account = try Accounts(database: store.open()).resolve(id)
+                let account = try await Accounts(database: store.open()).resolve(id)
                 let chain = try account.reviewedChainPEM.map { try Certificate.parsePEM($0) } ?? []
                 let endpoint = URLComponents(string: account.server)
                 let peer = endpoint?.host.map { PeerName(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) }

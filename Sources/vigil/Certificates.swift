@@ -2,11 +2,13 @@ import ArgumentParser
 import Foundation
 import Logging
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilHTTP
 import VigilLogging
 import VigilSettings
 import VigilStore
+import VigilThreads
 
 extension Vigil {
     /// `vigil certificates`: the certificates users approved, their revocation and the audit trail.
@@ -31,6 +33,15 @@ extension Vigil {
                     ExitStatus.fail(error)
                 }
             }
+
+            /// The same for async commands: opened on the database's own queue.
+            func open() async -> VigilDatabase {
+                do {
+                    return try await VigilDatabase.open(path: database ?? VigilDatabase.defaultPath())
+                } catch {
+                    ExitStatus.fail(error)
+                }
+            }
         }
 
         struct Approve: AsyncParsableCommand {
@@ -38,13 +49,13 @@ extension Vigil {
                 commandName: "approve",
                 abstract: "Approve a server's certificate after checking its fingerprint.",
                 discussion: """
-                    Connects to URL (a TLS handshake, no HTTP request), and approves the leaf certificate for that
-                    host and port only if its SHA-256 fingerprint is the one given, obtained from the server's admin
-                    through another channel. A certificate that no approval can make safe (for another name, a weak
-                    key or signature, a CA certificate as the server's) is refused. Exit codes: 0 approved, 1 the
-                    fingerprint differs or the certificate cannot be approved (nothing approved), 2 error.
-                    Offline, with --file PEM --host HOST[:PORT] instead of URL: the file's leaf is summarized and,
-                    if its fingerprint is the one given and the approval rule allows it, approved for that host and
+                    Connects to URL (a TLS handshake, no HTTP request), and approves the leaf certificate for that \
+                    host and port only if its SHA-256 fingerprint is the one given, obtained from the server's admin \
+                    through another channel. A certificate that no approval can make safe (for another name, a weak \
+                    key or signature, a CA certificate as the server's) is refused. Exit codes: 0 approved, 1 the \
+                    fingerprint differs or the certificate cannot be approved (nothing approved), 2 error. \
+                    Offline, with --file PEM --host HOST[:PORT] instead of URL: the file's leaf is summarized and, \
+                    if its fingerprint is the one given and the approval rule allows it, approved for that host and \
                     port without contacting the server (port 443 when none is given).
                     """
             )
@@ -85,7 +96,7 @@ extension Vigil {
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
                 let requirements = ConnectionRequirements(settings: settings)
-                let approvals = CertificateApprovals(database: store.open())
+                let approvals = await CertificateApprovals(database: store.open())
                 do {
                     let endpoint = try Endpoint(url: url ?? "https://" + (host ?? ""))
                     let handshake: TLSProbe.Handshake
@@ -114,7 +125,7 @@ extension Vigil {
                         FileHandle.standardError.write(Data("vigil: not approved: \(SafeText.escaped(refusals.map(\.message).joined(separator: " ")))\n".utf8))
                         throw ExitCode(ExitStatus.untrusted)
                     }
-                    let approval = try approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)
+                    let approval = try await approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)
                     logger.privacy.notice("Approved a certificate for \(endpoint.description)", metadata: ["tags": "certificates"])
                     print(
                         SafeText.escaped(
@@ -125,14 +136,14 @@ extension Vigil {
             }
         }
 
-        struct List: AsyncParsableCommand {
+        struct List: ParsableCommand {
             static let configuration = CommandConfiguration(commandName: "list", abstract: "List approved certificates.")
             @Flag(help: "Include revoked approvals.") var all = false
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: StoreOptions
             @OptionGroup var logOptions: LogOptions
 
-            func run() async throws {
+            func run() throws {
                 _ = CommandContext.start(logOptions)
                 do {
                     // Streamed: rows are written as they are read (100,000 approvals in one pass).
@@ -201,7 +212,7 @@ extension Vigil {
             func run() async throws {
                 let (_, logger) = CommandContext.start(logOptions)
                 do {
-                    let approval = try CertificateApprovals(database: store.open()).revoke(id: id, reason: reason)
+                    let approval = try await CertificateApprovals(database: store.open()).revoke(id: id, reason: reason)
                     logger.privacy.notice("Revoked approval \(public: id)", metadata: ["tags": "certificates"])
                     print(SafeText.escaped("revoked \(id)  \(approval.host):\(approval.port)  \(approval.sha256)"))
                 } catch {
@@ -217,11 +228,11 @@ extension Vigil {
                 commandName: "audit",
                 abstract: "Show the audit trail, or (--check) the approvals that need attention.",
                 discussion: """
-                    Without --check: approvals, revocations, accounts added and removed, each with the OS user who
-                    acted. With --check: active approvals that expired or expire within 30 days, that the approval
-                    rule would now refuse (a weak key or signature, a CA as leaf), that no account uses; revoked
-                    approvals whose key is still pinned; with --live also those whose server presents another
-                    certificate now. Exit codes: 0 nothing to report, 1 something needs attention (for cron and CI),
+                    Without --check: approvals, revocations, accounts added and removed, each with the OS user who \
+                    acted. With --check: active approvals that expired or expire within 30 days, that the approval \
+                    rule would now refuse (a weak key or signature, a CA as leaf), that no account uses; revoked \
+                    approvals whose key is still pinned; with --live also those whose server presents another \
+                    certificate now. Exit codes: 0 nothing to report, 1 something needs attention (for cron and CI), \
                     2 error.
                     """
             )
@@ -239,7 +250,7 @@ extension Vigil {
             func run() async throws {
                 let (settings, _) = CommandContext.start(logOptions)
                 do {
-                    let database = store.open()
+                    let database = await store.open()
                     if check {
                         var audit = ApprovalAudit(
                             approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
@@ -257,45 +268,50 @@ extension Vigil {
                         if !problems.isEmpty { throw ExitCode(ExitStatus.untrusted) }
                         return
                     }
-                    var output = BufferedOutput()
-                    var stream = JSONArrayStream()
-                    typealias A = VigilDatabase.AuditColumn
-                    try database.forEachStoredAuditEvent { row in
-                        if json {
-                            // The fields of AuditEvent, in key order, nil ones left out.
-                            stream.beginObject(into: &output)
-                            stream.string("actor", row, A.actor, into: &output)
-                            stream.string("detail", row, A.detail, into: &output)
-                            stream.integer("id", row, A.id, into: &output)
-                            stream.string("kind", row, A.kind, into: &output)
-                            stream.string("target", row, A.target, into: &output)
-                            stream.date("time", row, A.time, into: &output)
-                            stream.endObject(into: &output)
-                            return
-                        }
-                        // TIME  KIND  TARGET  DETAIL  by ACTOR, every part escaped as SafeText escapes a line.
-                        output.isoTime(row, A.time)
-                        output.write(literal: "  ")
-                        let kind = row.text(A.kind)
-                        output.escaped(kind)
-                        if !Self.knownKinds.contains(where: { known in
-                            known.count == kind.count && known.withUnsafeBufferPointer { memcmp($0.baseAddress!, kind.baseAddress!, kind.count) == 0 }
-                        }) {
-                            output.write(literal: " (a kind this version does not know)")
-                        }
-                        output.write(literal: "  ")
-                        output.escaped(row.text(A.target))
-                        output.write(literal: "  ")
-                        output.escaped(row.text(A.detail))
-                        output.write(literal: "  by ")
-                        if row.isNull(A.actor) { output.write(literal: "(not recorded)") } else { output.escaped(row.text(A.actor)) }
-                        output.line("")
-                    }
-                    if json { stream.finish(into: &output) }
-                    output.flush()
+                    try await BlockingQueue.database.run { [json] in try Self.printTrail(database, json: json) }
                 } catch {
                     ExitStatus.fail(error)
                 }
+            }
+
+            /// The audit trail streamed to standard output as it is read (on the database's queue).
+            static func printTrail(_ database: VigilDatabase, json: Bool) throws {
+                var output = BufferedOutput()
+                var stream = JSONArrayStream()
+                typealias A = VigilDatabase.AuditColumn
+                try database.forEachStoredAuditEvent { row in
+                    if json {
+                        // The fields of AuditEvent, in key order, nil ones left out.
+                        stream.beginObject(into: &output)
+                        stream.string("actor", row, A.actor, into: &output)
+                        stream.string("detail", row, A.detail, into: &output)
+                        stream.integer("id", row, A.id, into: &output)
+                        stream.string("kind", row, A.kind, into: &output)
+                        stream.string("target", row, A.target, into: &output)
+                        stream.date("time", row, A.time, into: &output)
+                        stream.endObject(into: &output)
+                        return
+                    }
+                    // TIME  KIND  TARGET  DETAIL  by ACTOR, every part escaped as SafeText escapes a line.
+                    output.isoTime(row, A.time)
+                    output.write(literal: "  ")
+                    let kind = row.text(A.kind)
+                    output.escaped(kind)
+                    if !Self.knownKinds.contains(where: { known in
+                        known.count == kind.count && known.withUnsafeBufferPointer { memcmp($0.baseAddress!, kind.baseAddress!, kind.count) == 0 }
+                    }) {
+                        output.write(literal: " (a kind this version does not know)")
+                    }
+                    output.write(literal: "  ")
+                    output.escaped(row.text(A.target))
+                    output.write(literal: "  ")
+                    output.escaped(row.text(A.detail))
+                    output.write(literal: "  by ")
+                    if row.isNull(A.actor) { output.write(literal: "(not recorded)") } else { output.escaped(row.text(A.actor)) }
+                    output.line("")
+                }
+                if json { stream.finish(into: &output) }
+                output.flush()
             }
         }
 

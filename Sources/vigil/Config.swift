@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VigilCommandLine
 import VigilLogging
 import VigilSettings
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilHTTP
 import VigilLogging
@@ -14,7 +15,9 @@ extension Vigil {
             abstract: "Inspect a certificate chain: summary, findings and trust verdict.",
             discussion: """
                 Live: vigil inspect https://HOST[:PORT] performs a TLS handshake (no HTTP request is sent).
+
                 Files: vigil inspect --file LEAF.pem [MORE.pem ...] (PEM with one or many certificates, or DER).
+
                 Exit codes: 0 trusted, 1 untrusted, 2 error (bad input, unreachable host), 64 usage error.
                 """
         )

@@ -1,5 +1,6 @@
 import Foundation
 import VigilCertificates
+import VigilCommandLine
 
 /// The `vigil inspect --json` document. Schema: docs/cli.md ("inspect JSON, schema 1").
 /// Fields are only ever added within a schema version.

@@ -1,4 +1,5 @@
 import Foundation
+import VigilCommandLine
 import VigilLogging
 import VigilStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VigilCertificates
+import VigilCommandLine
 import VigilCore
 import VigilRules
 
@@ -11,10 +12,11 @@ extension Vigil.Certificates {
             commandName: "rule-test",
             abstract: "Evaluate a certificate rule against a stored (bookmark) and a presented (server) chain.",
             discussion: """
-                The rule language of connection.renewed-certificate-acceptance-rule and
-                connection.certificate-extended-validation-rule (docs/trust.md). The server chain's
+                The rule language of connection.renewed-certificate-acceptance-rule and \
+                connection.certificate-extended-validation-rule (docs/trust.md). The server chain's \
                 passedValidationOrIsUserAccepted is its verdict against --ca-file (or the system store) for --host.
-                Exit codes: 0 the rule holds, 1 it does not, 2 unreadable certificates, 64 a rule that does not
+
+                Exit codes: 0 the rule holds, 1 it does not, 2 unreadable certificates, 64 a rule that does not \
                 parse (the column is named).
                 """
         )

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VigilCommandLine
 import VigilCore
 import VigilSecrets
 
@@ -12,12 +13,12 @@ struct Vigil: AsyncParsableCommand {
         subcommands: [Inspect.self, AccountCommand.self, Certificates.self, Config.self, Log.self, Simulator.self, Simulate.self, Conformance.self]
     )
 
-    static func main() async {
+    @MainActor static func main() async {
         // A peer that closes a socket (libcurl runs with CURLOPT_NOSIGNAL) or a reader that
         // closes our stdout must give an error, not kill the process.
         signal(SIGPIPE, SIG_IGN)
         // Passwords and tokens pass through this process: no core dump, no ptrace by others.
         ProcessHygiene.apply()
-        await main(nil)
+        await CommandLauncher.run(Self.self)
     }
 }

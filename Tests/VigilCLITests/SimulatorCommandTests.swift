@@ -17,6 +17,28 @@ struct SimulatorCommandTests {
         #expect(array.count == lines.count)
     }
 
+    /// vigil carries no server: the simulator's commands are parsed and documented by vigil and
+    /// played by vigil-simulator beside it. Without it: help still works, and the command fails
+    /// with a clear message and exit 2, naming where it looked.
+    @Test func withoutVigilSimulatorBesideItTheCommandSaysSo() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let lone = directory.appendingPathComponent("vigil").path
+        do { try FileManager.default.linkItem(atPath: TestPaths.vigilBinary, toPath: lone) } catch {
+            try FileManager.default.copyItem(atPath: TestPaths.vigilBinary, toPath: lone)
+        }
+        let help = try CommandRunner.run(lone, ["simulate", "--help"])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("--client-profile"))
+        let refused = try CommandRunner.run(lone, ["simulator", "scenarios", "--fixtures", fixtures])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("vigil-simulator, which is not installed beside vigil"))
+        #expect(refused.standardError.contains(directory.path))
+        // Beside the real binary, it is found, whatever the working directory.
+        let found = try CommandRunner.run(TestPaths.vigilBinary, ["simulator", "scenarios", "--fixtures", fixtures], currentDirectory: "/")
+        #expect(found.status == 0)
+        #expect(found.standardOutput.contains("redirect-downgrade"))
+    }
+
     /// Starts `vigil simulator serve` and reads what it prints until the journal line.
     func serve(_ arguments: [String]) throws -> (process: Process, text: String) {
         let process = Process()

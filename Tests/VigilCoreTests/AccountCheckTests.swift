@@ -24,7 +24,7 @@ struct AccountCheckTests {
             let accounts = Accounts(database: database)
             let a1 = try String(contentsOfFile: TestPaths.testcert("renewed-a1-chain.pem"), encoding: .utf8)
             let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: a1)
-            try accounts.add(account)
+            try await accounts.add(account)
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
             let check = AccountCheck(
@@ -39,9 +39,9 @@ struct AccountCheckTests {
     @Test func aSameKeyRenewalIsAcceptedAndAudited() async throws {
         let (result, accounts, _) = try await check("renewed-same-key", rule: Self.seedsRenewal)
         #expect(result == .renewed(rule: Self.seedsRenewal))
-        let stored = try #require(try accounts.list().first?.reviewedChainPEM)
+        let stored = try #require(try await accounts.list().first?.reviewedChainPEM)
         #expect(try Certificate.parsePEM(stored).first == Certificate.load(path: TestPaths.testcert("renewed-a2.pem")).first, "the stored chain is now A2")
-        #expect(try accounts.database.auditTrail().last?.kind == .accountChainRenewed)
+        #expect(try await accounts.database.auditTrail().last?.kind == .accountChainRenewed)
     }
 
     @Test func aRekeyedCertificateFollowsTheRule() async throws {
@@ -65,8 +65,8 @@ struct AccountCheckTests {
             Issue.record("\(result)")
             return
         }
-        #expect(try accounts.list().first?.reviewedChainPEM?.contains("BEGIN") == true)
-        #expect(try accounts.database.auditTrail().last?.kind == .accountAdded, "nothing replaced")
+        #expect(try await accounts.list().first?.reviewedChainPEM?.contains("BEGIN") == true)
+        #expect(try await accounts.database.auditTrail().last?.kind == .accountAdded, "nothing replaced")
     }
 
     @Test func aFailingExtendedValidationRuleFallsThroughToTheRenewalRule() async throws {
@@ -93,10 +93,10 @@ struct AccountCheckTests {
             let a1 = try Certificate.load(path: TestPaths.testcert("renewed-a1-chain.pem"))
             let account = Account(
                 server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: a1.map(\.pemEncoded).joined())
-            try accounts.add(account)
+            try await accounts.add(account)
             let endpoint = try Endpoint(url: running.url(path: ""))
             let approvals = CertificateApprovals(database: database)
-            try approvals.approve(try #require(a1.first), host: endpoint.host, port: endpoint.port, note: "approved at setup")
+            try await approvals.approve(try #require(a1.first), host: endpoint.host, port: endpoint.port, note: "approved at setup")
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
             let check = AccountCheck(
@@ -182,11 +182,11 @@ struct AccountCheckTests {
             let accounts = Accounts(database: database), approvals = CertificateApprovals(database: database)
             let chain = try String(contentsOfFile: TestPaths.testcert("\(reviewed)-chain.pem"), encoding: .utf8)
             let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: chain)
-            try accounts.add(account)
+            try await accounts.add(account)
             let endpoint = try Endpoint(url: account.server)
-            if approved { try approvals.approve(try Certificate.parsePEM(chain)[0], host: endpoint.host, port: endpoint.port) }
+            if approved { try await approvals.approve(try Certificate.parsePEM(chain)[0], host: endpoint.host, port: endpoint.port) }
             let secrets = MemorySecretStore()
-            try secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
+            try await secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
             let check = AccountCheck(
@@ -211,11 +211,11 @@ struct AccountCheckTests {
         #expect(connected.report.certificate == .renewed(rule: Self.seedsRenewal))
         #expect(connected.report.filesStatus == 207)
         let a2 = try Certificate.load(path: TestPaths.testcert("renewed-a2.pem"))[0]
-        let carried = try connected.approvals.list().first { $0.sha256 == a2.sha256Fingerprint }
+        let carried = try await connected.approvals.list().first { $0.sha256 == a2.sha256Fingerprint }
         #expect(carried?.note?.contains("accepted by the rule") == true)
         // A1's approval is retired: the old certificate cannot come back as a renewal of A2.
         let a1 = try Certificate.load(path: TestPaths.testcert("renewed-a1.pem"))[0]
-        #expect(try connected.approvals.list(includingRevoked: true).first { $0.sha256 == a1.sha256Fingerprint }?.isActive == false)
+        #expect(try await connected.approvals.list(includingRevoked: true).first { $0.sha256 == a1.sha256Fingerprint }?.isActive == false)
     }
 
     @Test func anAccountWithoutAStoredChainIsReviewedOnceThenKeepsIt() async throws {
@@ -223,7 +223,7 @@ struct AccountCheckTests {
             let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
             let accounts = Accounts(database: database)
             let account = Account(server: running.url(path: ""), user: "alice", method: "com.owncloud.basicauth", reviewedChainPEM: nil)
-            try accounts.add(account)
+            try await accounts.add(account)
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
             let check = AccountCheck(
@@ -234,10 +234,10 @@ struct AccountCheckTests {
                 return
             }
             let secrets = MemorySecretStore()
-            try secrets.store(Secret("alice-test-password"), for: SecretKey(account: account.secretAccount, kind: .password))
+            try await secrets.store(Secret("alice-test-password"), for: SecretKey(account: account.secretAccount, kind: .password))
             let report = try await check.connect(account, secrets: secrets, interaction: Reviewer(approves: true))
             #expect(report.certificate == .approvedAgain && report.filesStatus == 207)
-            let kept = try #require(try accounts.list().first)
+            let kept = try #require(try await accounts.list().first)
             let again = try await check.check(kept)
             #expect(again == .unchanged)
         }
@@ -263,14 +263,15 @@ struct AccountCheckTests {
             return
         }
         #expect(declined.journal.isEmpty)
-        #expect(try declined.accounts.list()[0].reviewedChainPEM == String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1-chain.pem"), encoding: .utf8))
+        #expect(
+            try await declined.accounts.list()[0].reviewedChainPEM == String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1-chain.pem"), encoding: .utf8))
 
         let approved = try await connect("mitm-trusted-ca", reviewed: "valid-127.0.0.1", trust: trust, user: Reviewer(approves: true))
         #expect(approved.report.certificate == .approvedAgain)
         #expect(approved.report.filesStatus == 207)
-        let stored = try #require(try approved.accounts.list()[0].reviewedChainPEM)
+        let stored = try #require(try await approved.accounts.list()[0].reviewedChainPEM)
         #expect(try Certificate.parsePEM(stored)[0] == Certificate.load(path: TestPaths.testcert("intercepted-127.0.0.1.pem"))[0])
-        #expect(try approved.accounts.database.auditTrail().last?.kind == .accountChainRenewed)
+        #expect(try await approved.accounts.database.auditTrail().last?.kind == .accountChainRenewed)
     }
 
     /// A load balancer's blip (a 502 window, a 404 storm) is waited out as at setup.

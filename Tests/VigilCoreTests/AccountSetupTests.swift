@@ -107,8 +107,8 @@ struct AccountSetupTests {
             #expect(entries.prefix { !$0.authorization }.count == entries.count - 4)
             let key = try SecretKey(account: account.secretAccount, kind: .password)
             defer { _ = try? keyring.remove(key) }
-            #expect(try keyring.secret(for: key) == Secret("alice-test-password"))
-            #expect(try Accounts(database: database).list().map(\.user) == ["alice"])
+            #expect(try await keyring.secret(for: key) == Secret("alice-test-password"))
+            #expect(try await Accounts(database: database).list().map(\.user) == ["alice"])
             await expectFailure(.duplicate) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser()) }
         }
     }
@@ -119,7 +119,7 @@ struct AccountSetupTests {
             await expectFailure(.certificateRejected) { try await setup().add(server: running.url(path: ""), user: "alice", interaction: user) }
             #expect(user.asked == ["review: untrusted", "approve?"])
             #expect(running.simulator.journal.entries.isEmpty, "not one request reached the server")
-            #expect(try CertificateApprovals(database: database).list().isEmpty)
+            #expect(try await CertificateApprovals(database: database).list().isEmpty)
         }
     }
 
@@ -129,8 +129,8 @@ struct AccountSetupTests {
             let account = try await setup { $0.method = .basicAuth }.add(server: running.url(path: ""), user: "alice", interaction: user)
             defer { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password)) }
             #expect(user.asked == ["review: untrusted", "approve?", "password?"])
-            #expect(try CertificateApprovals(database: database).list().count == 1)
-            #expect(try database.auditTrail().map(\.kind) == [.certificateApproved, .accountAdded])
+            #expect(try await CertificateApprovals(database: database).list().count == 1)
+            #expect(try await database.auditTrail().map(\.kind) == [.certificateApproved, .accountAdded])
         }
     }
 
@@ -148,8 +148,8 @@ struct AccountSetupTests {
             await expectFailure(.wrongCredentials) {
                 try await setup().add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser(password: "wrong"))
             }
-            #expect(try Accounts(database: database).list().isEmpty)
-            #expect(try keyring.secret(for: SecretKey(account: "alice@\(running.url(path: ""))", kind: .password)) == nil)
+            #expect(try await Accounts(database: database).list().isEmpty)
+            #expect(try await keyring.secret(for: SecretKey(account: "alice@\(running.url(path: ""))", kind: .password)) == nil)
         }
     }
 
@@ -245,13 +245,13 @@ struct AccountSetupTests {
                 for kind in [SecretKey.Kind.accessToken, .refreshToken] { _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: kind)) }
             }
             #expect(account.user == "alice" && account.subject == "u-1" && account.issuer == running.url(path: ""))
-            #expect(try Accounts(database: database).list().first?.subject == "u-1", "kept in the database")
+            #expect(try await Accounts(database: database).list().first?.subject == "u-1", "kept in the database")
         }
         try await withRunningSimulator("oidc-another-user") { (running) async throws in
             await expectFailure(.responseRejected) {
                 try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser())
             }
-            #expect(try Accounts(database: database).list().count == 1, "only the first scenario's account")
+            #expect(try await Accounts(database: database).list().count == 1, "only the first scenario's account")
             #expect(!running.simulator.journal.entries.contains { $0.method == "PROPFIND" && $0.authorization }, "bob's token never reached the files")
         }
     }
@@ -287,7 +287,8 @@ struct AccountSetupTests {
             }
             #expect(account.method == "com.owncloud.openid-connect")
             #expect(user.asked == ["review: trusted", "browser"], "no password is asked")
-            #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
+            #expect(try await keyring.secret(for: access) != nil)
+            #expect(try await keyring.secret(for: refresh) != nil)
             let entries = running.simulator.journal.entries
             #expect(entries.contains { $0.method == "POST" && $0.path.hasSuffix("/register") }, "a client registered for the login (RFC 7591)")
             let authorized = entries.filter(\.authorization)
@@ -308,8 +309,8 @@ struct AccountSetupTests {
             await expectFailure(.responseRejected) {
                 try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser())
             }
-            #expect(try Accounts(database: database).list().isEmpty)
-            #expect(try keyring.accounts(kind: nil).allSatisfy { !$0.contains(running.url(path: "")) })
+            #expect(try await Accounts(database: database).list().isEmpty)
+            #expect(try await keyring.accounts(kind: nil).allSatisfy { !$0.contains(running.url(path: "")) })
             #expect(running.simulator.journal.entries.allSatisfy { !($0.authorization && $0.method == "PROPFIND") }, "no token reached WebDAV")
         }
     }
@@ -332,7 +333,8 @@ struct AccountSetupTests {
             }
             #expect(account.method == "com.owncloud.oauth2")
             #expect(user.asked == ["review: trusted", "browser"], "no password is asked for OAuth2")
-            #expect(try keyring.secret(for: access) != nil && keyring.secret(for: refresh) != nil)
+            #expect(try await keyring.secret(for: access) != nil)
+            #expect(try await keyring.secret(for: refresh) != nil)
             let authorized = running.simulator.journal.entries.filter(\.authorization)
             #expect(
                 authorized.map(\.method) == ["GET", "PROPFIND", "GET", "GET", "GET"] && authorized.first?.path.hasSuffix("/cloud/user") == true,

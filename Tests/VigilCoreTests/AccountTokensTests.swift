@@ -91,7 +91,7 @@ struct AccountTokensTests {
             #expect(report.isWorking)
             #expect(fixture.tokenRequests() == before + 1, "one refresh")
             #expect(try fixture.secret(.accessToken) != oldAccess && fixture.secret(.refreshToken) != oldRefresh, "both replaced (rotation)")
-            #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRefreshed })
+            #expect(try await fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRefreshed })
             #expect(try fixture.current.needsLogin == false)
         }
     }
@@ -102,7 +102,7 @@ struct AccountTokensTests {
             #expect(try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil).isWorking)
             #expect(fixture.tokenRequests() == before, "an hour left: no refresh")
             // The server no longer takes the stored access token: one refresh, one retry.
-            try fixture.secrets.store(Secret("revoked-or-forged-token"), for: fixture.key(.accessToken))
+            try await fixture.secrets.store(Secret("revoked-or-forged-token"), for: fixture.key(.accessToken))
             #expect(try await fixture.check().connect(fixture.account, secrets: fixture.secrets, interaction: nil).isWorking)
             #expect(fixture.tokenRequests() == before + 1)
         }
@@ -115,15 +115,15 @@ struct AccountTokensTests {
             // An outage: the token endpoint does not answer. Nothing is lost, nothing marked.
             var unreachable = try fixture.current
             unreachable.tokenEndpoint = "https://127.0.0.1:1/token"
-            try fixture.accounts.update(unreachable)
+            try await fixture.accounts.update(unreachable)
             let kept = try fixture.secret(.refreshToken)
             await #expect(throws: (any Error).self) { _ = try await fixture.check().connect(unreachable, secrets: fixture.secrets, interaction: nil) }
             #expect(try fixture.secret(.refreshToken) == kept && fixture.current.needsLogin == false)
             // The rotated-out refresh token is refused: needs-login, and no loop.
             var reused = try fixture.current
             reused.tokenEndpoint = fixture.account.tokenEndpoint
-            try fixture.accounts.update(reused)
-            try fixture.secrets.store(Secret(rotatedOut), for: fixture.key(.refreshToken))
+            try await fixture.accounts.update(reused)
+            try await fixture.secrets.store(Secret(rotatedOut), for: fixture.key(.refreshToken))
             do {
                 _ = try await fixture.check().connect(reused, secrets: fixture.secrets, interaction: nil)
                 Issue.record("a reused refresh token was accepted")
@@ -195,8 +195,9 @@ struct AccountTokensTests {
                 id: fixture.account.id, revokingThrough: try fixture.check())
             #expect(result.revoked == [.refreshToken, .accessToken] && result.revocationProblem == nil)
             #expect(fixture.running.simulator.responder.oidc.wasRevoked(refresh) && fixture.running.simulator.responder.oidc.wasRevoked(access))
-            #expect(try fixture.secrets.accounts(kind: nil).isEmpty && fixture.accounts.list().isEmpty)
-            #expect(try fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRevoked })
+            #expect(try await fixture.secrets.accounts(kind: nil).isEmpty)
+            #expect(try await fixture.accounts.list().isEmpty)
+            #expect(try await fixture.accounts.database.auditTrail().contains { $0.kind == .accountTokensRevoked })
         }
     }
 }
@@ -205,24 +206,25 @@ struct AccountTokensTests {
 /// on another host, unless another account still connects there.
 @Suite("Approvals left over")
 struct ApprovalsLeftOverTests {
-    @Test func theProvidersApprovalGoesWithItsLastAccount() throws {
+    @Test func theProvidersApprovalGoesWithItsLastAccount() async throws {
         let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
         let accounts = Accounts(database: database), approvals = CertificateApprovals(database: database)
         let certificate = try #require(try Certificate.load(path: TestPaths.testcert("self-signed.pem")).first)
         let provider = "https://login.example.test/token"
         let one = Account(server: "https://cloud.example.test", user: "alice", method: "com.owncloud.openid-connect", tokenEndpoint: provider)
         let two = Account(server: "https://files.example.test", user: "bob", method: "com.owncloud.openid-connect", tokenEndpoint: provider)
-        try accounts.add(one)
-        try accounts.add(two)
-        for host in ["cloud.example.test", "files.example.test", "login.example.test"] { _ = try approvals.approve(certificate, host: host, port: 443) }
+        try await accounts.add(one)
+        try await accounts.add(two)
+        for host in ["cloud.example.test", "files.example.test", "login.example.test"] { _ = try await approvals.approve(certificate, host: host, port: 443) }
         let removal = AccountRemoval(accounts: accounts, secrets: MemorySecretStore())
-        _ = try removal.remove(id: one.id)
-        let first = try removal.revokeApprovalsLeftOver(by: one, approvals: approvals, keep: false)
+        _ = try await removal.remove(id: one.id)
+        let first = try await removal.revokeApprovalsLeftOver(by: one, approvals: approvals, keep: false)
         #expect(first.map(\.host) == ["cloud.example.test"], "bob still logs in at the provider")
-        _ = try removal.remove(id: two.id)
-        let second = try removal.revokeApprovalsLeftOver(by: two, approvals: approvals, keep: false)
+        _ = try await removal.remove(id: two.id)
+        let second = try await removal.revokeApprovalsLeftOver(by: two, approvals: approvals, keep: false)
         #expect(Set(second.map(\.host)) == ["files.example.test", "login.example.test"])
-        #expect(try approvals.list().isEmpty && approvals.list(includingRevoked: true).count == 3)
+        #expect(try await approvals.list().isEmpty)
+        #expect(try await approvals.list(includingRevoked: true).count == 3)
     }
 }
 
@@ -244,7 +246,7 @@ struct ClientCertificateAuditTests {
         var expired = Account(server: "https://old.example.test", user: "alice", method: "com.owncloud.basicauth")
         expired.clientCertificatePEM = try String(contentsOfFile: TestPaths.testcert("client-expired.pem"), encoding: .utf8)
         let fine = Account(server: "https://fine.example.test", user: "alice", method: "com.owncloud.basicauth")
-        for account in [soon, expired, fine] { try accounts.add(account) }
+        for account in [soon, expired, fine] { try await accounts.add(account) }
         let audit = ApprovalAudit(approvals: CertificateApprovals(database: database), accounts: accounts, requirements: ConnectionRequirements())
         let problems = try await audit.check()
         #expect(

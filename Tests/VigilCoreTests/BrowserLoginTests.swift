@@ -91,7 +91,7 @@ struct BrowserLoginTests {
             }
             let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: user)
             #expect(account.method == "com.owncloud.\(method)")
-            #expect(try secrets.secret(for: SecretKey(account: account.secretAccount, kind: .accessToken)) != nil)
+            #expect(try await secrets.secret(for: SecretKey(account: account.secretAccount, kind: .accessToken)) != nil)
             #expect(user.shown.contains { $0.contains("Vigil received the authorization") }, "Chromium showed the loopback's page: \(user.shown)")
             let callbacks = running.simulator.journal.entries.filter { $0.path.contains("/authorize") }
             #expect(callbacks.count == 1, "one authorization request, from Chromium")

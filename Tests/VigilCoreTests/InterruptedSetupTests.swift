@@ -10,29 +10,29 @@ import VigilTestSupport
 /// secrets, are removed a minute later by the next setup.
 @Suite("Interrupted account setup", .timeLimit(.minutes(3)))
 struct InterruptedSetupTests {
-    @Test func aPendingRowIsNoAccountAndIsRemovedWithItsSecrets() throws {
+    @Test func aPendingRowIsNoAccountAndIsRemovedWithItsSecrets() async throws {
         let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
         let accounts = Accounts(database: database)
         let secrets = MemorySecretStore()
         let registry = AccountRegistry(accounts: accounts, secrets: secrets)
         let old = Account(server: "https://cloud.example.test", user: "alice", method: "com.owncloud.basicauth")
-        try accounts.add(old, pending: true, at: Date().addingTimeInterval(-120))
-        try secrets.store(Secret("alice-password"), for: SecretKey(account: old.secretAccount, kind: .password))
+        try await accounts.add(old, pending: true, at: Date().addingTimeInterval(-120))
+        try await secrets.store(Secret("alice-password"), for: SecretKey(account: old.secretAccount, kind: .password))
         let fresh = Account(server: "https://cloud.example.test", user: "bob", method: "com.owncloud.basicauth")
-        try accounts.add(fresh, pending: true)
-        #expect(try accounts.list().isEmpty, "a pending row is not an account")
+        try await accounts.add(fresh, pending: true)
+        #expect(try await accounts.list().isEmpty, "a pending row is not an account")
 
-        #expect(try registry.removeInterrupted() == 1, "only the setup pending for over a minute")
-        #expect(try secrets.secret(for: SecretKey(account: old.secretAccount, kind: .password)) == nil, "its secret went with it")
-        #expect(try accounts.pending(before: .distantFuture).map(\.user) == ["bob"], "a setup in progress is left alone")
+        #expect(try await registry.removeInterrupted() == 1, "only the setup pending for over a minute")
+        #expect(try await secrets.secret(for: SecretKey(account: old.secretAccount, kind: .password)) == nil, "its secret went with it")
+        #expect(try await accounts.pending(before: .distantFuture).map(\.user) == ["bob"], "a setup in progress is left alone")
         #expect(throws: StoreError.self) { try accounts.add(fresh) }
 
         // A complete add: listed, secret kept, nothing pending.
         let carol = Account(server: "https://cloud.example.test", user: "carol", method: "com.owncloud.basicauth")
-        try registry.add(carol, secrets: [.password: Secret("carol-password")])
-        #expect(try accounts.list().map(\.user) == ["carol"])
-        #expect(try accounts.pending(before: .distantFuture).map(\.user) == ["bob"])
-        #expect(try database.auditTrail().contains { $0.kind == .accountRemoved && $0.detail == "alice" }, "the removal is audited")
+        try await registry.add(carol, secrets: [.password: Secret("carol-password")])
+        #expect(try await accounts.list().map(\.user) == ["carol"])
+        #expect(try await accounts.pending(before: .distantFuture).map(\.user) == ["bob"])
+        #expect(try await database.auditTrail().contains { $0.kind == .accountRemoved && $0.detail == "alice" }, "the removal is audited")
     }
 
     /// `vigil account add` killed at random points: never an account without its password, and
@@ -62,15 +62,16 @@ struct InterruptedSetupTests {
                 process.waitUntilExit()
                 let database = try VigilDatabase(path: path)
                 let accounts = Accounts(database: database)
-                for account in try accounts.list() {
-                    #expect(try keyring.secret(for: SecretKey(account: account.secretAccount, kind: .password)) != nil, "a listed account has its password")
+                for account in try await accounts.list() {
+                    #expect(
+                        try await keyring.secret(for: SecretKey(account: account.secretAccount, kind: .password)) != nil, "a listed account has its password")
                     completed += 1
-                    _ = try AccountRemoval(accounts: accounts, secrets: keyring).remove(id: account.id)
+                    _ = try await AccountRemoval(accounts: accounts, secrets: keyring).remove(id: account.id)
                 }
                 // What a kill left: cleared as a later setup would, a minute on.
-                try AccountRegistry(accounts: accounts, secrets: keyring).removeInterrupted(before: .distantFuture)
-                #expect(try accounts.pending(before: .distantFuture).isEmpty)
-                #expect(try keyring.secret(for: SecretKey(account: "alice@" + server, kind: .password)) == nil, "no secret without its account")
+                try await AccountRegistry(accounts: accounts, secrets: keyring).removeInterrupted(before: .distantFuture)
+                #expect(try await accounts.pending(before: .distantFuture).isEmpty)
+                #expect(try await keyring.secret(for: SecretKey(account: "alice@" + server, kind: .password)) == nil, "no secret without its account")
             }
             // Some rounds finish before the kill: the test covers both sides of it.
             #expect(completed < 12)

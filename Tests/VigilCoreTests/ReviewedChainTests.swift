@@ -20,11 +20,11 @@ struct ReviewedChainTests {
                 evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: CertificateApprovals(database: database),
                 accounts: Accounts(database: database), secrets: MemorySecretStore(), options: options)
             let account = try await setup.add(server: running.url(path: ""), user: "alice", interaction: ScriptedUser(approves: true))
-            let stored = try #require(try Accounts(database: database).list().first?.reviewedChainPEM)
+            let stored = try #require(try await Accounts(database: database).list().first?.reviewedChainPEM)
             #expect(account.reviewedChainPEM == stored)
             let served = try Certificate.load(path: TestPaths.testcert("self-signed-chain.pem"))
             #expect(try Certificate.parsePEM(stored) == served, "the chain as the server sent it, leaf first")
-            #expect(try CertificateApprovals(database: database).list().first?.der.map { [UInt8]($0) } == served.first?.derEncoded)
+            #expect(try await CertificateApprovals(database: database).list().first?.der.map { [UInt8]($0) } == served.first?.derEncoded)
         }
     }
 }

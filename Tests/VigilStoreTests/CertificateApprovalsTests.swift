@@ -87,14 +87,14 @@ struct CertificateApprovalsTests {
             let approvals = CertificateApprovals(database: try freshDatabase())
             let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
             func send() async throws -> HTTPResponse {
-                let policy = EvaluatorTrustPolicy(
+                let policy = await EvaluatorTrustPolicy(
                     evaluator: evaluator, approvals: [Endpoint(host: "127.0.0.1", port: port): try approvals.approvedLeaves(host: "127.0.0.1", port: port)])
                 return try await HTTPClient(policy: policy).send(HTTPRequest(url: running.url()))
             }
             await #expect(throws: HTTPError.self) { _ = try await send() }
-            let approval = try approvals.approve(try certificate("self-signed"), host: "127.0.0.1", port: port)
+            let approval = try await approvals.approve(try certificate("self-signed"), host: "127.0.0.1", port: port)
             #expect(try await send().status == 200)
-            try approvals.revoke(id: try #require(approval.id), reason: "test")
+            try await approvals.revoke(id: try #require(approval.id), reason: "test")
             await #expect(throws: HTTPError.self) { _ = try await send() }
             #expect(running.simulator.journal.entries.count == 1, "only the request made while approved reached the server")
         }

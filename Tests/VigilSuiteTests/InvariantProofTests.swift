@@ -64,7 +64,7 @@ struct MisbehavingClient: SuiteClient {
     func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
         if fault == .secretLeftInTheKeyring {
             // Removes the row and forgets the keyring.
-            _ = try Accounts(database: try VigilDatabase(path: context.databasePath)).remove(id: account.id)
+            _ = try await Accounts(database: try VigilDatabase(path: context.databasePath)).remove(id: account.id)
             return
         }
         try await VigilClient().removeAccount(account, context: context)

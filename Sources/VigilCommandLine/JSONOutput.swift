@@ -1,8 +1,8 @@
 import Foundation
 
 /// How every command prints JSON: pretty, keys sorted, slashes as they are, dates in ISO 8601.
-enum JSONOutput {
-    static func text(_ value: some Encodable) throws -> String {
+package enum JSONOutput {
+    package static func text(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

@@ -1,54 +1,29 @@
 import ArgumentParser
 import Foundation
 import Logging
+import VigilCommandLine
 import VigilLogging
 import VigilSettings
 import VigilSimulator
 
-extension Vigil {
+extension VigilSimulatorCommand {
     struct Simulator: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "simulator",
-            abstract: "A real HTTPS server on loopback that impersonates a cloud server and plays security scenarios.",
-            subcommands: [Serve.self, Scenarios.self]
-        )
+        static let configuration = SimulatorCommands.simulator(subcommands: [Serve.self, Scenarios.self])
     }
 }
 
-/// Where the fixtures and certificates are.
-struct SimulatorPaths: ParsableArguments {
-    @Option(help: "Directory of scenario fixtures (default: host-simulator.fixtures, else the fixtures installed with Vigil).")
-    var fixtures: String?
-
-    @Option(help: "Directory of the test PKI (default: testcerts beside the fixtures directory, else the one installed with Vigil).")
-    var certificates: String?
-
-    func fixturesDirectory(_ settingsValue: String?) -> String {
-        fixtures ?? settingsValue ?? DataLocations.fixtures
-    }
-
-    func certificatesDirectory(fixtures: String) -> String {
-        if let certificates { return certificates }
-        let beside = (((fixtures as NSString).standardizingPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("testcerts")
-        return FileManager.default.fileExists(atPath: (beside as NSString).appendingPathComponent("ca-bundle.pem")) ? beside : DataLocations.testcerts
-    }
-}
-
-extension Vigil.Simulator {
+extension VigilSimulatorCommand.Simulator {
     struct Scenarios: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "scenarios", abstract: "List the scenarios, one line each.")
-        @OptionGroup var paths: SimulatorPaths
-        @Flag(help: "Print JSON: an array of the fixtures.") var json = false
-        @Flag(help: "Print docs/scenarios.md.") var markdown = false
-        @OptionGroup var logOptions: LogOptions
+        static let configuration = SimulatorCommands.scenarios
+        @OptionGroup var options: ScenariosOptions
 
         func run() throws {
-            let (settings, _) = CommandContext.start(logOptions)
+            let (settings, _) = CommandContext.start(options.logOptions)
             do {
-                let library = try ScenarioLibrary(directory: paths.fixturesDirectory(settings[.simulatorFixtures]))
-                if markdown {
+                let library = try ScenarioLibrary(directory: options.paths.fixturesDirectory(settings[.simulatorFixtures]))
+                if options.markdown {
                     print(ScenarioDocumentation.markdown(library), terminator: "")
-                } else if json {
+                } else if options.json {
                     print(try JSONOutput.text(library.scenarios))
                 } else {
                     let width = library.scenarios.map(\.name.count).max() ?? 20
@@ -65,26 +40,14 @@ extension Vigil.Simulator {
     }
 
     struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "serve", abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.")
-        @Option(
-            help: ArgumentHelp(
-                "A scenario to play, by its name or the seeds' simulation name; repeat it to play several at once (default: host-simulator.active-simulations, else host-simulator.scenario, valid)."
-            )) var scenario: [String] = []
-        @OptionGroup var paths: SimulatorPaths
-        @Option(help: "The first loopback address; the next two follow it (default: host-simulator.bind, 127.0.0.1).") var bind: String?
-        @Option(help: "Port of the HTTPS hosts (plain HTTP takes the next); 0 picks free ports (default: host-simulator.port).") var port: Int?
-        @Option(help: "Append a JSON line per request to this file (no header values, no bodies).") var journal: String?
-        @Option(help: "Event-loop threads for all listeners (default: one per core).") var threads: Int?
-        @Option(
-            help: ArgumentHelp(
-                "Sit in front of this real server (https://host[:port][/path]) as a reverse proxy: what the scenario's faults do not answer is forwarded to it."
-            )) var upstream: String?
-        @Option(help: "CAs that may sign the upstream server's certificate (default: the system's trust store).") var upstreamCaFile: String?
-        @OptionGroup var logOptions: LogOptions
+        static let configuration = SimulatorCommands.serve
+        @OptionGroup var options: ServeOptions
 
         func run() async throws {
-            let (settings, logger) = CommandContext.start(logOptions)
+            let (settings, logger) = CommandContext.start(options.logOptions)
+            let (scenario, paths, bind, port, journal, threads, upstream) = (
+                options.scenario, options.paths, options.bind, options.port, options.journal, options.threads, options.upstream
+            )
             do {
                 let fixtures = paths.fixturesDirectory(settings[.simulatorFixtures])
                 let library = try ScenarioLibrary(directory: fixtures)
@@ -101,10 +64,9 @@ extension Vigil.Simulator {
                 configuration.addresses = Self.addresses(from: first)
                 configuration.port = port ?? settings[.simulatorPort] ?? 0
                 configuration.eventLoopThreads = threads
-                if upstreamCaFile != nil, upstream == nil { throw ValidationError("--upstream-ca-file goes with --upstream.") }
-                let front = try upstream.map { try ReverseProxy(url: $0, caFile: upstreamCaFile) }
+                let front = try upstream.map { try ReverseProxy(url: $0, caFile: options.upstreamCaFile) }
                 configuration.upstream = front
-                guard (0...65_535).contains(configuration.port) else { throw ValidationError("--port must be from 0 to 65535.") }
+                guard (0...65_535).contains(configuration.port) else { throw ValidationError("host-simulator.port must be from 0 to 65535.") }
                 let simulator = try HostSimulator(configuration: configuration, journal: try Journal(path: journal))
                 let caFile = (simulator.caFile as NSString).standardizingPath
                 logger.privacy.notice("Simulator playing \(public: chosen.name)", metadata: ["tags": "simulator"])

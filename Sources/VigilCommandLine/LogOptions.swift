@@ -3,36 +3,38 @@ import Foundation
 public import Logging
 public import VigilLogging
 import VigilPaths
-import VigilSettings
+package import VigilSettings
 
 /// `--log-level`, `--log-format`, `--log-file`: on every command.
-struct LogOptions: ParsableArguments {
+package struct LogOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (also shown on standard error).")
-    var logLevel: Logger.Level?
+    package var logLevel: Logger.Level?
 
     @Option(help: "Log format: text, json, json-composed.")
-    var logFormat: LogConfiguration.Format?
+    package var logFormat: LogConfiguration.Format?
 
     @Option(help: "Log file (default: $XDG_STATE_HOME/vigil/logs/vigil.log).")
-    var logFile: String?
+    package var logFile: String?
+
+    package init() {}
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension LogConfiguration.Format: ExpressibleByArgument {}
 
 /// Where Vigil keeps its state.
-enum StatePaths {
-    static var stateHome: String { XDGDirectories().stateHome }
-    static var logFile: String { stateHome + "/vigil/logs/vigil.log" }
-    static var logHashKey: String { stateHome + "/vigil/log-hash.key" }
+package enum StatePaths {
+    package static var stateHome: String { XDGDirectories().stateHome }
+    package static var logFile: String { stateHome + "/vigil/logs/vigil.log" }
+    package static var logHashKey: String { stateHome + "/vigil/log-hash.key" }
     /// Per-account lock files of token refreshes.
-    static var locks: String { stateHome + "/vigil/locks" }
+    package static var locks: String { stateHome + "/vigil/locks" }
 }
 
 /// Settings plus logging, set up once per command.
-enum CommandContext {
+package enum CommandContext {
     /// Loads settings (strictly unless `reporting`), bootstraps logging, returns both.
-    static func start(_ options: LogOptions, reporting: Bool = false) -> (Settings, Logger) {
+    package static func start(_ options: LogOptions, reporting: Bool = false) -> (Settings, Logger) {
         let settings = reporting ? SettingsContext.loadReporting() : SettingsContext.load()
         var configuration = LogConfiguration()
         if let level = settings[.logLevel].flatMap(Logger.Level.init(rawValue:)) { configuration.level = level }
@@ -73,37 +75,5 @@ enum CommandContext {
         var logger = Logger(label: "vigil")
         logger.logLevel = sinks.isEmpty ? .critical : min(configuration.level, stderrLevel)
         return (settings, logger)
-    }
-}
-
-extension Vigil {
-    struct Log: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "log", abstract: "Vigil's log file.", subcommands: [Path.self, Clear.self])
-    }
-}
-
-extension Vigil.Log {
-    struct Path: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "path", abstract: "Print the path of the log file.")
-        @OptionGroup var logOptions: LogOptions
-        func run() throws { print(logOptions.logFile ?? StatePaths.logFile) }
-    }
-
-    struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Delete the log file and its rotated copies.")
-        @OptionGroup var logOptions: LogOptions
-        func run() throws {
-            let path = logOptions.logFile ?? StatePaths.logFile
-            var removed = 0
-            for file in RotatingFileSink.files(for: path) where FileManager.default.fileExists(atPath: file) {
-                do {
-                    try FileManager.default.removeItem(atPath: file)
-                    removed += 1
-                } catch {
-                    ExitStatus.fail("cannot delete \(file): \(error.localizedDescription)")
-                }
-            }
-            print("removed \(removed) log file\(removed == 1 ? "" : "s") (\(path))")
-        }
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
-import VigilSettings
+package import VigilSettings
 
 /// Loads settings for a command and reports what is wrong with them on standard error.
-enum SettingsContext {
+package enum SettingsContext {
     /// For every command but `vigil config`: a broken managed file or invalid values stop it (78).
-    static func load() -> Settings {
+    package static func load() -> Settings {
         let settings = loadReporting()
         if !settings.errors.isEmpty {
             ExitStatus.fail("the settings are invalid; fix them with `vigil config` (see `vigil config list`).", status: ExitStatus.configuration)
@@ -13,7 +13,7 @@ enum SettingsContext {
     }
 
     /// For `vigil config`: only a broken managed file stops it; other problems are shown.
-    static func loadReporting() -> Settings {
+    package static func loadReporting() -> Settings {
         do {
             let settings = try SettingsLoader().load()
             for issue in settings.issues {

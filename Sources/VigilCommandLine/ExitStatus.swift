@@ -8,25 +8,25 @@ import VigilLogging
 import VigilSecrets
 
 /// Exit codes, documented in docs/cli.md. The same for files and live hosts.
-enum ExitStatus {
+package enum ExitStatus {
     /// The chain is trusted.
-    static let trusted: Int32 = 0
+    package static let trusted: Int32 = 0
     /// The chain was evaluated and is not trusted.
-    static let untrusted: Int32 = 1
+    package static let untrusted: Int32 = 1
     /// Nothing could be evaluated: bad input, unreadable file, unreachable host, not TLS.
-    static let error: Int32 = 2
+    package static let error: Int32 = 2
     /// A server unavailable for now (it answered 404, 502 or 503 through every retry, or an
     /// access gateway in front of it let nobody through): try again later; EX_TEMPFAIL, which
     /// cron wrappers and systemd know.
-    static let temporaryFailure: Int32 = 75
+    package static let temporaryFailure: Int32 = 75
     /// A wrong flag or argument (swift-argument-parser's usage error).
-    static let usage: Int32 = 64
+    package static let usage: Int32 = 64
     /// The configuration is broken (a managed file Vigil cannot use, invalid settings): EX_CONFIG.
-    static let configuration: Int32 = 78
+    package static let configuration: Int32 = 78
 
     /// Prints `vigil: error: MESSAGE` on standard error and exits with `status`: the one way a
     /// command fails after parsing.
-    static func fail(_ message: String, status: Int32 = ExitStatus.error) -> Never {
+    package static func fail(_ message: String, status: Int32 = ExitStatus.error) -> Never {
         // Messages carry server and certificate text: escaped, one line.
         FileHandle.standardError.write(Data("vigil: error: \(SafeText.escaped(message))\n".utf8))
         Foundation.exit(status)
@@ -35,7 +35,7 @@ enum ExitStatus {
     /// The one place an error becomes a message and an exit code: what Vigil or the server refused
     /// is 1, a missing or broken setting 78, anything else 2. Commands end with
     /// `catch { ExitStatus.fail(error) }` instead of a `catch` per type.
-    static func fail(_ error: any Error) -> Never {
+    package static func fail(_ error: any Error) -> Never {
         // A command's own exit status (a verdict, not an error) passes through as it is.
         if let code = error as? ExitCode {
             fflush(nil)
@@ -53,7 +53,7 @@ enum ExitStatus {
     }
 
     /// The command's name (`account add`), never its arguments: they may be hosts or labels.
-    static func commandName(_ arguments: [String]) -> String {
+    package static func commandName(_ arguments: [String]) -> String {
         let words = arguments.dropFirst().prefix { !$0.hasPrefix("-") }
         guard let first = words.first, first.allSatisfy({ $0.isLowercase || $0 == "-" }) else { return "" }
         let groups: Set<String> = ["account", "certificates", "config", "simulator", "conformance", "log"]
@@ -61,7 +61,7 @@ enum ExitStatus {
         return first
     }
 
-    static func described(_ error: any Error) -> (message: String, status: Int32) {
+    package static func described(_ error: any Error) -> (message: String, status: Int32) {
         switch error {
         case let error as AccountSetupError:
             let refused: Set<AccountSetupError.Code> = [

@@ -3,26 +3,26 @@ import Foundation
 /// Where Vigil's data (the scenario fixtures and the test PKI) is, from any working directory:
 /// `$VIGIL_DATA_DIR`, then `share/vigil` beside the installed binary (`make install`), then the
 /// source tree the binary was built from, then the working directory.
-enum DataLocations {
-    static func candidates() -> [String] {
+package enum DataLocations {
+    package static func candidates() -> [String] {
         var roots: [String] = []
         if let data = ProcessInfo.processInfo.environment["VIGIL_DATA_DIR"], !data.isEmpty { roots.append(data) }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binDirectory = (Bundle.main.executablePath.map { URL(fileURLWithPath: $0) } ?? executable).resolvingSymlinksInPath().deletingLastPathComponent()
         roots.append(binDirectory.deletingLastPathComponent().appendingPathComponent("share/vigil").path)
-        // Sources/vigil/DataLocations.swift -> the package root.
+        // Sources/VigilCommandLine/DataLocations.swift -> the package root.
         roots.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path)
         roots.append(FileManager.default.currentDirectoryPath)
         return roots
     }
 
     /// The first `name` directory among the candidates (or the last candidate's, to be reported missing).
-    static func directory(_ name: String) -> String {
+    package static func directory(_ name: String) -> String {
         let paths = candidates().map { ($0 as NSString).appendingPathComponent(name) }
         var isDirectory: ObjCBool = false
         return paths.first { FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && isDirectory.boolValue } ?? paths.last ?? name
     }
 
-    static var fixtures: String { directory("mitm-fixtures") }
-    static var testcerts: String { directory("testcerts") }
+    package static var fixtures: String { directory("mitm-fixtures") }
+    package static var testcerts: String { directory("testcerts") }
 }

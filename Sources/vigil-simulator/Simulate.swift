@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VigilCommandLine
 import VigilLogging
 import VigilPaths
 import VigilSecrets
@@ -7,71 +8,19 @@ import VigilSettings
 import VigilSimulator
 import VigilSuite
 
-extension Vigil {
+extension VigilSimulatorCommand {
     /// `vigil simulate`: the CI security suite. Every scenario played against Vigil's own account
     /// setup, the outcome checked exactly and four invariants on every scenario.
     struct Simulate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "simulate",
-            abstract: "Hold Vigil's client to every simulator scenario: the CI security suite.",
-            discussion: """
-                Starts the simulator in this process on free loopback ports and, for each scenario, drives the
-                real account setup (the code of `vigil account add`) as the fixture's scripted user: declining,
-                approving a certificate by fingerprint, approving a redirect, or logging in through a browser
-                stand-in. Each scenario gets private data, config and state directories; the run gets a private
-                Secret Service (its own D-Bus session and an unlocked GNOME Keyring), removed at the end.
-                The outcome is checked exactly, and four invariants on every scenario: no credential at a host
-                whose certificate was neither trusted nor approved or over plain HTTP (the simulator's journal);
-                no planted secret in a log line (trace level, HTTP logging on) or (3) in a file; (4) the keyring
-                holds exactly the expected items, and none after the account is removed. Scenarios listed in
-                known-gaps.json beside the fixtures may miss their outcome (never an invariant); one that passes
-                fails the suite until it leaves the list. Exit codes: 0 every scenario passed or is a known gap
-                (with --client: not exercised or not applicable); 1 a scenario failed; 2 the suite could not run
-                (no D-Bus or keyring daemon, a malformed fixture or known-gaps.json) or the --client could not be
-                scored; 64 usage.
-                """
-        )
-
-        @Option(name: .customLong("scenario"), help: "Play only scenarios matching this glob (repeatable; default: all).")
-        var scenarios: [String] = []
-        @OptionGroup var paths: SimulatorPaths
-        @Option(help: "Scenarios played at once (default: the number of cores).")
-        var jobs: Int?
-        @Option(help: "Play the I-th of N deterministic parts of the sorted list (I/N), for N parallel CI jobs.")
-        var shard: String?
-        @Flag(help: "List the selected scenarios and their expected outcomes; play nothing.")
-        var list = false
-        @Flag(help: "Print the results as JSON instead of the table.")
-        var json = false
-        @Option(help: "Write a JUnit XML report to this file (known gaps as skipped).")
-        var junit: String?
-        @Option(help: "Keep each scenario's directories (database, logs, settings) under this directory.")
-        var keep: String?
-        @Option(help: "Seconds to wait for each connection and answer.")
-        var timeout: Double = 10
-        @Option(
-            help: ArgumentHelp(
-                "Hold another sync client to the scenarios: a built-in profile (curl, owncloudcmd, nextcloudcmd, rclone) or a command template.",
-                discussion:
-                    "A command is split on spaces and run without a shell, with {url} {host} {port} {user} {password} {ca_file} {dir} {tmp} filled in. The verdict comes from what reached the simulated hosts, not from the client's word: two scores, safe and works (docs/ci.md). The client must log in to valid first, or it is not scored (exit 2). Scenarios it cannot be given (an account set up before, pinned host names, a Vigil-only setting) are not applicable; a fault it never reaches is not exercised.",
-                valueName: "profile|command"))
-        var client: String?
-        @Option(
-            help: ArgumentHelp("Hold the client a profile file describes (JSON) to the scenarios.", valueName: "file"), completion: .file(extensions: ["json"]))
-        var clientProfile: String?
-        @OptionGroup var logOptions: LogOptions
+        static let configuration = SimulatorCommands.simulate
+        @OptionGroup var options: SimulateOptions
 
         func validate() throws {
-            if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be from 1 to 64.") }
-            if let shard {
+            if let shard = options.shard {
                 do { _ = try SuiteSelection.shard(shard) } catch let error as SuiteError { throw ValidationError(error.reason) }
             }
-            guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
-            if client != nil && clientProfile != nil { throw ValidationError("--client and --client-profile name the client twice; give one.") }
         }
 
-        /// Before any scenario: a canary secret must land in the private keyring's own files (so no
-        /// scenario can touch the user's keyring), and leave again.
         /// The external client: a built-in profile by name, a command template, or a profile file.
         static func profile(client: String?, file: String?, fixtures: String) throws -> ClientProfile? {
             if let file { return try ClientProfile.load(path: file) }
@@ -113,12 +62,14 @@ extension Vigil {
             return directory
         }
 
-        static func checkPrivateKeyring(_ service: PrivateSecretService) throws {
+        /// Before any scenario: a canary secret must land in the private keyring's own files (so no
+        /// scenario can touch the user's keyring), and leave again.
+        static func checkPrivateKeyring(_ service: PrivateSecretService) async throws {
             let store = KeyringSecretStore()
             let key = try SecretKey(account: "vigil-simulate-canary", kind: .password)
-            try store.store(Secret("canary-\(UUID().uuidString)"), for: key)
-            defer { _ = try? store.remove(key) }
+            try await store.store(Secret("canary-\(UUID().uuidString)"), for: key)
             let files = (try? FileManager.default.contentsOfDirectory(atPath: service.keyringDirectory)) ?? []
+            _ = try? await store.remove(key)
             guard files.contains(where: { $0.hasSuffix(".keyring") }) else {
                 throw SuiteError(.secretService, "the canary secret did not reach \(service.keyringDirectory)")
             }
@@ -146,7 +97,11 @@ extension Vigil {
         nonisolated(unsafe) static var signalSources: [any DispatchSourceSignal] = []
 
         func run() async throws {
-            let (settings, _) = CommandContext.start(logOptions)
+            let (settings, _) = CommandContext.start(options.logOptions)
+            let (scenarios, paths, jobs, shard, list, json, junit, keep, timeout, client, clientProfile) = (
+                options.scenarios, options.paths, options.jobs, options.shard, options.list, options.json, options.junit, options.keep,
+                options.timeout, options.client, options.clientProfile
+            )
             let fixtures = paths.fixturesDirectory(settings[.simulatorFixtures])
             let library: ScenarioLibrary
             let gaps: KnownGaps
@@ -197,7 +152,7 @@ extension Vigil {
                 setenv(name, value, 1)
             }
             do {
-                try Self.checkPrivateKeyring(service)
+                try await Self.checkPrivateKeyring(service)
             } catch {
                 service.stop()
                 ExitStatus.fail("the suite's own keyring does not answer as expected, so nothing was run: \(error)")

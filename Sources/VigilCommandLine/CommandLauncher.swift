@@ -1,0 +1,26 @@
+public import ArgumentParser
+import Synchronization
+import VigilThreads
+
+/// How both executables run their commands: as swift-argument-parser's `main` does, except that
+/// a synchronous command runs on the main thread (there its database and keyring calls block no
+/// thread of the cooperative pool), and debug builds stop on a blocking call made from the pool
+/// (``VigilThreads/BlockingQueue/checkNotOnCooperativePool(_:)``), which `make test` exercises
+/// through the CLI tests and `vigil simulate`.
+package enum CommandLauncher {
+    @MainActor package static func run(_ root: any ParsableCommand.Type) async {
+        #if DEBUG
+            BlockingQueue.enforcing.store(true, ordering: .relaxed)
+        #endif
+        do {
+            var command = try root.parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            root.exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import VigilThreads
+
+/// The store's calls for async code, on the keyring's own queue (``VigilThreads/BlockingQueue/keyring``):
+/// a keyring answers over D-Bus and may wait for the user to unlock it, which must not hold a
+/// thread of Swift's cooperative pool. In an async function Swift picks these over the blocking
+/// forms, so a call without `await` does not compile.
+extension SecretStore {
+    public func store(_ secret: Secret, for key: SecretKey) async throws {
+        try await BlockingQueue.keyring.run { try self.store(secret, for: key) }
+    }
+
+    public func secret(for key: SecretKey) async throws -> Secret? {
+        try await BlockingQueue.keyring.run { try self.secret(for: key) }
+    }
+
+    @discardableResult
+    public func remove(_ key: SecretKey) async throws -> Bool {
+        try await BlockingQueue.keyring.run { try self.remove(key) }
+    }
+
+    public func accounts(kind: SecretKey.Kind?) async throws -> [String] {
+        try await BlockingQueue.keyring.run { try self.accounts(kind: kind) }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import VigilCommandLine
+import VigilCore
+import VigilSecrets
+
+/// `vigil-simulator`: the host simulator and the security suite, in an executable of their own so
+/// that `vigil`, the client, carries none of the server's code (Hummingbird, SwiftNIO, BoringSSL).
+/// `vigil simulator ...` and `vigil simulate ...` parse their arguments, then run this program
+/// with the same arguments; it is installed beside `vigil`.
+@main
+struct VigilSimulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        // Its messages name the command the user typed: vigil simulate, vigil simulator serve.
+        commandName: "vigil",
+        abstract: "vigil-simulator: the host simulator and the security suite behind `vigil simulator` and `vigil simulate`; run those.",
+        version: UserAgent.appVersion,
+        subcommands: [Simulator.self, Simulate.self]
+    )
+
+    @MainActor static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        // The suite's client handles passwords and tokens in this process, as vigil does.
+        ProcessHygiene.apply()
+        await CommandLauncher.run(Self.self)
+    }
+}

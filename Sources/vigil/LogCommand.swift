@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import VigilCommandLine
+import VigilLogging
+
+extension Vigil {
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "log", abstract: "Vigil's log file.", subcommands: [Path.self, Clear.self])
+    }
+}
+
+extension Vigil.Log {
+    struct Path: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "path", abstract: "Print the path of the log file.")
+        @OptionGroup var logOptions: LogOptions
+        func run() throws { print(logOptions.logFile ?? StatePaths.logFile) }
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Delete the log file and its rotated copies.")
+        @OptionGroup var logOptions: LogOptions
+        func run() throws {
+            let path = logOptions.logFile ?? StatePaths.logFile
+            var removed = 0
+            for file in RotatingFileSink.files(for: path) where FileManager.default.fileExists(atPath: file) {
+                do {
+                    try FileManager.default.removeItem(atPath: file)
+                    removed += 1
+                } catch {
+                    ExitStatus.fail("cannot delete \(file): \(error.localizedDescription)")
+                }
+            }
+            print("removed \(removed) log file\(removed == 1 ? "" : "s") (\(path))")
+        }
+    }
+}

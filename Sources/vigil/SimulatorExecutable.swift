@@ -1,0 +1,37 @@
+import Foundation
+import VigilCommandLine
+
+/// `vigil-simulator`, the executable that plays `vigil simulator` and `vigil simulate` (the server
+/// side and the suite), found as git finds its helpers: beside this executable (a build folder, or
+/// `PREFIX/bin` after `make install`), else in `PREFIX/libexec/vigil`. Never on `PATH`: a helper
+/// of another version or another origin is not run.
+enum SimulatorExecutable {
+    static let name = "vigil-simulator"
+
+    /// The places looked in, in order.
+    static func candidates() -> [String] {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let directory = (executable as NSString).deletingLastPathComponent
+        return [
+            (directory as NSString).appendingPathComponent(name),
+            (((directory as NSString).deletingLastPathComponent as NSString).appendingPathComponent("libexec/vigil") as NSString).appendingPathComponent(name),
+        ]
+    }
+
+    /// Replaces this process with `vigil-simulator` and the arguments this one was given (already
+    /// parsed and validated here); exit 2 when it is not installed.
+    static func run() -> Never {
+        let places = candidates()
+        guard let path = places.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            ExitStatus.fail(
+                "this command is played by \(name), which is not installed beside vigil (looked in \(places.joined(separator: " and "))); `make install` installs both."
+            )
+        }
+        let arguments = [path] + CommandLine.arguments.dropFirst()
+        var pointers = arguments.map { strdup($0) }
+        pointers.append(nil)
+        fflush(nil)
+        execv(path, pointers)
+        ExitStatus.fail("cannot run \(path): \(String(cString: strerror(errno)))")
+    }
+}
