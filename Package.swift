@@ -9,6 +9,13 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Debian's multiarch directory, where GLib keeps glibconfig.h.
+#if arch(arm64)
+    let debianMultiarch = "aarch64-linux-gnu"
+#else
+    let debianMultiarch = "x86_64-linux-gnu"
+#endif
+
 let package = Package(
     name: "vigil",
     products: [
@@ -49,13 +56,13 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        // System libcurl (OpenSSL backend) plus a shim for its variadic calls; used by VigilHTTP only.
-        // Not linked: the shim loads libcurl.so.4 on first use (dlopen), so that commands without a
-        // transfer never map it and its dependencies (no pkgConfig, whose `-lcurl` would link it;
-        // the headers are in the default include path).
-        .systemLibrary(
+        // System libcurl (OpenSSL backend), loaded on first use (dlopen) so that commands without a
+        // transfer never map it and its dependencies: C wrappers over one table of libcurl's
+        // functions typed by curl.h's own prototypes, and the TLS hooks in OpenSSL's callbacks.
+        // libcurl is not linked; OpenSSL is. Used by VigilHTTP only.
+        .target(
             name: "CCurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         // System OpenSSL for the host simulator's own test CA (revocation scenarios mint their
         // certificates, CRLs and OCSP answers at run time); used by VigilSimulator only.
@@ -135,11 +142,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // libsecret, loaded on first use (dlopen) by its shim, which declares the few GLib and
-        // libsecret types it needs: not linked, so commands without a secret never map GLib.
-        .systemLibrary(
+        // libsecret, loaded on first use (dlopen): not linked, so commands without a secret never
+        // map GLib. Compiled against libsecret's and GLib's headers (libsecret-1-dev), so that its
+        // table of functions is typed by their own prototypes; only their include paths are used.
+        .target(
             name: "CSecret",
-            providers: [.apt(["libsecret-1-0"])]
+            cSettings: [
+                .unsafeFlags([
+                    "-I/usr/include/libsecret-1", "-I/usr/include/glib-2.0", "-I/usr/lib/\(debianMultiarch)/glib-2.0/include",
+                ])
+            ]
         ),
         // Secrets in the Secret Service keyring; a bottom module (imports no other Vigil module).
         .target(

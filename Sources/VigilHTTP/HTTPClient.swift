@@ -220,7 +220,7 @@ public struct HTTPClient: Sendable {
 
         let resolveList = HostResolution.curlList(configuration.resolve)
         defer { vigil_curl_slist_free_all(resolveList) }
-        if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
+        if resolveList != nil { try Curl.set(handle, CURLOPT_RESOLVE, pointer: UnsafeMutableRawPointer(resolveList)) }
         var fields: UnsafeMutablePointer<curl_slist>?
         defer { vigil_curl_slist_free_all(fields) }
         for (name, value) in request.headers {
@@ -235,48 +235,50 @@ public struct HTTPClient: Sendable {
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let milliseconds = Int(configuration.timeout.components.seconds * 1000 + configuration.timeout.components.attoseconds / 1_000_000_000_000_000)
         let body = request.body ?? []
-        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
-            _ = vigil_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress)
-            _ = vigil_curl_setopt_string(handle, CURLOPT_URL, target.text)
-            _ = vigil_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, configuration.allowPlainHTTP ? "http,https" : "https")
-            _ = vigil_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
-            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_SSLVERSION, configuration.minimumTLSVersion.curlMinimum)
+        let code: CURLcode = try errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            try Curl.set(handle, CURLOPT_ERRORBUFFER, pointer: buffer.baseAddress)
+            try Curl.set(handle, CURLOPT_URL, text: target.text)
+            try Curl.set(handle, CURLOPT_PROTOCOLS_STR, text: configuration.allowPlainHTTP ? "http,https" : "https")
+            try Curl.set(handle, CURLOPT_FOLLOWLOCATION, 0)
+            try Curl.set(handle, CURLOPT_NOSIGNAL, 1)
+            try Curl.set(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+            try Curl.set(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)
+            try Curl.set(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+            try Curl.set(handle, CURLOPT_TIMEOUT_MS, milliseconds)
+            try Curl.set(handle, CURLOPT_SSLVERSION, configuration.minimumTLSVersion.curlMinimum)
             // An answer that announces more than the limit is refused before its body is read.
-            _ = vigil_curl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumBodySize))
+            try Curl.set(handle, CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(configuration.maximumBodySize))
             // Peer verification on, so that OpenSSL aborts the handshake when the policy refuses;
             // the policy's callback replaces OpenSSL's chain check, and checks the host name itself.
-            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+            try Curl.set(handle, CURLOPT_SSL_VERIFYPEER, 1)
+            try Curl.set(handle, CURLOPT_SSL_VERIFYHOST, 0)
             // No CA file or directory for libcurl to load into OpenSSL's store: the policy's
             // evaluator holds the anchors, and the store would go unread, yet libcurl parsed the
             // whole system bundle (140-odd roots) on every connection.
-            _ = vigil_curl_setopt_pointer(handle, CURLOPT_CAINFO, nil)
-            _ = vigil_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil)
-            _ = vigil_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(fields))
+            try Curl.set(handle, CURLOPT_CAINFO, pointer: nil)
+            try Curl.set(handle, CURLOPT_CAPATH, pointer: nil)
+            try Curl.set(handle, CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(fields))
             // The request's fields go to the server only, never in a proxy's CONNECT.
-            _ = vigil_curl_setopt_long(handle, CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))
-            _ = vigil_curl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, Self.receiveBody, CURLOPT_WRITEDATA, context.toOpaque())
-            _ = vigil_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, Self.receiveHeader, CURLOPT_HEADERDATA, context.toOpaque())
+            try Curl.set(handle, CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))
+            try Curl.check(
+                vigil_curl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, Self.receiveBody, CURLOPT_WRITEDATA, context.toOpaque()), CURLOPT_WRITEFUNCTION)
+            try Curl.check(
+                vigil_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, Self.receiveHeader, CURLOPT_HEADERDATA, context.toOpaque()), CURLOPT_HEADERFUNCTION)
             switch request.method {
             case "GET" where body.isEmpty: break
-            case "HEAD" where body.isEmpty: _ = vigil_curl_setopt_long(handle, CURLOPT_NOBODY, 1)
+            case "HEAD" where body.isEmpty: try Curl.set(handle, CURLOPT_NOBODY, 1)
             default:
-                _ = vigil_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+                try Curl.set(handle, CURLOPT_CUSTOMREQUEST, text: request.method)
                 if !body.isEmpty || request.method == "POST" || request.method == "PUT" {
-                    _ = vigil_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-                    body.withUnsafeBufferPointer { bytes in
+                    try Curl.set(handle, CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(body.count))
+                    try body.withUnsafeBufferPointer { bytes in
                         // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
-                        _ = vigil_curl_setopt_pointer(
-                            handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)))
+                        try Curl.set(
+                            handle, CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)))
                     }
                 }
             }
-            cancellation.watch(handle)
+            try cancellation.watch(handle)
             return vigil_curl_easy_perform(handle)
         }
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
@@ -316,7 +318,7 @@ public struct HTTPClient: Sendable {
             throw HTTPError(.handshakeFailed, "\(endpoint): the certificate's revocation status was not judged for this connection; its answer is not used.")
         }
         var status = 0
-        _ = vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        try Curl.check(vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status), "the response code")
         var response = HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, tls: transfer.decision, redirect: nil)
         response.clientCertificate = exchange
         // nginx with `ssl_verify_client optional` lets the handshake finish and answers 400 with

@@ -73,17 +73,17 @@ struct ProxyChoice {
     /// Sets the proxy on `handle` (none: curl's environment lookup is switched off) and arms the
     /// proxy's verification in `capture` (nil: curl verifies an https proxy itself). Returns the
     /// copy of the proxy's host the capture points to: free it after the transfer.
-    func apply(to handle: UnsafeMutableRawPointer, capture: UnsafeMutablePointer<vigil_tls_capture>?) -> UnsafeMutablePointer<CChar>? {
-        _ = vigil_curl_setopt_string(handle, CURLOPT_PROXY, url ?? "")
+    func apply(to handle: UnsafeMutableRawPointer, capture: UnsafeMutablePointer<vigil_tls_capture>?) throws -> UnsafeMutablePointer<CChar>? {
+        try Curl.set(handle, CURLOPT_PROXY, text: url ?? "")
         // curl would apply no_proxy again, by rules of its own (CIDR, spaces): Vigil's choice is
         // the only one, so the handshake the capture treats as the proxy's is the proxy's.
-        _ = vigil_curl_setopt_string(handle, CURLOPT_NOPROXY, "")
+        try Curl.set(handle, CURLOPT_NOPROXY, text: "")
         guard isHTTPS, let host else { return nil }
         if let file = ProcessInfo.processInfo.environment["VIGIL_PROXY_CA_FILE"], !file.isEmpty {
-            _ = vigil_curl_setopt_string(handle, CURLOPT_PROXY_CAINFO, file)
+            try Curl.set(handle, CURLOPT_PROXY_CAINFO, text: file)
         }
-        _ = vigil_curl_setopt_long(handle, CURLOPT_PROXY_SSL_VERIFYPEER, 1)
-        _ = vigil_curl_setopt_long(handle, CURLOPT_PROXY_SSL_VERIFYHOST, 2)
+        try Curl.set(handle, CURLOPT_PROXY_SSL_VERIFYPEER, 1)
+        try Curl.set(handle, CURLOPT_PROXY_SSL_VERIFYHOST, 2)
         guard let capture else { return nil }
         let copy = strdup(host)
         capture.pointee.proxy_pending = 1

@@ -113,7 +113,7 @@ public struct TLSProbe: Sendable {
         defer { vigil_curl_easy_cleanup(handle) }
         let resolveList = HostResolution.curlList(resolve)
         defer { vigil_curl_slist_free_all(resolveList) }
-        if resolveList != nil { _ = vigil_curl_setopt_pointer(handle, CURLOPT_RESOLVE, UnsafeMutableRawPointer(resolveList)) }
+        if resolveList != nil { try Curl.set(handle, CURLOPT_RESOLVE, pointer: UnsafeMutableRawPointer(resolveList)) }
         let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
         capture.initialize(to: vigil_tls_capture())
         defer {
@@ -127,22 +127,22 @@ public struct TLSProbe: Sendable {
         defer { free(proxyHost) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
-            _ = vigil_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress)
-            _ = vigil_curl_setopt_string(handle, CURLOPT_URL, endpoint.description + "/")
-            _ = vigil_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https")
-            _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        let code: CURLcode = try errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            try Curl.set(handle, CURLOPT_ERRORBUFFER, pointer: buffer.baseAddress)
+            try Curl.set(handle, CURLOPT_URL, text: endpoint.description + "/")
+            try Curl.set(handle, CURLOPT_PROTOCOLS_STR, text: "https")
+            try Curl.set(handle, CURLOPT_CONNECT_ONLY, 1)
+            try Curl.set(handle, CURLOPT_NOSIGNAL, 1)
             // A resumed session has no Certificate message: always do a full handshake.
-            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
+            try Curl.set(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)
+            try Curl.set(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+            try Curl.set(handle, CURLOPT_TIMEOUT_MS, milliseconds)
             // Collect only: the chain is judged by TrustEvaluator, never by libcurl.
-            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
-            _ = vigil_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+            try Curl.set(handle, CURLOPT_SSL_VERIFYPEER, 0)
+            try Curl.set(handle, CURLOPT_SSL_VERIFYHOST, 0)
             // Let weak servers complete the handshake so they can be inspected and judged.
-            _ = vigil_curl_setopt_string(handle, CURLOPT_SSL_CIPHER_LIST, "DEFAULT:@SECLEVEL=0")
-            cancellation.watch(handle)
+            try Curl.set(handle, CURLOPT_SSL_CIPHER_LIST, text: "DEFAULT:@SECLEVEL=0")
+            try cancellation.watch(handle)
             return vigil_curl_easy_perform(handle)
         }
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
@@ -167,7 +167,7 @@ public struct TLSProbe: Sendable {
             throw HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake completed without a server certificate.")
         }
         var address: UnsafeMutablePointer<CChar>?
-        _ = vigil_curl_getinfo_string(handle, CURLINFO_PRIMARY_IP, &address)
+        try Curl.check(vigil_curl_getinfo_string(handle, CURLINFO_PRIMARY_IP, &address), "the peer address")
         return Handshake(
             chain: chain,
             protocolVersion: capture.pointee.version.map { String(cString: $0) } ?? "unknown",

@@ -21,8 +21,8 @@ final class TransferCancellation: Sendable {
     func cancel() { flag.set() }
 
     /// Registers the abort check on `handle`; `self` must outlive the transfer.
-    func watch(_ handle: UnsafeMutableRawPointer) {
-        _ = vigil_curl_setopt_progress(handle, Self.abortIfCancelled, Unmanaged.passUnretained(self).toOpaque())
+    func watch(_ handle: UnsafeMutableRawPointer) throws {
+        try Curl.check(vigil_curl_setopt_progress(handle, Self.abortIfCancelled, Unmanaged.passUnretained(self).toOpaque()), "its progress callback")
     }
 
     static let abortIfCancelled: vigil_curl_progress_callback = { context, _, _, _, _ in

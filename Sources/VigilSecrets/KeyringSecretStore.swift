@@ -26,7 +26,7 @@ public struct KeyringSecretStore: SecretStore {
                 throw SecretStoreError(.invalidSecret, "A secret cannot contain a NUL byte.")
             }
             let label = "Vigil: \(key.kind.rawValue) for \(key.account)"
-            var error: UnsafeMutablePointer<GError>?
+            var error: OpaquePointer?
             let stored = key.account.withCString { account in
                 key.kind.rawValue.withCString { kind in
                     label.withCString { label in
@@ -40,7 +40,7 @@ public struct KeyringSecretStore: SecretStore {
 
     public func secret(for key: SecretKey) throws -> Secret? {
         try Self.requireLibrary()
-        var error: UnsafeMutablePointer<GError>?
+        var error: OpaquePointer?
         let found = key.account.withCString { account in
             key.kind.rawValue.withCString { kind in vigil_secret_lookup(account, kind, &error) }
         }
@@ -54,7 +54,7 @@ public struct KeyringSecretStore: SecretStore {
     @discardableResult
     public func remove(_ key: SecretKey) throws -> Bool {
         try Self.requireLibrary()
-        var error: UnsafeMutablePointer<GError>?
+        var error: OpaquePointer?
         let removed = key.account.withCString { account in
             key.kind.rawValue.withCString { kind in vigil_secret_clear(account, kind, &error) }
         }
@@ -64,13 +64,13 @@ public struct KeyringSecretStore: SecretStore {
 
     public func accounts(kind: SecretKey.Kind?) throws -> [String] {
         try Self.requireLibrary()
-        var error: UnsafeMutablePointer<GError>?
+        var error: OpaquePointer?
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         // An item removed by another process between the search and the reading of its attributes
         // fails the whole search ("No such secret item"): search again, a few times.
         for attempt in 1...3 {
             if let previous = error {
-                vigil_g_error_free(previous)
+                vigil_secret_error_free(previous)
                 error = nil
             }
             if let kind {
@@ -78,13 +78,13 @@ public struct KeyringSecretStore: SecretStore {
             } else {
                 list = vigil_secret_accounts(nil, &error)
             }
-            if error == nil || attempt == 3 || Self.code(domain: String(cString: vigil_error_domain(error!)), code: vigil_error_code(error!)) == .locked {
+            if error == nil || attempt == 3 || vigil_secret_error_kind(error) == VIGIL_SECRET_LOCKED {
                 break
             }
         }
         if let error { throw Self.storeError(error, action: "list the accounts") }
         guard let list else { return [] }
-        defer { vigil_g_strfreev(list) }
+        defer { vigil_secret_strings_free(list) }
         var accounts: Set<String> = []
         var index = 0
         while let account = list[index] {
@@ -95,22 +95,25 @@ public struct KeyringSecretStore: SecretStore {
     }
 
     /// The store's error for a GError (which it frees): its code decided by GLib's error domain.
-    static func storeError(_ error: UnsafeMutablePointer<GError>?, action: String) -> SecretStoreError {
+    static func storeError(_ error: OpaquePointer?, action: String) -> SecretStoreError {
         guard let error else { return SecretStoreError(.failed, "The Secret Service did not \(action) and gave no reason.") }
-        defer { vigil_g_error_free(error) }
-        let domain = String(cString: vigil_error_domain(error))
-        let code = vigil_error_code(error)
-        let message = String(cString: vigil_error_message(error))
-        return SecretStoreError(Self.code(domain: domain, code: code), "Cannot \(action): \(message)")
+        defer { vigil_secret_error_free(error) }
+        let message = String(cString: vigil_secret_error_message(error))
+        return SecretStoreError(Self.code(vigil_secret_error_kind(error)), "Cannot \(action): \(message)")
     }
 
-    /// secret-error-quark 2 is SECRET_ERROR_IS_LOCKED; g-io-error-quark 19 is G_IO_ERROR_CANCELLED
-    /// (a dismissed prompt); other D-Bus and I/O errors mean no Secret Service is reachable.
+    /// The store's code for an error named by its GLib domain and code, classified by the
+    /// constants in libsecret's and GLib's headers (SECRET_ERROR_IS_LOCKED, G_IO_ERROR_CANCELLED:
+    /// a dismissed prompt; D-Bus, I/O and spawn errors: no Secret Service reachable).
     static func code(domain: String, code: Int32) -> SecretStoreError.Code {
-        switch (domain, code) {
-        case ("secret-error-quark", 2): return .locked
-        case ("g-io-error-quark", 19): return .denied
-        case ("g-dbus-error-quark", _), ("g-io-error-quark", _), ("g-spawn-exit-error-quark", _): return .unavailable
+        Self.code(vigil_secret_classify(domain, code))
+    }
+
+    static func code(_ failure: vigil_secret_failure) -> SecretStoreError.Code {
+        switch failure {
+        case VIGIL_SECRET_LOCKED: return .locked
+        case VIGIL_SECRET_DENIED: return .denied
+        case VIGIL_SECRET_UNAVAILABLE: return .unavailable
         default: return .failed
         }
     }

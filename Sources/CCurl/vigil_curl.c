@@ -1,0 +1,186 @@
+// libcurl, loaded on first use. One table names every libcurl function Vigil calls; each slot has
+// the type of libcurl's own prototype (typeof, as systemd's DLSYM_PROTOTYPE does), so a wrapper
+// that passed the wrong arguments, or a prototype that changed in curl.h, does not compile. The
+// table is resolved once, all or nothing: a libcurl without one of these functions is refused by
+// vigil_curl_load_error before any call, never met halfway through one.
+#define CURL_DISABLE_TYPECHECK 1 /* curl.h's type-checking macros would hide the functions' own types */
+#include "CCurl.h"
+
+#include <dlfcn.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VIGIL_CURL_FUNCTIONS(X) \
+    X(curl_global_init)         \
+    X(curl_easy_init)           \
+    X(curl_easy_cleanup)        \
+    X(curl_easy_perform)        \
+    X(curl_easy_strerror)       \
+    X(curl_easy_setopt)         \
+    X(curl_easy_getinfo)        \
+    X(curl_easy_recv)           \
+    X(curl_slist_append)        \
+    X(curl_slist_free_all)
+
+#define VIGIL_SLOT(name) static __typeof__(name) *sym_##name;
+VIGIL_CURL_FUNCTIONS(VIGIL_SLOT)
+#undef VIGIL_SLOT
+
+static const struct {
+    const char *name;
+    void **slot;
+} vigil_curl_table[] = {
+#define VIGIL_ENTRY(name) {#name, (void **)&sym_##name},
+    VIGIL_CURL_FUNCTIONS(VIGIL_ENTRY)
+#undef VIGIL_ENTRY
+};
+
+static pthread_once_t vigil_curl_once = PTHREAD_ONCE_INIT;
+static char vigil_curl_problem[200];
+static int vigil_curl_loaded;
+
+static void vigil_curl_load(void) {
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(vigil_curl_problem, sizeof vigil_curl_problem, "%s", reason ? reason : "libcurl.so.4 cannot be loaded");
+        return;
+    }
+    for (size_t index = 0; index < sizeof vigil_curl_table / sizeof vigil_curl_table[0]; index++) {
+        void *symbol = dlsym(library, vigil_curl_table[index].name);
+        if (symbol == NULL) {
+            snprintf(vigil_curl_problem, sizeof vigil_curl_problem, "libcurl.so.4 has no %s", vigil_curl_table[index].name);
+            return;
+        }
+        *vigil_curl_table[index].slot = symbol;
+    }
+    vigil_curl_loaded = 1;
+}
+
+const char *vigil_curl_load_error(void) {
+    pthread_once(&vigil_curl_once, vigil_curl_load);
+    return vigil_curl_loaded ? NULL : vigil_curl_problem;
+}
+
+/* Every wrapper goes through this: Swift checks vigil_curl_load_error first, so a call without
+   libcurl is a bug, stopped here rather than a jump through a null pointer. */
+static void vigil_curl_require(void) {
+    if (vigil_curl_load_error() != NULL) {
+        fprintf(stderr, "vigil: error: libcurl is not usable (%s); install libcurl4\n", vigil_curl_problem);
+        _exit(2);
+    }
+}
+
+CURLcode vigil_curl_global_init(long flags) {
+    vigil_curl_require();
+    return sym_curl_global_init(flags);
+}
+
+CURL *vigil_curl_easy_init(void) {
+    vigil_curl_require();
+    return sym_curl_easy_init();
+}
+
+void vigil_curl_easy_cleanup(CURL *h) {
+    vigil_curl_require();
+    sym_curl_easy_cleanup(h);
+}
+
+CURLcode vigil_curl_easy_perform(CURL *h) {
+    vigil_curl_require();
+    return sym_curl_easy_perform(h);
+}
+
+const char *vigil_curl_easy_strerror(CURLcode code) {
+    vigil_curl_require();
+    return sym_curl_easy_strerror(code);
+}
+
+struct curl_slist *vigil_curl_slist_append(struct curl_slist *list, const char *text) {
+    vigil_curl_require();
+    return sym_curl_slist_append(list, text);
+}
+
+void vigil_curl_slist_free_all(struct curl_slist *list) {
+    vigil_curl_require();
+    sym_curl_slist_free_all(list);
+}
+
+CURLcode vigil_curl_setopt_long(CURL *h, CURLoption o, long v) {
+    vigil_curl_require();
+    return sym_curl_easy_setopt(h, o, v);
+}
+
+CURLcode vigil_curl_setopt_string(CURL *h, CURLoption o, const char *v) {
+    vigil_curl_require();
+    return sym_curl_easy_setopt(h, o, v);
+}
+
+CURLcode vigil_curl_setopt_pointer(CURL *h, CURLoption o, void *v) {
+    vigil_curl_require();
+    return sym_curl_easy_setopt(h, o, v);
+}
+
+CURLcode vigil_curl_setopt_offset(CURL *h, CURLoption o, curl_off_t v) {
+    vigil_curl_require();
+    return sym_curl_easy_setopt(h, o, v);
+}
+
+CURLcode vigil_curl_getinfo_long(CURL *h, CURLINFO i, long *v) {
+    vigil_curl_require();
+    return sym_curl_easy_getinfo(h, i, v);
+}
+
+CURLcode vigil_curl_getinfo_string(CURL *h, CURLINFO i, char **v) {
+    vigil_curl_require();
+    return sym_curl_easy_getinfo(h, i, v);
+}
+
+CURLcode vigil_curl_setopt_callback(CURL *h, CURLoption function, vigil_curl_data_callback callback, CURLoption data, void *context) {
+    vigil_curl_require();
+    CURLcode rc = sym_curl_easy_setopt(h, function, callback);
+    if (rc != CURLE_OK) return rc;
+    return sym_curl_easy_setopt(h, data, context);
+}
+
+CURLcode vigil_curl_setopt_progress(CURL *h, vigil_curl_progress_callback callback, void *context) {
+    vigil_curl_require();
+    CURLcode rc = sym_curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, callback);
+    if (rc != CURLE_OK) return rc;
+    rc = sym_curl_easy_setopt(h, CURLOPT_XFERINFODATA, context);
+    if (rc != CURLE_OK) return rc;
+    return sym_curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+}
+
+/* Defined with the TLS helpers (vigil_tls_capture.c). */
+CURLcode vigil_capture_ssl_ctx(CURL *curl, void *ssl_ctx, void *capture);
+
+CURLcode vigil_curl_capture_tls(CURL *h, vigil_tls_capture *capture) {
+    vigil_curl_require();
+    CURLcode rc = sym_curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, vigil_capture_ssl_ctx);
+    if (rc != CURLE_OK) return rc;
+    return sym_curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, (void *)capture);
+}
+
+int vigil_curl_await_alert(CURL *h, int ms) {
+    vigil_curl_require();
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    if (sym_curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &socket) != CURLE_OK || socket == CURL_SOCKET_BAD) return 0;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (elapsed >= ms) return 0;
+        struct pollfd wanted = {socket, POLLIN, 0};
+        if (poll(&wanted, 1, (int)(ms - elapsed)) <= 0) return 0;
+        char buffer[256];
+        size_t n = 0;
+        CURLcode rc = sym_curl_easy_recv(h, buffer, sizeof buffer, &n);
+        if (rc == CURLE_AGAIN) continue;
+        return rc != CURLE_OK || n == 0;
+    }
+}

@@ -1,0 +1,190 @@
+// libsecret, loaded on first use. One table names every libsecret and GLib function Vigil calls;
+// each slot has the type of the function's own prototype in the real headers (typeof, as
+// systemd's DLSYM_PROTOTYPE does), so a call with the wrong arguments does not compile. The table
+// is resolved once, all or nothing (dlsym through libsecret's handle also finds GLib's functions).
+#include <libsecret/secret.h>
+
+#include "CSecret.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define VIGIL_SECRET_FUNCTIONS(X)          \
+    X(secret_password_store_sync)          \
+    X(secret_password_lookup_sync)         \
+    X(secret_password_clear_sync)          \
+    X(secret_password_free)                \
+    X(secret_password_searchv_sync)        \
+    X(secret_retrievable_get_attributes)   \
+    X(secret_error_get_quark)              \
+    X(g_error_free)                        \
+    X(g_strfreev)                          \
+    X(g_hash_table_new)                    \
+    X(g_str_hash)                          \
+    X(g_str_equal)                         \
+    X(g_hash_table_insert)                 \
+    X(g_hash_table_unref)                  \
+    X(g_hash_table_lookup)                 \
+    X(g_list_length)                       \
+    X(g_list_free_full)                    \
+    X(g_malloc0_n)                         \
+    X(g_strdup)                            \
+    X(g_object_unref)                      \
+    X(g_quark_try_string)                  \
+    X(g_io_error_quark)                    \
+    X(g_dbus_error_quark)                  \
+    X(g_spawn_exit_error_quark)
+
+#define VIGIL_SLOT(name) static __typeof__(name) *sym_##name;
+VIGIL_SECRET_FUNCTIONS(VIGIL_SLOT)
+#undef VIGIL_SLOT
+
+static const struct {
+    const char *name;
+    void **slot;
+} vigil_secret_table[] = {
+#define VIGIL_ENTRY(name) {#name, (void **)&sym_##name},
+    VIGIL_SECRET_FUNCTIONS(VIGIL_ENTRY)
+#undef VIGIL_ENTRY
+};
+
+static pthread_once_t vigil_secret_once = PTHREAD_ONCE_INIT;
+static char vigil_secret_problem[200];
+static int vigil_secret_loaded;
+
+static void vigil_secret_load(void) {
+    void *library = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(vigil_secret_problem, sizeof vigil_secret_problem, "%s", reason ? reason : "libsecret-1.so.0 cannot be loaded");
+        return;
+    }
+    for (size_t index = 0; index < sizeof vigil_secret_table / sizeof vigil_secret_table[0]; index++) {
+        void *symbol = dlsym(library, vigil_secret_table[index].name);
+        if (symbol == NULL) {
+            snprintf(vigil_secret_problem, sizeof vigil_secret_problem, "libsecret-1.so.0 has no %s (0.19 or later is needed)",
+                     vigil_secret_table[index].name);
+            return;
+        }
+        *vigil_secret_table[index].slot = symbol;
+    }
+    vigil_secret_loaded = 1;
+}
+
+const char *vigil_secret_load_error(void) {
+    pthread_once(&vigil_secret_once, vigil_secret_load);
+    return vigil_secret_loaded ? NULL : vigil_secret_problem;
+}
+
+/* Every call goes through this: Swift checks vigil_secret_load_error first, so a call without
+   libsecret is a bug, stopped here rather than a jump through a null pointer. */
+static void vigil_secret_require(void) {
+    if (vigil_secret_load_error() != NULL) {
+        fprintf(stderr, "vigil: error: libsecret is not usable (%s); install libsecret-1-0\n", vigil_secret_problem);
+        _exit(2);
+    }
+}
+
+/// Vigil's schema: one secret per (account, kind). The name is what other tools see in the keyring.
+static const SecretSchema *vigil_secret_schema(void) {
+    static const SecretSchema schema = {
+        "org.vigil.Secret",
+        SECRET_SCHEMA_NONE,
+        {
+            {"account", SECRET_SCHEMA_ATTRIBUTE_STRING},
+            {"kind", SECRET_SCHEMA_ATTRIBUTE_STRING},
+            {NULL, 0},
+        },
+        0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    };
+    return &schema;
+}
+
+int vigil_secret_store(const char *account, const char *kind, const char *label, const char *secret, GError **error) {
+    vigil_secret_require();
+    return sym_secret_password_store_sync(vigil_secret_schema(), SECRET_COLLECTION_DEFAULT, label, secret, NULL, error, "account", account,
+                                          "kind", kind, NULL)
+               ? 1
+               : 0;
+}
+
+char *vigil_secret_lookup(const char *account, const char *kind, GError **error) {
+    vigil_secret_require();
+    return sym_secret_password_lookup_sync(vigil_secret_schema(), NULL, error, "account", account, "kind", kind, NULL);
+}
+
+int vigil_secret_clear(const char *account, const char *kind, GError **error) {
+    vigil_secret_require();
+    return sym_secret_password_clear_sync(vigil_secret_schema(), NULL, error, "account", account, "kind", kind, NULL) ? 1 : 0;
+}
+
+void vigil_secret_password_free(char *password) {
+    vigil_secret_require();
+    sym_secret_password_free(password);
+}
+
+void vigil_secret_strings_free(char **strings) {
+    vigil_secret_require();
+    sym_g_strfreev(strings);
+}
+
+char **vigil_secret_accounts(const char *kind, GError **error) {
+    vigil_secret_require();
+    GHashTable *attributes = sym_g_hash_table_new(sym_g_str_hash, sym_g_str_equal);
+    if (kind != NULL) sym_g_hash_table_insert(attributes, (gpointer) "kind", (gpointer)kind);
+    GList *items = sym_secret_password_searchv_sync(vigil_secret_schema(), attributes, SECRET_SEARCH_ALL, NULL, error);
+    sym_g_hash_table_unref(attributes);
+    if (error != NULL && *error != NULL) return NULL;
+    guint count = sym_g_list_length(items);
+    gchar **accounts = sym_g_malloc0_n(count + 1, sizeof(gchar *));
+    guint index = 0;
+    for (GList *item = items; item != NULL; item = item->next) {
+        GHashTable *found = sym_secret_retrievable_get_attributes(item->data);
+        const char *account = sym_g_hash_table_lookup(found, "account");
+        if (account != NULL) accounts[index++] = sym_g_strdup(account);
+        sym_g_hash_table_unref(found);
+    }
+    sym_g_list_free_full(items, sym_g_object_unref);
+    return accounts;
+}
+
+static vigil_secret_failure vigil_secret_kind_of(GQuark domain, int code) {
+    if (domain == 0) return VIGIL_SECRET_FAILED;
+    if (domain == sym_secret_error_get_quark()) return code == SECRET_ERROR_IS_LOCKED ? VIGIL_SECRET_LOCKED : VIGIL_SECRET_FAILED;
+    if (domain == sym_g_io_error_quark()) return code == G_IO_ERROR_CANCELLED ? VIGIL_SECRET_DENIED : VIGIL_SECRET_UNAVAILABLE;
+    if (domain == sym_g_dbus_error_quark() || domain == sym_g_spawn_exit_error_quark()) return VIGIL_SECRET_UNAVAILABLE;
+    return VIGIL_SECRET_FAILED;
+}
+
+vigil_secret_failure vigil_secret_error_kind(const GError *error) {
+    vigil_secret_require();
+    return error ? vigil_secret_kind_of(error->domain, error->code) : VIGIL_SECRET_FAILED;
+}
+
+vigil_secret_failure vigil_secret_classify(const char *domain, int code) {
+    vigil_secret_require();
+    /* The quarks are registered by the quark functions; asked first, so that try_string finds them. */
+    (void)sym_secret_error_get_quark();
+    (void)sym_g_io_error_quark();
+    (void)sym_g_dbus_error_quark();
+    (void)sym_g_spawn_exit_error_quark();
+    return vigil_secret_kind_of(sym_g_quark_try_string(domain), code);
+}
+
+const char *vigil_secret_error_message(const GError *error) { return error && error->message ? error->message : ""; }
+
+void vigil_secret_error_free(GError *error) {
+    vigil_secret_require();
+    if (error) sym_g_error_free(error);
+}
+
+int vigil_secrets_process_hygiene(void) {
+    struct rlimit none = {0, 0};
+    int limited = setrlimit(RLIMIT_CORE, &none);
+    int undumpable = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    return (limited == 0 && undumpable == 0) ? 0 : -1;
+}
