@@ -18,20 +18,23 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "vigil",
+    // What an embedder uses: certificates and trust, the HTTP client that judges every
+    // handshake, authentication methods, the keyring, the store, account setup and check, the
+    // masking log handler, settings, and the host simulator to test a client against. The rest
+    // (VigilErrors and VigilRules come with the modules whose API names them; VigilPaths,
+    // VigilThreads, VigilCommandLine and the suite) is this package's own.
     products: [
-        .library(name: "VigilRules", targets: ["VigilRules"]),
         .library(name: "VigilCertificates", targets: ["VigilCertificates"]),
         .library(name: "VigilHTTP", targets: ["VigilHTTP"]),
-        .library(name: "VigilPaths", targets: ["VigilPaths"]),
-        .library(name: "VigilErrors", targets: ["VigilErrors"]),
-        .library(name: "VigilSettings", targets: ["VigilSettings"]),
-        .library(name: "VigilLogging", targets: ["VigilLogging"]),
-        .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
         .library(name: "VigilAuth", targets: ["VigilAuth"]),
+        .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
         .library(name: "VigilStore", targets: ["VigilStore"]),
         .library(name: "VigilCore", targets: ["VigilCore"]),
+        .library(name: "VigilLogging", targets: ["VigilLogging"]),
+        .library(name: "VigilSettings", targets: ["VigilSettings"]),
+        .library(name: "VigilRules", targets: ["VigilRules"]),
+        .library(name: "VigilErrors", targets: ["VigilErrors"]),
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
-        .library(name: "VigilSuite", targets: ["VigilSuite"]),
         .executable(name: "vigil", targets: ["vigil"]),
         .executable(name: "vigil-simulator", targets: ["vigil-simulator"]),
     ],

@@ -1,10 +1,8 @@
 public import Foundation
-public import GRDB
 
 /// An account: a user on a server, and the authentication method it logs in with. Its secret
 /// (password or token) is in the keyring, never here.
-public struct Account: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "account"
+public struct Account: Sendable, Hashable, Codable {
 
     public var id: String
     /// The server's base URL, as confirmed during setup (for example `https://cloud.example.com`).
@@ -64,4 +62,8 @@ public struct Account: Sendable, Hashable, Codable, FetchableRecord, Persistable
 
     /// How its secret is named in the keyring.
     public var secretAccount: String { "\(user)@\(server)" }
+}
+
+extension Account: StoredValue {
+    static var databaseTableName: String { "account" }
 }

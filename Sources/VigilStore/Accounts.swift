@@ -14,7 +14,7 @@ public struct Accounts: Sendable {
         var account = account
         account.pendingSince = pending ? time : nil
         try database.write { db in
-            if let existing = try Account.filter(Column("server") == account.server && Column("user") == account.user).fetchOne(db) {
+            if let existing = try Account.all.filter(Column("server") == account.server && Column("user") == account.user).fetchValue(db) {
                 throw StoreError(
                     .invalid,
                     existing.pendingSince == nil
@@ -121,7 +121,7 @@ public struct Accounts: Sendable {
     /// Every account, oldest first.
     /// The accounts (not those whose setup is still keeping their secrets, or was interrupted).
     public func list() throws -> [Account] {
-        try database.read { db in try Account.filter(Column("pendingSince") == nil).order(Column("createdAt"), Column("id")).fetchAll(db) }
+        try database.read { db in try Account.all.filter(Column("pendingSince") == nil).order(Column("createdAt"), Column("id")).fetchValues(db) }
     }
 
     /// The account a user names: its id (any case), its label, a unique id prefix (at least
@@ -160,7 +160,7 @@ public struct Accounts: Sendable {
         }
         return try database.write { db in
             guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
-            if let label, let other = try Account.filter(Column("label") == label).fetchOne(db), other.id != id {
+            if let label, let other = try Account.all.filter(Column("label") == label).fetchValue(db), other.id != id {
                 throw StoreError(.invalid, "The label \(label) is already account \(other.id)'s.")
             }
             let old = account.label
@@ -179,7 +179,7 @@ public struct Accounts: Sendable {
     public func move(id: String, to server: String, reviewedChainPEM: String?, needsLogin: Bool, at time: Date = Date()) throws -> Account {
         try database.write { db in
             guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
-            if try Account.filter(Column("server") == server && Column("user") == account.user && Column("id") != id).fetchOne(db) != nil {
+            if try Account.all.filter(Column("server") == server && Column("user") == account.user && Column("id") != id).fetchValue(db) != nil {
                 throw StoreError(.invalid, "\(account.user) on \(server) is already an account.")
             }
             let old = account.server
@@ -222,6 +222,6 @@ public struct Accounts: Sendable {
 
     /// Rows still pending since before `time`: setups interrupted (a crash, a kill).
     public func pending(before time: Date) throws -> [Account] {
-        try database.read { db in try Account.filter(Column("pendingSince") != nil && Column("pendingSince") < time).fetchAll(db) }
+        try database.read { db in try Account.all.filter(Column("pendingSince") != nil && Column("pendingSince") < time).fetchValues(db) }
     }
 }

@@ -1,10 +1,8 @@
 public import Foundation
-public import GRDB
 
 /// A certificate a user approved for one host and port after reviewing it: the leaf, by its
 /// SHA-256 fingerprint, with what the user saw. A revoked approval stays, for the audit.
-public struct ApprovedCertificate: Sendable, Hashable, Codable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "approved_certificate"
+public struct ApprovedCertificate: Sendable, Hashable, Codable {
 
     public var id: Int64?
     public var host: String
@@ -25,8 +23,9 @@ public struct ApprovedCertificate: Sendable, Hashable, Codable, FetchableRecord,
     public var der: Data?
 
     public var isActive: Bool { revokedAt == nil }
+}
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
+extension ApprovedCertificate: StoredValue {
+    static var databaseTableName: String { "approved_certificate" }
+    mutating func didInsert(rowID: Int64) { id = rowID }
 }

@@ -1,10 +1,8 @@
 public import Foundation
-public import GRDB
 
 /// One entry of the audit trail: what changed in the store, when, and about what. Written in the
 /// same transaction as the change, so the trail cannot miss one.
-public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "audit_event"
+public struct AuditEvent: Sendable, Hashable, Codable {
 
     /// What happened. Open-ended: a kind written by a newer Vigil is kept and shown as it is,
     /// never an error that hides the rest of the trail.
@@ -74,8 +72,9 @@ public struct AuditEvent: Sendable, Hashable, Codable, FetchableRecord, MutableP
         if let entry = getpwuid(uid), let name = entry.pointee.pw_name { return "\(String(cString: name)) (uid \(uid))" }
         return "uid \(uid)"
     }
+}
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
+extension AuditEvent: StoredValue {
+    static var databaseTableName: String { "audit_event" }
+    mutating func didInsert(rowID: Int64) { id = rowID }
 }

@@ -18,7 +18,7 @@ public struct CertificateApprovals: Sendable {
         let host = try Self.normalized(host: host, port: port)
         let summary = certificate.summary(at: time)
         return try write { db in
-            if let existing = try Self.active(host: host, port: port, sha256: summary.fingerprints.sha256).fetchOne(db) { return existing }
+            if let existing = try Self.active(host: host, port: port, sha256: summary.fingerprints.sha256).fetchValue(db) { return existing }
             var approval = ApprovedCertificate(
                 id: nil, host: host, port: port, sha256: summary.fingerprints.sha256, spkiSHA256: summary.fingerprints.spkiSHA256,
                 subject: summary.subject, issuer: summary.issuer, notAfter: summary.validity.notAfter, approvedAt: time, note: note,
@@ -51,21 +51,21 @@ public struct CertificateApprovals: Sendable {
     public func approvedLeaves(host: String, port: Int) throws -> Set<String> {
         let host = try Self.normalized(host: host, port: port)
         return try read { db in
-            Set(try ApprovedCertificate.filter(Column("host") == host && Column("port") == port && Column("revokedAt") == nil).fetchAll(db).map(\.sha256))
+            Set(try ApprovedCertificate.all.filter(Column("host") == host && Column("port") == port && Column("revokedAt") == nil).fetchValues(db).map(\.sha256))
         }
     }
 
     /// Every approval, oldest first; revoked ones only when asked.
     public func list(includingRevoked: Bool = false) throws -> [ApprovedCertificate] {
         try read { db in
-            var request = ApprovedCertificate.order(Column("id"))
+            var request = ApprovedCertificate.all.order(Column("id"))
             if !includingRevoked { request = request.filter(Column("revokedAt") == nil) }
-            return try request.fetchAll(db)
+            return try request.fetchValues(db)
         }
     }
 
-    static func active(host: String, port: Int, sha256: String) -> QueryInterfaceRequest<ApprovedCertificate> {
-        ApprovedCertificate.filter(Column("host") == host && Column("port") == port && Column("sha256") == sha256 && Column("revokedAt") == nil)
+    static func active(host: String, port: Int, sha256: String) -> QueryInterfaceRequest<StoredRecord<ApprovedCertificate>> {
+        ApprovedCertificate.all.filter(Column("host") == host && Column("port") == port && Column("sha256") == sha256 && Column("revokedAt") == nil)
     }
 
     /// Host names compare case-insensitively; IPv6 literals without brackets.

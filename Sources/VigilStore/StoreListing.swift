@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -9,22 +9,22 @@ import GRDBSQLite
 
 /// A listed row's columns as SQLite holds them, read in place: valid only inside the callback that
 /// receives it (the bytes are SQLite's buffer for the current row).
-public struct StoredRow {
+package struct StoredRow {
     let statement: SQLiteStatement
 
-    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
 
-    public func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    package func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
 
     /// The column's text as UTF-8 bytes, as stored (empty for NULL).
-    public func text(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+    package func text(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
         // sqlite3_column_text first, then sqlite3_column_bytes: the order SQLite documents.
         guard let bytes = sqlite3_column_text(statement, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
     }
 
     /// A date column as GRDB decodes it (nil for NULL): for text not in GRDB's own format.
-    public func date(_ column: Int32) -> Date? { Date.fromDatabaseValue(DatabaseValue(sqliteStatement: statement, index: column)) }
+    package func date(_ column: Int32) -> Date? { Date.fromDatabaseValue(DatabaseValue(sqliteStatement: statement, index: column)) }
 
     /// Runs `body` on every row `sql` selects, in place: the statement GRDB prepared, stepped
     /// with SQLite's own API (no Row per step), and reset afterwards.
@@ -49,15 +49,15 @@ public struct StoredRow {
 
 extension CertificateApprovals {
     /// The columns of ``forEachStored(includingRevoked:_:)``'s rows.
-    public enum ListedColumn {
-        public static let id: Int32 = 0, host: Int32 = 1, port: Int32 = 2, sha256: Int32 = 3, spkiSHA256: Int32 = 4, subject: Int32 = 5
-        public static let issuer: Int32 = 6, notAfter: Int32 = 7, approvedAt: Int32 = 8, note: Int32 = 9, revokedAt: Int32 = 10
-        public static let revocationReason: Int32 = 11
+    package enum ListedColumn {
+        package static let id: Int32 = 0, host: Int32 = 1, port: Int32 = 2, sha256: Int32 = 3, spkiSHA256: Int32 = 4, subject: Int32 = 5
+        package static let issuer: Int32 = 6, notAfter: Int32 = 7, approvedAt: Int32 = 8, note: Int32 = 9, revokedAt: Int32 = 10
+        package static let revocationReason: Int32 = 11
     }
 
     /// Every approval in id order (active ones only unless `includingRevoked`), one row at a time,
     /// read in place (``ListedColumn``); the certificate's DER is not read.
-    public func forEachStored(includingRevoked: Bool = false, _ body: (StoredRow) throws -> Void) throws {
+    package func forEachStored(includingRevoked: Bool = false, _ body: (StoredRow) throws -> Void) throws {
         let sql =
             "SELECT id, host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt, note, revokedAt, revocationReason "
             + "FROM approved_certificate" + (includingRevoked ? "" : " WHERE revokedAt IS NULL") + " ORDER BY id"
@@ -67,12 +67,12 @@ extension CertificateApprovals {
 
 extension VigilDatabase {
     /// The columns of ``forEachStoredAuditEvent(_:)``'s rows.
-    public enum AuditColumn {
-        public static let id: Int32 = 0, time: Int32 = 1, kind: Int32 = 2, target: Int32 = 3, detail: Int32 = 4, actor: Int32 = 5
+    package enum AuditColumn {
+        package static let id: Int32 = 0, time: Int32 = 1, kind: Int32 = 2, target: Int32 = 3, detail: Int32 = 4, actor: Int32 = 5
     }
 
     /// The audit trail, oldest first, one row at a time, read in place (``AuditColumn``).
-    public func forEachStoredAuditEvent(_ body: (StoredRow) throws -> Void) throws {
+    package func forEachStoredAuditEvent(_ body: (StoredRow) throws -> Void) throws {
         try read { db in try StoredRow.each(db, "SELECT id, time, kind, target, detail, actor FROM audit_event ORDER BY id", body) }
     }
 }

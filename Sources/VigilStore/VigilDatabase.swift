@@ -164,7 +164,7 @@ public final class VigilDatabase: Sendable {
 
     /// The audit trail of approvals, revocations and accounts, oldest first.
     public func auditTrail() throws -> [AuditEvent] {
-        try read { db in try AuditEvent.order(Column("id")).fetchAll(db) }
+        try read { db in try AuditEvent.all.order(Column("id")).fetchValues(db) }
     }
 
     /// A change in one transaction; errors other than ``StoreError`` become one.
