@@ -5,6 +5,9 @@ public import Foundation
 /// point leaves either the old file or the new one, never a mix.
 public struct SettingsEditor: Sendable {
     public let settings: Settings
+    /// Called after the new file is complete and before it replaces the old one; a test injects a
+    /// crash here, on its own editor (never a global a test running beside it would meet).
+    @_spi(Testing) public var beforeRename: (@Sendable (_ temporaryPath: String) throws -> Void)?
 
     public init(settings: Settings) {
         self.settings = settings
@@ -60,16 +63,16 @@ public struct SettingsEditor: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(JSONValue.object(document)) + Data("\n".utf8)
-        try AtomicFile.write(data, to: path)
+        try AtomicFile.write(data, to: path, beforeRename: beforeRename)
     }
 }
 
 /// Writes a file by writing a temporary file beside it, syncing it, and renaming it over the old.
 public enum AtomicFile {
-    /// Called after the temporary file is complete and before the rename; tests inject a crash here.
-    @_spi(Testing) nonisolated(unsafe) public static var beforeRename: (@Sendable (_ temporaryPath: String) throws -> Void)?
-
-    public static func write(_ data: Data, to path: String, permissions: mode_t = 0o600) throws {
+    /// `beforeRename` is called after the temporary file is complete and before the rename.
+    public static func write(
+        _ data: Data, to path: String, permissions: mode_t = 0o600, beforeRename: ((_ temporaryPath: String) throws -> Void)? = nil
+    ) throws {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

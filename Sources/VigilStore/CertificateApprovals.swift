@@ -51,7 +51,9 @@ public struct CertificateApprovals: Sendable {
     public func approvedLeaves(host: String, port: Int) throws -> Set<String> {
         let host = try Self.normalized(host: host, port: port)
         return try read { db in
-            Set(try ApprovedCertificate.all.filter(Column("host") == host && Column("port") == port && Column("revokedAt") == nil).fetchValues(db).map(\.sha256))
+            Set(
+                try ApprovedCertificate.all.filter(Column("host") == host && Column("port") == port && Column("revokedAt") == nil).fetchValues(db).map(\.sha256)
+            )
         }
     }
 

@@ -326,19 +326,20 @@ struct AccountCommandTests {
             let id = try await accountID()
             var working = 0
             var newLogin = false
+            var random = SeededRandom.fromEnvironment(default: 0x4B11_7E57)
             for round in 0..<10 where !newLogin {
                 let killed = try CommandRunner.startVigil(["account", "check", id] + ca, environment: due)
-                usleep(UInt32(round * 25_000 + Int.random(in: 0..<40_000)))
+                usleep(UInt32(round * 25_000 + Int.random(in: 0..<40_000, using: &random)))
                 kill(killed.processIdentifier, SIGKILL)
                 killed.waitUntilExit()
                 let after = try await CommandRunner.vigilDetached(["account", "check", id] + ca, environment: due)
-                #expect(!after.standardError.contains("database is locked"))
+                #expect(!after.standardError.contains("database is locked"), "kill timings from VIGIL_TEST_SEED=\(random.seed)")
                 if after.status == 0 {
                     working += 1
                 } else {
                     #expect(
                         after.status == 1 && after.standardOutput.contains("NEEDS-LOGIN") && after.standardOutput.contains("needs a new login"),
-                        "\(after.standardOutput)\(after.standardError)")
+                        "\(after.standardOutput)\(after.standardError) (kill timings from VIGIL_TEST_SEED=\(random.seed))")
                     newLogin = true
                 }
             }

@@ -7,18 +7,6 @@ import VigilTestSupport
 /// the summary and trust evaluation. Any of them may be rejected; none may crash the process.
 @Suite("Mutated certificates")
 struct MutationTests {
-    /// SplitMix64: deterministic, so a failure reproduces.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func corpus() throws -> [[UInt8]] {
         let names = try FileManager.default.contentsOfDirectory(atPath: TestPaths.testcert(""))
             .filter { $0.hasSuffix(".pem") && !$0.hasSuffix("-chain.pem") }.sorted()
@@ -27,7 +15,7 @@ struct MutationTests {
 
     @Test func mutatedDERNeverCrashes() throws {
         let corpus = try Self.corpus()
-        var random = Generator(state: 0x5EED_0F_7E57)
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0F_7E57)
         let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
         var parsed = 0, rejected = 0
         for round in 0..<3000 {
@@ -64,7 +52,7 @@ struct MutationTests {
     @Test func mutatedPEMNeverCrashes() throws {
         let text = try String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1-chain.pem"), encoding: .utf8)
         #expect(try Certificate.parsePEM(text).count == 2, "the unmutated chain parses")
-        var random = Generator(state: 42)
+        var random = SeededRandom(seed: 42)
         let characters = Array(text)
         var refused = 0
         for _ in 0..<500 {

@@ -44,6 +44,7 @@ struct InterruptedSetupTests {
             let server = running.url(path: "")
             let keyring = KeyringSecretStore()
             var completed = 0
+            var random = SeededRandom.fromEnvironment(default: 0xADD_7E57)
             for round in 0..<12 {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
@@ -57,14 +58,15 @@ struct InterruptedSetupTests {
                 try process.run()
                 input.fileHandleForWriting.write(Data("alice-test-password\n".utf8))
                 try? input.fileHandleForWriting.close()
-                usleep(UInt32(round * 60_000 + Int.random(in: 0..<60_000)))
+                usleep(UInt32(round * 60_000 + Int.random(in: 0..<60_000, using: &random)))
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
                 let database = try VigilDatabase(path: path)
                 let accounts = Accounts(database: database)
                 for account in try await accounts.list() {
                     #expect(
-                        try await keyring.secret(for: SecretKey(account: account.secretAccount, kind: .password)) != nil, "a listed account has its password")
+                        try await keyring.secret(for: SecretKey(account: account.secretAccount, kind: .password)) != nil,
+                        "a listed account has its password (kill timings from VIGIL_TEST_SEED=\(random.seed))")
                     completed += 1
                     _ = try await AccountRemoval(accounts: accounts, secrets: keyring).remove(id: account.id)
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @_spi(Testing) import VigilSettings
 
@@ -54,33 +55,20 @@ struct SettingsEditorTests {
         try bed.writeUser(#"{"log.level": "debug"}"#)
         let before = try bed.userFileText()
         let userPath = bed.userPath
-        let observed = LockedBox()
-        AtomicFile.beforeRename = { temporary in
+        let observed = Mutex(("", ""))
+        var editor = SettingsEditor(settings: try bed.load())
+        editor.beforeRename = { temporary in
             // At this point the new content is complete on disk, the old file untouched.
-            observed.set(((try? String(contentsOfFile: temporary, encoding: .utf8)) ?? "", (try? String(contentsOfFile: userPath, encoding: .utf8)) ?? ""))
+            let seen = ((try? String(contentsOfFile: temporary, encoding: .utf8)) ?? "", (try? String(contentsOfFile: userPath, encoding: .utf8)) ?? "")
+            observed.withLock { $0 = seen }
             throw Crash()
         }
-        defer { AtomicFile.beforeRename = nil }
-        #expect(throws: Crash.self) { try SettingsEditor(settings: try bed.load()).set("log.level", to: "error") }
+        #expect(throws: Crash.self) { try editor.set("log.level", to: "error") }
         #expect(try bed.userFileText() == before)
-        #expect(observed.value.0.contains("\"error\""))
-        #expect(observed.value.1 == before)
+        let (temporaryText, userText) = observed.withLock { $0 }
+        #expect(temporaryText.contains("\"error\""))
+        #expect(userText == before)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: (bed.userPath as NSString).deletingLastPathComponent)
         #expect(leftovers == ["settings.json"], "no temporary file is left behind")
-    }
-}
-
-final class LockedBox: @unchecked Sendable {  // guarded by lock
-    private let lock = NSLock()
-    private var stored: (String, String) = ("", "")
-    func set(_ value: (String, String)) {
-        lock.lock()
-        stored = value
-        lock.unlock()
-    }
-    var value: (String, String) {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }
