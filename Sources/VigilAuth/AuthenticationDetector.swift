@@ -15,10 +15,15 @@ import VigilLogging
 public struct AuthenticationDetector: Sendable {
     /// Paths relative to the server URL (the `connection.endpoint-webdav` and
     /// `connection.well-known` settings).
+    /// Where the server's WebDAV files and well-known documents are (VigilCore passes the
+    /// settings catalogue's defaults, `connection.endpoint-webdav` and `connection.well-known`).
     public struct Paths: Sendable {
-        public var webDAV = "remote.php/dav/files"
-        public var wellKnown = ".well-known"
-        public init() {}
+        public var webDAV: String
+        public var wellKnown: String
+        public init(webDAV: String = "remote.php/dav/files", wellKnown: String = ".well-known") {
+            self.webDAV = webDAV
+            self.wellKnown = wellKnown
+        }
     }
 
     public var client: HTTPClient

@@ -10,6 +10,16 @@ public struct Setting<Value: SettingReadable>: Sendable, Hashable, ExpressibleBy
 
     /// The catalogue's definition of this key.
     public var definition: SettingDefinition? { SettingsCatalog.definition(for: key) }
+
+    /// The catalogue's default for this key, as this type (nil: the key has none).
+    public var defaultValue: Value? { definition?.defaultValue.flatMap(Value.read) }
+
+    /// The catalogue's default, for a key that has one: the one place a default is written, read by
+    /// the code's own defaults (a key without one is a mistake in the code, stopped here).
+    public var catalogueDefault: Value {
+        guard let value = defaultValue else { preconditionFailure("\(key) has no default in SettingsCatalog") }
+        return value
+    }
 }
 
 /// A Swift type a setting's value is read as.
