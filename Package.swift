@@ -29,7 +29,7 @@ let package = Package(
         .library(name: "VigilAuth", targets: ["VigilAuth"]),
         .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
         .library(name: "VigilStore", targets: ["VigilStore"]),
-        .library(name: "VigilCore", targets: ["VigilCore"]),
+        .library(name: "VigilAccounts", targets: ["VigilAccounts"]),
         .library(name: "VigilLogging", targets: ["VigilLogging"]),
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .library(name: "VigilRules", targets: ["VigilRules"]),
@@ -120,7 +120,7 @@ let package = Package(
         ),
         // The account-setup flow: certificate review, status, detection, ranking, Basic login.
         .target(
-            name: "VigilCore",
+            name: "VigilAccounts",
             dependencies: [
                 "VigilErrors", "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings", "VigilRules",
                 .product(name: "Logging", package: "swift-log"),
@@ -182,12 +182,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // `vigil simulate`: the client (VigilCore's account setup) held to every simulator scenario.
+        // `vigil simulate`: the client (VigilAccounts's account setup) held to every simulator scenario.
         // The one module that sees both sides; the simulator itself still imports no client code.
         .target(
             name: "VigilSuite",
             dependencies: [
-                "VigilErrors", "VigilCore", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
+                "VigilErrors", "VigilAccounts", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
                 "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -198,7 +198,7 @@ let package = Package(
         .target(
             name: "VigilCommandLine",
             dependencies: [
-                "VigilErrors", "VigilCore", "VigilHTTP", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilThreads",
+                "VigilErrors", "VigilAccounts", "VigilHTTP", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilThreads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -213,7 +213,7 @@ let package = Package(
                 "VigilCertificates",
                 "VigilHTTP",
                 "VigilStore",
-                "VigilCore",
+                "VigilAccounts",
                 "VigilAuth",
                 "VigilSecrets",
                 "VigilSettings",
@@ -231,7 +231,7 @@ let package = Package(
         .executableTarget(
             name: "vigil-simulator",
             dependencies: [
-                "VigilErrors", "VigilCore", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilSimulator", "VigilSuite",
+                "VigilErrors", "VigilAccounts", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilSimulator", "VigilSuite",
                 "VigilCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -253,7 +253,7 @@ let package = Package(
         .testTarget(
             name: "VigilFuzzTests",
             dependencies: [
-                "VigilAuth", "VigilCore", "VigilHTTP", "VigilRules", "VigilSettings", "VigilSimulator", "VigilCertificates",
+                "VigilAuth", "VigilAccounts", "VigilHTTP", "VigilRules", "VigilSettings", "VigilSimulator", "VigilCertificates",
                 "VigilTestSupport",
             ],
             swiftSettings: strictSettings
@@ -286,8 +286,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "VigilCoreTests",
-            dependencies: ["VigilCore", "VigilAuth", "VigilCertificates", "VigilHTTP", "VigilSecrets", "VigilStore", "VigilSimulator", "VigilTestSupport"],
+            name: "VigilAccountsTests",
+            dependencies: ["VigilAccounts", "VigilAuth", "VigilCertificates", "VigilHTTP", "VigilSecrets", "VigilStore", "VigilSimulator", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -312,7 +312,7 @@ let package = Package(
         .testTarget(
             name: "VigilSuiteTests",
             dependencies: [
-                "VigilSuite", "VigilSimulator", "VigilCore", "VigilSecrets", "VigilStore", "VigilSettings", "VigilTestSupport",
+                "VigilSuite", "VigilSimulator", "VigilAccounts", "VigilSecrets", "VigilStore", "VigilSettings", "VigilTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -20,7 +20,7 @@ let package = Package(
             name: "FuzzParsers",
             dependencies: [
                 .product(name: "VigilAuth", package: "vigil"),
-                .product(name: "VigilCore", package: "vigil"),
+                .product(name: "VigilAccounts", package: "vigil"),
                 .product(name: "VigilHTTP", package: "vigil"),
                 .product(name: "VigilRules", package: "vigil"),
                 .product(name: "VigilSettings", package: "vigil"),

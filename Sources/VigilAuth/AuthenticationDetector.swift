@@ -15,7 +15,7 @@ import VigilLogging
 public struct AuthenticationDetector: Sendable {
     /// Paths relative to the server URL (the `connection.endpoint-webdav` and
     /// `connection.well-known` settings).
-    /// Where the server's WebDAV files and well-known documents are (VigilCore passes the
+    /// Where the server's WebDAV files and well-known documents are (VigilAccounts passes the
     /// settings catalogue's defaults, `connection.endpoint-webdav` and `connection.well-known`).
     public struct Paths: Sendable {
         public var webDAV: String

@@ -10,8 +10,8 @@
 /// pinned host whose chain holds none of its pinned keys. Approvable after review: expired, not yet valid,
 /// self-signed, an unknown root, a missing intermediate, a wrong or missing extended key usage.
 ///
-/// It lives here, not in VigilCore, because the trust policy in VigilHTTP honours approvals and
-/// must apply the same rule, and VigilHTTP sits below VigilCore.
+/// It lives here, not in VigilAccounts, because the trust policy in VigilHTTP honours approvals and
+/// must apply the same rule, and VigilHTTP sits below VigilAccounts.
 public enum ApprovalRule {
     /// Why an approval is refused: a stable code and the reason in words.
     public struct Refusal: Sendable, Hashable, Codable, CustomStringConvertible {

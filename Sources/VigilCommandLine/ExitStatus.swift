@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import VigilCore
+import VigilAccounts
 import VigilErrors
 import VigilHTTP
 import VigilLogging

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
+public import VigilAccounts
 public import VigilCertificates
-public import VigilCore
 public import VigilHTTP
 public import VigilSecrets
 public import VigilSimulator

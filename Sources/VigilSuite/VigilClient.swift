@@ -1,14 +1,14 @@
 import Foundation
+import VigilAccounts
 import VigilAuth
 import VigilCertificates
-import VigilCore
 import VigilHTTP
 import VigilSecrets
 public import VigilStore
 
-/// Vigil's own client: ``VigilCore/AccountSetup`` exactly as `vigil account add` builds it (the
+/// Vigil's own client: ``VigilAccounts/AccountSetup`` exactly as `vigil account add` builds it (the
 /// options from the settings, the approvals and accounts in the scenario's database, the keyring),
-/// and ``VigilCore/AccountRemoval`` as `vigil account remove` uses it.
+/// and ``VigilAccounts/AccountRemoval`` as `vigil account remove` uses it.
 public struct VigilClient: SuiteClient {
     public init() {}
 

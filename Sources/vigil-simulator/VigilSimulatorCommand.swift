@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import VigilAccounts
 import VigilCommandLine
-import VigilCore
 import VigilSecrets
 
 /// `vigil-simulator`: the host simulator and the security suite, in an executable of their own so

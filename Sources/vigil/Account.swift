@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import VigilAccounts
 import VigilAuth
 import VigilCertificates
 import VigilCommandLine
-import VigilCore
 import VigilHTTP
 import VigilLogging
 import VigilSecrets

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import VigilAccounts
 import VigilCertificates
 import VigilCommandLine
-import VigilCore
 import VigilHTTP
 import VigilLogging
 import VigilSecrets

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import VigilAccounts
 import VigilCertificates
 import VigilCommandLine
-import VigilCore
 import VigilLogging
 import VigilStore
 

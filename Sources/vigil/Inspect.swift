@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import VigilAccounts
 import VigilCertificates
 import VigilCommandLine
-import VigilCore
 import VigilHTTP
 import VigilLogging
 import VigilSettings

@@ -1,5 +1,5 @@
+import VigilAccounts
 import VigilCertificates
-import VigilCore
 import VigilSettings
 
 /// A chain Vigil stored (an account's reviewed chain, an approved certificate), judged now and

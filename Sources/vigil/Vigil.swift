@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import VigilAccounts
 import VigilCommandLine
-import VigilCore
 import VigilSecrets
 
 @main

@@ -2,8 +2,8 @@ import Foundation
 import VigilCertificates
 import VigilRules
 
+@testable import VigilAccounts
 @testable import VigilAuth
-@testable import VigilCore
 @testable import VigilHTTP
 @testable import VigilSettings
 @testable import VigilSimulator

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-import VigilCore
+import VigilAccounts
 import VigilSecrets
 import VigilSimulator
 import VigilStore

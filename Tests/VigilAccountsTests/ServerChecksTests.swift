@@ -8,7 +8,7 @@ import VigilSimulator
 import VigilStore
 import VigilTestSupport
 
-@testable import VigilCore
+@testable import VigilAccounts
 
 /// What account setup checks of a real server before and around the login: a URL with a
 /// password, an old version, a load balancer that answers 404 for a while, a cluster that learns

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import VigilAccounts
 import VigilAuth
 import VigilCertificates
-import VigilCore
 import VigilHTTP
 import VigilSecrets
 import VigilSimulator

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import VigilCore
+@testable import VigilAccounts
 
 /// The file a probe downloads comes only from paths under the listed root on the same origin: a
 /// hostile listing cannot aim the credentials elsewhere.

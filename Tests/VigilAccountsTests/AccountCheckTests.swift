@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import VigilAccounts
 import VigilCertificates
-import VigilCore
 import VigilHTTP
 import VigilRules
 import VigilSecrets

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VigilCore
+import VigilAccounts
 import VigilSecrets
 import VigilStore
 import VigilTestSupport
