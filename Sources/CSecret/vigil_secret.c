@@ -21,6 +21,7 @@
     X(secret_password_searchv_sync)        \
     X(secret_retrievable_get_attributes)   \
     X(secret_error_get_quark)              \
+    X(secret_service_get_sync)             \
     X(g_error_free)                        \
     X(g_strfreev)                          \
     X(g_hash_table_new)                    \
@@ -180,6 +181,16 @@ const char *vigil_secret_error_message(const GError *error) { return error && er
 void vigil_secret_error_free(GError *error) {
     vigil_secret_require();
     if (error) sym_g_error_free(error);
+}
+
+int vigil_secret_warm_up(void) {
+    if (vigil_secret_load_error() != NULL) return 0;
+    /* libsecret keeps the default service (its D-Bus connection and the encrypted session) for
+       the process: the lookups that follow use it. No item is read, nothing is unlocked. */
+    SecretService *service = sym_secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, NULL, NULL);
+    if (service == NULL) return 0;
+    sym_g_object_unref(service);
+    return 1;
 }
 
 int vigil_secrets_process_hygiene(void) {

@@ -144,7 +144,14 @@ public struct AccountCheck: Sendable {
     }
 
     func connectWithKeys(_ account: Account, secrets: any SecretStore, interaction: (any AccountSetupInteraction)?) async throws -> Report {
+        // The keyring is read beside the handshake, on its own thread: a password stays in this
+        // process, and is sent only once the certificate is judged acceptable (for token methods
+        // only the keyring's session is opened here; the tokens are read after the verdict).
+        let method = methods.method(AuthenticationMethodIdentifier(rawValue: account.method))
+        let kinds = method.map { $0.usesTokens ? [] : $0.secretKinds } ?? []
+        async let read = Self.read(kinds, of: account.secretAccount, from: secrets)
         let (result, client) = try await reviewedClient(for: account, interaction: interaction)
+        let stored = await read
         guard let client else { return Report(certificate: result, filesStatus: nil) }
         let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
         let probe = FilesProbe(client: client)
@@ -152,13 +159,11 @@ public struct AccountCheck: Sendable {
         // retries, connection.validator-flags) is waited out as at setup, within the same delays.
         let retried = options.retriedStatuses
         let blip: (HTTPResponse) -> Bool = { retried.contains($0.status) }
-        guard let method = methods.method(AuthenticationMethodIdentifier(rawValue: account.method)) else {
+        guard let method else {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(account.method) is not one Vigil can use.")
         }
         if !method.usesTokens {
-            var stored: [SecretKey.Kind: Secret] = [:]
-            for kind in method.secretKinds { stored[kind] = try await secrets.secret(for: SecretKey(account: account.secretAccount, kind: kind)) }
-            guard let header = method.authorization(user: account.user, secrets: stored) else { return Report(certificate: result, filesStatus: 401) }
+            guard let header = method.authorization(user: account.user, secrets: try stored.get()) else { return Report(certificate: result, filesStatus: 401) }
             return try await report(result, probe.run(rootURL: files, authorization: header, retryingAfter: options.retryDelays, when: blip))
         }
         // Token methods: refreshed ahead of expiry, and once more after a 401.
@@ -177,6 +182,22 @@ public struct AccountCheck: Sendable {
             }
         }
         return report(result, outcome)
+    }
+
+    /// The secrets of `kinds` for `account` from the keyring (on its queue), or, with no kinds,
+    /// only the keyring made ready: what a failure was is kept for after the verdict.
+    static func read(_ kinds: [SecretKey.Kind], of account: String, from secrets: any SecretStore) async -> Swift.Result<[SecretKey.Kind: Secret], any Error> {
+        guard !kinds.isEmpty else {
+            await secrets.warmUp()
+            return .success([:])
+        }
+        do {
+            var stored: [SecretKey.Kind: Secret] = [:]
+            for kind in kinds { stored[kind] = try await secrets.secret(for: SecretKey(account: account, kind: kind)) }
+            return .success(stored)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The certificate judged, a changed one shown to the user and approved again when there is a

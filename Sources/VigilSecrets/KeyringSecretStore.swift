@@ -19,6 +19,12 @@ public struct KeyringSecretStore: SecretStore {
         if let loadProblem = Self.loadProblem { throw SecretStoreError(.unavailable, loadProblem) }
     }
 
+    /// libsecret loaded and the Secret Service session open, on the keyring's queue; an error
+    /// here is left for the call that needs the keyring to report.
+    public func warmUp() async {
+        _ = try? await BlockingQueue.keyring.run { vigil_secret_warm_up() }
+    }
+
     public func store(_ secret: Secret, for key: SecretKey) throws {
         try Self.requireLibrary()
         try secret.withValue { value in

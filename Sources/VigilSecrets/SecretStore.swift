@@ -11,4 +11,12 @@ public protocol SecretStore: Sendable {
     func remove(_ key: SecretKey) throws -> Bool
     /// The accounts holding a secret of `kind` (any kind when nil), sorted, without duplicates.
     func accounts(kind: SecretKey.Kind?) throws -> [String]
+    /// Gets ready for the calls to come (a keyring: its library loaded, its session open) without
+    /// reading a secret or asking anything; a command starts it beside work that does not need
+    /// the store yet. Nothing by default.
+    func warmUp() async
+}
+
+extension SecretStore {
+    public func warmUp() async {}
 }

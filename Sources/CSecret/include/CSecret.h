@@ -44,6 +44,11 @@ vigil_secret_failure vigil_secret_classify(const char *domain, int code);
 const char *vigil_secret_error_message(const GError *error);
 void vigil_secret_error_free(GError *error);
 
+/// Loads libsecret and opens the Secret Service session the next calls use (D-Bus connection,
+/// key exchange), reading no item and asking nothing: 1 when it is ready, 0 when not (the next
+/// call then reports why).
+int vigil_secret_warm_up(void);
+
 /// A process holding secrets leaves no core dump and cannot be read by ptrace or /proc/PID/mem by
 /// other processes of the same user: RLIMIT_CORE 0 (also for its children) and not dumpable.
 /// (prctl is variadic: Swift calls it here.) Returns 0 when both took effect.
