@@ -10,7 +10,7 @@ public import VigilSimulator
 /// (a certificate is approved only when the presented leaf is the one the host really serves,
 /// compared by SHA-256 fingerprint as a user who called the admin would), types the password,
 /// and completes a browser login with curl as the browser stand-in. Records what was asked.
-public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `browserCertificate` is set once, before the client runs
+public final class ScriptedUser: AccountSetupInteraction, Sendable {
     /// One question asked, and the answer given.
     public struct Asked: Sendable, Hashable, Codable {
         public var question: ScenarioClient.Question
@@ -42,7 +42,11 @@ public final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable { 
     let resolve: [String]
     /// The user's client certificate and key (PEM files), installed in their browser as users
     /// of a mutual-TLS server do; nil: none.
-    var browserCertificate: (certificate: String, key: String)?
+    var browserCertificate: (certificate: String, key: String)? {
+        get { browserIdentity.withLock { $0 } }
+        set { browserIdentity.withLock { $0 = newValue } }
+    }
+    private let browserIdentity = Mutex<(certificate: String, key: String)?>(nil)
 
     private let state = Mutex((asked: [Asked](), lines: [String]()))
 
