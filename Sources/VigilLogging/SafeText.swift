@@ -16,6 +16,9 @@ public enum SafeText {
         // Fast path: printable ASCII (and kept line feeds) stays as it is.
         let isPlain: (UInt8) -> Bool = { ($0 >= 0x20 && $0 < 0x7F) || (keepingLines && $0 == 0x0A) }
         if text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isPlain) }) ?? text.utf8.allSatisfy(isPlain) { return text }
+        // Next: text beyond ASCII with nothing dangerous in it (the log's own «private», a
+        // name in another script) is returned as it is, without building a copy.
+        if !text.unicodeScalars.contains(where: { !(keepingLines && $0 == "\n") && isDangerous($0) }) { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
