@@ -14,7 +14,7 @@ public enum SecretScrubber {
         // Cheap byte-level checks first: most lines hold nothing that could be a credential.
         var copy = line
         let (mayHaveJWT, mayHaveKeyword) = copy.withUTF8 { bytes in
-            (containsJWTStart(bytes), triggers.contains { containsIgnoringASCIICase(bytes, $0) })
+            (containsJWTStart(bytes), containsTrigger(bytes))
         }
         guard mayHaveJWT || mayHaveKeyword else { return line }
         var result = line
@@ -23,19 +23,33 @@ public enum SecretScrubber {
         return result
     }
 
-    /// Lower-case ASCII byte strings whose presence sends a line to the slow path.
-    static let triggers: [[UInt8]] = (keyWords + ["bearer ", "basic "]).map { Array($0.utf8) }
+    /// Lower-case ASCII byte strings whose presence sends a line to the slow path: every key word
+    /// contains one of them ("passw" is in password and passwd, "token" in every token, "secret" in
+    /// client_secret), so a line with a key word always takes it; a line with only the trigger
+    /// takes it for nothing.
+    static let triggers: [[UInt8]] = ["passw", "secret", "token", "code_verifier", "authorization", "api_key", "apikey", "bearer ", "basic "].map {
+        Array($0.utf8)
+    }
 
-    /// True when `needle` (lower-case ASCII) occurs in `bytes`, ignoring ASCII case.
-    static func containsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, bytes.count >= needle.count else { return false }
-        let last = bytes.count - needle.count
+    /// The triggers by their first byte, so that a line is scanned once, not once per trigger.
+    static let triggersByFirstByte: [[[UInt8]]] = {
+        var table = [[[UInt8]]](repeating: [], count: 256)
+        for trigger in triggers { table[Int(trigger[0])].append(trigger) }
+        return table
+    }()
+
+    /// True when one of ``triggers`` occurs in `bytes`, ignoring ASCII case: one pass.
+    static func containsTrigger(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let byFirstByte = triggersByFirstByte
         var index = 0
-        while index <= last {
-            if lowercase(bytes[index]) == first {
-                var matched = 1
-                while matched < needle.count, lowercase(bytes[index + matched]) == needle[matched] { matched += 1 }
-                if matched == needle.count { return true }
+        while index < bytes.count {
+            let first = Int(lowercase(bytes[index]))
+            if !byFirstByte[first].isEmpty {
+                for trigger in byFirstByte[first] where bytes.count - index >= trigger.count {
+                    var matched = 1
+                    while matched < trigger.count, lowercase(bytes[index + matched]) == trigger[matched] { matched += 1 }
+                    if matched == trigger.count { return true }
+                }
             }
             index += 1
         }
