@@ -29,7 +29,7 @@ if [ -n "${MTLS:-}" ]; then
 fi
 "$VIGIL" simulator serve --scenario "$SCENARIO" --port "$PORT" > "$WORK/simulator.log" 2>&1 &
 SIMULATOR=$!
-trap 'kill $SIMULATOR 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'status=$?; kill $SIMULATOR 2>/dev/null; wait $SIMULATOR 2>/dev/null; rm -rf "$WORK"; exit $status' EXIT
 for _ in $(seq 50); do curl -s --cacert "$CA" "${CURL_CERT[@]}" "https://127.0.0.1:$PORT/status.php" >/dev/null && break; sleep 0.1; done
 echo alice-test-password | "$VIGIL" account add "https://127.0.0.1:$PORT" --user alice --password-stdin --ca-file "$CA" "${ADD_CERT[@]}" --database "$WORK/vigil.sqlite" >/dev/null
 ID=$("$VIGIL" account list --json --database "$WORK/vigil.sqlite" | sed -n 's/.*"id" : "\([^"]*\)".*/\1/p' | head -1)

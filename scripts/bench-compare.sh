@@ -26,7 +26,7 @@ PORT=${PORT:-47444}
 export XDG_STATE_HOME=$WORK/state XDG_CONFIG_HOME=$WORK/config VIGIL_MANAGED_CONFIG=$WORK/none.json
 "$VIGIL" simulator serve --scenario valid --port "$PORT" > "$WORK/simulator.log" 2>&1 &
 SIMULATOR=$!
-trap 'kill $SIMULATOR 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'status=$?; kill $SIMULATOR 2>/dev/null; wait $SIMULATOR 2>/dev/null; rm -rf "$WORK"; exit $status' EXIT
 for _ in $(seq 50); do curl -s --cacert "$CA" "https://127.0.0.1:$PORT/status.php" >/dev/null && break; sleep 0.1; done
 DB=$WORK/vigil.sqlite
 # A Basic account on the valid scenario (alice), and the first file its root lists, for curl.
