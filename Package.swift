@@ -59,12 +59,15 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // A library loaded on first use, its functions resolved from one typed table (CCurl, CSecret).
+        .target(name: "CLazyLibrary"),
         // System libcurl (OpenSSL backend), loaded on first use (dlopen) so that commands without a
         // transfer never map it and its dependencies: C wrappers over one table of libcurl's
         // functions typed by curl.h's own prototypes, and the TLS hooks in OpenSSL's callbacks.
         // libcurl is not linked; OpenSSL is. Used by VigilHTTP only.
         .target(
             name: "CCurl",
+            dependencies: ["CLazyLibrary"],
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         // System OpenSSL for the host simulator's own test CA (revocation scenarios mint their
@@ -150,6 +153,7 @@ let package = Package(
         // table of functions is typed by their own prototypes; only their include paths are used.
         .target(
             name: "CSecret",
+            dependencies: ["CLazyLibrary"],
             cSettings: [
                 .unsafeFlags([
                     "-I/usr/include/libsecret-1", "-I/usr/include/glib-2.0", "-I/usr/lib/\(debianMultiarch)/glib-2.0/include",

@@ -6,7 +6,8 @@
 #define CURL_DISABLE_TYPECHECK 1 /* curl.h's type-checking macros would hide the functions' own types */
 #include "CCurl.h"
 
-#include <dlfcn.h>
+#include "CLazyLibrary.h"
+
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,39 +26,17 @@
     X(curl_slist_append)        \
     X(curl_slist_free_all)
 
-#define VIGIL_SLOT(name) static __typeof__(name) *sym_##name;
-VIGIL_CURL_FUNCTIONS(VIGIL_SLOT)
-#undef VIGIL_SLOT
+VIGIL_CURL_FUNCTIONS(VIGIL_LAZY_SLOT)
 
-static const struct {
-    const char *name;
-    void **slot;
-} vigil_curl_table[] = {
-#define VIGIL_ENTRY(name) {#name, (void **)&sym_##name},
-    VIGIL_CURL_FUNCTIONS(VIGIL_ENTRY)
-#undef VIGIL_ENTRY
-};
+static const vigil_lazy_symbol vigil_curl_table[] = {VIGIL_CURL_FUNCTIONS(VIGIL_LAZY_ENTRY)};
 
 static pthread_once_t vigil_curl_once = PTHREAD_ONCE_INIT;
 static char vigil_curl_problem[200];
 static int vigil_curl_loaded;
 
 static void vigil_curl_load(void) {
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(vigil_curl_problem, sizeof vigil_curl_problem, "%s", reason ? reason : "libcurl.so.4 cannot be loaded");
-        return;
-    }
-    for (size_t index = 0; index < sizeof vigil_curl_table / sizeof vigil_curl_table[0]; index++) {
-        void *symbol = dlsym(library, vigil_curl_table[index].name);
-        if (symbol == NULL) {
-            snprintf(vigil_curl_problem, sizeof vigil_curl_problem, "libcurl.so.4 has no %s", vigil_curl_table[index].name);
-            return;
-        }
-        *vigil_curl_table[index].slot = symbol;
-    }
-    vigil_curl_loaded = 1;
+    vigil_curl_loaded = vigil_lazy_load("libcurl.so.4", vigil_curl_table, sizeof vigil_curl_table / sizeof vigil_curl_table[0], vigil_curl_problem,
+                                      sizeof vigil_curl_problem, NULL) == NULL;
 }
 
 const char *vigil_curl_load_error(void) {

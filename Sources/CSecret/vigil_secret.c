@@ -6,7 +6,8 @@
 
 #include "CSecret.h"
 
-#include <dlfcn.h>
+#include "CLazyLibrary.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -40,40 +41,17 @@
     X(g_dbus_error_quark)                  \
     X(g_spawn_exit_error_quark)
 
-#define VIGIL_SLOT(name) static __typeof__(name) *sym_##name;
-VIGIL_SECRET_FUNCTIONS(VIGIL_SLOT)
-#undef VIGIL_SLOT
+VIGIL_SECRET_FUNCTIONS(VIGIL_LAZY_SLOT)
 
-static const struct {
-    const char *name;
-    void **slot;
-} vigil_secret_table[] = {
-#define VIGIL_ENTRY(name) {#name, (void **)&sym_##name},
-    VIGIL_SECRET_FUNCTIONS(VIGIL_ENTRY)
-#undef VIGIL_ENTRY
-};
+static const vigil_lazy_symbol vigil_secret_table[] = {VIGIL_SECRET_FUNCTIONS(VIGIL_LAZY_ENTRY)};
 
 static pthread_once_t vigil_secret_once = PTHREAD_ONCE_INIT;
 static char vigil_secret_problem[200];
 static int vigil_secret_loaded;
 
 static void vigil_secret_load(void) {
-    void *library = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(vigil_secret_problem, sizeof vigil_secret_problem, "%s", reason ? reason : "libsecret-1.so.0 cannot be loaded");
-        return;
-    }
-    for (size_t index = 0; index < sizeof vigil_secret_table / sizeof vigil_secret_table[0]; index++) {
-        void *symbol = dlsym(library, vigil_secret_table[index].name);
-        if (symbol == NULL) {
-            snprintf(vigil_secret_problem, sizeof vigil_secret_problem, "libsecret-1.so.0 has no %s (0.19 or later is needed)",
-                     vigil_secret_table[index].name);
-            return;
-        }
-        *vigil_secret_table[index].slot = symbol;
-    }
-    vigil_secret_loaded = 1;
+    vigil_secret_loaded = vigil_lazy_load("libsecret-1.so.0", vigil_secret_table, sizeof vigil_secret_table / sizeof vigil_secret_table[0], vigil_secret_problem,
+                                      sizeof vigil_secret_problem, " (0.19 or later is needed)") == NULL;
 }
 
 const char *vigil_secret_load_error(void) {
