@@ -114,6 +114,7 @@ struct IDTokenValidatorTests {
             _ = try await validate(token(claims(), header: ["alg": "ES256", "kid": "k9"]), fetches: again)
             Issue.record("an unknown kid was accepted")
         } catch let error as OAuth2Error {
+            #expect(error.code == .invalidIDToken)
             #expect(error.reason.contains("not in the provider's JWKS"))
         }
         #expect(again.value == 2)
