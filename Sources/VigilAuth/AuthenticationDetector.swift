@@ -13,23 +13,29 @@ import VigilLogging
 /// each connection; an untrusted server makes detection throw before anything is sent. Redirects
 /// are not followed: they come back in ``AuthenticationDetection/redirects`` for the user to review.
 public struct AuthenticationDetector: Sendable {
-    /// Paths relative to the server URL (the `connection.endpoint-webdav` and
-    /// `connection.well-known` settings).
-    /// Where the server's WebDAV files and well-known documents are (VigilAccounts passes the
-    /// settings catalogue's defaults, `connection.endpoint-webdav` and `connection.well-known`).
+    /// Where the server's WebDAV files and well-known documents are, relative to its URL
+    /// (VigilAccounts passes the settings catalogue's defaults, `connection.endpoint-webdav` and
+    /// `connection.well-known`).
     public struct Paths: Sendable {
+        /// The WebDAV files endpoint, probed with `PROPFIND` for its `WWW-Authenticate` schemes.
         public var webDAV: String
+        /// The well-known directory, where WebFinger and the OpenID Connect discovery document are asked.
         public var wellKnown: String
+        /// The settings catalogue's default paths unless given.
         public init(webDAV: String = "remote.php/dav/files", wellKnown: String = ".well-known") {
             self.webDAV = webDAV
             self.wellKnown = wellKnown
         }
     }
 
+    /// The trust-gated client every detection request goes through.
     public var client: HTTPClient
+    /// Where the endpoints are.
     public var paths: Paths
+    /// Where the methods detected are logged (tag `auth`).
     public var logger: Logger
 
+    /// A detector with the default paths and a `vigil.auth` logger unless given.
     public init(client: HTTPClient, paths: Paths = Paths(), logger: Logger = Logger(label: "vigil.auth")) {
         self.client = client
         self.paths = paths
@@ -126,6 +132,7 @@ public struct AuthenticationDetector: Sendable {
 
     static let issuerRelation = "http://openid.net/specs/connect/1.0/issuer"
 
+    /// `url` without one trailing slash.
     public static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
 
     /// Whether `url` is on another origin than `base` (scheme, host or port).
@@ -160,7 +167,9 @@ public struct AuthenticationDetector: Sendable {
         return .success(configuration)
     }
 
+    /// Why a discovery document or a WebFinger answer was not accepted.
     public struct DetectionProblem: Error {
+        /// The reason, in words.
         public var reason: String
     }
 }
@@ -182,5 +191,6 @@ public struct AuthenticationDetection: Sendable {
     /// OpenID Connect is offered (account setup does both).
     public var providerIssuer: String?
 
+    /// Nothing found yet.
     public init() {}
 }

@@ -20,14 +20,20 @@ public struct AuthenticationError: VigilError, Sendable, Hashable, CustomStringC
         /// The method needs something detection did not find (a discovery document).
         public static let notOffered = Code(.notOffered)
 
+        /// The code's name (`no-password`).
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
+    /// One sentence for a person; never contains a secret.
     public var reason: String
+    /// Where the error was raised (`#fileID`).
     public let file: String
+    /// The line where the error was raised (`#line`).
     public let line: Int
 
+    /// An error with `code` and `reason`, raised at the caller's file and line.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -35,10 +41,14 @@ public struct AuthenticationError: VigilError, Sendable, Hashable, CustomStringC
         self.line = line
     }
 
+    /// `authentication: <code>: <reason>`.
     public var description: String { "authentication: \(code): \(reason)" }
 
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code alone, as ``==`` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The code as text (`not-offered`).
     public var codeText: String { code.description }
 }

@@ -1,7 +1,9 @@
 /// An authentication method, by the identifiers the ownCloud MDM settings use
 /// (`connection.allowed-authentication-methods`, `connection.preferred-authentication-methods`).
 public struct AuthenticationMethodIdentifier: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The identifier as the settings write it (`com.owncloud.oauth2`).
     public let rawValue: String
+    /// The method named `rawValue`, known to Vigil or not.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// HTTP Basic with a user name and password.
@@ -11,5 +13,6 @@ public struct AuthenticationMethodIdentifier: RawRepresentable, Sendable, Hashab
     /// OpenID Connect (discovery, dynamic client registration, id_token validation).
     public static let openIDConnect = AuthenticationMethodIdentifier(rawValue: "com.owncloud.openid-connect")
 
+    /// The raw identifier.
     public var description: String { rawValue }
 }

@@ -3,15 +3,24 @@ import JWTKit
 
 /// The claims of an id_token Vigil reads (OpenID Connect Core 1.0, section 2).
 public struct IDTokenClaims: Sendable, Equatable {
+    /// `iss`: the issuer.
     public var iss: String
+    /// `sub`: the user's identifier at the issuer.
     public var sub: String
+    /// `aud`: the client ids the token is for (a single string becomes one element).
     public var aud: [String]
+    /// `exp`: when the token expires, in seconds since 1970.
     public var exp: Double
+    /// `iat`: when the token was issued, in seconds since 1970.
     public var iat: Double
+    /// `nonce`: the one from the authorization request; nil when absent.
     public var nonce: String?
+    /// `azp`: the authorized party, the client the token was issued to; nil when absent.
     public var azp: String?
+    /// `preferred_username`; nil when absent.
     public var preferredUsername: String?
 
+    /// Claims from their values.
     public init(iss: String, sub: String, aud: [String], exp: Double, iat: Double, nonce: String? = nil, azp: String? = nil, preferredUsername: String? = nil) {
         self.iss = iss
         self.sub = sub
@@ -58,9 +67,13 @@ struct IDTokenPayload: JWTPayload {
 /// client when present (and required with several audiences), `exp` in the future and `iat` not,
 /// with a small leeway, and `nonce` the one sent.
 public struct IDTokenValidator: Sendable {
+    /// The issuer `iss` must be, exactly.
     public var issuer: String
+    /// The client id `aud` must contain (and `azp` be, when present or when there are several audiences).
     public var clientID: String
+    /// The nonce sent with the authorization request, which the token must carry.
     public var nonce: String
+    /// The time `exp` and `iat` are checked against.
     public var now: Date
     /// Clock skew tolerated on `exp` and `iat`.
     public var leeway: TimeInterval = 60
@@ -68,6 +81,7 @@ public struct IDTokenValidator: Sendable {
     /// Algorithms an id_token may be signed with.
     public static let allowedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
 
+    /// A validator for one login's issuer, client and nonce, checking times against `now`.
     public init(issuer: String, clientID: String, nonce: String, now: Date = Date()) {
         self.issuer = issuer
         self.clientID = clientID

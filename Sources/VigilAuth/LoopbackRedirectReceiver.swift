@@ -5,7 +5,9 @@ import VigilHTTP
 /// browser to come back with the authorization response, answers it with a short page, and
 /// returns the query. Only the first request to the callback path counts; others get a 404.
 public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immutable; closed once in deinit
+    /// The port bound: the one asked for, or the free one the system picked.
     public let port: Int
+    /// The callback path, `/callback`.
     public let path = "/callback"
     private let fd: Int32
 

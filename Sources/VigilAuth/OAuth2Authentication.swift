@@ -3,12 +3,18 @@ public import VigilSecrets
 /// OAuth2 with the server's OAuth2 app (``OAuth2Login``): a configured client id, the browser, a
 /// loopback redirect and PKCE.
 public struct OAuth2Authentication: AuthenticationMethod {
+    /// `com.owncloud.oauth2`.
     public let identifier = AuthenticationMethodIdentifier.oauth2
+    /// The access token and the refresh token.
     public let secretKinds: [SecretKey.Kind] = [.accessToken, .refreshToken]
+    /// True: the tokens are refreshed, and revoked on removal.
     public let usesTokens = true
 
+    /// The method; its settings come with each login's context.
     public init() {}
 
+    /// Logs in through the browser with the configured client (``OAuth2Login``). Throws `AuthenticationError`
+    /// (`.configuration`) when no client id is set, or the login's `OAuth2Error`.
     public func logIn(_ context: AuthenticationContext, interaction: any AuthenticationInteraction) async throws -> AuthenticationLogin {
         let settings = context.settings
         guard let clientID = settings.oauth2ClientID, !clientID.isEmpty else {
@@ -28,6 +34,7 @@ public struct OAuth2Authentication: AuthenticationMethod {
         return Self.login(tokens, user: context.user, server: context.server, clientID: clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: nil)
     }
 
+    /// `Bearer` and the stored access token; nil without one.
     public func authorization(user: String, secrets: [SecretKey.Kind: Secret]) -> String? {
         secrets[.accessToken].map { token in token.withValue { "Bearer \($0)" } }
     }

@@ -44,14 +44,20 @@ public struct OAuth2Error: VigilError, Sendable, Hashable, CustomStringConvertib
         /// The provider logged in another user than the one being added.
         public static let userMismatch = Code(.userMismatch)
 
+        /// The code's name (`state-mismatch`).
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
+    /// One sentence for a person; never contains a code, token or verifier.
     public var reason: String
+    /// Where the error was raised (`#fileID`).
     public let file: String
+    /// The line where the error was raised (`#line`).
     public let line: Int
 
+    /// An error with `code` and `reason`, raised at the caller's file and line.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -59,10 +65,14 @@ public struct OAuth2Error: VigilError, Sendable, Hashable, CustomStringConvertib
         self.line = line
     }
 
+    /// `oauth2: <code>: <reason>`.
     public var description: String { "oauth2: \(code): \(reason)" }
 
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code alone, as ``==`` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The code as text (`invalid-id-token`).
     public var codeText: String { code.description }
 }

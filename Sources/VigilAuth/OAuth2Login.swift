@@ -4,8 +4,11 @@ public import VigilSecrets
 
 /// Tokens from a completed login. The values are ``VigilSecrets/Secret``s: never printed.
 public struct OAuth2Tokens: Sendable {
+    /// The access token (`access_token`).
     public var accessToken: Secret
+    /// The refresh token (`refresh_token`); nil when the server gave none.
     public var refreshToken: Secret?
+    /// `token_type` as the server wrote it: always Bearer, in any case (other types are refused).
     public var tokenType: String
     /// Seconds the access token lives, as the server said.
     public var expiresIn: Int?
@@ -21,10 +24,15 @@ public struct OAuth2Tokens: Sendable {
 /// 4. the code is exchanged at the token endpoint, with the verifier, through ``VigilHTTP/HTTPClient``
 ///    (so the token endpoint's certificate is judged like every other).
 public struct OAuth2Login: Sendable {
+    /// The trust-gated client the code is exchanged through.
     public var client: HTTPClient
+    /// The authorization URL the browser opens; the login's query is appended (after `&` when it has one).
     public var authorizationEndpoint: String
+    /// The URL the code is exchanged at.
     public var tokenEndpoint: String
+    /// The `client_id` sent.
     public var clientID: String
+    /// The `scope` sent; nil: none.
     public var scope: String?
     /// How long the user has to finish in the browser.
     public var timeout: Duration = .seconds(300)
@@ -33,6 +41,7 @@ public struct OAuth2Login: Sendable {
     /// A confidential client's secret at the token endpoint.
     public var clientAuthentication = OAuth2ClientAuthentication.none
 
+    /// A login with the defaults: five minutes in the browser, a free port, a public client.
     public init(client: HTTPClient, authorizationEndpoint: String, tokenEndpoint: String, clientID: String, scope: String? = nil) {
         self.client = client
         self.authorizationEndpoint = authorizationEndpoint

@@ -5,8 +5,11 @@ public import VigilSecrets
 /// How the client proves itself at the token endpoint (RFC 6749 section 2.3.1): a public client
 /// sends only its id; a confidential one its secret, in HTTP Basic or in the form.
 public enum OAuth2ClientAuthentication: Sendable {
+    /// A public client: `client_id` in the form, nothing else.
     case none
+    /// The id and secret, each form-encoded, in an HTTP Basic `Authorization` header (`client_secret_basic`).
     case basic(Secret)
+    /// `client_id` and `client_secret` in the form (`client_secret_post`).
     case post(Secret)
 
     /// The configured secret, sent as the provider says it accepts (`token_endpoint_auth_methods_supported`):
@@ -22,10 +25,14 @@ public enum OAuth2ClientAuthentication: Sendable {
 /// through the trust-gated ``VigilHTTP/HTTPClient``. Tokens are ``VigilSecrets/Secret``s and no
 /// message carries one.
 public struct OAuth2TokenClient: Sendable {
+    /// The trust-gated client the requests go through.
     public var client: HTTPClient
+    /// The client id the tokens were issued to.
     public var clientID: String
+    /// How the client proves itself at the endpoint.
     public var authentication: OAuth2ClientAuthentication
 
+    /// A token client; a public client unless `authentication` says otherwise.
     public init(client: HTTPClient, clientID: String, authentication: OAuth2ClientAuthentication = .none) {
         self.client = client
         self.clientID = clientID

@@ -3,12 +3,18 @@ public import VigilSecrets
 /// OpenID Connect (``OpenIDConnectLogin``): offered when detection accepted a discovery document
 /// whose issuer is the server.
 public struct OpenIDConnectAuthentication: AuthenticationMethod {
+    /// `com.owncloud.openid-connect`.
     public let identifier = AuthenticationMethodIdentifier.openIDConnect
+    /// The access token and the refresh token.
     public let secretKinds: [SecretKey.Kind] = [.accessToken, .refreshToken]
+    /// True: the tokens are refreshed, and revoked on removal.
     public let usesTokens = true
 
+    /// The method; its settings come with each login's context.
     public init() {}
 
+    /// Logs in with the discovery document detection found (``OpenIDConnectLogin``); the login carries the
+    /// id_token's issuer and subject. Throws `AuthenticationError` (`.notOffered`) without a document, or the login's `OAuth2Error`.
     public func logIn(_ context: AuthenticationContext, interaction: any AuthenticationInteraction) async throws -> AuthenticationLogin {
         guard let configuration = context.detection.methods.first(where: { $0.identifier == identifier })?.openIDConfiguration else {
             throw AuthenticationError(.notOffered, "\(context.server) offers no OpenID Connect discovery document.")

@@ -5,12 +5,17 @@ public import VigilSecrets
 /// What an OpenID Connect login gives: the tokens, the id_token's verified claims, and the client
 /// id they were issued to (registered for this login, or configured).
 public struct OpenIDConnectLogin: Sendable {
+    /// A completed login.
     public struct Result: Sendable {
+        /// The tokens from the token endpoint.
         public var tokens: OAuth2Tokens
+        /// The id_token's validated claims.
         public var claims: IDTokenClaims
+        /// The client the tokens were issued to: registered for this login, or the configured one.
         public var clientID: String
     }
 
+    /// The trust-gated client every request goes through (registration, token, JWKS, userinfo).
     public var client: HTTPClient
     /// The provider's discovery document, already checked by ``AuthenticationDetector``.
     public var configuration: OpenIDConfiguration
@@ -23,7 +28,9 @@ public struct OpenIDConnectLogin: Sendable {
     public var scope = "openid offline_access email profile"
     /// `authentication-oidc.prompt`; nil or empty: none sent.
     public var prompt: String?
+    /// How long the user has to finish in the browser.
     public var timeout: Duration = .seconds(300)
+    /// The loopback port (`authentication-oauth2.oa2-redirect-port`); 0 picks a free one.
     public var redirectPort = 0
     /// `authentication-oauth2.oa2-client-secret` for a configured confidential client (a
     /// registered client is public).
@@ -32,6 +39,7 @@ public struct OpenIDConnectLogin: Sendable {
     /// nodes learn new tokens late); bounded.
     public var newTokenRetryDelays: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)]
 
+    /// A login with `configuration`; `clientID` nil: only dynamic registration can give one.
     public init(client: HTTPClient, configuration: OpenIDConfiguration, clientID: String? = nil) {
         self.client = client
         self.configuration = configuration

@@ -7,8 +7,10 @@ public struct PKCE: Sendable {
     public let verifier: String
     /// base64url(SHA-256(verifier)).
     public var challenge: String { Self.base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) }
+    /// `S256`, sent as `code_challenge_method`.
     public let method = "S256"
 
+    /// A fresh verifier from the system's random number generator.
     public init() {
         var generator = SystemRandomNumberGenerator()
         verifier = Self.base64URL(Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }))

@@ -5,10 +5,14 @@ import Glibc
 public enum PrivateFile {
     /// Why a file was not opened.
     public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The path is a symbolic link (`open` with `O_NOFOLLOW` failed with `ELOOP`).
         case symbolicLink
+        /// The file is not a regular file, or is owned by another user.
         case notOwnRegularFile
+        /// The file could not be opened or made private; the reason, from `strerror`.
         case cannotOpen(String)
 
+        /// The reason in words, such as "it is a symbolic link".
         public var description: String {
             switch self {
             case .symbolicLink: return "it is a symbolic link"

@@ -8,11 +8,16 @@ public import Foundation
 /// - data: `$XDG_DATA_HOME/vigil` (`~/.local/share/vigil`): the database.
 /// - state: `$XDG_STATE_HOME/vigil` (`~/.local/state/vigil`): the log, its hashing key, locks.
 public struct XDGDirectories: Sendable, Hashable {
+    /// `$XDG_CONFIG_HOME`, or `~/.config`.
     public var configHome: String
+    /// `$XDG_DATA_HOME`, or `~/.local/share`.
     public var dataHome: String
+    /// `$XDG_STATE_HOME`, or `~/.local/state`.
     public var stateHome: String
+    /// `$XDG_CACHE_HOME`, or `~/.cache`.
     public var cacheHome: String
 
+    /// The directories named by `environment` (by default the process's), falling back to HOME, then to `NSHomeDirectory()`.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
         func directory(_ variable: String, _ fallback: String) -> String {
@@ -27,7 +32,9 @@ public struct XDGDirectories: Sendable, Hashable {
 
     /// Vigil's own directories.
     public var config: String { configHome + "/vigil" }
+    /// Vigil's data directory, `dataHome/vigil`.
     public var data: String { dataHome + "/vigil" }
+    /// Vigil's state directory, `stateHome/vigil`.
     public var state: String { stateHome + "/vigil" }
 
     /// The environment of a process whose home is `home`, every XDG directory under it (the

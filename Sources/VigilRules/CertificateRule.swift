@@ -21,25 +21,41 @@ public import VigilErrors
 /// Parsing needs nothing but the text, so settings validate a rule before storing it; the
 /// evaluation lives with the certificates (VigilCertificates). Errors name the column.
 public indirect enum CertificateRule: Sendable, Hashable {
+    /// `never`: a rule that is never satisfied.
     case never
+    /// `true` or `false`.
     case literal(Bool)
+    /// A double-quoted string, without its quotes (there are no escapes).
     case string(String)
+    /// A certificate's member or the check, such as `serverCertificate.commonName`.
     case path(Path)
+    /// `NOT rule`.
     case not(CertificateRule)
+    /// `left AND right`.
     case and(CertificateRule, CertificateRule)
+    /// `left OR right`.
     case or(CertificateRule, CertificateRule)
+    /// `left == right`.
     case equal(CertificateRule, CertificateRule)
+    /// `left != right`.
     case notEqual(CertificateRule, CertificateRule)
 
     /// `bookmarkCertificate.parentCertificate.commonName`, `check.parentCertificatesHaveIdenticalPublicKeys`.
     public struct Path: Sendable, Hashable, CustomStringConvertible {
+        /// What a path starts from: the account's stored certificate, the server's, or `check`.
         public enum Root: String, Sendable, Hashable { case bookmarkCertificate, serverCertificate, check }
+        /// A member of a path, after a dot, by its name in the rule.
         public enum Member: String, Sendable, Hashable, CaseIterable {
+            /// What a certificate offers: its key, fingerprint (`asFingerPrintString` follows `sha256Fingerprint`), name, parent, root.
             case publicKeyData, sha256Fingerprint, asFingerPrintString, commonName, parentCertificate, rootCertificate
+            /// `passedValidationOrIsUserAccepted`: a truth about a certificate; the other: the one member of `check`.
             case passedValidationOrIsUserAccepted, parentCertificatesHaveIdenticalPublicKeys
         }
+        /// The first name of the path.
         public var root: Root
+        /// The names after it, in order; for `check`, exactly `parentCertificatesHaveIdenticalPublicKeys`.
         public var members: [Member]
+        /// The path as written in a rule, its names joined by dots.
         public var description: String { ([root.rawValue] + members.map(\.rawValue)).joined(separator: ".") }
     }
 
@@ -48,10 +64,14 @@ public indirect enum CertificateRule: Sendable, Hashable {
     public struct SyntaxError: VigilError, Hashable {
         /// 1-based column of the offending character.
         public var column: Int
+        /// Why the rule was refused, in words.
         public var reason: String
+        /// Where the error was raised (`#fileID`).
         public let file: String
+        /// The line where the error was raised (`#line`), not a line of the rule.
         public let line: Int
 
+        /// An error at `column` of the rule, raised at the caller's file and line.
         public init(column: Int, reason: String, file: String = #fileID, line: Int = #line) {
             self.column = column
             self.reason = reason
@@ -59,16 +79,22 @@ public indirect enum CertificateRule: Sendable, Hashable {
             self.line = line
         }
 
+        /// `column <n>: <reason>`.
         public var description: String { "column \(column): \(reason)" }
+        /// Always `syntax`.
         public var codeText: String { "syntax" }
+        /// Errors are equal when their column and reason are.
         public static func == (lhs: Self, rhs: Self) -> Bool { lhs.column == rhs.column && lhs.reason == rhs.reason }
+        /// Hashes the column alone.
         public func hash(into hasher: inout Hasher) { hasher.combine(column) }
     }
 
     /// The longest rule accepted, and the deepest nesting: a rule is a short expression, and a
     /// hostile settings file must not exhaust the stack of the parser or the evaluator.
     public static let maximumLength = 4096
+    /// The deepest nesting of parentheses and `NOT` accepted.
     public static let maximumDepth = 64
+    /// The most `AND`, `OR` and `NOT` operators accepted in one rule (`==` and `!=` are not counted).
     public static let maximumOperators = 256
 
     /// Parses `text`; throws ``SyntaxError`` naming the column.

@@ -6,6 +6,7 @@ import VigilThreads
 /// the attributes `account` and `kind`, in the default collection. Nothing is written to disk by
 /// Vigil; how the keyring stores items is the keyring's business (encrypted under its password).
 public struct KeyringSecretStore: SecretStore {
+    /// A store on the user's keyring; libsecret is loaded only at the first call.
     public init() {}
 
     /// libsecret loaded (on first use: it is not linked), or why not.
@@ -25,6 +26,8 @@ public struct KeyringSecretStore: SecretStore {
         _ = try? await BlockingQueue.keyring.run { vigil_secret_warm_up() }
     }
 
+    /// Stores or replaces the secret under `key`, labelled "Vigil: kind for account".
+    /// Throws `SecretStoreError` (`.invalidSecret` for a value with a NUL byte; `.unavailable` without libsecret).
     public func store(_ secret: Secret, for key: SecretKey) throws {
         try Self.requireLibrary()
         try secret.withValue { value in
@@ -44,6 +47,7 @@ public struct KeyringSecretStore: SecretStore {
         }
     }
 
+    /// The secret under `key`, or nil when the keyring has none; throws `SecretStoreError` when it cannot be read.
     public func secret(for key: SecretKey) throws -> Secret? {
         try Self.requireLibrary()
         var error: OpaquePointer?
@@ -57,6 +61,7 @@ public struct KeyringSecretStore: SecretStore {
         return Secret(String(cString: found))
     }
 
+    /// Removes the secret under `key`; true when there was one. Throws `SecretStoreError`.
     @discardableResult
     public func remove(_ key: SecretKey) throws -> Bool {
         try Self.requireLibrary()
@@ -68,6 +73,8 @@ public struct KeyringSecretStore: SecretStore {
         return removed != 0
     }
 
+    /// The accounts with a secret of `kind` (any kind when nil), sorted and without duplicates;
+    /// the search is tried up to three times when an item vanishes under it. Throws `SecretStoreError`.
     public func accounts(kind: SecretKey.Kind?) throws -> [String] {
         try Self.requireLibrary()
         var error: OpaquePointer?

@@ -5,6 +5,7 @@
 public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let value: String
 
+    /// A secret holding `value`.
     public init(_ value: String) {
         self.value = value
     }
@@ -19,9 +20,13 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         try await body(value)
     }
 
+    /// True when the value is the empty string.
     public var isEmpty: Bool { value.isEmpty }
 
+    /// Always `«secret»`, never the value.
     public var description: String { "«secret»" }
+    /// Always `Secret(«secret»)`, never the value.
     public var debugDescription: String { "Secret(«secret»)" }
+    /// A mirror with no children, so that `dump` and reflection show no value.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }

@@ -2,7 +2,9 @@
 public struct SecretKey: Sendable, Hashable, CustomStringConvertible {
     /// What the secret is.
     public struct Kind: RawRepresentable, Sendable, Hashable {
+        /// The kind's name (`password`, `access-token`), also stored as the keyring item's `kind` attribute.
         public let rawValue: String
+        /// A kind named `rawValue`; not checked here (``SecretKey/init(account:kind:)`` checks it).
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// A password for Basic authentication.
@@ -23,6 +25,7 @@ public struct SecretKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The account's identifier (for example `alice@cloud.example.com`); not secret, but private.
     public var account: String
+    /// What the secret under this key is.
     public var kind: Kind
 
     /// Refuses an empty or over-long account or kind, and any control character in them.
@@ -36,5 +39,6 @@ public struct SecretKey: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
     }
 
+    /// The key in words (`password of alice@cloud.example.com`); holds no secret.
     public var description: String { "\(kind.rawValue) of \(account)" }
 }

@@ -18,5 +18,6 @@ public protocol SecretStore: Sendable {
 }
 
 extension SecretStore {
+    /// Does nothing: a store without a warm-up.
     public func warmUp() async {}
 }

@@ -29,14 +29,20 @@ public struct SecretStoreError: VigilError, Sendable, Hashable, CustomStringConv
         /// Anything else the Secret Service reported.
         public static let failed = Code(.failed)
 
+        /// The code's name (`unavailable`, `invalid-key`).
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
+    /// One sentence for a person; never contains a secret.
     public var reason: String
+    /// Where the error was raised (`#fileID`).
     public let file: String
+    /// The line where the error was raised (`#line`).
     public let line: Int
 
+    /// An error with `code` and `reason`, raised at the caller's file and line.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -44,11 +50,15 @@ public struct SecretStoreError: VigilError, Sendable, Hashable, CustomStringConv
         self.line = line
     }
 
+    /// `secret store: <code>: <reason>`.
     public var description: String { "secret store: \(code): \(reason)" }
 
+    /// Errors are equal when their codes are (the reason and place are not compared).
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code alone, as ``==`` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The code as text (`locked`).
     public var codeText: String { code.description }
 
     /// How to give Vigil a keyring, for a Secret Service that is missing, locked or not open to

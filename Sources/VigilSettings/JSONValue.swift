@@ -3,13 +3,20 @@ import Foundation
 /// A JSON value that keeps booleans, numbers and strings apart (JSONSerialization on Linux
 /// does not), for precise validation of settings files.
 public enum JSONValue: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// Any number, integers included.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, by member name.
     case object([String: JSONValue])
 
+    /// Decodes any JSON value; throws `DecodingError` when it is none of them.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -27,6 +34,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// Encodes the value; a whole number under 1e15 in magnitude is written as an integer.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -6,6 +6,7 @@ public struct Setting<Value: SettingReadable>: Sendable, Hashable, ExpressibleBy
     /// The flat key, for example `connection.plain-http-policy`.
     public let key: String
 
+    /// A setting named by its flat key.
     public init(stringLiteral key: String) { self.key = key }
 
     /// The catalogue's definition of this key.
@@ -24,22 +25,27 @@ public struct Setting<Value: SettingReadable>: Sendable, Hashable, ExpressibleBy
 
 /// A Swift type a setting's value is read as.
 public protocol SettingReadable: Sendable {
+    /// The value as this type, or nil when it holds another type.
     static func read(_ value: SettingValue) -> Self?
 }
 
 extension Bool: SettingReadable {
+    /// The value of a boolean setting; nil for any other.
     public static func read(_ value: SettingValue) -> Bool? { value.boolValue }
 }
 
 extension Int: SettingReadable {
+    /// The value of an integer setting; nil for any other.
     public static func read(_ value: SettingValue) -> Int? { value.integerValue }
 }
 
 extension String: SettingReadable {
+    /// The value of a text setting; nil for any other.
     public static func read(_ value: SettingValue) -> String? { value.stringValue }
 }
 
 extension Array: SettingReadable where Element == String {
+    /// The value of a list setting; nil for any other.
     public static func read(_ value: SettingValue) -> [String]? { value.stringsValue }
 }
 

@@ -13,15 +13,18 @@ public struct SettingDefinition: Sendable, Hashable {
 
     /// The flat key, for example `connection.plain-http-policy`.
     public let key: String
+    /// The type of the value, and what it may be.
     public let kind: SettingKind
     /// nil when the setting has no default (unset unless a source sets it).
     public let defaultValue: SettingValue?
     /// What it does, in a sentence or two.
     public let summary: String
+    /// Who may set the key.
     public let scope: Scope
     /// Secret values are never printed (`vigil config list` shows «set»).
     public let isSecret: Bool
 
+    /// A definition of `key`; any source may set it unless `scope` says otherwise, and it is not secret unless `secret`.
     public init(_ key: String, _ kind: SettingKind, default defaultValue: SettingValue?, _ summary: String, scope: Scope = .any, secret: Bool = false) {
         self.key = key
         self.kind = kind

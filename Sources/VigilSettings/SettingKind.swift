@@ -19,13 +19,19 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
     }
     private let base: Base
 
+    /// A boolean; as text `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`.
     public static let bool = SettingKind(base: .bool)
+    /// Any string.
     public static let string = SettingKind(base: .string)
+    /// A list of strings: a JSON array, or as text comma-separated items (blank ones dropped) or a JSON array.
     public static let stringList = SettingKind(base: .stringList)
     /// An http or https URL.
     public static let url = SettingKind(base: .url)
+    /// An integer within `range`; in a JSON file, a whole number.
     public static func integer(_ range: ClosedRange<Int>) -> SettingKind { SettingKind(base: .integer(range)) }
+    /// One string of `values`.
     public static func choice(_ values: [String]) -> SettingKind { SettingKind(base: .choice(values)) }
+    /// A list of strings of `values`, none named twice.
     public static func choiceList(_ values: [String]) -> SettingKind { SettingKind(base: .choiceList(values)) }
     /// A string with `{{placeholder}}`s, only the given ones allowed.
     public static func template(placeholders: [String]) -> SettingKind { SettingKind(base: .template(placeholders)) }
@@ -50,6 +56,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The kind in words, as `vigil config` and docs/settings.md show it (`integer from 1 to 10`).
     public var description: String {
         switch base {
         case .bool: return "boolean (true or false)"
@@ -191,7 +198,10 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a value was refused, in words.
 public struct SettingsProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The reason, in words.
     public var message: String
+    /// A problem described by `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

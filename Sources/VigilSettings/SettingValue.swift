@@ -1,8 +1,12 @@
 /// A typed setting value.
 public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
+    /// A boolean setting's value.
     case bool(Bool)
+    /// An integer setting's value.
     case integer(Int)
+    /// The value of a string, choice, URL, template or rule setting.
     case string(String)
+    /// The value of a list setting (strings, choices, pins, fingerprints, object identifiers).
     case strings([String])
 
     /// The value as `vigil config get` prints it: lists joined by commas.
@@ -25,8 +29,12 @@ public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The boolean, or nil when the value is not `.bool`.
     public var boolValue: Bool? { if case .bool(let value) = self { return value } else { return nil } }
+    /// The integer, or nil when the value is not `.integer`.
     public var integerValue: Int? { if case .integer(let value) = self { return value } else { return nil } }
+    /// The text, or nil when the value is not `.string`.
     public var stringValue: String? { if case .string(let value) = self { return value } else { return nil } }
+    /// The list, or nil when the value is not `.strings`.
     public var stringsValue: [String]? { if case .strings(let value) = self { return value } else { return nil } }
 }

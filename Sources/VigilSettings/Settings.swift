@@ -3,6 +3,7 @@
 public struct Settings: Sendable {
     /// What one source says about one key.
     public struct Layer: Sendable, Hashable {
+        /// The source that says it.
         public var source: SettingsSource
         /// The file path, the environment variable, or "built in".
         public var location: String
@@ -16,6 +17,7 @@ public struct Settings: Sendable {
 
     /// One key, resolved.
     public struct Entry: Sendable {
+        /// The key's definition in the catalogue.
         public var definition: SettingDefinition
         /// The value in force (nil: unset).
         public var value: SettingValue?
@@ -25,17 +27,21 @@ public struct Settings: Sendable {
         public var layers: [Layer]
         /// Why the user file may not set this key, when it may not.
         public var lockedBecause: String?
+        /// True when the user file may not set this key.
         public var isLocked: Bool { lockedBecause != nil }
     }
 
+    /// Every key of the catalogue, resolved, by key.
     public let entries: [String: Entry]
     /// Warnings and errors found while loading, in source order.
     public let issues: [SettingsIssue]
+    /// The files that were read.
     public let locations: SettingsLocations
 
     /// The issues that make the settings unusable for anything but `vigil config`.
     public var errors: [SettingsIssue] { issues.filter { $0.severity == .error } }
 
+    /// The entry for `key`, or nil for a key the catalogue does not have.
     public subscript(key: String) -> Entry? { entries[key] }
 
     /// The value in force for `key` (nil when unset or unknown).

@@ -1,14 +1,18 @@
 /// Every setting Vigil knows. Names follow the ownCloud MDM tables (shared/seeds) where one exists.
 public enum SettingsCatalog {
+    /// The authentication method identifiers the method settings accept.
     public static let authenticationMethods = ["com.owncloud.basicauth", "com.owncloud.oauth2", "com.owncloud.openid-connect"]
+    /// The values of `log.level`, lowest first; `off` logs nothing.
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical", "off"]
     /// `log.enabled-components`, the seeds' names: the writers, and HTTP exchange logging.
     public static let logComponentStandardError = "writer.stderr"
+    /// `writer.file`: the log file.
     public static let logComponentFile = "writer.file"
+    /// `option.log-requests-and-responses`: HTTP exchanges logged, as `log.http-requests`.
     public static let logComponentRequests = "option.log-requests-and-responses"
+    /// The placeholders `http.user-agent` may use.
     public static let userAgentPlaceholders = ["app.name", "app.version", "os.name", "os.version", "host.name"]
 
-    /// The ownCloud app's rule, kept as text until the rule-language issue gives it a parser.
     /// The keys named as in the seeds' MDM tables (the ownCloud iOS app's managed settings,
     /// shared/seeds); every other key is Vigil's own. docs/settings.md shows which.
     public static let seedsKeys: Set<String> = [
@@ -59,9 +63,11 @@ public enum SettingsCatalog {
         ),
     ]
 
+    /// The ownCloud app's renewed-certificate rule, the default of `connection.renewed-certificate-acceptance-rule`.
     public static let seedsRenewedCertificateRule =
         "(bookmarkCertificate.publicKeyData == serverCertificate.publicKeyData) OR ((check.parentCertificatesHaveIdenticalPublicKeys == true) AND (serverCertificate.passedValidationOrIsUserAccepted == true))"
 
+    /// Every setting, in the order of docs/settings.md and ``Settings/orderedEntries``.
     public static let all: [SettingDefinition] = [
         // Connection
         .init(

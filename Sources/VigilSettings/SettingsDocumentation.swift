@@ -3,6 +3,7 @@ import Foundation
 /// docs/settings.md, generated from ``SettingsCatalog`` (`vigil config docs`); a test fails when
 /// the committed file and the catalogue differ.
 public enum SettingsDocumentation {
+    /// The whole of docs/settings.md: the sources, the table of every key, and the seeds' keys not read.
     public static func markdown() -> String {
         var lines = [
             "# Settings",

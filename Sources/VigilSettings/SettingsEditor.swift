@@ -4,11 +4,13 @@ public import Foundation
 /// keys, keeps every other key (unknown ones included), and writes atomically: a crash at any
 /// point leaves either the old file or the new one, never a mix.
 public struct SettingsEditor: Sendable {
+    /// The settings loaded now: they say which file to change and which keys are locked.
     public let settings: Settings
     /// Called after the new file is complete and before it replaces the old one; a test injects a
     /// crash here, on its own editor (never a global a test running beside it would meet).
     @_spi(Testing) public var beforeRename: (@Sendable (_ temporaryPath: String) throws -> Void)?
 
+    /// An editor of the user file named by `settings`.
     public init(settings: Settings) {
         self.settings = settings
     }

@@ -2,6 +2,7 @@ public import VigilErrors
 
 /// A settings error that stops the program (a broken managed file) or a refused change.
 public struct SettingsError: VigilError, Hashable, CustomStringConvertible, Sendable {
+    /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case brokenManagedFile = "broken-managed-file"
@@ -21,28 +22,42 @@ public struct SettingsError: VigilError, Hashable, CustomStringConvertible, Send
         public static let brokenUserFile = Code(.brokenUserFile)
         /// A source holds invalid values.
         public static let invalidSettings = Code(.invalidSettings)
+        /// The key is not in the catalogue.
         public static let unknownKey = Code(.unknownKey)
+        /// The value is not one the key accepts.
         public static let invalidValue = Code(.invalidValue)
         /// The managed configuration does not let the user set this key.
         public static let lockedKey = Code(.lockedKey)
+        /// Only the managed file may set this key.
         public static let managedOnlyKey = Code(.managedOnlyKey)
+        /// The user file could not be written; the old one is unchanged.
         public static let writeFailed = Code(.writeFailed)
+        /// The code's name (`locked-key`).
         public var description: String { base.rawValue }
     }
+    /// What went wrong.
     public let code: Code
+    /// One sentence for a person.
     public let reason: String
+    /// Where the error was raised (`#fileID`).
     public let file: String
+    /// The line where the error was raised (`#line`).
     public let line: Int
 
+    /// An error with `code` and `reason`, raised at the caller's file and line.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
         self.file = file
         self.line = line
     }
+    /// The reason alone.
     public var description: String { reason }
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code alone, as ``==`` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The code as text (`broken-managed-file`).
     public var codeText: String { code.description }
 }

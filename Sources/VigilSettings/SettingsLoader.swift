@@ -9,9 +9,12 @@ public import Foundation
 /// read here, because Vigil must list every key a file names (to warn about unknown ones) and
 /// say, per key, what each source holds and why a value was refused.
 public struct SettingsLoader: Sendable {
+    /// The environment read for `VIGIL_` variables.
     public var environment: [String: String]
+    /// The user file and managed file to read.
     public var locations: SettingsLocations
 
+    /// A loader for `environment` (by default the process's); `locations` nil: derived from `environment`.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment, locations: SettingsLocations? = nil) {
         self.environment = environment
         self.locations = locations ?? SettingsLocations(environment: environment)

@@ -9,11 +9,13 @@ public struct SettingsLocations: Sendable, Hashable {
     /// does not exist (a machine an administrator manages cannot be pointed at another file).
     public var managedFile: String
 
+    /// The locations as given.
     public init(userFile: String, managedFile: String) {
         self.userFile = userFile
         self.managedFile = managedFile
     }
 
+    /// The system's managed file, which takes precedence over `VIGIL_MANAGED_CONFIG` when present.
     public static let defaultManagedFile = "/etc/vigil/managed.json"
 
     /// Whether /etc/vigil/managed.json is there: anything at that path (a dangling symlink too),
@@ -24,11 +26,14 @@ public struct SettingsLocations: Sendable, Hashable {
         if lstat(defaultManagedFile, &info) == 0 { return true }
         return errno == EACCES
     }
+    /// The variable naming another managed file, for a machine without `/etc/vigil/managed.json`.
     public static let managedFileVariable = "VIGIL_MANAGED_CONFIG"
 
     /// Variables starting with `VIGIL_` that are not settings.
     public static let controlVariables: Set<String> = [managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR", "VIGIL_DATA_DIR"]
 
+    /// The locations for `environment`. `systemManagedFileExists` overrides the check for
+    /// `/etc/vigil/managed.json` (nil: look at the file system).
     public init(environment: [String: String], systemManagedFileExists: Bool? = nil) {
         let systemManagedFileExists = systemManagedFileExists ?? Self.systemManagedFileIsThere()
         let override = environment[Self.managedFileVariable].flatMap { $0.isEmpty ? nil : $0 }

@@ -18,6 +18,7 @@ public final class BlockingQueue: Sendable {
 
     let queue: DispatchQueue
 
+    /// A queue of its own, a serial Dispatch queue named `label`.
     public init(label: String) {
         queue = DispatchQueue(label: label)
     }
