@@ -15,10 +15,14 @@
 public enum ApprovalRule {
     /// Why an approval is refused: a stable code and the reason in words.
     public struct Refusal: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The stable code (a ``TrustReason/Code``).
         public var code: TrustReason.Code
+        /// The reason in words.
         public var message: String
+        /// The message.
         public var description: String { message }
 
+        /// A refusal with `code` and `message`.
         public init(code: TrustReason.Code, message: String) {
             self.code = code
             self.message = message

@@ -3,6 +3,7 @@ public import Foundation
 
 /// Where a certificate sits in a chain; some findings depend on it.
 public enum CertificateRole: String, Codable, Sendable, Hashable {
+    /// `leaf`: the first in a chain; `root`: a later one that is self-signed or the anchor; `intermediate`: any other.
     case leaf, intermediate, root
 }
 
@@ -19,7 +20,9 @@ extension Certificate {
     public var subject: String { Self.distinguishedName(X509_get_subject_name(storage.x509)) }
     /// Issuer DN in RFC 4514 order.
     public var issuer: String { Self.distinguishedName(X509_get_issuer_name(storage.x509)) }
+    /// Start of the validity period; nil when OpenSSL cannot read the time.
     public var notBefore: Date? { OpenSSLSupport.date(X509_get0_notBefore(storage.x509)) }
+    /// End of the validity period; nil when OpenSSL cannot read the time.
     public var notAfter: Date? { OpenSSLSupport.date(X509_get0_notAfter(storage.x509)) }
 
     /// Subject equals issuer and the key identifiers agree (OpenSSL's `X509_self_signed`

@@ -110,7 +110,9 @@ public struct Certificate: Sendable, Hashable {
         return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
     }
 
+    /// Certificates are equal when their DER bytes are.
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.storage.der == rhs.storage.der }
+    /// Hashes the DER bytes.
     public func hash(into hasher: inout Hasher) { hasher.combine(storage.der) }
 
     /// Owns one OpenSSL `X509`.

@@ -35,15 +35,20 @@ public struct CertificateError: VigilError, Hashable, CustomStringConvertible, S
         /// OpenSSL could not set up the trust store.
         public static let storeFailure = Code(.storeFailure)
 
+        /// The code's name (`malformed-pem`, ...).
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public let code: Code
     /// A sentence for a person.
     public let reason: String
+    /// The source file that threw (`#fileID`).
     public let file: String
+    /// The source line that threw.
     public let line: Int
 
+    /// An error with `code` and `reason`, located where it is made.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -51,10 +56,14 @@ public struct CertificateError: VigilError, Hashable, CustomStringConvertible, S
         self.line = line
     }
 
+    /// The reason.
     public var description: String { reason }
 
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code only.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The code's name, as ``VigilError`` wants it.
     public var codeText: String { code.description }
 }

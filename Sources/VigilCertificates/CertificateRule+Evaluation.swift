@@ -5,10 +5,14 @@ public import VigilRules
 /// server presents now, leaf first, and whether the server's chain passed validation or was
 /// accepted by the user.
 public struct CertificateRuleContext: Sendable {
+    /// The chain stored with the account, leaf first.
     public var bookmark: [Certificate]
+    /// The chain the server presents now, leaf first.
     public var server: [Certificate]
+    /// The server's chain passed validation or was accepted by the user.
     public var serverPassedValidationOrIsUserAccepted: Bool
 
+    /// A context for the two chains; nothing is checked.
     public init(bookmark: [Certificate], server: [Certificate], serverPassedValidationOrIsUserAccepted: Bool) {
         self.bookmark = bookmark
         self.server = server

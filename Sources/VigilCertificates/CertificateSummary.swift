@@ -11,10 +11,13 @@ public struct CertificateSummary: Codable, Sendable, Hashable {
     public var version: Int
     /// Serial number: the DER content octets in lower-case hex, leading zeros kept.
     public var serialNumber: String
+    /// When the certificate is valid, and how many days are left.
     public var validity: Validity
     /// Signature algorithm, OpenSSL's long name (for example `sha256WithRSAEncryption`).
     public var signatureAlgorithm: String
+    /// The subject's public key.
     public var publicKey: PublicKeyInfo
+    /// The subject alternative names, by kind.
     public var subjectAlternativeNames: SubjectAlternativeNames
     /// Basic constraints; nil when the extension is absent.
     public var basicConstraints: BasicConstraints?
@@ -26,6 +29,7 @@ public struct CertificateSummary: Codable, Sendable, Hashable {
     public var subjectKeyIdentifier: String?
     /// Authority key identifier (key id), hex.
     public var authorityKeyIdentifier: String?
+    /// The OCSP responders and CA issuer URLs the certificate names (AIA).
     public var authorityInformationAccess: AuthorityInformationAccess
     /// CRL distribution point URIs (full names).
     public var crlDistributionPoints: [String]
@@ -35,6 +39,7 @@ public struct CertificateSummary: Codable, Sendable, Hashable {
     public var embeddedSCTCount: Int
     /// Every extension in the certificate, in order, with OpenSSL's own text for it.
     public var extensions: [ExtensionInfo]
+    /// SHA-256 and SHA-1 of the DER, and the SPKI pin.
     public var fingerprints: Fingerprints
     /// Subject equals issuer and the key identifiers agree (the signature itself is checked by
     /// trust evaluation, not here).
@@ -42,6 +47,7 @@ public struct CertificateSummary: Codable, Sendable, Hashable {
     /// What deserves attention, most severe first.
     public var findings: [Finding]
 
+    /// The validity period, and the days left at the evaluation time.
     public struct Validity: Codable, Sendable, Hashable {
         /// ISO 8601, UTC.
         public var notBefore: String
@@ -53,6 +59,7 @@ public struct CertificateSummary: Codable, Sendable, Hashable {
         public var lifetimeDays: Int
     }
 
+    /// The subject's public key: algorithm, size, and the RSA exponent or EC curve.
     public struct PublicKeyInfo: Codable, Sendable, Hashable {
         /// `RSA`, `EC`, `Ed25519`, `Ed448`, `DSA` or OpenSSL's name.
         public var algorithm: String
@@ -64,32 +71,45 @@ public struct CertificateSummary: Codable, Sendable, Hashable {
         public var curve: String?
     }
 
+    /// The subject alternative names, by kind.
     public struct SubjectAlternativeNames: Codable, Sendable, Hashable {
+        /// DNS names.
         public var dns: [String] = []
+        /// IP addresses.
         public var ip: [String] = []
+        /// Email addresses (rfc822Name).
         public var email: [String] = []
+        /// URIs.
         public var uri: [String] = []
         /// Other kinds (directory names, otherName, registered IDs) as OpenSSL prints them.
         public var other: [String] = []
+        /// No name of any kind.
         public var isEmpty: Bool { dns.isEmpty && ip.isEmpty && email.isEmpty && uri.isEmpty && other.isEmpty }
     }
 
+    /// The basic constraints extension.
     public struct BasicConstraints: Codable, Sendable, Hashable {
+        /// The cA flag: the certificate may act as a CA.
         public var isCA: Bool
         /// nil when no path length constraint is set.
         public var pathLength: Int?
     }
 
+    /// The Authority Information Access extension's URLs.
     public struct AuthorityInformationAccess: Codable, Sendable, Hashable {
+        /// OCSP responder locations.
         public var ocsp: [String] = []
+        /// Locations of the issuer's certificate (CA Issuers).
         public var caIssuers: [String] = []
     }
 
+    /// One extension of the certificate.
     public struct ExtensionInfo: Codable, Sendable, Hashable {
         /// Dotted OID.
         public var oid: String
         /// OpenSSL's long name, or the dotted OID when unknown.
         public var name: String
+        /// The extension is marked critical.
         public var critical: Bool
         /// OpenSSL's own text for the value (X509V3_EXT_print), or hex when it has none.
         public var text: String
@@ -97,6 +117,7 @@ public struct CertificateSummary: Codable, Sendable, Hashable {
         public var summarized: Bool
     }
 
+    /// Digests that identify the certificate and its key.
     public struct Fingerprints: Codable, Sendable, Hashable {
         /// SHA-256 of the DER, colon-separated upper-case hex.
         public var sha256: String

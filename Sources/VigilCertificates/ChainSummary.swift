@@ -1,10 +1,16 @@
 /// The chain as the server sent it and as verification built it.
 public struct ChainSummary: Codable, Sendable, Hashable {
+    /// One certificate of a chain, as listed.
     public struct Entry: Codable, Sendable, Hashable {
+        /// Subject DN, RFC 4514 order.
         public var subject: String
+        /// Issuer DN, RFC 4514 order.
         public var issuer: String
+        /// SHA-256 of the DER, colon-separated upper-case hex.
         public var sha256: String
+        /// Leaf, intermediate or root, by its position in this list.
         public var role: CertificateRole
+        /// Subject equals issuer and the key identifiers agree (the signature is not checked here).
         public var isSelfSigned: Bool
         /// For the verified chain: this certificate is the trust anchor.
         public var isAnchor: Bool

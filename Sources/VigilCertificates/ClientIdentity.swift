@@ -8,8 +8,10 @@ public import Foundation
 public struct ClientIdentity: Sendable {
     /// The certificate first, then the chain that came with it.
     public let chain: [Certificate]
+    /// The client certificate's private key.
     public let key: ClientKey
 
+    /// An identity from `chain` (the client certificate first; must not be empty) and `key`; nothing is checked.
     public init(chain: [Certificate], key: ClientKey) {
         self.chain = chain
         self.key = key
@@ -159,15 +161,23 @@ public struct ClientIdentity: Sendable {
 
 /// A client certificate as the user reviews it.
 public struct ClientCertificateReview: Sendable, Hashable, Codable {
+    /// Subject DN of the client certificate.
     public var subject: String
+    /// Issuer DN of the client certificate.
     public var issuer: String
+    /// Start of validity, ISO 8601 UTC.
     public var notBefore: String
+    /// End of validity, ISO 8601 UTC.
     public var notAfter: String
+    /// Whole days left at the review time (negative once expired).
     public var daysLeft: Int
     /// Key type and size (`EC 256 (prime256v1)`, `RSA 2048`).
     public var key: String
+    /// Key usage names; empty when the extension is absent.
     public var keyUsage: [String]
+    /// Extended key usage names; empty when the extension is absent.
     public var extendedKeyUsage: [String]
+    /// SHA-256 of the client certificate's DER, colon-separated upper-case hex.
     public var sha256: String
     /// Certificates in the file: the client's and those of its chain.
     public var chainLength: Int

@@ -31,15 +31,20 @@ public struct ClientIdentityError: VigilError, Hashable, CustomStringConvertible
         /// Read, but refused by review (expired, no clientAuth, broken crypto): ``ClientIdentity/refusals(at:)``.
         public static let refused = Code(.refused)
 
+        /// The code's name (`wrong-passphrase`, ...).
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public let code: Code
     /// A sentence for a person.
     public let reason: String
+    /// The source file that threw (`#fileID`).
     public let file: String
+    /// The source line that threw.
     public let line: Int
 
+    /// An error with `code` and `reason`, located where it is made.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -47,9 +52,13 @@ public struct ClientIdentityError: VigilError, Hashable, CustomStringConvertible
         self.line = line
     }
 
+    /// The reason.
     public var description: String { reason }
+    /// The code's name, as ``VigilError`` wants it.
     public var codeText: String { code.description }
 
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code only.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

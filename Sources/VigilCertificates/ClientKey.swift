@@ -11,6 +11,7 @@ public struct ClientKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// The token's PIN.
     private let pin: String?
 
+    /// A key held in memory as `pem`.
     public init(pem: String) {
         self.pem = pem
         self.tokenURI = nil
@@ -41,7 +42,10 @@ public struct ClientKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
         return try body(pem ?? "")
     }
 
+    /// `«private key»`, never the key.
     public var description: String { "«private key»" }
+    /// `ClientKey(«private key»)`, never the key.
     public var debugDescription: String { "ClientKey(«private key»)" }
+    /// A mirror with no children, so that `dump` and the debugger show nothing of the key.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }

@@ -2,14 +2,21 @@ import Foundation
 
 /// The name a certificate must be valid for: a DNS name, an IP address or an email address.
 public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What kind of name it is (raw values `DNS`, `IP`, `RFC822`).
     public enum Kind: String, Sendable, Hashable, Codable {
+        /// A DNS host name.
         case dns = "DNS"
+        /// An IP address.
         case ip = "IP"
+        /// An email address.
         case email = "RFC822"
     }
+    /// What kind of name it is.
     public var kind: Kind
+    /// The name (an IP literal without brackets when made from a host).
     public var value: String
 
+    /// A name of `kind`; the value is not checked.
     public init(kind: Kind, value: String) {
         self.kind = kind
         self.value = value
@@ -22,6 +29,7 @@ public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {
         self.init(kind: PeerName.isIPAddress(host) ? .ip : .dns, value: host)
     }
 
+    /// The name itself.
     public var description: String { value }
 
     static func isIPAddress(_ text: String) -> Bool {

@@ -18,24 +18,31 @@ public struct RevocationCheck: Codable, Sendable, Hashable {
 
     /// What a usable answer says.
     public enum Status: String, Codable, Sendable, Hashable {
+        /// Not revoked, or revoked.
         case good, revoked
         /// The responder does not know the certificate (OCSP "unknown").
         case unknown
     }
 
+    /// Where the answer came from.
     public var source: Source
     /// The responder or distribution point; nil for a staple or a file.
     public var url: String?
     /// The certificate the answer is about, and its depth in the chain (0: the server's).
     public var subject: String
+    /// Its depth in the chain (0: the server's).
     public var depth: Int
     /// nil when the answer could not be used (`problem` says why).
     public var status: Status?
+    /// When it was revoked, for a revoked status; nil when not given.
     public var revokedAt: Date?
     /// RFC 5280's CRLReason, in words (`keyCompromise`...), when given.
     public var reason: String?
+    /// When the OCSP response was produced; nil when not given.
     public var producedAt: Date?
+    /// The answer's thisUpdate time; nil when not given.
     public var thisUpdate: Date?
+    /// The answer's nextUpdate time; nil when not given.
     public var nextUpdate: Date?
     /// The OCSP responder's or CRL issuer's subject.
     public var signer: String?
@@ -43,6 +50,7 @@ public struct RevocationCheck: Codable, Sendable, Hashable {
     /// delegated responder, about another certificate, out of date.
     public var problem: String?
 
+    /// An answer that cannot be used, and why.
     public init(source: Source, url: String? = nil, subject: String, depth: Int, problem: String) {
         self.source = source
         self.url = url

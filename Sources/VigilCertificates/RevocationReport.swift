@@ -7,15 +7,19 @@ import Foundation
 public struct RevocationReport: Codable, Sendable, Hashable {
     /// A certificate no usable answer was found for.
     public struct Unresolved: Codable, Sendable, Hashable {
+        /// Subject of that certificate.
         public var subject: String
+        /// Its depth in the chain (0: the server's).
         public var depth: Int
         /// It names an OCSP responder or a CRL (otherwise there was nothing to ask).
         public var namesASource: Bool
     }
 
+    /// The policy the report is judged under.
     public var policy: RevocationPolicy
     /// Every answer read, usable or not, in the order asked.
     public var checks: [RevocationCheck] = []
+    /// Certificates no usable answer was found for.
     public var unresolved: [Unresolved] = []
     /// The server stapled an OCSP answer to the handshake (nil: not a live handshake).
     public var stapled: Bool?
@@ -25,6 +29,7 @@ public struct RevocationReport: Codable, Sendable, Hashable {
     /// approved (a hostile server's URLs are not fetched before the user reviewed it).
     public var notFetched = false
 
+    /// An empty report under `policy`.
     public init(policy: RevocationPolicy) { self.policy = policy }
 
     /// The reasons this report makes a verdict untrusted: a usable "revoked" answer (always);
@@ -163,6 +168,7 @@ public enum RevocationRequest: Sendable, Hashable {
     /// GET the CRL at `url`.
     case crl(url: String)
 
+    /// The URL to fetch from.
     public var url: String {
         switch self {
         case .ocsp(let url, _), .crl(let url): url

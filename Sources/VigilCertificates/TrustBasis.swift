@@ -2,8 +2,11 @@
 public struct TrustBasis: Codable, Sendable, Hashable {
     /// Where the anchor came from.
     public struct Source: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+        /// The source's name (`system-store`, ...).
         public var rawValue: String
+        /// A source with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The source's name.
         public var description: String { rawValue }
         /// The system trust store (or `SSL_CERT_FILE` / `SSL_CERT_DIR`).
         public static let systemStore = Source(rawValue: "system-store")
@@ -12,6 +15,7 @@ public struct TrustBasis: Codable, Sendable, Hashable {
         /// A certificate given in code.
         public static let certificate = Source(rawValue: "certificate")
     }
+    /// Where the anchor came from.
     public var source: Source
     /// The CA file holding the anchor, for `.caFile`.
     public var path: String?

@@ -32,8 +32,11 @@ public struct TrustEvaluator: Sendable {
         /// default, any-policy), initial-explicit-policy, initial-policy-mapping-inhibit and
         /// initial-any-policy-inhibit (all off by default, as RFC 5280 has them).
         public var initialPolicies: [String] = [Self.anyPolicy]
+        /// RFC 5280's initial-explicit-policy: a valid policy is required for the whole path.
         public var requireExplicitPolicy = false
+        /// RFC 5280's initial-policy-mapping-inhibit: policy mappings are not allowed.
         public var inhibitPolicyMapping = false
+        /// RFC 5280's initial-any-policy-inhibit: anyPolicy is not honoured.
         public var inhibitAnyPolicy = false
         /// The anyPolicy OID.
         public static let anyPolicy = "2.5.29.32.0"
@@ -64,6 +67,7 @@ public struct TrustEvaluator: Sendable {
     /// The use a leaf certificate must be fit for.
     public enum Purpose: String, Sendable, Codable { case serverAuth, clientAuth }
 
+    /// How this evaluator evaluates.
     public let configuration: Configuration
     let store: Store
     let fileAnchors: [(path: String, certificates: [Certificate])]
@@ -198,12 +202,14 @@ public struct TrustEvaluator: Sendable {
 
 /// A verdict with what was evaluated and how the chain was built.
 public struct TrustEvaluation: Sendable {
+    /// Trusted and on what basis, or untrusted and why.
     public var verdict: TrustVerdict
     /// The profile that decided, and why.
     public var profile: TrustProfile.Decision = .init(profile: .webpki, why: "forced")
     /// Rules of the Web PKI profile the chain breaks that did not decide because the rfc5280
     /// profile applied: shown as findings, never silent.
     public var rulesNotApplied: [TrustReason] = []
+    /// The chain as sent and as verified.
     public var chain: ChainSummary
     /// Leaf to anchor, as verification built it (possibly partial when untrusted).
     public var verifiedChain: [Certificate]
@@ -214,6 +220,7 @@ public struct TrustEvaluation: Sendable {
     public var revocation: RevocationReport?
     /// The time the chain was evaluated at.
     public var time: Date
+    /// The name the leaf was checked against; nil when no name was checked.
     public var peerName: PeerName?
 
     /// Summaries of the sent certificates, with findings, leaf first.

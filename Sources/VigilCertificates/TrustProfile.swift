@@ -5,7 +5,9 @@
 /// Requirements impose is then a finding, not a rejection, because private CAs are not bound by
 /// them and every other client accepts their certificates (docs/trust.md lists each rule).
 public enum TrustProfile: String, Sendable, Hashable, Codable {
+    /// RFC 5280 plus the Baseline Requirements' rules of the strict profile: for system-store anchors.
     case webpki
+    /// RFC 5280 only: for anchors the user or the administrator supplied.
     case rfc5280
 
     /// What the caller asks for.
@@ -18,7 +20,9 @@ public enum TrustProfile: String, Sendable, Hashable, Codable {
 
     /// The profile that decided, and why, in words.
     public struct Decision: Sendable, Hashable, Codable {
+        /// The profile that decided.
         public var profile: TrustProfile
+        /// Why it decided, in words.
         public var why: String
     }
 

@@ -13,6 +13,7 @@ public struct TrustReason: Codable, Sendable, Hashable, CustomStringConvertible 
     /// Subject of that certificate.
     public var subject: String?
 
+    /// A reason; the OpenSSL code and text, depth and subject are nil unless given.
     public init(code: Code, message: String, opensslCode: Int? = nil, opensslMessage: String? = nil, depth: Int? = nil, subject: String? = nil) {
         self.code = code
         self.message = message
@@ -22,6 +23,7 @@ public struct TrustReason: Codable, Sendable, Hashable, CustomStringConvertible 
         self.subject = subject
     }
 
+    /// The message, then `[OpenSSL CODE: text]` when OpenSSL gave a code.
     public var description: String {
         var text = message
         if let opensslCode { text += " [OpenSSL \(opensslCode): \(opensslMessage ?? "")]" }

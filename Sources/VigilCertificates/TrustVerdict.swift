@@ -6,6 +6,7 @@ public enum TrustVerdict: Sendable, Hashable {
     /// The chain failed; every reason found, in the order found.
     case untrusted([TrustReason])
 
+    /// True for ``trusted(_:)``.
     public var isTrusted: Bool {
         if case .trusted = self { return true }
         return false

@@ -68,16 +68,22 @@ public struct AccessHeaders: Sendable, Equatable, CustomStringConvertible, Custo
         try body(fields.map { ($0.name, $0.value) })
     }
 
+    /// The names only, `«access headers: NAME, ...»`; never a value.
     public var description: String { "«access headers: \(names.joined(separator: ", "))»" }
+    /// `AccessHeaders(«access headers: ...»)`; never a value.
     public var debugDescription: String { "AccessHeaders(\(description))" }
+    /// A mirror with no children, so that `dump` and the debugger show no value.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// Access headers and the one origin they go to (the account's server, where setup started).
 public struct AccessHeadersBinding: Sendable {
+    /// The header fields.
     public var headers: AccessHeaders
+    /// The one https host and port they are sent to.
     public var origin: Endpoint
 
+    /// Binds `headers` to `origin`.
     public init(headers: AccessHeaders, origin: Endpoint) {
         self.headers = headers
         self.origin = origin
@@ -88,6 +94,7 @@ public struct AccessHeadersBinding: Sendable {
 
 /// Why an access headers file was refused. The reason never holds a value.
 public struct AccessHeadersError: VigilError, Hashable, CustomStringConvertible, Sendable {
+    /// What was wrong with the file, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case malformed
@@ -99,14 +106,20 @@ public struct AccessHeadersError: VigilError, Hashable, CustomStringConvertible,
         public static let malformed = Code(.malformed)
         /// A name the request owns (Authorization, Cookie, Host...).
         public static let refusedName = Code(.refusedName)
+        /// The code's name (`malformed`, `refused-name`).
         public var description: String { base.rawValue }
     }
 
+    /// What was wrong.
     public let code: Code
+    /// The message for the user; names the line, never a value.
     public let reason: String
+    /// The source file that threw (`#fileID`).
     public let file: String
+    /// The source line that threw.
     public let line: Int
 
+    /// An error with `code` and `reason`, located where it is made.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -114,8 +127,12 @@ public struct AccessHeadersError: VigilError, Hashable, CustomStringConvertible,
         self.line = line
     }
 
+    /// The reason.
     public var description: String { reason }
+    /// The code's name, as ``VigilError`` wants it.
     public var codeText: String { code.description }
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code only.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -12,6 +12,7 @@ public struct ClientCertificateExchange: Sendable, Hashable, Codable {
     /// The TLS alert the server ended with (`certificate_required`, `unknown_ca`...), if any.
     public var alert: String?
 
+    /// An exchange; by default nothing was presented, no issuer named and no alert sent.
     public init(requested: Bool, acceptedIssuers: [String] = [], presented: Bool = false, alert: String? = nil) {
         self.requested = requested
         self.acceptedIssuers = acceptedIssuers
@@ -73,10 +74,12 @@ public struct ClientCertificateExchange: Sendable, Hashable, Codable {
 
 /// A client identity and the one origin it is presented to (the account's server).
 public struct ClientIdentityBinding: Sendable {
+    /// The client certificate, its chain and its private key.
     public var identity: ClientIdentity
     /// The https host and port the identity belongs to; it is presented nowhere else.
     public var origin: Endpoint
 
+    /// Binds `identity` to `origin`.
     public init(identity: ClientIdentity, origin: Endpoint) {
         self.identity = identity
         self.origin = origin

@@ -16,9 +16,12 @@ public import VigilCertificates
 /// before the client's next flight; every other command asks ``verdict(for:endpoint:given:)``
 /// after a probe's handshake.
 public struct ConnectionJudge: Sendable {
+    /// Judges the chain (step 1).
     public var evaluator: TrustEvaluator
+    /// The TLS version, the pins and the revocation checks (steps 2 to 4).
     public var requirements: ConnectionRequirements
 
+    /// A judge with `evaluator` and, by default, TLS 1.2 or later, no pins and soft-fail revocation.
     public init(evaluator: TrustEvaluator, requirements: ConnectionRequirements = ConnectionRequirements()) {
         self.evaluator = evaluator
         self.requirements = requirements

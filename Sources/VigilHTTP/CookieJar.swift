@@ -15,6 +15,7 @@ public final class CookieJar: Sendable {
 
     private let cookies = Mutex<[Cookie]>([])
 
+    /// An empty jar.
     public init() {}
 
     /// How many cookies the jar holds.

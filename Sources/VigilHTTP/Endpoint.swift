@@ -3,9 +3,12 @@ public import VigilCertificates
 
 /// An `https://host[:port]` endpoint. Only https is accepted.
 public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
+    /// The host name or IP literal (IPv6 without brackets).
     public var host: String
+    /// The TCP port.
     public var port: Int
 
+    /// An endpoint for `host` on `port` (443 by default); the values are not checked.
     public init(host: String, port: Int = 443) {
         self.host = host
         self.port = port

@@ -13,11 +13,13 @@ import VigilLogging
 /// handshake (no TLS session resumption), so every connection is judged. Plain `http://` is
 /// refused unless ``Configuration/allowPlainHTTP``.
 public struct HTTPClient: Sendable {
+    /// What a client may do and how far it waits; the defaults are the settings' defaults.
     public struct Configuration: Sendable {
         /// Connect, handshake and transfer, all together.
         public var timeout: Duration = .seconds(30)
         /// The largest answer body read; a larger one fails with ``HTTPError/Code/bodyTooLarge``.
         public var maximumBodySize = 64 * 1024 * 1024
+        /// Plain `http://` URLs are sent too; otherwise they fail with ``HTTPError/Code/plainHTTPRefused``.
         public var allowPlainHTTP = false
         /// Names pinned to addresses (curl's `--resolve`).
         public var resolve: [HostResolution] = []
@@ -40,13 +42,18 @@ public struct HTTPClient: Sendable {
         /// (over https), to no other host, never to a proxy (CONNECT) and never logged.
         public var accessHeaders: AccessHeadersBinding?
 
+        /// The defaults: 30-second timeout, 64 MiB bodies, https only, TLS 1.2 or later, no cookies, no client certificate.
         public init() {}
     }
 
+    /// Decides in every handshake whether the server's chain may carry the request.
     public var policy: any TLSTrustPolicy
+    /// Timeouts, limits, cookies, client certificate and access headers.
     public var configuration: Configuration
+    /// Where requests (debug) and, with ``Configuration/logExchanges``, redacted exchanges (info) are logged.
     public var logger: Logger
 
+    /// A client judging every connection with `policy`.
     public init(policy: any TLSTrustPolicy, configuration: Configuration = .init(), logger: Logger = Logger(label: "vigil.http")) {
         self.policy = policy
         self.configuration = configuration

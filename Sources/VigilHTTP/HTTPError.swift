@@ -4,6 +4,7 @@ public import VigilErrors
 /// An error reaching a server: resolution, connection, timeout, TLS handshake. Never contains a
 /// credential or a request body.
 public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable {
+    /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidURL = "invalid-url"
@@ -23,14 +24,21 @@ public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
+        /// The URL (or a `--resolve` entry) is not usable.
         public static let invalidURL = Code(.invalidURL)
+        /// The host name could not be resolved.
         public static let unresolvedHost = Code(.unresolvedHost)
+        /// The connection could not be made.
         public static let connectionRefused = Code(.connectionRefused)
+        /// No answer within the timeout.
         public static let timeout = Code(.timeout)
         /// The peer answered, but not with TLS (a plain-HTTP port, for example).
         public static let notTLS = Code(.notTLS)
+        /// The TLS handshake failed (or ended without a server certificate or without the policy's judgement).
         public static let handshakeFailed = Code(.handshakeFailed)
+        /// The proxy failed, or is not an http or https proxy.
         public static let proxy = Code(.proxy)
+        /// Anything else libcurl reported, or libcurl could not be loaded or set up.
         public static let transport = Code(.transport)
         /// The trust policy refused the server's chain during the handshake; nothing was sent.
         public static let untrustedCertificate = Code(.untrustedCertificate)
@@ -44,10 +52,13 @@ public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable
         public static let clientCertificateRequired = Code(.clientCertificateRequired)
         /// The server refused the client certificate presented (a TLS alert, or its HTTP error).
         public static let clientCertificateRefused = Code(.clientCertificateRefused)
+        /// The code's name (`invalid-url`, ...).
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public let code: Code
+    /// The message for the user.
     public let reason: String
     /// libcurl's error code, when libcurl reported the error.
     public let curlCode: Int?
@@ -55,9 +66,12 @@ public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable
     public var evaluation: TrustEvaluation?
     /// For the client certificate codes: what the server asked and the client presented.
     public var clientCertificate: ClientCertificateExchange?
+    /// The source file that threw (`#fileID`).
     public let file: String
+    /// The source line that threw.
     public let line: Int
 
+    /// An error with `code`, `reason` and libcurl's code if any, located where it is made.
     public init(_ code: Code, _ reason: String, curlCode: Int? = nil, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -66,9 +80,13 @@ public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable
         self.line = line
     }
 
+    /// The reason.
     public var description: String { reason }
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code only.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The code's name, as ``VigilError`` wants it.
     public var codeText: String { code.description }
 }

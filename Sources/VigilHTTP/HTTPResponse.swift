@@ -1,12 +1,15 @@
 /// A server's answer, with the TLS decision that let the request go and, for a 3xx with a
 /// `Location`, the redirect for the caller to report and approve (never followed here).
 public struct HTTPResponse: Sendable {
+    /// The HTTP status code.
     public var status: Int
     /// Header fields in order, names as the server sent them.
     public var headers: [(name: String, value: String)]
+    /// The answer's body (empty when none).
     public var body: [UInt8]
     /// The policy's decision for this connection (nil for plain HTTP).
     public var tls: TLSDecision?
+    /// For a 3xx with a usable `Location`: where the server sends the client; never followed here.
     public var redirect: Redirect?
     /// An access gateway in front of the server (an APM) sent the client to a hop on the same
     /// origin that let it no further (no session cookie, or no way back): ``redirect`` is the
@@ -24,6 +27,7 @@ public struct HTTPResponse: Sendable {
 
 /// Where a server sends the client next, and what that would mean.
 public struct Redirect: Sendable, Hashable {
+    /// The 3xx status code.
     public var status: Int
     /// The `Location`, resolved against the request URL.
     public var location: String

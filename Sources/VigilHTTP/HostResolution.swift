@@ -5,11 +5,14 @@ import Foundation
 /// to HOST on PORT go to ADDRESS, while SNI and the certificate's name check still use HOST. Lets
 /// DNS-named test hosts (`cloud.example.test`) live on loopback addresses without touching DNS.
 public struct HostResolution: Sendable, Hashable, CustomStringConvertible {
+    /// The name connected to (also used for SNI and the certificate check).
     public var host: String
+    /// The port the pin applies to.
     public var port: Int
     /// An IPv4 or IPv6 literal (IPv6 without brackets).
     public var address: String
 
+    /// A pin of `host`:`port` to `address`; the values are not checked.
     public init(host: String, port: Int, address: String) {
         self.host = host
         self.port = port
@@ -43,6 +46,7 @@ public struct HostResolution: Sendable, Hashable, CustomStringConvertible {
         self.init(host: host, port: port, address: address)
     }
 
+    /// `HOST:PORT:ADDRESS`, an IPv6 address bracketed, as curl's `--resolve` takes it.
     public var description: String {
         "\(host):\(port):" + (address.contains(":") ? "[\(address)]" : address)
     }

@@ -4,6 +4,7 @@
 public struct PreApprovedCertificates: Sendable, Hashable {
     private var values = HostKeyedValues()
 
+    /// No pre-approvals.
     public init() {}
 
     /// From the setting's `HOST[:PORT]=SHA256` items (validated by the settings catalogue); the

@@ -7,6 +7,7 @@ import VigilCertificates
 public struct PublicKeyPins: Sendable, Hashable {
     private var values = HostKeyedValues()
 
+    /// No pins.
     public init() {}
 
     /// From the setting's `HOST[:PORT]=PIN` items (validated by the settings catalogue).
@@ -14,6 +15,7 @@ public struct PublicKeyPins: Sendable, Hashable {
         values = HostKeyedValues(settingValues: settingValues) { $0 }
     }
 
+    /// True when no host is pinned.
     public var isEmpty: Bool { values.isEmpty }
 
     /// The pins for `endpoint`: those for its host and port, and those for its host alone.

@@ -5,11 +5,13 @@ public import VigilCertificates
 /// CRLs (plain HTTP allowed, as every client does: the answers are signed), bounded in time and
 /// size, and cached by their validity. The decision itself is ``VigilCertificates/RevocationReport``'s.
 public struct RevocationChecker: Sendable {
+    /// What an unknown revocation status means (soft-fail by default).
     public var policy: RevocationPolicy
     /// Per fetch (connect, transfer); the whole check gets twice this.
     public var timeout: Duration
     /// The largest OCSP answer and CRL read.
     public var maximumOCSPSize = 64 * 1024
+    /// The largest CRL read, in bytes.
     public var maximumCRLSize = 16 * 1024 * 1024
 
     /// Soft-fail by default, as the setting (docs/trust.md says why).

@@ -20,6 +20,7 @@ public struct TLSProbe: Sendable {
         public var protocolVersion: String
         /// The negotiated protocol, from OpenSSL's number (`SSL_version`); nil for SSL 3 or unknown.
         public var negotiated: TLSProtocolVersion?
+        /// The negotiated cipher as OpenSSL names it (`unknown` when none was reported).
         public var cipher: String
         /// The address connected to.
         public var remoteAddress: String
@@ -32,6 +33,7 @@ public struct TLSProbe: Sendable {
         /// one, true when the handshake finished without one, nil when it did not ask.
         public var clientCertificateOptional: Bool?
 
+        /// A handshake result; no staple and no client certificate request unless given.
         public init(
             chain: [Certificate], protocolVersion: String, negotiated: TLSProtocolVersion?, cipher: String, remoteAddress: String, staple: [UInt8]? = nil,
             clientCertificate: ClientCertificateExchange? = nil, clientCertificateOptional: Bool? = nil
@@ -49,10 +51,12 @@ public struct TLSProbe: Sendable {
 
     /// Connect plus handshake timeout.
     public var timeout: Duration
+    /// Where each handshake is logged (debug, tag `tls`).
     public var logger: Logger
     /// Names pinned to addresses (curl's `--resolve`).
     public var resolve: [HostResolution]
 
+    /// A probe with a 10-second timeout and no pinned names unless given.
     public init(timeout: Duration = .seconds(10), logger: Logger = Logger(label: "vigil.http"), resolve: [HostResolution] = []) {
         self.timeout = timeout
         self.logger = logger

@@ -3,9 +3,13 @@ import VigilCertificates
 
 /// A TLS protocol version, ordered; what `connection.minimum-tls-version` names.
 public enum TLSProtocolVersion: String, Sendable, Hashable, Comparable, CaseIterable {
+    /// TLS 1.0.
     case tls10 = "1.0"
+    /// TLS 1.1.
     case tls11 = "1.1"
+    /// TLS 1.2.
     case tls12 = "1.2"
+    /// TLS 1.3.
     case tls13 = "1.3"
 
     /// From OpenSSL's protocol number (`SSL_version`: 0x0301 to 0x0304); nil for SSL 3, DTLS
@@ -20,6 +24,7 @@ public enum TLSProtocolVersion: String, Sendable, Hashable, Comparable, CaseIter
         }
     }
 
+    /// Older versions sort first.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

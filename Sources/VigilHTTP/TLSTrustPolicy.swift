@@ -20,11 +20,13 @@ public enum TLSDecision: Sendable {
     /// Refused: the evaluation says why, for the user to review.
     case refused(TrustEvaluation)
 
+    /// False only for ``refused(_:)``.
     public var allowsRequest: Bool {
         if case .refused = self { return false }
         return true
     }
 
+    /// The evaluation behind the decision, whatever it is.
     public var evaluation: TrustEvaluation {
         switch self {
         case .trusted(let evaluation), .approved(let evaluation), .refused(let evaluation): return evaluation
@@ -37,6 +39,7 @@ public enum TLSDecision: Sendable {
 /// never overrides what ``VigilCertificates/ApprovalRule`` refuses (another name, a weak key or
 /// signature, a CA as leaf, revoked), even when the database holds one.
 public struct EvaluatorTrustPolicy: TLSTrustPolicy {
+    /// Judges the chain, the protocol, the pins and revocation.
     public var judge: ConnectionJudge
     /// SHA-256 fingerprints (hex, as ``VigilCertificates/Certificate/sha256Fingerprint`` gives them)
     /// of approved leaves, per host and port: an approval counts for the endpoint it was made for
@@ -47,6 +50,7 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     /// a CA trusts it, so that nothing changes between the review and the request.
     public var reviewedLeaves: [Endpoint: String]
 
+    /// A policy with `judge`, the user's approvals and the leaves just reviewed.
     public init(judge: ConnectionJudge, approvals: [Endpoint: Set<String>] = [:], reviewedLeaves: [Endpoint: String] = [:]) {
         self.judge = judge
         self.approvals = approvals
@@ -63,6 +67,7 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
             reviewedLeaves: reviewedLeaves)
     }
 
+    /// Adds the revocation verdict: revoked, must-staple unmet or unknown under hard-fail is refused, even when approved.
     public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision {
         var approved = false
         if case .approved = decision { approved = true }
@@ -81,6 +86,7 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
         approvals.first { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port }?.value ?? []
     }
 
+    /// Refuses a leaf other than the one reviewed; otherwise trusted, approved (an approved leaf the approval rule allows), or refused.
     public func decide(chain: [Certificate], negotiated: TLSProtocolVersion?, for endpoint: Endpoint) -> TLSDecision {
         var evaluation = judge.chainVerdict(chain, negotiated: negotiated, for: endpoint)
         if let reviewed = reviewedLeaves.first(where: { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port })?.value,

@@ -6,8 +6,11 @@ import Synchronization
 public final class CancellationFlag: Sendable {
     private let value = Mutex(false)
 
+    /// A flag not yet set.
     public init() {}
+    /// Whether ``set()`` was called.
     public var isSet: Bool { value.withLock { $0 } }
+    /// Sets the flag; it stays set.
     public func set() { value.withLock { $0 = true } }
 }
 

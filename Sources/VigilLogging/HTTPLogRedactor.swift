@@ -40,6 +40,7 @@ public struct HTTPLogRedactor: Sendable {
     /// More headers whose whole value is a secret, lower-cased (an account's access headers).
     public var secretHeaderNames: Set<String> = []
 
+    /// A redactor that cuts other bodies at `maximumBodySize` bytes.
     public init(maximumBodySize: Int = 4096) {
         self.maximumBodySize = maximumBodySize
     }

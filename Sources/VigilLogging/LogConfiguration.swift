@@ -2,6 +2,7 @@ public import Logging
 
 /// How Vigil logs: the `log.*` settings as a value (the executable maps settings to it).
 public struct LogConfiguration: Sendable {
+    /// The shape of a written log line.
     public enum Format: String, Sendable, CaseIterable {
         /// `TIME LEVEL LABEL: message key=value (source)`.
         case text
@@ -11,7 +12,9 @@ public struct LogConfiguration: Sendable {
         case jsonComposed = "json-composed"
     }
 
+    /// The lowest level logged.
     public var level: Logger.Level = .info
+    /// The line format.
     public var format: Format = .text
     /// Mask private values (on by default).
     public var privacyMask = true
@@ -39,5 +42,6 @@ public struct LogConfiguration: Sendable {
     /// the seeds' `log.synchronous`); otherwise it is written at once but left to the kernel.
     public var synchronous = false
 
+    /// The defaults: level info, text lines, masking on, no filters, no size limit.
     public init() {}
 }

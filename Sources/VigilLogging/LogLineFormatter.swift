@@ -4,11 +4,14 @@ import Synchronization
 
 /// Formats one (already masked) event into lines, in the configured format.
 public struct LogLineFormatter: Sendable {
+    /// The line format.
     public var format: LogConfiguration.Format
+    /// Multi-line messages become one line each, every line with the full lead-in and lead-out (text formats).
     public var singleLined: Bool
     /// Text lines show the level as a coloured mark (``LogConfiguration/colored``).
     public var colored: Bool
 
+    /// A formatter writing `format`, single-lined or not, with coloured level marks when `colored`.
     public init(format: LogConfiguration.Format, singleLined: Bool, colored: Bool = false) {
         self.format = format
         self.singleLined = singleLined
@@ -28,6 +31,7 @@ public struct LogLineFormatter: Sendable {
         }
     }
 
+    /// The event as newline-terminated lines in ``format``, stamped with `time` (ISO 8601 UTC, milliseconds).
     public func lines(label: String, event: LogEvent, time: Date = Date()) -> String {
         let timestamp = Self.timestamp(time)
         let message = event.message.description
@@ -168,23 +172,31 @@ public struct LogLineFormatter: Sendable {
 /// The innermost handler: formats events and hands the lines to the sinks. Put it inside a
 /// ``PrivacyMaskingLogHandler``; on its own it masks nothing.
 public struct LogWriterHandler: LogHandler {
+    /// The logger's label, written in every line.
     public var label: String
+    /// Turns events into lines.
     public var formatter: LogLineFormatter
+    /// Where the lines go: each sink gets the levels it wants, and outcomes only if it writes them.
     public var sinks: [any LogSink]
+    /// Handler metadata; only its `tags` are read here, to recognise an outcome when the event has no tags.
     public var metadata: Logger.Metadata = [:]
+    /// Trace by default: filtering is left to the wrapping handler and the sinks' levels.
     public var logLevel: Logger.Level = .trace
 
+    /// A writer for `label` that formats with `formatter` and writes to `sinks`.
     public init(label: String, formatter: LogLineFormatter, sinks: [any LogSink]) {
         self.label = label
         self.formatter = formatter
         self.sinks = sinks
     }
 
+    /// One value of the handler metadata.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Formats the event once and writes it to every sink that wants its level (outcomes only to sinks that write them).
     public func log(event: LogEvent) {
         let tags = (event.metadata?["tags"]).map { "\($0)" } ?? metadata["tags"].map { "\($0)" } ?? ""
         let isOutcome = tags.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == StandardErrorSink.outcomeTag }

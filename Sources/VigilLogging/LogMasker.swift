@@ -1,5 +1,6 @@
 /// Replaces the private sections of a ``PrivacyMessage`` text.
 public enum LogMasker {
+    /// What a private value becomes when masked without a hash.
     public static let privateText = "«private»"
 
     /// With `enabled`, private sections become `«private»` or `«private:hash»`; without, the

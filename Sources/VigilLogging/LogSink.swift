@@ -17,6 +17,7 @@ public protocol LogSink: AnyObject, Sendable {
 }
 
 extension LogSink {
+    /// A sink writes outcomes unless it says otherwise.
     public var writesOutcomes: Bool { true }
     /// The tag of a command's result (`tags: outcome`).
     public static var outcomeTag: String { "outcome" }
@@ -24,12 +25,15 @@ extension LogSink {
 
 /// Writes to standard error.
 public final class StandardErrorSink: LogSink {
+    /// The lowest level written.
     public let minimumLevel: Logger.Level
     /// Writes are serialised: one record's lines are never interleaved with another's.
     private let lock = Mutex(())
+    /// A sink writing `minimumLevel` and above to standard error.
     public init(minimumLevel: Logger.Level) { self.minimumLevel = minimumLevel }
     /// The command says its result to the user itself.
     public var writesOutcomes: Bool { false }
+    /// Writes the lines to standard error under the lock; a failed write drops the rest silently.
     public func write(_ lines: String) {
         var text = lines
         lock.withLock { _ in
@@ -49,9 +53,13 @@ public final class StandardErrorSink: LogSink {
 /// A failure (full disk, unwritable directory) stops this sink, is reported once on standard
 /// error, and never stops the program.
 public final class RotatingFileSink: LogSink {
+    /// The log file's path.
     public let path: String
+    /// The lowest level written.
     public let minimumLevel: Logger.Level
+    /// Size in bytes past which the file is rotated before the next write.
     public let maximumBytes: Int
+    /// How many rotated copies are kept (`path.1` ... `path.keep`); 0 keeps none.
     public let keep: Int
     /// Each write reaches the disk before it returns (``LogConfiguration/synchronous``).
     public let synchronous: Bool
@@ -64,6 +72,8 @@ public final class RotatingFileSink: LogSink {
     private let state = Mutex(State())
     private let report: @Sendable (String) -> Void
 
+    /// A sink for `path`, opened on the first write (5 MiB and 3 copies by default); `report` gets the one failure message,
+    /// by default as a warning on standard error.
     public init(
         path: String, minimumLevel: Logger.Level, maximumBytes: Int = 5 * 1024 * 1024, keep: Int = 3, synchronous: Bool = false,
         report: @escaping @Sendable (String) -> Void = { message in
@@ -83,6 +93,7 @@ public final class RotatingFileSink: LogSink {
     /// True once the sink has given up.
     public var hasFailed: Bool { state.withLock { $0.failed } }
 
+    /// Appends the lines, rotating first when they would take a non-empty file past `maximumBytes`; nothing once failed.
     public func write(_ lines: String) {
         state.withLock { state in
             guard !state.failed else { return }

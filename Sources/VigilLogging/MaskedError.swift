@@ -3,9 +3,12 @@ import VigilErrors
 
 /// An error reduced to its domain and code: what masking lets through.
 public struct MaskedError: Error, CustomStringConvertible, Sendable {
+    /// The type name of a Vigil error, else the `NSError` domain.
     public let domain: String
+    /// The Vigil error's code text, else the `NSError` code.
     public let code: String
 
+    /// Keeps only the domain and code of `error`.
     public init(_ error: any Error) {
         if let coded = error as? any VigilError {
             domain = String(describing: type(of: error))
@@ -17,6 +20,7 @@ public struct MaskedError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// `domain code`.
     public var description: String { "\(domain) \(code)" }
 }
 

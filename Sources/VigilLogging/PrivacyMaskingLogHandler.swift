@@ -5,18 +5,26 @@ public import Logging
 /// the message, the metadata and the error, cuts long messages, scrubs credentials, and passes
 /// the rewritten ``LogEvent`` on. Nothing private reaches the inner handler while masking is on.
 public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
+    /// The handler the rewritten events go to; its own level is trace.
     public var inner: Inner
+    /// The level, filters, masking and size limit applied here.
     public var configuration: LogConfiguration
+    /// Hashes the values masked as `«private:hash»`.
     public var hasher: LogHasher
+    /// The logger's label; also one of the tags the tag filters see.
     public var label: String
+    /// Handler metadata; the provider's and the event's own values override it.
     public var metadata: Logger.Metadata = [:]
+    /// Metadata merged into every event; nil: none.
     public var metadataProvider: Logger.MetadataProvider?
 
+    /// The configuration's level; setting it sets ``configuration``'s.
     public var logLevel: Logger.Level {
         get { configuration.level }
         set { configuration.level = newValue }
     }
 
+    /// Wraps `inner`, setting its level to trace: filtering happens here.
     public init(label: String, inner: Inner, configuration: LogConfiguration, hasher: LogHasher = .shared, metadataProvider: Logger.MetadataProvider? = nil) {
         var inner = inner
         inner.logLevel = .trace  // filtering happens here
@@ -27,11 +35,13 @@ public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
         self.metadataProvider = metadataProvider
     }
 
+    /// One value of the handler metadata.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Filters, masks, cuts and scrubs the event, then passes it to ``inner`` (a filtered-out one only blanked, if at all).
     public func log(event: LogEvent) {
         guard event.level >= configuration.level else { return }
         var merged = metadata

@@ -15,12 +15,17 @@ public struct PrivacyMessage: ExpressibleByStringInterpolation, Sendable, Custom
     /// The text with markers around private values.
     public let marked: String
 
+    /// A message with no private values; marker characters are removed from the literal.
     public init(stringLiteral value: String) { marked = Self.clean(value) }
+    /// A message built by interpolation: values are private unless marked `public:`.
     public init(stringInterpolation: StringInterpolation) { marked = stringInterpolation.text }
 
+    /// Builds the marked text of a ``PrivacyMessage``.
     public struct StringInterpolation: StringInterpolationProtocol {
         var text = ""
+        /// Reserves room for the literal and the values.
         public init(literalCapacity: Int, interpolationCount: Int) { text.reserveCapacity(literalCapacity + interpolationCount * 8) }
+        /// Literal text, kept as written (marker characters removed).
         public mutating func appendLiteral(_ literal: String) { text += PrivacyMessage.clean(literal) }
 
         /// A private value: masked as `«private»`.
@@ -64,8 +69,10 @@ extension Logger {
 
 /// ``Logger`` methods taking a ``PrivacyMessage``.
 public struct PrivacyLogger: Sendable {
+    /// The logger written to.
     public let logger: Logger
 
+    /// Logs `message` at `level` when the logger's level lets it through; only then is `message` evaluated.
     public func log(
         level: Logger.Level, _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil,
         source: String? = nil, file: String = #fileID, function: String = #function, line: UInt = #line
@@ -74,36 +81,42 @@ public struct PrivacyLogger: Sendable {
         logger.log(level: level, message().message, error: error, metadata: metadata(), source: source, file: file, function: function, line: line)
     }
 
+    /// Logs `message` at trace level.
     public func trace(
         _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function,
         line: UInt = #line
     ) {
         log(level: .trace, message(), metadata: metadata(), file: file, function: function, line: line)
     }
+    /// Logs `message` at debug level.
     public func debug(
         _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function,
         line: UInt = #line
     ) {
         log(level: .debug, message(), metadata: metadata(), file: file, function: function, line: line)
     }
+    /// Logs `message` at info level.
     public func info(
         _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function,
         line: UInt = #line
     ) {
         log(level: .info, message(), metadata: metadata(), file: file, function: function, line: line)
     }
+    /// Logs `message` at notice level.
     public func notice(
         _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, file: String = #fileID, function: String = #function,
         line: UInt = #line
     ) {
         log(level: .notice, message(), metadata: metadata(), file: file, function: function, line: line)
     }
+    /// Logs `message` and `error` at warning level.
     public func warning(
         _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil, file: String = #fileID,
         function: String = #function, line: UInt = #line
     ) {
         log(level: .warning, message(), metadata: metadata(), error: error, file: file, function: function, line: line)
     }
+    /// Logs `message` and `error` at error level.
     public func error(
         _ message: @autoclosure () -> PrivacyMessage, metadata: @autoclosure () -> Logger.Metadata? = nil, error: (any Error)? = nil, file: String = #fileID,
         function: String = #function, line: UInt = #line

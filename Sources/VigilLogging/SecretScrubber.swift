@@ -10,6 +10,7 @@ public enum SecretScrubber {
         "apikey",
     ]
 
+    /// `line` with JWTs, `Bearer`/`Basic` credentials and values after secret key words replaced by `[redacted]`.
     public static func scrub(_ line: String) -> String {
         // Cheap byte-level checks first: most lines hold nothing that could be a credential.
         var copy = line

@@ -4,12 +4,15 @@ public import Foundation
 /// (password or token) is in the keyring, never here.
 public struct Account: Sendable, Hashable, Codable {
 
+    /// The account's identifier (a UUID string unless given).
     public var id: String
     /// The server's base URL, as confirmed during setup (for example `https://cloud.example.com`).
     public var server: String
+    /// The user name on the server.
     public var user: String
     /// The authentication method's identifier (`com.owncloud.basicauth`, ...).
     public var method: String
+    /// When the account was set up.
     public var createdAt: Date
     /// The certificate chain the user reviewed when the account was set up, as the server sent it
     /// (PEM, leaf first): the bookmark certificate of the renewal rules; nil for accounts set up
@@ -19,8 +22,11 @@ public struct Account: Sendable, Hashable, Codable {
     /// account, or configured), the endpoints that refresh and revoke them, and when the access
     /// token expires. None of these is a secret.
     public var clientID: String?
+    /// OAuth2 and OpenID Connect: the token endpoint that refreshes the tokens.
     public var tokenEndpoint: String?
+    /// OAuth2 and OpenID Connect: the endpoint that revokes the tokens (RFC 7009).
     public var revocationEndpoint: String?
+    /// OAuth2 and OpenID Connect: when the access token expires.
     public var tokenExpiresAt: Date?
     /// The server refused the stored credentials (a rejected refresh, a changed password): the
     /// account needs `vigil account login` before it is used again.
@@ -34,6 +40,7 @@ public struct Account: Sendable, Hashable, Codable {
     /// OpenID Connect: the provider (`iss`) and the user's `sub` there, the stable identity every
     /// later login must match; nil for other methods.
     public var issuer: String?
+    /// OpenID Connect: the user's `sub` at ``issuer``.
     public var subject: String?
     /// Mutual TLS: the account's client certificate and its chain (PEM, certificate first),
     /// presented only to the account's server; its private key is in the keyring (kind
@@ -44,6 +51,7 @@ public struct Account: Sendable, Hashable, Codable {
     /// nil: none.
     public var accessHeaderNames: String?
 
+    /// An account with a new UUID and the current time unless given; not pending, no label.
     public init(
         id: String = UUID().uuidString, server: String, user: String, method: String, createdAt: Date = Date(), reviewedChainPEM: String? = nil,
         clientID: String? = nil, tokenEndpoint: String? = nil, revocationEndpoint: String? = nil, tokenExpiresAt: Date? = nil

@@ -3,8 +3,10 @@ import GRDB
 
 /// The accounts, each change with its audit event in the same transaction.
 public struct Accounts: Sendable {
+    /// The database the accounts live in.
     public let database: VigilDatabase
 
+    /// The accounts in `database`.
     public init(database: VigilDatabase) {
         self.database = database
     }

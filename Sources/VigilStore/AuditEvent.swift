@@ -7,22 +7,30 @@ public struct AuditEvent: Sendable, Hashable, Codable {
     /// What happened. Open-ended: a kind written by a newer Vigil is kept and shown as it is,
     /// never an error that hides the rest of the trail.
     public struct Kind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The kind's name as stored (`certificate-approved`, ...).
         public var rawValue: String
+        /// A kind named `rawValue`, known to this version or not.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// Decodes the kind from a bare string.
         public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+        /// Encodes the kind as a bare string.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(rawValue)
         }
+        /// The kind's name.
         public var description: String { rawValue }
 
+        /// A certificate was approved for a host and port.
         public static let certificateApproved = Kind(rawValue: "certificate-approved")
+        /// A certificate approval was revoked.
         public static let certificateRevoked = Kind(rawValue: "certificate-revoked")
+        /// An account was added.
         public static let accountAdded = Kind(rawValue: "account-added")
+        /// An account was removed.
         public static let accountRemoved = Kind(rawValue: "account-removed")
         /// A changed certificate was accepted by the renewal rule; the account's chain replaced.
         public static let accountChainRenewed = Kind(rawValue: "account-chain-renewed")
-        /// The kinds this version writes.
         /// An account's tokens were refreshed (or it logged in again).
         public static let accountTokensRefreshed = Kind(rawValue: "account-tokens-refreshed")
         /// The server refused an account's stored credentials: it needs a new login.
@@ -39,16 +47,21 @@ public struct AuditEvent: Sendable, Hashable, Codable {
         public static let accountClientCertificateChanged = Kind(rawValue: "account-client-certificate-changed")
         /// An account's access headers (an access proxy's service token) were given, replaced or removed.
         public static let accountAccessHeadersChanged = Kind(rawValue: "account-access-headers-changed")
+        /// The kinds this version writes.
         public static let known: Set<Kind> = [
             .certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
             .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked, .accountRenamed, .accountLoggedOut, .accountMoved,
             .accountClientCertificateChanged, .accountAccessHeadersChanged,
         ]
+        /// Whether this version writes this kind.
         public var isKnown: Bool { Self.known.contains(self) }
     }
 
+    /// The row id; nil until stored.
     public var id: Int64?
+    /// When it happened.
     public var time: Date
+    /// What happened.
     public var kind: Kind
     /// `host:port` (or the server URL, for an account) the event is about.
     public var target: String
@@ -57,6 +70,7 @@ public struct AuditEvent: Sendable, Hashable, Codable {
     /// The operating-system user who acted (nil in events written before it was recorded).
     public var actor: String?
 
+    /// An event acted by `actor`, by default the user this process runs as.
     public init(id: Int64? = nil, time: Date, kind: Kind, target: String, detail: String, actor: String? = AuditEvent.currentUser) {
         self.id = id
         self.time = time

@@ -5,8 +5,10 @@ public import VigilCertificates
 /// The certificates users approved, per host and port, with revocation and an audit trail.
 /// Approving and revoking each write their audit event in the same transaction.
 public struct CertificateApprovals: Sendable {
+    /// The database the approvals live in.
     public let database: VigilDatabase
 
+    /// The approvals in `database`.
     public init(database: VigilDatabase) {
         self.database = database
     }

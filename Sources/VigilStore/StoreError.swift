@@ -25,14 +25,20 @@ public struct StoreError: VigilError, Sendable, Hashable, CustomStringConvertibl
         /// Anything else SQLite reported.
         public static let failed = Code(.failed)
 
+        /// The code's name (`not-found`, ...).
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
+    /// The message for the user.
     public var reason: String
+    /// The source file that threw (`#fileID`).
     public let file: String
+    /// The source line that threw.
     public let line: Int
 
+    /// An error with `code` and `reason`, located where it is made.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -40,10 +46,14 @@ public struct StoreError: VigilError, Sendable, Hashable, CustomStringConvertibl
         self.line = line
     }
 
+    /// `store: CODE: reason`.
     public var description: String { "store: \(code): \(reason)" }
 
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code only.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The code's name, as ``VigilError`` wants it.
     public var codeText: String { code.description }
 }

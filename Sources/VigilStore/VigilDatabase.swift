@@ -6,6 +6,7 @@ import VigilThreads
 /// Vigil's database: one SQLite file (mode 0600, in a 0700 directory), its schema made by
 /// migrations. A file that is not a Vigil database is reported, never overwritten.
 public final class VigilDatabase: Sendable {
+    /// The database file's path.
     public let path: String
     let queue: DatabaseQueue
 

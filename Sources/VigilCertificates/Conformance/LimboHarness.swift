@@ -3,6 +3,7 @@ public import Foundation
 /// An x509-limbo harness (contract: shared/conformance/x509-limbo/README.md) over the same
 /// ``TrustEvaluator`` the product uses.
 public enum LimboHarness {
+    /// The harness name written in the results.
     public static let name = "vigil-openssl-0.1"
 
     struct Suite: Decodable {
@@ -33,10 +34,14 @@ public enum LimboHarness {
 
     /// One testcase's outcome.
     public struct Result: Codable, Sendable {
+        /// The testcase's id.
         public var id: String
+        /// `SUCCESS`, `FAILURE` or `SKIPPED`.
         public var actual_result: String
+        /// The anchor, the reasons or why the case was skipped.
         public var context: String?
 
+        /// Writes all three keys; `context` as null when nil.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)
