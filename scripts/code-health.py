@@ -5,7 +5,9 @@
 - every public error type in Sources is a struct that conforms to VigilError, and no public
   `enum Code` remains (codes are structs over a private enum, so they can grow);
 - no test stops a simulator in `defer { Task { ... } }` (not awaited: the next test may start
-  before it stopped, and a throw before a manual stop() skips it): withRunningSimulator does it."""
+  before it stopped, and a throw before a manual stop() skips it): withRunningSimulator does it;
+- every public declaration of a library module has a `///` comment (an embedder reads them),
+  but in the modules still listed in UNDOCUMENTED, which only shrinks."""
 import glob
 import re
 import sys
@@ -50,9 +52,27 @@ for path in sorted(glob.glob(f"{root}/Sources/**/*.swift", recursive=True)):
         line = text.count("\n", 0, match.start()) + 1
         findings.append(f"{path}:{line}: a public enum Code cannot grow; use a struct over a private enum")
 
+# Library modules whose public declarations are not all documented yet (issue 23): remove a
+# module once it is; never add one.
+UNDOCUMENTED = {"VigilAccounts", "VigilSimulator", "VigilSuite"}
+PUBLIC_DECLARATION = re.compile(
+    r"\s*public (?:static |final |mutating |override |nonisolated |indirect )*(?:func|var|let|struct|enum|class|actor|protocol|init|typealias|subscript|case)\b")
+for path in sorted(glob.glob(f"{root}/Sources/Vigil*/**/*.swift", recursive=True)):
+    if path.split("/Sources/")[1].split("/")[0] in UNDOCUMENTED:
+        continue
+    lines = open(path, encoding="utf-8").read().split("\n")
+    for index, line in enumerate(lines):
+        if not PUBLIC_DECLARATION.match(line):
+            continue
+        above = index - 1
+        while above >= 0 and lines[above].strip().startswith("@"):
+            above -= 1
+        if above < 0 or not lines[above].strip().startswith("///"):
+            findings.append(f"{path}:{index + 1}: a public declaration without a /// comment")
+
 for finding in findings:
     print(finding)
 if findings:
     print(f"code-health: {len(findings)} finding(s)")
     sys.exit(1)
-print("code-health: every test asserts; every public error is a VigilError struct")
+print("code-health: every test asserts; every public error is a VigilError struct; public declarations documented")
