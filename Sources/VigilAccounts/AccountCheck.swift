@@ -15,6 +15,7 @@ public import VigilStore
 /// else must be reviewed again, never accepted silently. ``connect(_:secrets:interaction:)`` then reads the user's files root with the stored
 /// credentials, through a client whose policy accepts exactly what was judged.
 public struct AccountCheck: Sendable {
+    /// The certificate's verdict for an existing account.
     public enum Result: Sendable, Equatable {
         /// The server presents the reviewed leaf.
         case unchanged
@@ -28,6 +29,7 @@ public struct AccountCheck: Sendable {
         /// mismatch, a revoked certificate, ...), each with its code.
         case refused(reasons: [ApprovalRule.Refusal])
 
+        /// True for ``unchanged``, ``renewed(rule:)`` and ``approvedAgain``: the connection may go on.
         public var isAcceptable: Bool {
             switch self {
             case .unchanged, .renewed, .approvedAgain: return true
@@ -38,6 +40,7 @@ public struct AccountCheck: Sendable {
 
     /// What a connection of the account came to.
     public struct Report: Sendable, Equatable {
+        /// The verdict on the certificate the server presented.
         public var certificate: Result
         /// The HTTP status of the files root read with the stored credentials (207: the account
         /// works); nil when the certificate stopped the check before any request.
@@ -55,15 +58,20 @@ public struct AccountCheck: Sendable {
         /// The server refused the stored credentials: the account needs a new login.
         public var needsLogin: Bool { filesStatus == 401 || filesStatus == 403 }
 
+        /// A report with no download (``downloadStatus`` and ``downloaded`` nil).
         public init(certificate: Result, filesStatus: Int?) {
             self.certificate = certificate
             self.filesStatus = filesStatus
         }
     }
 
+    /// Judges the chain the server presents.
     public var evaluator: TrustEvaluator
+    /// The stored certificate approvals (a changed leaf approved again is added here).
     public var approvals: CertificateApprovals
+    /// The stored accounts (their reviewed chains are replaced here on a renewal).
     public var accounts: Accounts
+    /// The setup options the connections use (paths, retries, OAuth2 client).
     public var options: AccountSetup.Options
     /// `connection.renewed-certificate-acceptance-rule` (parsed); nil: a changed leaf is never accepted.
     public var renewalRule: (text: String, rule: CertificateRule)?
@@ -76,8 +84,10 @@ public struct AccountCheck: Sendable {
     /// Where the accounts' client certificate keys are read from (the keyring); nil: ``connect``'s
     /// store, and no client certificate anywhere else.
     public var clientKeys: (any SecretStore)?
+    /// Where the check logs.
     public var logger: Logger
 
+    /// A check with the standard methods, no lock directory and no separate store of client keys.
     public init(
         evaluator: TrustEvaluator, approvals: CertificateApprovals, accounts: Accounts, options: AccountSetup.Options,
         renewalRule: (text: String, rule: CertificateRule)?, extendedValidationRule: (text: String, rule: CertificateRule)?,
@@ -227,6 +237,11 @@ public struct AccountCheck: Sendable {
         if let clientKeys {
             options.clientIdentity = try await Self.identity(of: account, keys: clientKeys)
             options.accessHeaders = try await Self.accessHeaders(of: account, keys: clientKeys)
+        } else {
+            // Only this account's own identity and headers, and only from the keyring: none that
+            // the options carried for another origin.
+            options.clientIdentity = nil
+            options.accessHeaders = nil
         }
         options.accessHeadersOrigin = judged.endpoint
         return (

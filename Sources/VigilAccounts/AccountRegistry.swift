@@ -5,9 +5,12 @@ public import VigilStore
 /// The accounts and their secrets, changed together: an account is never saved without its
 /// secrets, nor left with half of them.
 public struct AccountRegistry: Sendable {
+    /// The account rows.
     public var accounts: Accounts
+    /// The keyring holding each account's secrets.
     public var secrets: any SecretStore
 
+    /// A registry over these accounts and this keyring.
     public init(accounts: Accounts, secrets: any SecretStore) {
         self.accounts = accounts
         self.secrets = secrets

@@ -10,6 +10,7 @@ public import VigilStore
 public struct AccountRemoval: Sendable {
     /// What was removed.
     public struct Result: Sendable {
+        /// The account as it was removed (or, after a logout, as it is kept).
         public var account: Account
         /// The kinds of secret that were in the keyring and are gone.
         public var removedSecrets: [SecretKey.Kind]
@@ -23,9 +24,12 @@ public struct AccountRemoval: Sendable {
     /// headers stay with the account until it is removed: they open the door, not the account).
     public static let secretKinds: [SecretKey.Kind] = [.password, .accessToken, .refreshToken, .clientSecret]
 
+    /// The account rows.
     public var accounts: Accounts
+    /// The keyring the account's secrets are removed from.
     public var secrets: any SecretStore
 
+    /// A removal over these accounts and this keyring.
     public init(accounts: Accounts, secrets: any SecretStore) {
         self.accounts = accounts
         self.secrets = secrets

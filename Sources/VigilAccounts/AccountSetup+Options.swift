@@ -11,6 +11,7 @@ public import VigilStore
 // The options of an account setup: what the settings ask for (AccountSetup+Settings.swift maps
 // them), with the settings catalogue's defaults.
 extension AccountSetup {
+    /// What the settings ask of an account setup, each defaulting to the settings catalogue's value.
     public struct Options: Sendable {
         /// `connection.allowed-authentication-methods`; nil allows every detected method.
         public var allowedMethods: [AuthenticationMethodIdentifier]?
@@ -22,6 +23,7 @@ extension AccountSetup {
         public var statusPath = Setting.statusEndpoint.catalogueDefault
         /// `connection.endpoint-capabilities` and `connection.endpoint-user`, read after the login.
         public var capabilitiesPath = Setting.capabilitiesEndpoint.catalogueDefault
+        /// `connection.endpoint-user`, read after the login.
         public var userPath = Setting.userEndpoint.catalogueDefault
         /// `bookmark.default-url`: the server proposed when none is given.
         public var defaultURL: String?
@@ -50,13 +52,16 @@ extension AccountSetup {
         /// Waits between tries when a request with a token the provider just issued is answered 401
         /// (a cluster whose nodes learn new tokens late). A password is never retried.
         public var newTokenRetryDelays: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)]
+        /// The WebDAV root and the well-known path the authentication methods are detected at.
         public var paths = AuthenticationDetector.Paths(
             webDAV: Setting.webDAVEndpoint.catalogueDefault, wellKnown: Setting.wellKnownPath.catalogueDefault)
+        /// The HTTP client's timeout for each request (30 seconds).
         public var timeout: Duration = .seconds(30)
         /// `authentication-oauth2.oa2-client-id`: needed for OAuth2.
         public var oauth2ClientID: String?
         /// `authentication-oauth2.oa2-authorization-endpoint` and `oa2-token-endpoint`, relative to the server.
         public var oauth2AuthorizationPath = Setting.oauth2AuthorizationEndpoint.catalogueDefault
+        /// `authentication-oauth2.oa2-token-endpoint`, relative to the server.
         public var oauth2TokenPath = Setting.oauth2TokenEndpoint.catalogueDefault
         /// `authentication-oauth2.oa2-redirect-port`; 0 picks a free one.
         public var oauth2RedirectPort = Setting.oauth2RedirectPort.catalogueDefault
@@ -69,7 +74,9 @@ extension AccountSetup {
         public var tokenLifetimeOverride: Int?
         /// `authentication-oidc.scope`, `.prompt` and `.register-client`.
         public var oidcScope = Setting.openIDConnectScope.catalogueDefault
+        /// `authentication-oidc.prompt`; nil: no `prompt` parameter.
         public var oidcPrompt: String? = Setting.openIDConnectPrompt.defaultValue
+        /// `authentication-oidc.register-client`.
         public var oidcRegisterClient = Setting.openIDConnectRegistersClient.catalogueDefault
         /// How long the user has to finish in the browser.
         public var browserTimeout: Duration = .seconds(300)
@@ -89,6 +96,7 @@ extension AccountSetup {
         public var accessHeaders: AccessHeaders?
         /// Where the access headers go: the server the user named (nil: nowhere).
         public var accessHeadersOrigin: Endpoint?
+        /// The settings catalogue's defaults.
         public init() {}
 
         /// The HTTP client's configuration these options ask for (a fresh cookie jar each time).

@@ -26,13 +26,20 @@ public struct AccountSetup: Sendable {
     /// The methods setup can pick from (``VigilAuth/AuthenticationMethods/standard``): a new
     /// method is registered here, not written into setup.
     public var methods = AuthenticationMethods.standard
+    /// Judges each server's chain.
     public var evaluator: TrustEvaluator
+    /// Where the user's certificate approvals are stored (audited).
     public var approvals: CertificateApprovals
+    /// Where the new account is saved.
     public var accounts: Accounts
+    /// The keyring the account's password or tokens are kept in.
     public var secrets: any SecretStore
+    /// What the settings ask of the setup.
     public var options: Options
+    /// Where the setup logs.
     public var logger: Logger
 
+    /// A setup with the standard methods.
     public init(
         evaluator: TrustEvaluator, approvals: CertificateApprovals, accounts: Accounts, secrets: any SecretStore,
         options: Options = Options(), logger: Logger = Logger(label: "vigil.setup")
@@ -45,6 +52,8 @@ public struct AccountSetup: Sendable {
         self.logger = logger
     }
 
+    /// Adds `user`'s account on `server` through the steps above and returns it as saved. A step that stops
+    /// setup throws, mostly an ``AccountSetupError`` (a URL carrying a password is refused before anything is sent).
     public func add(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> Account {
         // User information is looked for in the text itself, so that a URL no parser accepts (a
         // password with '#' or '/') is caught too, and never echoed.

@@ -45,6 +45,7 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         public static let redirected = Code(.redirected)
         /// The server does not answer like an ownCloud/OpenCloud server.
         public static let notACloudServer = Code(.notACloudServer)
+        /// The server says it is in maintenance mode, or the login provider is unavailable.
         public static let maintenance = Code(.maintenance)
         /// The server lists the user's files but fails to serve one (an HTTP 5xx on a download).
         public static let serverError = Code(.serverError)
@@ -54,6 +55,7 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         public static let noUsableMethod = Code(.noUsableMethod)
         /// The method picked is not implemented yet.
         public static let unsupportedMethod = Code(.unsupportedMethod)
+        /// No password was given, or the browser login did not finish in time.
         public static let noPassword = Code(.noPassword)
         /// The server refused the credentials (401/403), or the authorization server refused the login.
         public static let wrongCredentials = Code(.wrongCredentials)
@@ -67,16 +69,22 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         /// The administrator's settings forbid it (a locked server URL, plain HTTP forbidden).
         public static let policy = Code(.policy)
 
+        /// The code's stable text, such as `certificate-rejected`.
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
+    /// Why, for the user; never contains a secret.
     public var reason: String
+    /// Where the error was raised (`#fileID`).
     public let file: String
+    /// Where the error was raised (`#line`).
     public let line: Int
     /// For ``Code/redirected``: where the server points.
     public var redirect: Redirect?
 
+    /// An error with its code and reason, recording the caller's file and line.
     public init(_ code: Code, _ reason: String, redirect: Redirect? = nil, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -85,7 +93,9 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         self.line = line
     }
 
+    /// The reason.
     public var description: String { reason }
 
+    /// The code's text, such as `certificate-rejected`.
     public var codeText: String { code.description }
 }

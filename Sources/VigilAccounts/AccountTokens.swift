@@ -13,7 +13,9 @@ public import VigilStore
 /// race). A network failure or an unavailable provider keeps the tokens (the user is never logged
 /// out by an outage); a refused refresh marks the account as needing a login instead of retrying.
 public struct AccountTokens: Sendable {
+    /// The account rows (expiry and the needs-login mark are kept here).
     public var accounts: Accounts
+    /// The keyring holding the access and refresh tokens.
     public var secrets: any SecretStore
     /// Reaches the token endpoint (trust-gated like every other request).
     public var client: HTTPClient
@@ -24,12 +26,15 @@ public struct AccountTokens: Sendable {
     /// `authentication-oauth2.oa2-expiration-override-seconds`: access tokens treated as expiring
     /// after this long, whatever the server said.
     public var lifetimeOverride: Int?
+    /// The current time, for expiry; `Date()` by default.
     public var now: @Sendable () -> Date = { Date() }
+    /// Where refreshes are logged.
     public var logger: Logger
 
     /// Refresh when less than this is left.
     public static let refreshMargin: TimeInterval = 120
 
+    /// Tokens for these accounts, refreshed through `client`, locked under `lockDirectory` (nil: no lock).
     public init(accounts: Accounts, secrets: any SecretStore, client: HTTPClient, lockDirectory: String?, logger: Logger = Logger(label: "vigil.tokens")) {
         self.accounts = accounts
         self.secrets = secrets

@@ -16,19 +16,24 @@ public struct ApprovalAudit: Sendable {
         /// `cannot-be-approved-live`; for an account's client certificate, `client-certificate-expired`
         /// and `client-certificate-expires-soon`.
         public var code: String
+        /// The problem, for the user.
         public var message: String
     }
 
+    /// The approvals audited.
     public var approvals: CertificateApprovals
+    /// The accounts, whose servers and client certificates are checked against the approvals.
     public var accounts: Accounts
     /// The minimum TLS version (for --live) and the pins (`revoked-but-pinned`).
     public var requirements: ConnectionRequirements
+    /// The time expiry is judged at.
     public var now: Date
     /// How approved certificates are judged (the system store; the settings' policy inputs).
     public var evaluatorConfiguration: TrustEvaluator.Configuration = .system
     /// `client-certificate.expiry-warning-days`.
     public var clientCertificateWarningDays = 30
 
+    /// An audit at `now` (the current time by default).
     public init(approvals: CertificateApprovals, accounts: Accounts, requirements: ConnectionRequirements, now: Date = Date()) {
         self.approvals = approvals
         self.accounts = accounts

@@ -4,9 +4,12 @@ import Foundation
 /// `{{app.version}}`, `{{os.name}}`, `{{os.version}}` (from /etc/os-release, else uname) and
 /// `{{host.name}}`. Control characters are dropped, so that no setting can split a header.
 public enum UserAgent {
+    /// What `{{app.name}}` becomes.
     public static let appName = "Vigil"
+    /// What `{{app.version}}` becomes.
     public static let appVersion = "0.1.0"
 
+    /// `template` with its placeholders filled in, control characters dropped and the ends trimmed of spaces.
     public static func render(_ template: String) -> String {
         let os = operatingSystem()
         let values = [

@@ -1,4 +1,5 @@
 package import ArgumentParser
+import Foundation
 import Synchronization
 import VigilThreads
 
@@ -17,6 +18,11 @@ package enum CommandLauncher {
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
+                // Nothing has suspended yet, so this is still the process's main thread: on Linux
+                // the main actor resumes on a Dispatch worker after an `await`, and a synchronous
+                // command's database calls would then run on a thread the check counts as the
+                // pool's. Keep every `await` of the launch after this branch.
+                precondition(Thread.isMainThread, "a synchronous command runs on the main thread")
                 try command.run()
             }
         } catch {

@@ -3,6 +3,7 @@ import Synchronization
 
 /// Impersonates an ownCloud/OpenCloud server, with the scenario's behaviour in front.
 public final class CloudResponder: Sendable {
+    /// The scenario whose behaviour is played.
     public let scenario: Scenario
     /// OAuth2 and OpenID Connect.
     public let oidc: OIDCProvider
@@ -24,6 +25,7 @@ public final class CloudResponder: Sendable {
     }
     private let state = Mutex(State())
 
+    /// A responder for `scenario`, its OpenID Connect provider using the scenario's faults and users and `clock`.
     public init(scenario: Scenario, clock: any SimulatorClock = SystemSimulatorClock()) {
         self.scenario = scenario
         self.clock = clock

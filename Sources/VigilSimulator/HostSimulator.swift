@@ -12,13 +12,17 @@ import Synchronization
 /// upgrade and downgrade redirects). Every request goes through ``CloudResponder`` and the
 /// ``Journal``.
 public final class HostSimulator: Sendable {
+    /// What to simulate, and where.
     public struct Configuration: Sendable {
+        /// The scenario played.
         public var scenario: Scenario
         /// The testcerts directory (certificates `<case>-chain.pem` and keys `<case>.key`).
         public var certificatesDirectory: String
+        /// The loopback addresses of hosts 1, 2 and 3 (only 127.0.0.0/8 and ::1 are accepted).
         public var addresses: [String] = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
         /// The HTTPS hosts' port (plain HTTP takes the next one); 0 picks a free port for each listener.
         public var port: Int = 0
+        /// The simulator's time (the wall clock by default).
         public var clock: any SimulatorClock = SystemSimulatorClock()
         /// NIO event-loop threads shared by all listeners; nil uses NIO's singleton (one per core).
         public var eventLoopThreads: Int?
@@ -26,6 +30,7 @@ public final class HostSimulator: Sendable {
         /// through to it (a reverse proxy that injects the scenario's faults).
         public var upstream: ReverseProxy?
 
+        /// A configuration with the default addresses, free ports and the wall clock.
         public init(scenario: Scenario, certificatesDirectory: String) {
             self.scenario = scenario
             self.certificatesDirectory = certificatesDirectory
@@ -34,19 +39,27 @@ public final class HostSimulator: Sendable {
 
     /// One running listener.
     public struct Listener: Sendable, Hashable {
+        /// Which host (1, 2, 3).
         public var host: Int
+        /// The address it listens on.
         public var address: String
+        /// `https` or `http`.
         public var scheme: String
+        /// The port it listens on.
         public var port: Int
         /// The testcerts case served (https only).
         public var certificate: String?
         /// For a man in the middle: the URL of the genuine host it forwards every request to.
         public var forwardsTo: String?
+        /// The listener's base URL (an IPv6 address in brackets).
         public var url: String { address.contains(":") ? "\(scheme)://[\(address)]:\(port)" : "\(scheme)://\(address):\(port)" }
     }
 
+    /// What is simulated.
     public let configuration: Configuration
+    /// Where every request and connection is recorded.
     public let journal: Journal
+    /// Answers every request.
     public let responder: CloudResponder
     let registry = ConnectionRegistry()
     /// A revocation scenario's responder, once it listens.
@@ -63,6 +76,8 @@ public final class HostSimulator: Sendable {
     /// The private key of that minted leaf (a test key, made for this run), PEM.
     public func mintedKey(for address: String) -> String? { revocation.withLock { $0?.counter.authority?.keys[address] } }
 
+    /// Throws ``SimulatorError`` for an address that is not loopback, or for a mitm or revocation scenario
+    /// in front of a real server (`upstream`).
     public init(configuration: Configuration, journal: Journal) throws {
         for address in configuration.addresses where !SimulatorAddress.isLoopback(address) {
             throw SimulatorError(.refusedAddress, "\(address) is not a loopback address; the simulator binds only 127.0.0.0/8 and ::1.")

@@ -7,14 +7,21 @@ import Synchronization
 /// arrives (status 0 until it is answered), so that a request never finished, a body over the
 /// size limit or a head that fails to parse is judged all the same.
 public struct JournalEntry: Sendable, Hashable, Codable {
+    /// When the request's head arrived (ISO 8601, UTC, to the second).
     public var time: String
+    /// The address of the listener that received it.
     public var host: String
+    /// The HTTP method (`?` for a head that failed to parse).
     public var method: String
+    /// The path, without the query (`?` for a head that failed to parse).
     public var path: String
     /// The status answered; 0 while unanswered, or when the request was never finished.
     public var status: Int
+    /// An Authorization header was present (never its value).
     public var authorization: Bool
+    /// A Cookie header was present (never its value).
     public var cookie: Bool
+    /// The request had a body.
     public var body: Bool
     /// Present (true) on what a man in the middle saw before forwarding to the genuine server.
     public var mitm: Bool?
@@ -26,6 +33,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var credential: Bool?
     /// The `User-Agent` and `X-Request-ID` the client sent (cut to 200 characters), if any.
     public var userAgent: String?
+    /// The `X-Request-ID` the client sent (cut to 200 characters), if any.
     public var requestID: String?
     /// Where a credential was found, in words (`the Authorization header`, `the query (base64)`).
     public var found: [String]?
@@ -49,6 +57,7 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     /// nil when none.
     public var accessHeaders: [String]?
 
+    /// An entry; `userAgent` and `requestID` are cut to 200 characters.
     public init(
         time: String, host: String, method: String, path: String, status: Int, authorization: Bool, cookie: Bool, body: Bool,
         mitm: Bool? = nil, scheme: String? = nil, credential: Bool? = nil, userAgent: String? = nil, requestID: String? = nil
@@ -80,7 +89,9 @@ public struct JournalEntry: Sendable, Hashable, Codable {
 public struct ConnectionEntry: Sendable, Hashable, Codable {
     /// In the order connections were accepted, from 0, across every listener.
     public var id: Int
+    /// When the connection was accepted (ISO 8601, UTC, to the second).
     public var time: String
+    /// The address of the listener that accepted it.
     public var host: String
     /// `https` or `http`.
     public var scheme: String
@@ -126,6 +137,7 @@ public final class Journal: Sendable {
     }
     private let state = Mutex(State())
     private let handle: FileHandle?
+    /// How many entries are kept in memory (the most recent).
     public let memoryLimit: Int
 
     /// With `path`, entries are also appended to that file.
@@ -185,6 +197,7 @@ public final class Journal: Sendable {
         }
     }
 
+    /// The requests kept in memory (at most ``memoryLimit``, the most recent), in order.
     public var entries: [JournalEntry] {
         state.withLock { $0.stored }
     }

@@ -258,6 +258,7 @@ public final class OIDCProvider: Sendable {
         state.withLock { $0.seenSecrets.count }
     }
 
+    /// The codes, tokens and PKCE verifiers issued or received so far, as secrets to look for.
     public func issuedSecrets() -> [PlantedSecret] {
         state.withLock { $0.seenSecrets }
     }

@@ -3,8 +3,10 @@
 public struct PlantedSecret: Sendable, Hashable {
     /// In words, for a failure message ("an access token"); never the value.
     public var what: String
+    /// The secret itself.
     public var value: String
 
+    /// A secret described as `what`.
     public init(what: String, value: String) {
         self.what = what
         self.value = value

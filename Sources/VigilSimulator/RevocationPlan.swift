@@ -33,18 +33,27 @@ public struct RevocationPlan: Codable, Sendable, Hashable {
         case none
     }
 
+    /// What the CA says about the leaf; nil: good.
     public var leaf: Status?
+    /// What the CA says about the intermediate; nil: good.
     public var intermediate: Status?
+    /// How the OCSP responder behaves; nil: it answers.
     public var ocsp: Responder?
+    /// How the CRL distribution points behave; nil: current CRLs.
     public var crl: Lists?
     /// The leaf requires a stapled OCSP answer (RFC 7633); the simulator never staples.
     public var mustStaple: Bool?
 
+    /// The defaults: a good leaf and intermediate, a responder that answers, current CRLs.
     public init() {}
 
+    /// `leaf`, else good.
     public var leafStatus: Status { leaf ?? .good }
+    /// `intermediate`, else good.
     public var intermediateStatus: Status { intermediate ?? .good }
+    /// `ocsp`, else `answers`.
     public var responder: Responder { ocsp ?? .answers }
+    /// `crl`, else `current`.
     public var lists: Lists { crl ?? .current }
 
     /// A client must not use the chain at all: a certificate in it is revoked, or the leaf

@@ -3,7 +3,9 @@ import Foundation
 /// A ``HostSimulator`` started in this process, with its listeners known: what `vigil simulate`
 /// and the tests use. ``stop()`` ends it.
 public final class RunningHostSimulator: Sendable {
+    /// The simulator running.
     public let simulator: HostSimulator
+    /// Its listeners, as they started.
     public let listeners: [HostSimulator.Listener]
     private let task: Task<Void, any Error>
 
@@ -41,6 +43,7 @@ public final class RunningHostSimulator: Sendable {
         return text
     }
 
+    /// Cancels the simulator and waits until it has stopped.
     public func stop() async {
         task.cancel()
         _ = await task.result

@@ -28,7 +28,9 @@ public struct Scenario: Sendable, Hashable, Codable {
 
     /// How the HTTP side behaves.
     public struct Behaviour: Sendable, Hashable, Codable {
+        /// The kinds of behaviour.
         public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+            /// The server behaves normally.
             case normal
             /// Every request answered 404.
             case notFound = "not-found"
@@ -69,12 +71,19 @@ public struct Scenario: Sendable, Hashable, Codable {
             /// (`/cdn-cgi/access/login`).
             case accessProxy = "access-proxy"
         }
+        /// Which behaviour.
         public var kind: Kind
+        /// The HTTP status: of a redirect (default 302), of `status-body` (default 200), or answered in `not-found-window`.
         public var status: Int?
+        /// Where `redirect` points (a URL template, a path or a relative reference).
         public var target: String?
+        /// For `redirect-chain`: how many redirects (default 30).
         public var hops: Int?
+        /// The window from the first request, in seconds (`not-found-window`, `apm`), or the wait per byte (`trickle`).
         public var seconds: Double?
+        /// For `auth-race`: how many requests get 401 (default 4).
         public var count: Int?
+        /// For `apm`: the cookie is dropped once, mid-session.
         public var recovering: Bool?
         /// Only requests on this scheme are redirected (`http` for an upgrade).
         public var scheme: String?
@@ -83,17 +92,23 @@ public struct Scenario: Sendable, Hashable, Codable {
         /// For `access-proxy`: the service token's header fields and values.
         public var headers: [String: String]?
 
+        /// A behaviour of `kind` with every parameter unset.
         public init(kind: Kind) { self.kind = kind }
     }
 
+    /// The scenario's name (unique in a fixtures directory).
     public var name: String
+    /// A short description of the scenario.
     public var summary: String
+    /// What a correct client does.
     public var outcome: Outcome
+    /// What the scenario stands for elsewhere.
     public var reference: Reference
     /// testcerts case served on each address (`127.0.0.1`...); missing addresses serve the valid one.
     public var certificates: [String: String]?
     /// Oldest and newest TLS version offered ("1.0", "1.1", "1.2", "1.3").
     public var tlsVersions: [String]?
+    /// How the HTTP side behaves.
     public var behaviour: Behaviour
     /// Further behaviours active at once (the seeds' list of active simulations: an APM and a
     /// 404 storm on one host), tried in order after ``behaviour``: the first that answers a
@@ -121,6 +136,7 @@ public struct Scenario: Sendable, Hashable, Codable {
 
     /// alice and bob, with public test passwords.
     public static let defaultUsers = ["alice": "alice-test-password", "bob": "bob-test-password"]
+    /// `users`, else ``defaultUsers``.
     public var effectiveUsers: [String: String] { users ?? Self.defaultUsers }
 }
 

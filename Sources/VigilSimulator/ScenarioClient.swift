@@ -12,11 +12,16 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
 
     /// A setting value the simulated user has in their settings file.
     public enum SettingValue: Sendable, Hashable, Codable {
+        /// A string.
         case string(String)
+        /// An integer.
         case integer(Int)
+        /// `true` or `false`.
         case bool(Bool)
+        /// A list of strings.
         case strings([String])
 
+        /// Decodes a boolean, an integer, a string or a list of strings, tried in that order; anything else throws.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let value = try? container.decode(Bool.self) {
@@ -33,6 +38,7 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
             }
         }
 
+        /// Encodes the bare value.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
@@ -53,6 +59,7 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
         /// Whether the user approved that certificate at setup (it was not trusted by a CA).
         public var approved: Bool?
 
+        /// An existing account; nil fields take the defaults.
         public init(certificate: String? = nil, approved: Bool? = nil) {
             self.certificate = certificate
             self.approved = approved
@@ -91,5 +98,6 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
     /// behaviour's headers) as an access headers file.
     public var accessHeaders: Bool?
 
+    /// Every field unset: the defaults.
     public init() {}
 }

@@ -3,6 +3,7 @@ import Foundation
 /// docs/scenarios.md, generated from the fixtures (`vigil simulator scenarios --markdown`); a test
 /// fails when the committed file and the fixtures differ.
 public enum ScenarioDocumentation {
+    /// The Markdown of docs/scenarios.md for the scenarios in `library`.
     public static func markdown(_ library: ScenarioLibrary) -> String {
         var lines = [
             "# Simulator scenarios",

@@ -2,7 +2,9 @@ import Foundation
 
 /// Every scenario in a fixtures directory, by name.
 public struct ScenarioLibrary: Sendable {
+    /// The fixtures directory.
     public let directory: String
+    /// The scenarios, in the order of their file names.
     public let scenarios: [Scenario]
 
     /// Loads every `*.json` in `directory`. Throws the first malformed fixture, named.
@@ -30,6 +32,7 @@ public struct ScenarioLibrary: Sendable {
     /// (read by `vigil simulate`; not a scenario).
     public static let knownGapsFile = "known-gaps.json"
 
+    /// The scenario called `name`; throws ``SimulatorError`` (`unknown-scenario`) when there is none.
     public func scenario(named name: String) throws -> Scenario {
         guard let scenario = scenarios.first(where: { $0.name == name }) else {
             throw SimulatorError(.unknownScenario, "No scenario \"\(name)\" in \(directory); see vigil simulator scenarios.")

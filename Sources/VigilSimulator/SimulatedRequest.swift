@@ -2,11 +2,13 @@ import Foundation
 
 /// A request as the simulator sees it, independent of the HTTP server library.
 public struct SimulatedRequest: Sendable {
+    /// The HTTP method.
     public var method: String
     /// Path and query, as sent.
     public var target: String
     /// Header names lower-cased.
     public var headers: [String: String]
+    /// Whether the request has a body.
     public var hasBody: Bool
     /// The body (empty when none).
     public var body: [UInt8] = []
@@ -17,6 +19,7 @@ public struct SimulatedRequest: Sendable {
     /// Which simulated host (1, 2, 3).
     public var host: Int
 
+    /// A request with no body bytes and no header names as sent.
     public init(method: String, target: String, headers: [String: String], hasBody: Bool, scheme: String, host: Int) {
         self.method = method
         self.target = target
@@ -48,9 +51,13 @@ public struct SimulatedResponse: Sendable {
         case trickle(milliseconds: Int)
     }
 
+    /// The HTTP status.
     public var status: Int
+    /// The header fields, in order.
     public var headers: [(String, String)]
+    /// The body.
     public var body: [UInt8]
+    /// How the answer goes wrong on the wire; nil: sent normally.
     public var abort: Abort?
     /// The scenario's fault gave this answer (not the normal server).
     public var fault = false

@@ -11,6 +11,7 @@ import Foundation
 public struct ClientProfile: Sendable, Codable, Hashable {
     /// A short name for the report (`curl`, `owncloudcmd`).
     public var name: String
+    /// A one-line description of the client and how it is run, for the report.
     public var summary: String?
     /// The program and its arguments (templates).
     public var command: [String]
@@ -34,6 +35,7 @@ public struct ClientProfile: Sendable, Codable, Hashable {
     /// The Debian package that provides the client (for scripts/client-report.sh).
     public var debianPackage: String?
 
+    /// A profile with only a name and a command; every other field nil.
     public init(name: String, command: [String]) {
         self.name = name
         self.command = command

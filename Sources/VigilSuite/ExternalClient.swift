@@ -8,10 +8,13 @@ public import VigilStore
 /// output) is only its claim; ``ScenarioJudge/judgeByJournal(_:)`` decides from what reached the
 /// simulated hosts.
 public struct ExternalClient: SuiteClient {
+    /// How the client is run.
     public var profile: ClientProfile
 
+    /// A client run from `profile`.
     public init(profile: ClientProfile) { self.profile = profile }
 
+    /// Always true: the suite cannot see an external client's store, keyring or logs.
     public var judgesByJournal: Bool { true }
 
     /// Settings that make a scenario's verdict depend on what only Vigil was told: pins,
@@ -34,6 +37,8 @@ public struct ExternalClient: SuiteClient {
         return nil
     }
 
+    /// Runs the profile's `prepare` commands, then its command; a success is only what the client claims (no account),
+    /// a failure's code says how it ended (`exit-N`, `timeout`, `prepare-failed`, `client-did-not-start`).
     public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
         let scratch = context.stateDirectory + "/client"
         let home = scratch + "/home", sync = scratch + "/dir"
@@ -89,6 +94,7 @@ public struct ExternalClient: SuiteClient {
         }
     }
 
+    /// Does nothing: the suite keeps no account for an external client.
     public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {}
 
     static func describe(_ finished: ExternalCommand.Finished) -> String {

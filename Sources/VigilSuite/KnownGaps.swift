@@ -6,6 +6,7 @@ public import VigilSimulator
 /// a known gap; one that passes fails the suite until it leaves the list; an invariant broken is
 /// never covered by it.
 public struct KnownGaps: Sendable, Hashable {
+    /// One scenario's known gap.
     public struct Gap: Sendable, Hashable, Codable {
         /// The outcome not reached yet (the fixture's outcome, or its `client.then`).
         public var outcome: String
@@ -15,6 +16,7 @@ public struct KnownGaps: Sendable, Hashable {
         /// Why, in words; names the issue that closes it.
         public var reason: String
 
+        /// A gap with these fields.
         public init(outcome: String, got: String, reason: String) {
             self.outcome = outcome
             self.got = got
@@ -22,8 +24,10 @@ public struct KnownGaps: Sendable, Hashable {
         }
     }
 
+    /// The gaps, by scenario name.
     public var gaps: [String: Gap]
 
+    /// These gaps, unchecked (none by default).
     public init(gaps: [String: Gap] = [:]) { self.gaps = gaps }
 
     /// Reads the file; a missing file is an empty list. Throws ``SuiteError`` naming the file, the

@@ -8,7 +8,9 @@ import Foundation
 /// One per run, shared by the scenarios: libsecret binds a process to one session bus. Scenarios
 /// tell their items apart by account (each scenario's servers have ports of their own).
 public final class PrivateSecretService: @unchecked Sendable {  // immutable after start; stop is idempotent
+    /// The temporary directory holding the bus socket and the keyrings.
     public let directory: String
+    /// The private bus's address (`unix:path=...`).
     public let busAddress: String
     private let bus: pid_t
     private let previousAddress: String?

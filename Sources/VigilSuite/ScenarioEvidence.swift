@@ -3,11 +3,15 @@ public import VigilStore
 
 /// What a scenario left behind, gathered by ``ScenarioRunner`` and judged by ``ScenarioJudge``.
 public struct ScenarioEvidence: Sendable {
+    /// How the client's attempt ended.
     public var result: SuiteClientResult
+    /// The questions the scripted user was asked, in order.
     public var questions: [ScriptedUser.Asked]
+    /// The requests the simulated hosts received.
     public var journal: [JournalEntry]
     /// Every connection the simulated hosts accepted (the client's, never the interceptor's own).
     public var connections: [ConnectionEntry] = []
+    /// The simulated hosts' listeners.
     public var listeners: [HostSimulator.Listener]
     /// Kinds of secret per keyring account of this scenario's servers, right after setup.
     public var keyringAfterAdd: [String: [String]]
@@ -23,6 +27,7 @@ public struct ScenarioEvidence: Sendable {
     public var logLines: [(source: String, line: String)]
     /// Files under the scenario's directories holding a planted secret: file, what.
     public var filesWithSecrets: [(file: String, what: String)]
+    /// The secrets planted in the scenario, looked for in logs and files.
     public var plantedSecrets: [PlantedSecret]
     /// Pinned host names and their addresses (the journal knows hosts by address).
     public var addresses: [String: String]
@@ -35,6 +40,7 @@ public struct ScenarioEvidence: Sendable {
     /// The account the user had before the scenario (`client.account`), and the approvals that
     /// came with it.
     public var existingAccount: Account? = nil
+    /// How many approvals were stored with that account.
     public var approvalsSeeded = 0
     /// Approvals in the database that a renewal rule carried over to the leaf host 1 serves.
     public var approvalsByRule = 0
@@ -49,6 +55,7 @@ public struct ScenarioEvidence: Sendable {
         return addresses[host] ?? host
     }
 
+    /// Evidence with `result` and, unless given, everything else empty or zero.
     public init(
         result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], journal: [JournalEntry] = [], connections: [ConnectionEntry] = [],
         listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],

@@ -11,8 +11,10 @@ import VigilStore
 /// after the user declined, trust or an account saved without the user's consent, a secret in a
 /// log line or a file (2, 3), the keyring not exactly as expected (4).
 public struct ScenarioJudge: Sendable {
+    /// The scenario whose fixture the evidence is held to.
     public let scenario: Scenario
 
+    /// A judge for `scenario`.
     public init(scenario: Scenario) { self.scenario = scenario }
 
     /// The outcome text the fixture expects: `ask-certificate`, or `ask-certificate → login` when

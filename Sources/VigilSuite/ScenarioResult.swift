@@ -1,5 +1,6 @@
 /// One scenario's verdict in the suite.
 public struct ScenarioResult: Sendable, Hashable, Codable {
+    /// The verdict.
     public enum Status: String, Sendable, Hashable, Codable {
         /// The outcome reached, every invariant held.
         case passed
@@ -22,7 +23,9 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     /// Whether a client works in a scenario that asks it to: logged in (a login scenario), or
     /// reported the fault it met (an error scenario).
     public enum Works: String, Sendable, Hashable, Codable {
+        /// The client works in the scenario.
         case yes
+        /// The client met the fault and does not work.
         case no
         /// The client never met the scenario's fault.
         case notExercised = "not-exercised"
@@ -39,16 +42,21 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
         /// The keyring held exactly the expected items, and none after the account was removed.
         public var keyring = true
 
+        /// Whether all four invariants held.
         public var allHold: Bool { credentials && logs && files && keyring }
+        /// Every invariant held.
         public init() {}
     }
 
+    /// The scenario's name.
     public var scenario: String
     /// The fixture's outcome (with `→ then` when the user approves something).
     public var expected: String
     /// What the client did, classified the same way.
     public var got: String
+    /// The verdict.
     public var status: Status
+    /// Which invariants held.
     public var invariants: Invariants
     /// No violation (nil when the scenario was not played).
     public var safe: Bool?
@@ -60,6 +68,7 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     public var gapReason: String?
     /// The client's own message when it stopped.
     public var clientMessage: String?
+    /// How long the scenario took, in seconds.
     public var seconds: Double
     /// Where the scenario's directories were kept (`--keep`), if they were.
     public var evidence: String?

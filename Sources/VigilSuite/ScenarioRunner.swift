@@ -12,15 +12,20 @@ import VigilStore
 /// config and state directories, the client driven by the fixture's script, then the evidence
 /// gathered and judged.
 public struct ScenarioRunner: Sendable {
+    /// The scenario played.
     public var scenario: Scenario
+    /// The test PKI's directory the simulated hosts take their certificates from.
     public var certificatesDirectory: String
     /// The scenario's own directory (created; its data, config and state directories go inside).
     public var directory: String
+    /// The client played against.
     public var client: any SuiteClient
+    /// The keyring the client keeps secrets in.
     public var secrets: any SecretStore
     /// Each connection and answer.
     public var timeout: Duration = .seconds(10)
 
+    /// A runner with the default timeout (10 seconds).
     public init(scenario: Scenario, certificatesDirectory: String, directory: String, client: any SuiteClient, secrets: any SecretStore) {
         self.scenario = scenario
         self.certificatesDirectory = certificatesDirectory

@@ -13,11 +13,13 @@ public import VigilSimulator
 public final class ScriptedUser: AccountSetupInteraction, Sendable {
     /// One question asked, and the answer given.
     public struct Asked: Sendable, Hashable, Codable {
+        /// What was asked: a certificate or a redirect.
         public var question: ScenarioClient.Question
         /// host:port asked about (the server for a certificate, the redirect's target for a redirect).
         public var about: String
         /// The scheme of what was asked about (`https`; a redirect's target may be `http`).
         public var scheme: String
+        /// The answer given.
         public var approved: Bool
         /// How many requests the simulator's journal held when the question was answered: an
         /// approval counts for the requests after it, never for those before.
@@ -50,6 +52,8 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
 
     private let state = Mutex((asked: [Asked](), lines: [String]()))
 
+    /// A user approving the questions in `approve`, typing `password` (nil: none), the browser stand-in waiting at most
+    /// `browserTimeout` seconds.
     public init(
         approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
         resolve: [String] = [], journalPosition: @escaping @Sendable () -> Int = { 0 }, connectionPosition: @escaping @Sendable () -> Int = { 0 }
@@ -76,14 +80,18 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
     func record(_ question: Asked) {
         state.withLock { $0.asked.append(question) }
     }
+    /// Records `text` as shown to the user.
     public func show(_ text: String) {
         state.withLock { $0.lines.append(text) }
     }
 
+    /// Records the review: the endpoint, trusted or untrusted, and the leaf's SHA-256 fingerprint.
     public func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
         show("review \(endpoint): \(evaluation.verdict.isTrusted ? "trusted" : "untrusted") \(chain.first?.sha256Fingerprint ?? "")")
     }
 
+    /// Approves only when the script approves certificates and the leaf's fingerprint is the one the host really serves;
+    /// the question is recorded.
     public func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
         let about = "\(endpoint.host):\(endpoint.port)"
         let approved = approve.contains(.certificate) && chain.first?.sha256Fingerprint != nil && chain.first?.sha256Fingerprint == servedLeaves[about]
@@ -91,6 +99,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
         return approved
     }
 
+    /// Approves when the script approves redirects; the question is recorded.
     public func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
         let approved = approve.contains(.redirect)
         record(
@@ -102,6 +111,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
         return approved
     }
 
+    /// The scripted password; nil when the script has none.
     public func password(user: String, server: String) async -> Secret? {
         show("password asked for \(user) on \(server)")
         return password.map(Secret.init)
@@ -122,6 +132,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
         do { try process.run() } catch { show("the browser stand-in (curl) could not start: \(error)") }
     }
 
+    /// Records `message` as shown.
     public func progress(_ message: String) async { show(message) }
 
     /// `host:port` of a URL (`https` 443, `http` 80 when no port is given; user information dropped).

@@ -5,15 +5,23 @@ public import VigilSimulator
 /// `vigil simulate` as a library: every selected scenario played against a client (Vigil's own
 /// by default), `jobs` at a time, each in a directory of its own under `workDirectory`.
 public struct SimulationSuite: Sendable {
+    /// The scenarios played.
     public var scenarios: [Scenario]
+    /// The known gaps the results are held to.
     public var knownGaps: KnownGaps
+    /// The test PKI's directory the simulated hosts take their certificates from.
     public var certificatesDirectory: String
     /// Where the scenarios' directories go; removed after each scenario unless `keep`.
     public var workDirectory: String
+    /// Keeps each scenario's directory after it ends.
     public var keep = false
+    /// How many scenarios are played at a time.
     public var jobs = 1
+    /// Each connection and answer (10 seconds).
     public var timeout: Duration = .seconds(10)
+    /// The client played against; Vigil's own by default.
     public var client: any SuiteClient = VigilClient()
+    /// The keyring the client keeps secrets in.
     public var secrets: any SecretStore
     /// The keyring is the suite's own: after the run it must hold nothing at all.
     public var requireEmptyKeyring = false
@@ -25,6 +33,7 @@ public struct SimulationSuite: Sendable {
     /// nothing else is played.
     public var preflight: Scenario?
 
+    /// A suite of `scenarios` with the defaults: one job, Vigil's client, directories removed.
     public init(scenarios: [Scenario], knownGaps: KnownGaps, certificatesDirectory: String, workDirectory: String, secrets: any SecretStore) {
         self.scenarios = scenarios
         self.knownGaps = knownGaps

@@ -23,8 +23,10 @@ public protocol SuiteClient: Sendable {
 }
 
 extension SuiteClient {
+    /// False: the default client is judged on its store, keyring and logs too.
     public var judgesByJournal: Bool { false }
 
+    /// Fails as `not-implemented`: the client cannot use an existing account.
     public func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult {
         .failed(.notImplemented, code: "not-implemented", "This client cannot use an existing account.")
     }
@@ -39,6 +41,7 @@ public struct SuiteClientContext: Sendable {
     public var userName: String
     /// The scripted user: answers questions, types the password, drives the browser stand-in.
     public var user: ScriptedUser
+    /// The scenario's settings, as the client loads them.
     public var settings: Settings
     /// The CA file the browser stand-in trusts (the test PKI's root).
     public var caFile: String
@@ -50,9 +53,13 @@ public struct SuiteClientContext: Sendable {
     public var databasePath: String
     /// The scenario's data, config and state directories (`XDG_*_HOME` for the client).
     public var dataDirectory: String
+    /// The scenario's config directory.
     public var configDirectory: String
+    /// The scenario's state directory (the logger writes there).
     public var stateDirectory: String
+    /// The keyring.
     public var secrets: any SecretStore
+    /// A trace-level logger writing into the state directory.
     public var logger: Logger
     /// Each connection and answer; the whole scenario has a multiple of it.
     public var timeout: Duration
@@ -82,13 +89,16 @@ public struct SuiteClientResult: Sendable {
 
     /// The account added, when setup succeeded.
     public var account: Account?
+    /// How the attempt failed; nil when it did not.
     public var failureKind: FailureKind?
     /// The client's message, as the user would read it.
     public var message: String?
     /// The failure's code (`certificate-rejected`, `handshake-failed`, ...).
     public var code: String?
 
+    /// A success with `account` added.
     public static func added(_ account: Account) -> SuiteClientResult { SuiteClientResult(account: account) }
+    /// A failure of `kind`, with the client's code and message and no account.
     public static func failed(_ kind: FailureKind, code: String, _ message: String) -> SuiteClientResult {
         SuiteClientResult(account: nil, failureKind: kind, message: message, code: code)
     }

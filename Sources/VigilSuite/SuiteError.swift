@@ -15,21 +15,33 @@ public struct SuiteError: VigilError, Sendable, CustomStringConvertible {
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
+        /// The known-gaps file is malformed or names a scenario that does not exist.
         public static let malformedKnownGaps = Code(.malformedKnownGaps)
+        /// No scenario to play.
         public static let noScenario = Code(.noScenario)
+        /// A scenario fixture or a client profile is invalid.
         public static let invalidFixture = Code(.invalidFixture)
+        /// The private Secret Service could not be started.
         public static let secretService = Code(.secretService)
+        /// A directory or file the suite writes into cannot be used (exists already, or cannot be written).
         public static let workDirectory = Code(.workDirectory)
+        /// `--shard` is not `I/N` with 1 <= I <= N.
         public static let invalidShard = Code(.invalidShard)
 
+        /// The code's stable text, such as `no-scenario`.
         public var description: String { base.rawValue }
     }
 
+    /// What went wrong.
     public var code: Code
+    /// Why, for the user.
     public var reason: String
+    /// Where the error was raised (`#fileID`).
     public let file: String
+    /// Where the error was raised (`#line`).
     public let line: Int
 
+    /// An error with its code and reason, recording the caller's file and line.
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
@@ -37,7 +49,9 @@ public struct SuiteError: VigilError, Sendable, CustomStringConvertible {
         self.line = line
     }
 
+    /// The reason.
     public var description: String { reason }
 
+    /// The code's text, such as `no-scenario`.
     public var codeText: String { code.description }
 }

@@ -3,12 +3,14 @@ import VigilLogging
 
 /// The suite's results, and their table, JSON and JUnit forms.
 public struct SuiteReport: Sendable, Codable {
+    /// Each scenario's verdict.
     public var results: [ScenarioResult]
     /// What broke across the run rather than in one scenario (the keyring not empty at the end, a
     /// secret in the run's HOME or TMPDIR).
     public var runFailures: [String] = []
     /// Wall time of the whole run.
     public var seconds: Double
+    /// How many scenarios were played at a time.
     public var jobs: Int
     /// The external client held to the scenarios (`--client`), nil for Vigil's own.
     public var client: String?
@@ -16,11 +18,17 @@ public struct SuiteReport: Sendable, Codable {
     /// scenario's CA: it did not log in to `valid`); nil when it was.
     public var notScored: String?
 
+    /// How many scenarios passed.
     public var passed: Int { results.filter { $0.status == .passed }.count }
+    /// How many scenarios failed.
     public var failed: Int { results.filter { $0.status == .failed }.count }
+    /// How many scenarios are known gaps.
     public var knownGaps: Int { results.filter { $0.status == .knownGap }.count }
+    /// How many known gaps now pass (each fails the suite).
     public var closedGaps: Int { results.filter { $0.status == .gapClosed }.count }
+    /// How many scenarios the external client never exercised.
     public var notExercised: Int { results.filter { $0.status == .notExercised }.count }
+    /// How many scenarios do not apply to the external client.
     public var notApplicable: Int { results.filter { $0.status == .notApplicable }.count }
     /// Scenarios played with no violation, of those played.
     public var safeScore: (safe: Int, of: Int) {
@@ -36,6 +44,7 @@ public struct SuiteReport: Sendable, Codable {
     /// Every scenario passed or is a known gap.
     public var succeeded: Bool { notScored == nil && runFailures.isEmpty && results.allSatisfy(\.status.isAcceptable) }
 
+    /// A report of these results; no external client.
     public init(results: [ScenarioResult], runFailures: [String] = [], seconds: Double, jobs: Int) {
         self.results = results
         self.runFailures = runFailures
@@ -107,6 +116,7 @@ public struct SuiteReport: Sendable, Codable {
         return SafeText.escaped(out, keepingLines: true)
     }
 
+    /// One line: the counts, the safe and works scores and the time; or why the external client was not scored.
     public func summary() -> String {
         if let notScored {
             let works = worksScore

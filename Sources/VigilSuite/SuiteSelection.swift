@@ -4,9 +4,12 @@ public import VigilSimulator
 /// Which scenarios a run plays: `--scenario GLOB` (any of them matches; all when none) and
 /// `--shard I/N` (the I-th of N deterministic parts of the sorted list).
 public struct SuiteSelection: Sendable {
+    /// `--scenario` globs (fnmatch); empty: every scenario.
     public var globs: [String]
+    /// `--shard`: the index-th (from 1) of count parts; nil: no sharding.
     public var shard: (index: Int, count: Int)?
 
+    /// A selection of every scenario by default.
     public init(globs: [String] = [], shard: (index: Int, count: Int)? = nil) {
         self.globs = globs
         self.shard = shard

@@ -10,8 +10,11 @@ public import VigilStore
 /// options from the settings, the approvals and accounts in the scenario's database, the keyring),
 /// and ``VigilAccounts/AccountRemoval`` as `vigil account remove` uses it.
 public struct VigilClient: SuiteClient {
+    /// Vigil's own client; it has no state of its own.
     public init() {}
 
+    /// Runs ``VigilAccounts/AccountSetup/add(server:user:interaction:)`` on the scenario's database; a thrown error
+    /// becomes a classified failure.
     public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
         do {
             let database = try await VigilDatabase.open(path: context.databasePath)

@@ -58,7 +58,9 @@ extension Vigil.AccountCommand {
                         status: ExitStatus.untrusted)
                 }
                 if let headers {
-                    try headers.withText { try keyring.store(Secret($0), for: SecretKey(account: found.secretAccount, kind: .accessHeaders)) }
+                    // The Secret is made in the closure; stored on the keyring's queue, never from the pool.
+                    let text = headers.withText { Secret($0) }
+                    try await keyring.store(text, for: SecretKey(account: found.secretAccount, kind: .accessHeaders))
                     _ = try await accounts.setAccessHeaderNames(
                         id: found.id, names: headers.names, because: "access headers \(headers.names.joined(separator: ", ")) given by the user")
                     print(SafeText.escaped("account \(found.id): access headers \(headers.names.joined(separator: ", ")); their values are in the keyring"))
@@ -83,7 +85,8 @@ extension Vigil.AccountCommand {
                         status: ExitStatus.untrusted)
                 }
                 // The key first: a row naming a certificate whose key is not kept would stop the account.
-                try identity.key.withStoredForm { try keyring.store(Secret($0), for: key) }
+                let storedForm = identity.key.withStoredForm { Secret($0) }
+                try await keyring.store(storedForm, for: key)
                 let pem = identity.chain.map(\.pemEncoded).joined()
                 _ = try await accounts.setClientCertificate(
                     id: found.id, pem: pem, because: "client certificate \(identity.certificate.sha256Fingerprint) given by the user")

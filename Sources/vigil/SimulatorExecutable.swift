@@ -9,8 +9,12 @@ enum SimulatorExecutable {
     static let name = "vigil-simulator"
 
     /// The places looked in, in order.
+    /// Empty when this executable's own absolute path is unknown (no /proc): never a path
+    /// relative to the working directory, where anyone's `vigil-simulator` could sit.
     static func candidates() -> [String] {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), executable.hasPrefix("/") else {
+            return []
+        }
         let directory = (executable as NSString).deletingLastPathComponent
         return [
             (directory as NSString).appendingPathComponent(name),
@@ -24,7 +28,9 @@ enum SimulatorExecutable {
         let places = candidates()
         guard let path = places.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             ExitStatus.fail(
-                "this command is played by \(name), which is not installed beside vigil (looked in \(places.joined(separator: " and "))); `make install` installs both."
+                places.isEmpty
+                    ? "this command is played by \(name), and vigil cannot tell where it is installed itself (/proc/self/exe is unreadable)."
+                    : "this command is played by \(name), which is not installed beside vigil (looked in \(places.joined(separator: " and "))); `make install` installs both."
             )
         }
         let arguments = [path] + CommandLine.arguments.dropFirst()

@@ -78,6 +78,14 @@ struct ClientCertificateCommandTests {
             #expect(
                 without.status == 1 && without.standardOutput.contains("requires a client certificate")
                     && without.standardOutput.contains("Vigil Test Client CA"), "\(without.standardOutput)\(without.standardError)")
+            // Given again with edit: kept in the keyring (on its own queue), and the door opens.
+            let given = try await vigil([
+                "account", "edit", id, "--client-certificate", TestPaths.testcert("client-alice.p12"), "--client-certificate-passphrase-file",
+                try passphraseFile(),
+            ])
+            #expect(given.status == 0, "\(given.standardOutput)\(given.standardError)")
+            let again = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle])
+            #expect(again.status == 0, "\(again.standardOutput)\(again.standardError)")
             #expect(try await vigil(["account", "remove", id]).status == 0)
         }
     }
@@ -158,6 +166,10 @@ struct ClientCertificateCommandTests {
             #expect(try await vigil(["account", "edit", id, "--no-access-headers"]).status == 0)
             let without = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle])
             #expect(without.status == 1 && without.standardOutput.contains("Cloudflare Access"), "\(without.standardOutput)\(without.standardError)")
+            // Given again with edit: the token goes back into the keyring and the check passes.
+            let given = try await vigil(["account", "edit", id, "--access-headers-file", file])
+            #expect(given.status == 0 && !given.standardOutput.contains("access-test-secret-3f9a1c"), "\(given.standardOutput)\(given.standardError)")
+            #expect(try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle]).status == 0)
             #expect(try await vigil(["account", "remove", id]).status == 0)
 
             let bad = home.appendingPathComponent("bad.headers").path
