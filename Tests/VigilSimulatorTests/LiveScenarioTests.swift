@@ -206,6 +206,10 @@ struct HTTPScenarioTests {
             let expired = try await running.curl(
                 ["--cert", TestPaths.testcert("client-expired.pem"), "--key", TestPaths.testcert("client-expired.key")], url: running.url())
             #expect(expired.status == 0, "refused: \(expired)")
+            // curl is gone once the alert arrives; the simulator completes the connection's entry
+            // on its event loop a moment later: read the journal once no connection is open.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while running.simulator.journal.openConnections > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(running.simulator.journal.connections.contains { $0.clientCertificate == "CN=alice" && $0.handshake == "failed" })
             let none = try await running.curl([], url: running.url())
             #expect(none.status == 0)
