@@ -30,28 +30,12 @@ VIGIL_CURL_FUNCTIONS(VIGIL_LAZY_SLOT)
 
 static const vigil_lazy_symbol vigil_curl_table[] = {VIGIL_CURL_FUNCTIONS(VIGIL_LAZY_ENTRY)};
 
-static pthread_once_t vigil_curl_once = PTHREAD_ONCE_INIT;
-static char vigil_curl_problem[200];
-static int vigil_curl_loaded;
+static vigil_lazy_library vigil_curl_library = VIGIL_LAZY_LIBRARY("libcurl.so.4", vigil_curl_table, NULL, "libcurl4");
 
-static void vigil_curl_load(void) {
-    vigil_curl_loaded = vigil_lazy_load("libcurl.so.4", vigil_curl_table, sizeof vigil_curl_table / sizeof vigil_curl_table[0], vigil_curl_problem,
-                                      sizeof vigil_curl_problem, NULL) == NULL;
-}
+const char *vigil_curl_load_error(void) { return vigil_lazy_library_error(&vigil_curl_library); }
 
-const char *vigil_curl_load_error(void) {
-    pthread_once(&vigil_curl_once, vigil_curl_load);
-    return vigil_curl_loaded ? NULL : vigil_curl_problem;
-}
-
-/* Every wrapper goes through this: Swift checks vigil_curl_load_error first, so a call without
-   libcurl is a bug, stopped here rather than a jump through a null pointer. */
-static void vigil_curl_require(void) {
-    if (vigil_curl_load_error() != NULL) {
-        fprintf(stderr, "vigil: error: libcurl is not usable (%s); install libcurl4\n", vigil_curl_problem);
-        _exit(2);
-    }
-}
+/* Every wrapper goes through this (see vigil_lazy_library_require). */
+static void vigil_curl_require(void) { vigil_lazy_library_require(&vigil_curl_library); }
 
 CURLcode vigil_curl_global_init(long flags) {
     vigil_curl_require();

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <unistd.h>
 
 const char *vigil_lazy_load(const char *soname, const vigil_lazy_symbol *table, size_t count, char *problem, size_t size,
                             const char *missing_note) {
@@ -20,4 +21,25 @@ const char *vigil_lazy_load(const char *soname, const vigil_lazy_symbol *table, 
         *table[index].slot = symbol;
     }
     return NULL;
+}
+
+const char *vigil_lazy_library_error(vigil_lazy_library *library) {
+    pthread_mutex_lock(&library->lock);
+    if (library->state == 0) {
+        library->state = vigil_lazy_load(library->soname, library->table, library->count, library->problem, sizeof library->problem,
+                                         library->missing_note) == NULL
+                             ? 1
+                             : 2;
+    }
+    int state = library->state;
+    pthread_mutex_unlock(&library->lock);
+    return state == 1 ? NULL : library->problem;
+}
+
+void vigil_lazy_library_require(vigil_lazy_library *library) {
+    const char *problem = vigil_lazy_library_error(library);
+    if (problem != NULL) {
+        fprintf(stderr, "vigil: error: %s is not usable (%s); install %s\n", library->soname, problem, library->package);
+        _exit(2);
+    }
 }

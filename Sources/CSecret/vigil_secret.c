@@ -45,28 +45,12 @@ VIGIL_SECRET_FUNCTIONS(VIGIL_LAZY_SLOT)
 
 static const vigil_lazy_symbol vigil_secret_table[] = {VIGIL_SECRET_FUNCTIONS(VIGIL_LAZY_ENTRY)};
 
-static pthread_once_t vigil_secret_once = PTHREAD_ONCE_INIT;
-static char vigil_secret_problem[200];
-static int vigil_secret_loaded;
+static vigil_lazy_library vigil_secret_library = VIGIL_LAZY_LIBRARY("libsecret-1.so.0", vigil_secret_table, " (0.19 or later is needed)", "libsecret-1-0");
 
-static void vigil_secret_load(void) {
-    vigil_secret_loaded = vigil_lazy_load("libsecret-1.so.0", vigil_secret_table, sizeof vigil_secret_table / sizeof vigil_secret_table[0], vigil_secret_problem,
-                                      sizeof vigil_secret_problem, " (0.19 or later is needed)") == NULL;
-}
+const char *vigil_secret_load_error(void) { return vigil_lazy_library_error(&vigil_secret_library); }
 
-const char *vigil_secret_load_error(void) {
-    pthread_once(&vigil_secret_once, vigil_secret_load);
-    return vigil_secret_loaded ? NULL : vigil_secret_problem;
-}
-
-/* Every call goes through this: Swift checks vigil_secret_load_error first, so a call without
-   libsecret is a bug, stopped here rather than a jump through a null pointer. */
-static void vigil_secret_require(void) {
-    if (vigil_secret_load_error() != NULL) {
-        fprintf(stderr, "vigil: error: libsecret is not usable (%s); install libsecret-1-0\n", vigil_secret_problem);
-        _exit(2);
-    }
-}
+/* Every wrapper goes through this (see vigil_lazy_library_require). */
+static void vigil_secret_require(void) { vigil_lazy_library_require(&vigil_secret_library); }
 
 /// Vigil's schema: one secret per (account, kind). The name is what other tools see in the keyring.
 static const SecretSchema *vigil_secret_schema(void) {

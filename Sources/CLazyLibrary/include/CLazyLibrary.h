@@ -5,6 +5,7 @@
 #ifndef VIGIL_CLAZYLIBRARY_H
 #define VIGIL_CLAZYLIBRARY_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /// One function: its name and where its address goes.
@@ -24,5 +25,30 @@ typedef struct {
 /// to be left unused.
 const char *vigil_lazy_load(const char *soname, const vigil_lazy_symbol *table, size_t count, char *problem, size_t size,
                             const char *missing_note);
+
+/// A library loaded once, on first use, and why it cannot be used.
+typedef struct {
+    const char *soname;
+    const vigil_lazy_symbol *table;
+    size_t count;
+    /// Added to a missing function's message (for example the version needed); may be NULL.
+    const char *missing_note;
+    /// What to install, for the message of a call made without the library.
+    const char *package;
+    pthread_mutex_t lock;
+    int state; /* 0: not tried; 1: loaded; 2: failed */
+    char problem[200];
+} vigil_lazy_library;
+
+#define VIGIL_LAZY_LIBRARY(soname, table, note, package) \
+    {soname, table, sizeof table / sizeof table[0], note, package, PTHREAD_MUTEX_INITIALIZER, 0, ""}
+
+/// Loads `library` the first time (all of its table or nothing); NULL when it can be used, else why not.
+const char *vigil_lazy_library_error(vigil_lazy_library *library);
+
+/// For every call through the table: a call made although the library could not be loaded is a
+/// bug (callers check vigil_lazy_library_error first): the process stops with a message (exit 2)
+/// rather than jump through a null pointer.
+void vigil_lazy_library_require(vigil_lazy_library *library);
 
 #endif
