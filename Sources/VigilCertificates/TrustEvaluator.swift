@@ -84,7 +84,7 @@ public struct TrustEvaluator: Sendable {
     }
 
     /// An untrusted verdict for `reason`, with no path evaluated (a chain nothing may trust).
-    public static func refusal(_ reason: TrustReason, chain: [Certificate], peerName: PeerName?, at time: Date = Date()) -> TrustEvaluation {
+    public static func refusal(_ reason: TrustReason, peerName: PeerName?, at time: Date = Date()) -> TrustEvaluation {
         TrustEvaluation(
             verdict: .untrusted([reason]),
             chain: ChainSummary(sent: [], verified: [], rootSent: false, sentInOrder: true, missingIssuers: [], unusedSent: []), verifiedChain: [],
@@ -95,7 +95,7 @@ public struct TrustEvaluator: Sendable {
     public func evaluate(_ chain: [Certificate], for peerName: PeerName?) -> TrustEvaluation {
         let time = configuration.time ?? Date()
         guard let leaf = chain.first else {
-            return Self.refusal(TrustReason(code: .noCertificate, message: "No certificate was presented."), chain: chain, peerName: peerName, at: time)
+            return Self.refusal(TrustReason(code: .noCertificate, message: "No certificate was presented."), peerName: peerName, at: time)
         }
         // The chain as sent first; when it fails, the other paths its certificates allow
         // (``PathCandidates``), bounded; the first trusted one decides, else the one as sent.

@@ -100,7 +100,7 @@ struct RevocationFetchError: Error, CustomStringConvertible {
 struct NoHandshakePolicy: TLSTrustPolicy {
     func decide(chain: [Certificate], negotiated: TLSProtocolVersion?, for endpoint: Endpoint) -> TLSDecision {
         let reason = TrustReason(code: .noCertificate, message: "\(endpoint): a plain-HTTP revocation fetch has no certificate to trust.")
-        return .refused(TrustEvaluator.refusal(reason, chain: chain, peerName: endpoint.peerName))
+        return .refused(TrustEvaluator.refusal(reason, peerName: endpoint.peerName))
     }
 
     func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision { decision }
