@@ -22,7 +22,20 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
         // Now, so that tokens the simulator issues are current for a client on the real clock.
         let clock = ManualSimulatorClock(Date())
         configuration.clock = clock
-        let running = try await RunningHostSimulator(try HostSimulator(configuration: configuration, journal: try Journal()))
+        // A fixed port (a test that brings a server back where it was): the port just given up, or
+        // the plain-HTTP one beside it, may still be held for a moment by a simulator stopping or
+        // by a test running beside this one. Tried again for up to five seconds; port 0 never needs it.
+        var attempt = 0
+        var started: RunningHostSimulator?
+        while started == nil {
+            do {
+                started = try await RunningHostSimulator(try HostSimulator(configuration: configuration, journal: try Journal()))
+            } catch  where port != 0 && attempt < 50 && "\(error)".contains("Address already in use") {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        guard let running = started else { throw CancellationError() }
         self.simulator = running.simulator
         self.listeners = running.listeners
         self.clock = clock
