@@ -40,7 +40,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        // No default traits: the JSON file provider imports Foundation (and ICU's data); Vigil reads its
+        // settings files itself (VigilSettings) and uses only the environment provider.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
@@ -48,11 +50,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
+        // System SQLite (libsqlite3-dev); used by VigilStore only.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // System OpenSSL; used by VigilCertificates only.
         .systemLibrary(
             name: "COpenSSL",
@@ -86,26 +93,30 @@ let package = Package(
         ),
         .target(
             name: "VigilCertificates",
-            dependencies: ["VigilErrors", "COpenSSL", "VigilRules"],
+            dependencies: ["VigilErrors", "VigilText", "COpenSSL", "VigilRules"],
             swiftSettings: strictSettings
         ),
         // Settings from environment, user file, managed file and defaults; no Vigil dependency.
         // XDG base directories, in one place (no dependencies: settings, store and CLI use it).
         .target(name: "VigilPaths", swiftSettings: strictSettings),
         // Serial queues of their own for blocking calls (keyring, database) made from async code.
-        .target(name: "VigilThreads", swiftSettings: strictSettings),
+        .target(name: "VigilThreads", dependencies: ["CVigilSystem"], swiftSettings: strictSettings),
+        // glibc's GNU extensions Swift's Glibc module does not show (a thread's name and id).
+        .target(name: "CVigilSystem"),
         // The one error protocol (VigilError) every module's error struct conforms to.
         .target(name: "VigilErrors", swiftSettings: strictSettings),
+        // Text without Foundation: JSON values, trimming, percent-encoding, the standard streams.
+        .target(name: "VigilText", swiftSettings: strictSettings),
         .target(
             name: "VigilSettings",
-            dependencies: ["VigilErrors", "VigilRules", "VigilPaths", .product(name: "Configuration", package: "swift-configuration")],
+            dependencies: ["VigilErrors", "VigilText", "VigilRules", "VigilPaths", .product(name: "Configuration", package: "swift-configuration")],
             swiftSettings: strictSettings
         ),
         // Privacy-masking swift-log handler, writers, HTTP redaction.
         .target(
             name: "VigilLogging",
             dependencies: [
-                "VigilErrors",
+                "VigilErrors", "VigilText",
                 "VigilPaths",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -115,7 +126,7 @@ let package = Package(
         .target(
             name: "VigilHTTP",
             dependencies: [
-                "VigilErrors",
+                "VigilErrors", "VigilText", "VigilThreads",
                 "VigilCertificates", "VigilLogging", "VigilPaths", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -125,17 +136,17 @@ let package = Package(
         .target(
             name: "VigilAccounts",
             dependencies: [
-                "VigilErrors", "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging", "VigilSettings", "VigilRules",
+                "VigilErrors", "VigilText", "VigilThreads", "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging",
+                "VigilSettings", "VigilRules",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
-        // Approved certificates and their audit trail, in SQLite through GRDB (system libsqlite3).
+        // Accounts, approved certificates and their audit trail, in SQLite (the system library, its C API).
         .target(
             name: "VigilStore",
             dependencies: [
-                "VigilErrors", "VigilCertificates", "VigilPaths", "VigilThreads", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "VigilErrors", "VigilText", "VigilCertificates", "VigilPaths", "VigilThreads", "CSQLite",
             ],
             swiftSettings: strictSettings
         ),
@@ -143,7 +154,7 @@ let package = Package(
         .target(
             name: "VigilAuth",
             dependencies: [
-                "VigilErrors", "VigilHTTP", "VigilLogging", "VigilSecrets", .product(name: "Logging", package: "swift-log"),
+                "VigilErrors", "VigilText", "VigilThreads", "VigilHTTP", "VigilLogging", "VigilSecrets", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strictSettings
@@ -191,7 +202,7 @@ let package = Package(
         .target(
             name: "VigilSuite",
             dependencies: [
-                "VigilErrors", "VigilAccounts", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
+                "VigilErrors", "VigilText", "VigilAccounts", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
                 "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -202,7 +213,7 @@ let package = Package(
         .target(
             name: "VigilCommandLine",
             dependencies: [
-                "VigilErrors", "VigilAccounts", "VigilHTTP", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilThreads",
+                "VigilErrors", "VigilText", "VigilAccounts", "VigilHTTP", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilThreads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -213,7 +224,7 @@ let package = Package(
         .executableTarget(
             name: "vigil",
             dependencies: [
-                "VigilErrors",
+                "VigilErrors", "VigilText",
                 "VigilCertificates",
                 "VigilHTTP",
                 "VigilStore",
@@ -235,7 +246,7 @@ let package = Package(
         .executableTarget(
             name: "vigil-simulator",
             dependencies: [
-                "VigilErrors", "VigilAccounts", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilSimulator", "VigilSuite",
+                "VigilErrors", "VigilText", "VigilAccounts", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilSimulator", "VigilSuite",
                 "VigilCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -258,7 +269,7 @@ let package = Package(
             name: "VigilFuzzTests",
             dependencies: [
                 "VigilAuth", "VigilAccounts", "VigilHTTP", "VigilRules", "VigilSettings", "VigilSimulator", "VigilCertificates",
-                "VigilTestSupport",
+                "VigilTestSupport", "VigilText",
             ],
             swiftSettings: strictSettings
         ),
@@ -285,8 +296,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "VigilTextTests",
+            dependencies: ["VigilText", "VigilPaths"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "VigilStoreTests",
             dependencies: ["VigilStore", "VigilSettings", "VigilCertificates", "VigilHTTP", "VigilTestSupport", "VigilSimulator"],
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilHTTP
 
 /// An access proxy's login page in front of the server (Cloudflare Access, oauth2-proxy,

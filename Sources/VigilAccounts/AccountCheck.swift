@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 public import Logging
 public import VigilAuth
 public import VigilCertificates

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import VigilAuth
 import VigilCertificates
@@ -6,6 +7,7 @@ import VigilHTTP
 import VigilLogging
 import VigilSecrets
 import VigilStore
+import VigilText
 
 // What the server answered, judged: status.php, redirects, the user the login belongs to, the
 // files a login can reach, the method chosen.
@@ -26,8 +28,8 @@ extension AccountSetup {
                 retryingAfter: options.newTokenRetryDelays, when: { $0.status == 401 }
             ).response
         }
-        guard let answer, answer.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
-            let data = (object["ocs"] as? [String: Any])?["data"] as? [String: Any], let id = data["id"] as? String, !id.isEmpty
+        guard let answer, answer.status == 200, let object = JSONValue.parseObject(answer.body),
+            let data = object["ocs"]?.object?["data"]?.object, let id = data["id"]?.string, !id.isEmpty
         else {
             // Fails closed: with a provider's opaque sub, only the server can say whose the token is.
             throw AccountSetupError(
@@ -35,7 +37,7 @@ extension AccountSetup {
                 "\(base) did not say whose the token is (its user endpoint \(options.userPath) answered \(answer.map { "HTTP \($0.status)" } ?? "nothing")); nothing is kept."
             )
         }
-        guard id.caseInsensitiveCompare(expected) == .orderedSame else {
+        guard id.lowercased() == expected.lowercased() else {
             throw AccountSetupError(
                 .responseRejected,
                 "The browser login was \(SafeText.escaped(id))'s, not \(SafeText.escaped(expected))'s (the server says whose the token is); nothing is kept. Log in as \(SafeText.escaped(expected)), or add the account as \(SafeText.escaped(id))."
@@ -128,15 +130,15 @@ extension AccountSetup {
             throw AccountSetupError(
                 .notACloudServer, "\(base) answered status.php with \(what), \(tries) times with pauses; check the URL, or try again later.")
         }
-        guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-            object["installed"] as? Bool == true
+        guard response.status == 200, let object = JSONValue.parseObject(response.body),
+            object["installed"]?.bool == true
         else {
             throw AccountSetupError(.notACloudServer, "\(base) does not answer status.php like an ownCloud/OpenCloud server (HTTP \(response.status)).")
         }
-        if object["maintenance"] as? Bool == true {
+        if object["maintenance"]?.bool == true {
             throw AccountSetupError(.maintenance, "\(base) is in maintenance mode; try again later.")
         }
-        if let version = object["version"] as? String, Self.version(version, isBelow: minimumVersion) {
+        if let version = object["version"]?.string, Self.version(version, isBelow: minimumVersion) {
             throw AccountSetupError(
                 .notACloudServer, "\(base) runs version \(version), below the oldest Vigil accepts (\(minimumVersion), connection.minimum-server-version).")
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import VigilAuth
 import VigilCertificates
@@ -6,6 +7,7 @@ import VigilHTTP
 import VigilLogging
 import VigilSecrets
 import VigilStore
+import VigilText
 
 // The server's URL during setup: user information refused, the administrator's lock, an http URL
 // upgraded to its https server, the base a status.php redirect leads to, the WebDAV path of a user.
@@ -19,7 +21,7 @@ extension AccountSetup {
     /// last `@`.
     static func withoutUserInformation(_ url: String) -> String {
         guard let at = url.lastIndex(of: "@") else { return url }
-        let scheme = url.range(of: "://").map { String(url[..<$0.upperBound]) } ?? ""
+        let scheme = url.firstRange(of: "://").map { String(url[..<$0.upperBound]) } ?? ""
         return scheme + url[url.index(after: at)...]
     }
 
@@ -77,7 +79,7 @@ extension AccountSetup {
 
     /// A user name as one path segment.
     static func pathComponent(_ user: String) -> String {
-        user.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? user
+        PercentEncoding.encode(user, allowing: PercentEncoding.isPathSegmentCharacter)
     }
 
     /// The server a status.php redirect points to: its location without the status path. A

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import Logging
 public import VigilAuth
 public import VigilCertificates
@@ -6,6 +7,7 @@ import VigilHTTP
 import VigilLogging
 public import VigilSecrets
 public import VigilStore
+import VigilText
 
 /// Adds an account the way the ownCloud security guide asks, on Linux:
 /// 1. a TLS handshake, and the chain's summary and verdict shown to the user before anything
@@ -222,22 +224,22 @@ public struct AccountSetup: Sendable {
     /// version (capabilities) and the user's display name (the OCS user endpoint). Best effort:
     /// nothing depends on them, and a failure is only not shown.
     func describe(base: String, login: AuthenticationLogin, client: HTTPClient, interaction: any AccountSetupInteraction) async {
-        func ocs(_ path: String) async -> [String: Any]? {
+        func ocs(_ path: String) async -> [String: JSONValue]? {
             guard
                 let answer = try? await login.authorization.withValue({ authorization in
                     try await client.send(
                         HTTPRequest(
                             url: "\(base)/\(path)?format=json",
                             headers: [(name: "Authorization", value: authorization), (name: "OCS-APIREQUEST", value: "true")]))
-                }), answer.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+                }), answer.status == 200, let object = JSONValue.parseObject(answer.body)
             else { return nil }
-            return (object["ocs"] as? [String: Any])?["data"] as? [String: Any]
+            return object["ocs"]?.object?["data"]?.object
         }
-        if let version = (await ocs(options.capabilitiesPath))?["version"] as? [String: Any], let text = version["string"] as? String {
+        if let version = (await ocs(options.capabilitiesPath))?["version"]?.object, let text = version["string"]?.string {
             await interaction.progress(
-                "The server is \((version["product"] as? String) ?? "ownCloud-compatible") \(text) (\((version["edition"] as? String) ?? "edition unknown")).")
+                "The server is \(version["product"]?.string ?? "ownCloud-compatible") \(text) (\(version["edition"]?.string ?? "edition unknown")).")
         }
-        if let user = await ocs(options.userPath), let name = (user["display-name"] ?? user["displayname"]) as? String {
+        if let user = await ocs(options.userPath), let name = (user["display-name"] ?? user["displayname"])?.string {
             await interaction.progress("Logged in as \(name).")
         }
     }

@@ -1,10 +1,13 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 public import Logging
 import VigilAuth
 public import VigilHTTP
 import VigilLogging
+import VigilPaths
 public import VigilSecrets
 public import VigilStore
+import VigilThreads
 
 /// An OAuth2 or OpenID Connect account's access token over time: refreshed ahead of expiry (under
 /// ``refreshMargin`` left) or when the server refused it, the rotated refresh token replacing the
@@ -110,14 +113,12 @@ public struct AccountTokens: Sendable {
     func withLock<T: Sendable>(_ account: Account, _ body: () async throws -> T) async throws -> T {
         guard let lockDirectory else { return try await body() }
         try FileManager.default.createDirectory(atPath: lockDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = (lockDirectory as NSString).appendingPathComponent("account-\(account.id).lock")
+        let path = PathName.join(lockDirectory, "account-\(account.id).lock")
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw AccountSetupError(.configuration, "Cannot open the lock file \(path): \(String(cString: strerror(errno))).") }
         defer { close(fd) }
         // flock blocks the thread: wait on one of its own, not on the cooperative pool.
-        let locked = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: flock(fd, LOCK_EX) == 0) }.start()
-        }
+        let locked = await OwnThread.run(named: "vigil-lock") { flock(fd, LOCK_EX) == 0 }
         guard locked else { throw AccountSetupError(.configuration, "Cannot lock \(path): \(String(cString: strerror(errno))).") }
         defer { flock(fd, LOCK_UN) }
         return try await body()

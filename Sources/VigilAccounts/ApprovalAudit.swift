@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 public import VigilCertificates
 public import VigilHTTP
 public import VigilStore

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilHTTP
+import VigilText
 
 /// The user's files, proved usable the way a sync client uses them: the root listed
 /// (`PROPFIND`, `Depth: 1`, answered 207), then its first file downloaded (`GET` with a
@@ -64,7 +66,7 @@ struct FilesProbe {
         let text = String(decoding: body.prefix(1 << 20), as: UTF8.self)
         for response in text.components(separatedBy: "response>").dropFirst() {
             guard let href = element("href", in: response) else { continue }
-            var path = href.trimmingCharacters(in: .whitespacesAndNewlines)
+            var path = href.trimmingWhitespace()
             // An absolute href (RFC 4918 allows it) counts only on the listing's own origin.
             if path.contains("://") {
                 guard let origin, path.lowercased().hasPrefix(origin.lowercased() + "/") else { continue }
@@ -82,14 +84,14 @@ struct FilesProbe {
     /// A path segment that names one entry, decoded or not: not empty, not `.` or `..` (`%2e`
     /// too), no `/`, `\\` or `;` once decoded (servers normalise them).
     static func isPlainSegment(_ segment: Substring) -> Bool {
-        guard !segment.isEmpty, let decoded = String(segment).removingPercentEncoding else { return false }
+        guard !segment.isEmpty, let decoded = PercentEncoding.decode(segment) else { return false }
         return decoded != "." && decoded != ".." && !decoded.contains(where: { $0 == "/" || $0 == "\\" || $0 == ";" })
     }
 
     /// The text of the first `<prefix:name>` (any namespace prefix) in `xml`.
     static func element(_ name: String, in xml: String) -> String? {
-        guard let open = xml.range(of: #"<([A-Za-z0-9_.-]+:)?"# + name + ">", options: .regularExpression),
-            let close = xml.range(of: "</", range: open.upperBound..<xml.endIndex)
+        guard let pattern = try? Regex("<([A-Za-z0-9_.-]+:)?" + name + ">"), let open = xml.firstMatch(of: pattern)?.range,
+            let close = xml[open.upperBound...].firstRange(of: "</")
         else { return nil }
         return String(xml[open.upperBound..<close.lowerBound])
     }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import VigilText
 
 /// `http.user-agent`'s template with its placeholders filled in: `{{app.name}}`,
 /// `{{app.version}}`, `{{os.name}}`, `{{os.version}}` (from /etc/os-release, else uname) and
@@ -17,8 +19,8 @@ public enum UserAgent {
             "host.name": ProcessInfo.processInfo.hostName,
         ]
         var text = template
-        for (name, value) in values { text = text.replacingOccurrences(of: "{{\(name)}}", with: value) }
-        return String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init)).trimmingCharacters(in: .whitespaces)
+        for (name, value) in values { text = text.replacing("{{\(name)}}", with: value) }
+        return String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init)).trimmingSpaces()
     }
 
     static func operatingSystem() -> (name: String, version: String) {
@@ -26,7 +28,7 @@ public enum UserAgent {
             var fields: [String: String] = [:]
             for line in text.split(separator: "\n") {
                 let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-                if parts.count == 2 { fields[parts[0]] = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+                if parts.count == 2 { fields[parts[0]] = parts[1].trimming(charactersIn: "\"") }
             }
             if let name = fields["NAME"] { return (name, fields["VERSION_ID"] ?? "") }
         }

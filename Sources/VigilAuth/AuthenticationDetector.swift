@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import Logging
 public import VigilHTTP
 import VigilLogging
+import VigilText
 
 /// Finds the authentication methods a server offers, without sending any credential:
 /// - a `PROPFIND` of the WebDAV endpoint, whose 401 names its schemes in `WWW-Authenticate`
@@ -117,12 +119,12 @@ public struct AuthenticationDetector: Sendable {
     /// The issuer WebFinger names for `base` (RFC 7033, the OpenID Connect issuer relation); nil
     /// when the server has no WebFinger answer; a failure for an issuer that is not https.
     func webFingerIssuer(_ base: String) async throws -> Result<String?, DetectionProblem> {
-        let resource = base.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? base
-        let relation = Self.issuerRelation.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let resource = PercentEncoding.encode(base, allowing: PercentEncoding.isAlphanumeric)
+        let relation = PercentEncoding.encode(Self.issuerRelation, allowing: PercentEncoding.isAlphanumeric)
         let answer = try await client.send(HTTPRequest(url: "\(base)/\(paths.wellKnown)/webfinger?resource=\(resource)&rel=\(relation)"))
-        guard answer.status == 200, answer.redirect == nil, let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
-            let links = object["links"] as? [[String: Any]],
-            let href = links.first(where: { $0["rel"] as? String == Self.issuerRelation })?["href"] as? String
+        guard answer.status == 200, answer.redirect == nil, let object = JSONValue.parseObject(answer.body),
+            let links = object["links"]?.array?.compactMap(\.object),
+            let href = links.first(where: { $0["rel"]?.string == Self.issuerRelation })?["href"]?.string
         else { return .success(nil) }
         guard href.lowercased().hasPrefix("https://"), URLComponents(string: href)?.host?.isEmpty == false else {
             return .failure(DetectionProblem(reason: "WebFinger names the OpenID Connect issuer \(href), which is not an https URL."))

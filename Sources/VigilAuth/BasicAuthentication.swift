@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import VigilSecrets
 
 /// HTTP Basic: the password asked last (after the certificate and the server are known), proved

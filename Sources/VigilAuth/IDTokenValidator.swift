@@ -1,5 +1,7 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 import JWTKit
+import VigilText
 
 /// The claims of an id_token Vigil reads (OpenID Connect Core 1.0, section 2).
 public struct IDTokenClaims: Sendable, Equatable {
@@ -93,10 +95,10 @@ public struct IDTokenValidator: Sendable {
     /// a second time only when the token names a `kid` the first answer lacks.
     public func validate(_ token: String, fetchJWKS: @Sendable () async throws -> [UInt8]) async throws -> IDTokenClaims {
         let header = try Self.header(of: token)
-        guard let algorithm = header["alg"] as? String, Self.allowedAlgorithms.contains(algorithm) else {
-            throw Self.invalid("it is signed with \(Self.shown(header["alg"])), not an asymmetric algorithm Vigil accepts (never none, never HMAC)")
+        guard let algorithm = header["alg"]?.string, Self.allowedAlgorithms.contains(algorithm) else {
+            throw Self.invalid("it is signed with \(Self.shown(header["alg"]?.string)), not an asymmetric algorithm Vigil accepts (never none, never HMAC)")
         }
-        let kid = header["kid"] as? String
+        let kid = header["kid"]?.string
         var keys = try Self.keys(from: try await fetchJWKS())
         if let kid, !keys.contains(where: { $0.kid == kid }) {
             keys = try Self.keys(from: try await fetchJWKS())  // a rotated key: fetched again, once
@@ -142,10 +144,10 @@ public struct IDTokenValidator: Sendable {
     }
 
     /// The JOSE header, decoded (not trusted: it only picks the key).
-    static func header(of token: String) throws -> [String: Any] {
+    static func header(of token: String) throws -> [String: JSONValue] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let data = base64URLDecoded(String(parts[0])),
-            let header = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let header = JSONValue.parseObject(data)
         else {
             throw invalid("it is not a signed JWT (three base64url parts)")
         }
@@ -161,28 +163,28 @@ public struct IDTokenValidator: Sendable {
     /// The JWKS's signing keys (RSA, EC, OKP; `use` absent or `sig`); symmetric and encryption
     /// keys are dropped before jwt-kit sees them.
     static func keys(from json: [UInt8]) throws -> [Key] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any], let entries = object["keys"] as? [[String: Any]] else {
+        guard let object = JSONValue.parseObject(json), let entries = object["keys"]?.array?.compactMap(\.object) else {
             throw OAuth2Error(.discoveryRejected, "The provider's JWKS is not a JSON object with keys.")
         }
         return entries.enumerated().compactMap { index, original in
             var entry = original
             // jwt-kit keeps keys by kid: one without gets a name of Vigil's (never matched by a token's kid).
-            if entry["kid"] == nil { entry["kid"] = "vigil-unnamed-\(index)" }
-            guard let type = entry["kty"] as? String, ["RSA", "EC", "OKP"].contains(type), (entry["use"] as? String ?? "sig") == "sig",
-                let data = try? JSONSerialization.data(withJSONObject: entry), let jwk = try? JSONDecoder().decode(JWK.self, from: data)
+            if entry["kid"] == nil { entry["kid"] = .string("vigil-unnamed-\(index)") }
+            guard let type = entry["kty"]?.string, ["RSA", "EC", "OKP"].contains(type), (entry["use"]?.string ?? "sig") == "sig",
+                let jwk = try? JSONDecoder().decode(JWK.self, from: Data(JSONValue.object(entry).encoded()))
             else { return nil }
-            return Key(kid: original["kid"] as? String, alg: entry["alg"] as? String, jwk: jwk)
+            return Key(kid: original["kid"]?.string, alg: entry["alg"]?.string, jwk: jwk)
         }
     }
 
     static func base64URLDecoded(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = text.replacing("-", with: "+").replacing("_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64)
     }
 
-    static func shown(_ value: Any?) -> String {
-        guard let text = value as? String else { return "no algorithm" }
+    static func shown(_ value: String?) -> String {
+        guard let text = value else { return "no algorithm" }
         return SafeKID.shown(text)
     }
 }

@@ -1,5 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilHTTP
+import VigilText
+import VigilThreads
 
 /// The loopback redirect of RFC 8252 (section 7.3): a listener on 127.0.0.1 that waits for the
 /// browser to come back with the authorization response, answers it with a short page, and
@@ -45,7 +48,9 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
         let cancelled = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                Thread { continuation.resume(with: Result { try self.blockingWait(timeout: timeout, state: state, cancelled: cancelled) }) }.start()
+                OwnThread.start(named: "vigil-redirect") {
+                    continuation.resume(with: Result { try self.blockingWait(timeout: timeout, state: state, cancelled: cancelled) })
+                }
             }
         } onCancel: {
             cancelled.set()
@@ -151,7 +156,7 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
     /// The target of `GET TARGET HTTP/1.1` in the first line of `bytes`.
     static func requestTarget(_ bytes: [UInt8]) -> String? {
         guard let end = bytes.firstIndex(of: 0x0A) else { return nil }
-        let parts = String(decoding: bytes[..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        let parts = String(decoding: bytes[..<end], as: UTF8.self).trimmingWhitespace().split(separator: " ")
         guard parts.count == 3, parts[0] == "GET" else { return nil }
         return String(parts[1])
     }
@@ -161,7 +166,7 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
         var query: [String: String] = [:]
         for pair in target[target.index(after: mark)...].split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (text: Substring) in String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
+            let decode = { (text: Substring) in PercentEncoding.decode(String(text).replacing("+", with: " ")) ?? String(text) }
             if let name = parts.first { query[decode(name)] = parts.count > 1 ? decode(parts[1]) : "" }
         }
         return (String(target[..<mark]), query)

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import VigilHTTP
 public import VigilSecrets
+import VigilText
 
 /// Tokens from a completed login. The values are ``VigilSecrets/Secret``s: never printed.
 public struct OAuth2Tokens: Sendable {
@@ -83,19 +85,19 @@ public struct OAuth2Login: Sendable {
 
     /// RFC 6749 section 5.1 (success) and 5.2 (error).
     static func tokens(from response: HTTPResponse) throws -> OAuth2Tokens {
-        let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        let object = JSONValue.parseObject(response.body)
         guard response.status == 200 else {
-            let error = (object?["error"] as? String) ?? "HTTP \(response.status)"
+            let error = object?["error"]?.string ?? "HTTP \(response.status)"
             throw OAuth2Error(.refused, "The token endpoint refused the code: \(error).")
         }
-        guard let object, let access = object["access_token"] as? String, !access.isEmpty,
-            let type = object["token_type"] as? String, type.lowercased() == "bearer"
+        guard let object, let access = object["access_token"]?.string, !access.isEmpty,
+            let type = object["token_type"]?.string, type.lowercased() == "bearer"
         else {
             throw OAuth2Error(.invalidTokenResponse, "The token endpoint's answer has no Bearer access_token.")
         }
         return OAuth2Tokens(
-            accessToken: Secret(access), refreshToken: (object["refresh_token"] as? String).map(Secret.init),
-            tokenType: type, expiresIn: object["expires_in"] as? Int, idToken: (object["id_token"] as? String).map(Secret.init))
+            accessToken: Secret(access), refreshToken: object["refresh_token"]?.string.map(Secret.init),
+            tokenType: type, expiresIn: object["expires_in"]?.int, idToken: object["id_token"]?.string.map(Secret.init))
     }
 
     static func form(_ items: [(String, String)]) -> String {
@@ -104,9 +106,7 @@ public struct OAuth2Login: Sendable {
 
     /// Percent-encoding of everything but the unreserved characters.
     static func formEncoded(_ text: String) -> String {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        PercentEncoding.encode(text, allowing: PercentEncoding.isUnreserved)
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {

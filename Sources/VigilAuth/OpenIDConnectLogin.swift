@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import VigilHTTP
 public import VigilSecrets
+import VigilText
 
 /// What an OpenID Connect login gives: the tokens, the id_token's verified claims, and the client
 /// id they were issued to (registered for this login, or configured).
@@ -151,19 +153,20 @@ public struct OpenIDConnectLogin: Sendable {
     /// The configured client, or one registered now for this redirect URI (RFC 7591).
     func clientID(redirectURI: String) async throws -> String {
         if registerClient, let registration = configuration.registrationEndpoint {
-            let body: [String: Any] = [
-                "client_name": "Vigil", "application_type": "native", "redirect_uris": [redirectURI],
-                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"], "token_endpoint_auth_method": "none",
-            ]
+            let body: JSONValue = .object([
+                "client_name": .string("Vigil"), "application_type": .string("native"), "redirect_uris": .array([.string(redirectURI)]),
+                "grant_types": .array([.string("authorization_code"), .string("refresh_token")]), "response_types": .array([.string("code")]),
+                "token_endpoint_auth_method": .string("none"),
+            ])
             let answer = try await client.send(
                 HTTPRequest(
                     method: "POST", url: registration,
                     headers: [(name: "Content-Type", value: "application/json"), (name: "Accept", value: "application/json")],
-                    body: Array(try JSONSerialization.data(withJSONObject: body))))
+                    body: body.encoded()))
             if let redirect = answer.redirect { throw OAuth2Error(.registration, "Client registration redirects to \(redirect.location); not followed.") }
             guard answer.status == 201 || answer.status == 200,
-                let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
-                let id = object["client_id"] as? String, !id.isEmpty
+                let object = JSONValue.parseObject(answer.body),
+                let id = object["client_id"]?.string, !id.isEmpty
             else {
                 throw OAuth2Error(.registration, "The provider refused to register Vigil as a client (HTTP \(answer.status)).")
             }
@@ -196,7 +199,7 @@ public struct OpenIDConnectLogin: Sendable {
             throw OAuth2Error(.refused, "The provider answered userinfo with HTTP \(answer.status)" + (tries > 1 ? " (\(tries) tries)." : "."))
         }
         let body = answer.body
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], let sub = object["sub"] as? String else {
+        guard let object = JSONValue.parseObject(body), let sub = object["sub"]?.string else {
             throw OAuth2Error(.invalidIDToken, "The userinfo answer has no subject.")
         }
         guard sub == subject else {

@@ -1,5 +1,6 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Proof Key for Code Exchange (RFC 7636) with S256: a fresh verifier per login.
 public struct PKCE: Sendable {
@@ -24,6 +25,6 @@ public struct PKCE: Sendable {
     static func randomToken() -> String { PKCE().verifier }
 
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        data.base64EncodedString().replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Certificate {
     /// Days before expiry that raise ``Finding/Code-swift.struct/expiresSoon``.

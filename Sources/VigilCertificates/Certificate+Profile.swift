@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Raw facts the strict profile reads from a certificate.
 extension Certificate {

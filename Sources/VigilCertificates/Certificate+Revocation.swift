@@ -1,5 +1,6 @@
 internal import COpenSSL
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 extension Certificate {
     /// The certificate requires a stapled OCSP answer (RFC 7633 TLS Feature status_request).

@@ -1,5 +1,7 @@
 internal import COpenSSL
-public import Foundation
+public import FoundationEssentials
+import Glibc
+import VigilText
 
 /// Where a certificate sits in a chain; some findings depend on it.
 public enum CertificateRole: String, Codable, Sendable, Hashable {
@@ -290,7 +292,7 @@ extension Certificate {
                 oid: OpenSSLSupport.dotted(object),
                 name: OpenSSLSupport.name(of: object),
                 critical: X509_EXTENSION_get_critical(ext) == 1,
-                text: (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+                text: (text ?? "").trimmingWhitespace(),
                 summarized: Self.summarizedExtensions.contains(nid)
             )
         }
@@ -361,7 +363,7 @@ extension Certificate {
             if position < 0 { return false }
             let entry = X509_NAME_get_entry(subject, position)
             let value = String(decoding: OpenSSLSupport.bytes(of: X509_NAME_ENTRY_get_data(entry)), as: UTF8.self)
-            if value.caseInsensitiveCompare(name.value) == .orderedSame { return true }
+            if value.lowercased() == name.value.lowercased() { return true }
         }
     }
 }

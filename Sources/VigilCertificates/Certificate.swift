@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An immutable X.509 certificate, parsed by system OpenSSL.
 ///
@@ -51,9 +52,9 @@ public struct Certificate: Sendable, Hashable {
         var certificates: [Certificate] = []
         var rest = Substring(text)
         var index = 0
-        while let start = rest.range(of: begin) {
+        while let start = rest.firstRange(of: begin) {
             index += 1
-            guard let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex) else {
+            guard let stop = rest[start.upperBound...].firstRange(of: end) else {
                 throw CertificateError(.malformedPEM, "PEM certificate \(index) has no END line (the file is truncated).")
             }
             let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
@@ -87,11 +88,11 @@ public struct Certificate: Sendable, Hashable {
 
     /// Loads certificates from a PEM or DER file.
     public static func load(path: String) throws -> [Certificate] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
             throw CertificateError(.unreadableFile, "\(path): no such file.")
         }
-        guard !isDirectory.boolValue else {
+        guard status.st_mode & S_IFMT != S_IFDIR else {
             throw CertificateError(.unreadableFile, "\(path): is a directory, not a certificate file.")
         }
         guard let data = FileManager.default.contents(atPath: path) else {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import VigilRules
 
 /// What a rule is evaluated against: the chain stored with the account (bookmark) and the one the
@@ -124,7 +125,7 @@ extension CertificateRule {
                 value = .bytes(certificate.sha256Fingerprint)
             case (.bytes(let hex), .asFingerPrintString):
                 // "73 0C 1B ..." as the ownCloud SDK prints fingerprints.
-                value = .text(hex.uppercased().replacingOccurrences(of: ":", with: " "))
+                value = .text(hex.uppercased().replacing(":", with: " "))
             case (.certificate(let certificate, _, _, _), .commonName):
                 guard let name = certificate.commonNames.first else { return .nothing }
                 value = .text(name)

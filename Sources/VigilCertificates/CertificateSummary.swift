@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a security engineer reads before approving a certificate, taken from the certificate
 /// itself (never from a text dump). A `Codable` value; rendering belongs to the caller.

@@ -1,5 +1,7 @@
 internal import COpenSSL
-public import Foundation
+public import FoundationEssentials
+import Glibc
+import VigilText
 
 /// A client certificate and its key (mutual TLS): what an account presents to a server that asks
 /// for one, and only there. Read from PKCS#12, PEM (the certificate, its chain and the key) or a
@@ -90,7 +92,7 @@ public struct ClientIdentity: Sendable {
         }
         let parts = uri.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
         if let given = (parts + query).first(where: { $0.hasPrefix("pin-value=") }) {
-            pin = pin ?? String(given.dropFirst("pin-value=".count)).removingPercentEncoding
+            pin = pin ?? PercentEncoding.decode(given.dropFirst("pin-value=".count))
         }
         uri = parts.filter { !$0.hasPrefix("pin-value=") }.joined(separator: ";")
         let kept = query.filter { !$0.hasPrefix("pin-value=") && !$0.hasPrefix("pin-source=") }

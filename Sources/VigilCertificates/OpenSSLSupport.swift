@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Small helpers around OpenSSL memory BIOs, the error queue and OIDs. Internal only.
 enum OpenSSLSupport {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The name a certificate must be valid for: a DNS name, an IP address or an email address.
 public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {

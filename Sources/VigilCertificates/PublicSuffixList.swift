@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The Public Suffix List (ICANN and private sections), from Debian's `publicsuffix` package.
 /// Used to refuse wildcard names such as `*.co.uk` or `*.s3.amazonaws.com`.

@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Plain words for OpenSSL's verify errors.
 enum ReasonText {

@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// One source's answer about one certificate's revocation: a stapled or fetched OCSP response,
 /// a fetched CRL, or a file given offline. An answer that cannot be used says why (`problem`)

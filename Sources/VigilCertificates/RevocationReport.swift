@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What one connection learnt about the revocation of its chain, and what that means under a
 /// ``RevocationPolicy``. Built by ``RevocationReport/check(_:sent:staple:policy:fetch:)``, the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Checks Vigil adds on top of OpenSSL's `X509_V_FLAG_X509_STRICT`, where RFC 5280 and the
 /// CA/Browser Forum baseline requirements (the "web PKI" profile) demand more than OpenSSL

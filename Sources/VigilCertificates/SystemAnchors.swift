@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The SHA-256 digests of the system trust store's certificates (OpenSSL's default CA file, or
 /// `SSL_CERT_FILE`), read once when first needed: a root the user passes with `--ca-file` that is

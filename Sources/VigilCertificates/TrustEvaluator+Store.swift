@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension TrustEvaluator {
     /// Owns an OpenSSL `X509_STORE` holding the anchors and CRLs.

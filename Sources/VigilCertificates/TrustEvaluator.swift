@@ -1,5 +1,6 @@
 internal import COpenSSL
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// Evaluates a certificate chain against a trust store with system OpenSSL, then Vigil's own
 /// checks (``StrictProfile``). The same evaluator serves `vigil inspect`, the HTTP client and

@@ -1,5 +1,6 @@
 package import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import VigilThreads
 
@@ -22,7 +23,7 @@ package enum CommandLauncher {
                 // the main actor resumes on a Dispatch worker after an `await`, and a synchronous
                 // command's database calls would then run on a thread the check counts as the
                 // pool's. Keep every `await` of the launch after this branch.
-                precondition(Thread.isMainThread, "a synchronous command runs on the main thread")
+                precondition(OwnThread.isMain, "a synchronous command runs on the main thread")
                 try command.run()
             }
         } catch {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import VigilPaths
 
 /// Where Vigil's data (the scenario fixtures and the test PKI) is, from any working directory:
 /// `$VIGIL_DATA_DIR`, then `share/vigil` beside the installed binary (`make install`), then the
@@ -8,7 +10,8 @@ package enum DataLocations {
         var roots: [String] = []
         if let data = ProcessInfo.processInfo.environment["VIGIL_DATA_DIR"], !data.isEmpty { roots.append(data) }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let binDirectory = (Bundle.main.executablePath.map { URL(fileURLWithPath: $0) } ?? executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let running = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map { URL(fileURLWithPath: $0) }
+        let binDirectory = (running ?? executable).resolvingSymlinksInPath().deletingLastPathComponent()
         roots.append(binDirectory.deletingLastPathComponent().appendingPathComponent("share/vigil").path)
         // Sources/VigilCommandLine/DataLocations.swift -> the package root.
         roots.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path)
@@ -18,9 +21,11 @@ package enum DataLocations {
 
     /// The first `name` directory among the candidates (or the last candidate's, to be reported missing).
     package static func directory(_ name: String) -> String {
-        let paths = candidates().map { ($0 as NSString).appendingPathComponent(name) }
-        var isDirectory: ObjCBool = false
-        return paths.first { FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && isDirectory.boolValue } ?? paths.last ?? name
+        let paths = candidates().map { PathName.join($0, name) }
+        return paths.first { path in
+            var status = stat()
+            return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        } ?? paths.last ?? name
     }
 
     package static var fixtures: String { directory("mitm-fixtures") }

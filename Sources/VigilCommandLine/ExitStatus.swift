@@ -1,11 +1,13 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import VigilAccounts
 import VigilErrors
 import VigilHTTP
 import VigilLogging
 import VigilSecrets
+import VigilText
 
 /// Exit codes, documented in docs/cli.md. The same for files and live hosts.
 package enum ExitStatus {
@@ -28,8 +30,8 @@ package enum ExitStatus {
     /// command fails after parsing.
     package static func fail(_ message: String, status: Int32 = ExitStatus.error) -> Never {
         // Messages carry server and certificate text: escaped, one line.
-        FileHandle.standardError.write(Data("vigil: error: \(SafeText.escaped(message))\n".utf8))
-        Foundation.exit(status)
+        StandardStream.writeError("vigil: error: \(SafeText.escaped(message))\n")
+        Glibc.exit(status)
     }
 
     /// The one place an error becomes a message and an exit code: what Vigil or the server refused
@@ -39,7 +41,7 @@ package enum ExitStatus {
         // A command's own exit status (a verdict, not an error) passes through as it is.
         if let code = error as? ExitCode {
             fflush(nil)
-            Foundation.exit(code.rawValue)
+            Glibc.exit(code.rawValue)
         }
         let (message, status) = described(error)
         // For the administrator's log file: what failed, at error level (a refusal, exit 1, at

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How every command prints JSON: pretty, keys sorted, slashes as they are, dates in ISO 8601.
 package enum JSONOutput {

@@ -1,5 +1,6 @@
 public import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 public import Logging
 public import VigilLogging
 import VigilPaths

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 package import VigilSettings
+import VigilText
 
 /// Loads settings for a command and reports what is wrong with them on standard error.
 package enum SettingsContext {
@@ -17,7 +19,7 @@ package enum SettingsContext {
         do {
             let settings = try SettingsLoader().load()
             for issue in settings.issues {
-                FileHandle.standardError.write(Data("vigil: \(issue)\n".utf8))
+                StandardStream.writeError("vigil: \(issue)\n")
             }
             return settings
         } catch let error as SettingsError {

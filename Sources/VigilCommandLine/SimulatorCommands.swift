@@ -1,5 +1,7 @@
 package import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import VigilPaths
 
 /// The simulator's commands as both executables declare them: `vigil` (which parses them, shows
 /// their help and completions, then runs `vigil-simulator` with the same arguments) and
@@ -59,8 +61,8 @@ package struct SimulatorPaths: ParsableArguments {
 
     package func certificatesDirectory(fixtures: String) -> String {
         if let certificates { return certificates }
-        let beside = (((fixtures as NSString).standardizingPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("testcerts")
-        return FileManager.default.fileExists(atPath: (beside as NSString).appendingPathComponent("ca-bundle.pem")) ? beside : DataLocations.testcerts
+        let beside = PathName.join(PathName.directory(of: PathName.normalized(fixtures)), "testcerts")
+        return FileManager.default.fileExists(atPath: PathName.join(beside, "ca-bundle.pem")) ? beside : DataLocations.testcerts
     }
 }
 

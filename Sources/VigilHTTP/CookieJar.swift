@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
+import VigilText
 
 /// Cookies for one account in one process (`core.cookie-support-enabled`): kept in memory, never
 /// written anywhere, sent back only to the https origin (scheme, host, port) that set them and
@@ -54,16 +56,25 @@ public final class CookieJar: Sendable {
         return v == 0x21 || (0x23...0x2B).contains(v) || (0x2D...0x3A).contains(v) || (0x3C...0x5B).contains(v) || (0x5D...0x7E).contains(v)
     }
 
-    /// An HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`).
+    /// An HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`; RFC 850's `Wednesday, 21-Oct-15 07:28:00 GMT`
+    /// and `Wed, 21-Oct-2015 07:28:00 GMT` too), in GMT; nil for anything else.
     static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE, dd-MMM-yyyy HH:mm:ss zzz"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
+        let fields = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "-" || $0 == ":" }).map(String.init)
+        // weekday, day, month, year, hour, minute, second, zone
+        guard fields.count == 8, fields[7] == "GMT" || fields[7] == "UTC", let day = Int(fields[1]), let hour = Int(fields[4]),
+            let minute = Int(fields[5]), let second = Int(fields[6]), var year = Int(fields[3]),
+            let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(of: fields[2]),
+            (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
+        if fields[3].count == 2 { year += year < 70 ? 2000 : 1900 }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
     }
 
     /// Keeps the `Set-Cookie` values of an https answer from `url` (RFC 6265, the parts a session
@@ -76,9 +87,9 @@ public final class CookieJar: Sendable {
         var set = 0
         cookies.withLock { cookies in
             for field in headers where field.name.lowercased() == "set-cookie" {
-                let parts = field.value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = field.value.split(separator: ";").map { $0.trimmingSpaces() }
                 guard let pair = parts.first, let equals = pair.firstIndex(of: "="), equals != pair.startIndex else { continue }
-                let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...]).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                let name = String(pair[..<equals]), value = pair[pair.index(after: equals)...].trimming(charactersIn: "\"")
                 // RFC 6265: the name a token, the value cookie-octets; anything else is dropped, so that
                 // no value can split or corrupt the Cookie header.
                 guard name.count <= 256, value.count <= 4096, name.unicodeScalars.allSatisfy(Self.isTokenCharacter),

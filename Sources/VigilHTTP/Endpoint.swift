@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import VigilCertificates
 
 /// An `https://host[:port]` endpoint. Only https is accepted.

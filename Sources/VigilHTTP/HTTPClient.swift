@@ -1,8 +1,10 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 public import Logging
 import VigilCertificates
 import VigilLogging
+import VigilText
 
 /// HTTP/1.1 over libcurl (OpenSSL backend) with the TLS decision taken by a ``TLSTrustPolicy``
 /// inside the handshake: when the policy refuses the chain, the handshake is aborted and not one
@@ -121,8 +123,8 @@ public struct HTTPClient: Sendable {
         guard let query = URLComponents(string: location)?.percentEncodedQuery, let path = URLComponents(string: original)?.path, path.count > 1 else {
             return false
         }
-        let decoded = query.removingPercentEncoding ?? query
-        return decoded.contains(path) || (decoded.removingPercentEncoding ?? decoded).contains(path)
+        let decoded = PercentEncoding.decode(query) ?? query
+        return decoded.contains(path) || (PercentEncoding.decode(decoded) ?? decoded).contains(path)
     }
 
     /// The same URL, path and query (the fragment aside).
@@ -453,7 +455,7 @@ public struct HTTPClient: Sendable {
             transfer.headers.removeAll()
         } else if let colon = line.firstIndex(of: ":") {
             let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
             transfer.headers.append((name: name, value: value))
         }
         return length

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How a host is written in settings keyed by host (pins, pre-approvals): lower case, an IP
 /// address in its canonical form (`[0:0:0:0:0:0:0:1]` and `::1` are the same host), IPv6 in brackets.

@@ -1,5 +1,6 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A name pinned to an address, with curl's `--resolve HOST:PORT:ADDRESS` semantics: connections
 /// to HOST on PORT go to ADDRESS, while SNI and the certificate's name check still use HOST. Lets

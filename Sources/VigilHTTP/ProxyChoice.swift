@@ -1,6 +1,8 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilLogging
+import VigilText
 
 /// The proxy a request to an https URL goes through, chosen the way curl does from the
 /// environment (`https_proxy`, `HTTPS_PROXY`, `all_proxy`, `ALL_PROXY`, minus `no_proxy`), and
@@ -44,7 +46,7 @@ struct ProxyChoice {
                 "The proxy \(scheme)://\(host) is plain HTTP and would read its password in clear; use an https proxy, or set VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS=1. Nothing was sent."
             )
         }
-        return ProxyChoice(url: text, host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), isHTTPS: scheme == "https")
+        return ProxyChoice(url: text, host: host.trimming(charactersIn: "[]"), isHTTPS: scheme == "https")
     }
 
     /// The error when the shim found the https proxy's certificate untrusted (`proxy_failed`).
@@ -57,7 +59,7 @@ struct ProxyChoice {
 
     /// curl's `no_proxy`: `*`, or a list of host names, domain suffixes and addresses.
     static func bypasses(_ host: String, _ list: String) -> Bool {
-        let target = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let target = host.lowercased().trimming(charactersIn: "[]")
         let name = target.hasSuffix(".") ? String(target.dropLast()) : target
         // Commas or spaces between entries, as curl takes them. An entry Vigil does not read (a
         // CIDR range) bypasses nothing: the proxy is then used, and verified.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import VigilCertificates
 
 /// `connection.revocation-policy` at work: reads the staple, fetches the CA's OCSP answers and

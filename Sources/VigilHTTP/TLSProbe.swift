@@ -1,5 +1,6 @@
 internal import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 public import Logging
 public import VigilCertificates
 import VigilLogging
@@ -211,7 +212,7 @@ public struct TLSProbe: Sendable {
         // (No "@", nothing to scrub: the common case skips building the expression.)
         let scrubbed =
             detail.contains("@")
-            ? detail.replacingOccurrences(of: #"([A-Za-z][A-Za-z0-9+.-]*://)[^\s'"/]*@"#, with: "$1«redacted»@", options: .regularExpression) : detail
+            ? detail.replacing(#/([A-Za-z][A-Za-z0-9+.\-]*://)[^\s'"/]*@/#) { String($0.output.1) + "«redacted»@" } : detail
         let suffix = scrubbed.isEmpty ? "" : " (\(scrubbed))"
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:

@@ -1,6 +1,8 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
+import VigilThreads
 
 /// A flag a task's cancellation sets and a blocking loop on another thread reads.
 public final class CancellationFlag: Sendable {
@@ -38,9 +40,7 @@ final class TransferCancellation: Sendable {
         let cancellation = TransferCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let thread = Thread { continuation.resume(with: Result { try body(cancellation) }) }
-                thread.name = name
-                thread.start()
+                OwnThread.start(named: name) { continuation.resume(with: Result { try body(cancellation) }) }
             }
         } onCancel: {
             cancellation.cancel()

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The scheme, host and port of an http(s) URL, and its text (RFC 3986 reference resolution by
 /// Foundation). Only what redirect classification needs.

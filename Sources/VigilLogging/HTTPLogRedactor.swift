@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import VigilText
 
 /// Renders HTTP requests and responses for the log with every credential removed, whatever the
 /// privacy-mask setting:
@@ -28,7 +30,7 @@ public struct HTTPLogRedactor: Sendable {
         let lower = key.lowercased()
         if secretParameters.contains(lower) { return true }
         if publicKeys.contains(lower) { return false }
-        let folded = lower.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "")
+        let folded = lower.replacing("_", with: "").replacing("-", with: "")
         return secretWords.contains { folded.contains($0) }
     }
 
@@ -73,13 +75,13 @@ public struct HTTPLogRedactor: Sendable {
             return scheme.isEmpty || scheme.count == value.count ? "[redacted]" : "\(scheme) [redacted]"
         case "cookie":
             return value.split(separator: ";").map { pair in
-                let name = pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                let name = pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingSpaces() } ?? ""
                 return "\(name)=[redacted]"
             }.joined(separator: "; ")
         case "set-cookie":
             var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
             if let first = parts.first {
-                let name = first.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                let name = first.split(separator: "=", maxSplits: 1).first.map { $0.trimmingSpaces() } ?? ""
                 parts[0] = "\(name)=[redacted]"
             }
             return parts.joined(separator: ";")
@@ -111,7 +113,7 @@ public struct HTTPLogRedactor: Sendable {
         }
         var base = String(rest)
         // The authority starts after "scheme://" or, scheme-relative, after a leading "//".
-        let authorityStart = base.range(of: "://")?.upperBound ?? (base.hasPrefix("//") ? base.index(base.startIndex, offsetBy: 2) : nil)
+        let authorityStart = base.firstRange(of: "://")?.upperBound ?? (base.hasPrefix("//") ? base.index(base.startIndex, offsetBy: 2) : nil)
         if let authorityStart {
             let authorityEnd = base[authorityStart...].firstIndex(of: "/") ?? base.endIndex
             if let at = base[authorityStart..<authorityEnd].lastIndex(of: "@") {
@@ -130,11 +132,8 @@ public struct HTTPLogRedactor: Sendable {
             return cut(redactForm(String(decoding: body, as: UTF8.self)))
         }
         if contentType.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "[") {
-            if let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) {
-                let redacted = redactJSON(json)
-                if let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed]) {
-                    return cut(String(decoding: data, as: UTF8.self))
-                }
+            if let json = JSONValue.parse(body) {
+                return cut(String(decoding: redactJSON(json).encoded(), as: UTF8.self))
             }
         }
         guard let text = String(validating: body, as: UTF8.self) else { return "[\(body.count) bytes of binary data]" }
@@ -145,23 +144,24 @@ public struct HTTPLogRedactor: Sendable {
         text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
-            let decoded = name.removingPercentEncoding ?? name
+            let decoded = PercentEncoding.decode(name) ?? name
             guard parts.count == 2 else { return name }
             return Self.isSecret(key: decoded) ? "\(name)=[redacted]" : "\(name)=\(parts[1])"
         }.joined(separator: "&")
     }
 
-    func redactJSON(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            var result: [String: Any] = [:]
-            for (key, member) in object {
-                result[key] = Self.isSecret(key: key) ? "[redacted]" : redactJSON(member)
+    func redactJSON(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members):
+            var result: [String: JSONValue] = [:]
+            for (key, member) in members {
+                result[key] = Self.isSecret(key: key) ? .string("[redacted]") : redactJSON(member)
             }
-            return result
+            return .object(result)
+        case .array(let elements): return .array(elements.map(redactJSON))
+        case .string(let text): return .string(SecretScrubber.scrub(text))
+        case .null, .bool, .number: return value
         }
-        if let array = value as? [Any] { return array.map(redactJSON) }
-        if let text = value as? String { return SecretScrubber.scrub(text) }
-        return value
     }
 
     func cut(_ text: String) -> String {

@@ -1,5 +1,8 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+import Glibc
+import VigilPaths
+import VigilText
 
 /// Short keyed hashes for `«private:1a2b3c»`: HMAC-SHA256 under a secret key, so that equal
 /// values correlate in one log while nobody without the key can test guesses against them
@@ -19,7 +22,7 @@ public struct LogHasher: Sendable {
         if let data = FileManager.default.contents(atPath: path), data.count == 32 { return LogHasher(key: [UInt8](data)) }
         var bytes = [UInt8](repeating: 0, count: 32)
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathName.directory(of: path)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         if FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) {
             return LogHasher(key: bytes)
@@ -30,7 +33,7 @@ public struct LogHasher: Sendable {
     /// Six hex digits.
     public func hash(_ value: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Data(value.utf8), using: SymmetricKey(data: key))
-        return code.prefix(3).map { String(format: "%02x", $0) }.joined()
+        return code.prefix(3).map { $0.hex(digits: 2) }.joined()
     }
 
     /// A process-wide hasher with a random key.

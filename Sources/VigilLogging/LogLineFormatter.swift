@@ -1,6 +1,8 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 public import Logging
 import Synchronization
+import VigilText
 
 /// Formats one (already masked) event into lines, in the configured format.
 public struct LogLineFormatter: Sendable {
@@ -134,7 +136,7 @@ public struct LogLineFormatter: Sendable {
             case "\r": output.append("\\r")
             case "\t": output.append("\\t")
             case let c where c.value < 0x20:
-                output.append(String(format: "\\u%04x", c.value))
+                output.append("\\u" + c.value.hex(digits: 4))
             default: output.unicodeScalars.append(scalar)
             }
         }
@@ -199,7 +201,7 @@ public struct LogWriterHandler: LogHandler {
     /// Formats the event once and writes it to every sink that wants its level (outcomes only to sinks that write them).
     public func log(event: LogEvent) {
         let tags = (event.metadata?["tags"]).map { "\($0)" } ?? metadata["tags"].map { "\($0)" } ?? ""
-        let isOutcome = tags.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == StandardErrorSink.outcomeTag }
+        let isOutcome = tags.split(separator: ",").contains { $0.trimmingSpaces() == StandardErrorSink.outcomeTag }
         let wanted = sinks.filter { event.level >= $0.minimumLevel && (!isOutcome || $0.writesOutcomes) }
         guard !wanted.isEmpty else { return }
         let text = formatter.lines(label: label, event: event)

@@ -1,7 +1,9 @@
-public import Foundation
+import FoundationEssentials
+import Glibc
 public import Logging
 import Synchronization
 import VigilPaths
+import VigilText
 
 /// Where formatted log lines go. Sinks are shared by every logger, so they are classes that
 /// serialise their writes.
@@ -76,16 +78,14 @@ public final class RotatingFileSink: LogSink {
     /// by default as a warning on standard error.
     public init(
         path: String, minimumLevel: Logger.Level, maximumBytes: Int = 5 * 1024 * 1024, keep: Int = 3, synchronous: Bool = false,
-        report: @escaping @Sendable (String) -> Void = { message in
-            FileHandle.standardError.write(Data("vigil: warning: \(message)\n".utf8))
-        }
+        report: (@Sendable (String) -> Void)? = nil
     ) {
         self.path = path
         self.minimumLevel = minimumLevel
         self.maximumBytes = maximumBytes
         self.keep = keep
         self.synchronous = synchronous
-        self.report = report
+        self.report = report ?? { message in StandardStream.writeError("vigil: warning: \(message)\n") }
     }
 
     deinit { state.withLock { if $0.fd >= 0 { close($0.fd) } } }
@@ -120,7 +120,7 @@ public final class RotatingFileSink: LogSink {
     }
 
     private func open(_ state: inout State) -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathName.directory(of: path)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {

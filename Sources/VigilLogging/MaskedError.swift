@@ -1,11 +1,12 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilErrors
 
 /// An error reduced to its domain and code: what masking lets through.
 public struct MaskedError: Error, CustomStringConvertible, Sendable {
-    /// The type name of a Vigil error, else the `NSError` domain.
+    /// The type name of a Vigil error, else the error's domain (its type's qualified name).
     public let domain: String
-    /// The Vigil error's code text, else the `NSError` code.
+    /// The Vigil error's code text, else the error's code (an enum's case number).
     public let code: String
 
     /// Keeps only the domain and code of `error`.
@@ -14,9 +15,9 @@ public struct MaskedError: Error, CustomStringConvertible, Sendable {
             domain = String(describing: type(of: error))
             code = coded.codeText
         } else {
-            let bridged = error as NSError
-            domain = bridged.domain
-            code = String(bridged.code)
+            // The domain and code Foundation's NSError bridging would give, without Foundation.
+            domain = error._domain
+            code = String(error._code)
         }
     }
 

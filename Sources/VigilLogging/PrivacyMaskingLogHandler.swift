@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import Logging
+import VigilText
 
 /// A swift-log handler that wraps another: it filters (tags, matching), masks private values in
 /// the message, the metadata and the error, cuts long messages, scrubs credentials, and passes
@@ -105,7 +107,7 @@ public struct PrivacyMaskingLogHandler<Inner: LogHandler>: LogHandler {
         var tags: Set<String> = [label]
         switch metadata["tags"] {
         case .array(let items)?: tags.formUnion(items.map(\.description))
-        case let value?: tags.formUnion(value.description.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        case let value?: tags.formUnion(value.description.split(separator: ",").map { $0.trimmingSpaces() })
         case nil: break
         }
         return tags

@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// Where Vigil keeps its files, by the XDG Base Directory rules, in one place: a variable that is
 /// unset, empty or not an absolute path is ignored (the specification says so) and the default
@@ -17,9 +18,9 @@ public struct XDGDirectories: Sendable, Hashable {
     /// `$XDG_CACHE_HOME`, or `~/.cache`.
     public var cacheHome: String
 
-    /// The directories named by `environment` (by default the process's), falling back to HOME, then to `NSHomeDirectory()`.
+    /// The directories named by `environment` (by default the process's), falling back to HOME, then to the user's home in the password database.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Self.passwordDatabaseHome()
         func directory(_ variable: String, _ fallback: String) -> String {
             if let value = environment[variable], value.hasPrefix("/") { return value }
             return home + "/" + fallback
@@ -44,5 +45,11 @@ public struct XDGDirectories: Sendable, Hashable {
             "HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
             "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache",
         ]
+    }
+
+    /// The user's home as the password database has it (`/` when it has none).
+    static func passwordDatabaseHome() -> String {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
+        return String(cString: directory)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// A ``SecretStore`` in memory, for unit tests of modules that take a store. Never for real secrets.

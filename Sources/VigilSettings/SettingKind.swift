@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilRules
+public import VigilText
 
 /// The type of a setting, with its validation. A struct over a private enum so kinds can be added.
 public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
@@ -111,7 +113,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
             default: return .failure(.init("\"\(text)\" is not a boolean; expected true or false"))
             }
         case .integer:
-            guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            guard let value = Int(text.trimmingSpaces()) else {
                 return .failure(.init("\"\(text)\" is not an integer; expected \(self)"))
             }
             return check(.integer(value))
@@ -119,7 +121,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
             if text.hasPrefix("["), let data = text.data(using: .utf8), let json = try? JSONDecoder().decode(JSONValue.self, from: data) {
                 return parse(json: json)
             }
-            let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let items = text.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
             return check(.strings(items))
         case .string, .choice, .url, .template, .rule:
             return check(.string(text))
@@ -180,11 +182,11 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
             }
         case (.template(let allowed), .string(let text)):
             var rest = Substring(text)
-            while let open = rest.range(of: "{{") {
-                guard let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex) else {
+            while let open = rest.firstRange(of: "{{") {
+                guard let close = rest[open.upperBound...].firstRange(of: "}}") else {
                     return .failure(.init("an unclosed {{ in \"\(text)\""))
                 }
-                let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+                let name = rest[open.upperBound..<close.lowerBound].trimmingSpaces()
                 if !allowed.contains(name) {
                     return .failure(.init("unknown placeholder {{\(name)}}; allowed: " + allowed.map { "{{\($0)}}" }.joined(separator: ", ")))
                 }

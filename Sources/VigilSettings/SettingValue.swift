@@ -1,3 +1,5 @@
+public import VigilText
+
 /// A typed setting value.
 public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
     /// A boolean setting's value.

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import VigilText
 
 /// docs/settings.md, generated from ``SettingsCatalog`` (`vigil config docs`); a test fails when
 /// the committed file and the catalogue differ.
@@ -61,10 +63,10 @@ public enum SettingsDocumentation {
             "|---|---|",
         ]
         for (keys, reason) in SettingsCatalog.seedsKeysNotAdopted {
-            lines.append("| \(keys.split(separator: ",").map { "`\($0.trimmingCharacters(in: .whitespaces))`" }.joined(separator: ", ")) | \(escape(reason)) |")
+            lines.append("| \(keys.split(separator: ",").map { "`\($0.trimmingSpaces())`" }.joined(separator: ", ")) | \(escape(reason)) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func escape(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+    static func escape(_ text: String) -> String { text.replacing("|", with: "\\|") }
 }

@@ -1,4 +1,7 @@
-public import Foundation
+public import FoundationEssentials
+public import Glibc
+import VigilPaths
+import VigilText
 
 /// Changes the user settings file: `vigil config set` and `unset`. Validates, refuses locked
 /// keys, keeps every other key (unknown ones included), and writes atomically: a crash at any
@@ -75,13 +78,13 @@ public enum AtomicFile {
     public static func write(
         _ data: Data, to path: String, permissions: mode_t = 0o600, beforeRename: ((_ temporaryPath: String) throws -> Void)? = nil
     ) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathName.directory(of: path)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw SettingsError(.writeFailed, "Cannot create \(directory): \(error.localizedDescription)")
+            throw SettingsError(.writeFailed, "Cannot create \(directory): \(error)")
         }
-        let temporary = directory + "/." + (path as NSString).lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = directory + "/." + PathName.lastComponent(of: path) + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw SettingsError(.writeFailed, "Cannot write \(temporary): \(String(cString: strerror(errno))).") }
         var written = 0

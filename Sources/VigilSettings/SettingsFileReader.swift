@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import VigilText
 
 /// Reads a settings JSON file into flat keys.
 enum SettingsFileReader {
@@ -6,9 +8,9 @@ enum SettingsFileReader {
     static func read(_ path: String, source: SettingsSource) throws -> [String: JSONValue]? {
         let code: SettingsError.Code = source == .managed ? .brokenManagedFile : .brokenUserFile
         let what = source == .managed ? "The managed configuration" : "The user settings file"
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
-        guard !isDirectory.boolValue else { throw SettingsError(code, "\(what) \(path) is a directory.") }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw SettingsError(code, "\(what) \(path) is a directory.") }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SettingsError(code, "\(what) \(path) cannot be read (permission denied?).")
         }
@@ -32,22 +34,9 @@ enum SettingsFileReader {
         return document.flattened()
     }
 
-    /// JSONSerialization's account of a syntax error, with "character N" turned into a line and column.
+    /// Where the syntax breaks (line and column), or why else the bytes are no JSON document.
     static func describeSyntaxError(in data: Data) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            return "not a JSON document"
-        } catch {
-            var message = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "malformed"
-            if let range = message.range(of: #"character (\d+)"#, options: .regularExpression),
-                let offset = Int(message[range].dropFirst("character ".count))
-            {
-                let prefix = data.prefix(offset)
-                let line = prefix.filter { $0 == 0x0a }.count + 1
-                let column = offset - (prefix.lastIndex(of: 0x0a).map { $0 + 1 } ?? 0) + 1
-                message = message.replacingCharacters(in: range, with: "line \(line), column \(column)")
-            }
-            return message.hasSuffix(".") ? String(message.dropLast()) : message
-        }
+        if let problem = JSONSyntax.problem(in: data) { return problem.description }
+        return String(validating: data, as: UTF8.self) == nil ? "the text is not UTF-8" : "not a JSON document"
     }
 }

@@ -1,5 +1,7 @@
 internal import Configuration
-public import Foundation
+public import FoundationEssentials
+import Glibc
+import VigilText
 
 /// Reads the four sources and resolves every key: environment, then the user file, then the
 /// managed file, then the defaults.

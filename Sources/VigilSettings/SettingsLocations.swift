@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilPaths
 
 /// Where the settings files are, from the environment.

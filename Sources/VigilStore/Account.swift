@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// An account: a user on a server, and the authentication method it logs in with. Its secret
 /// (password or token) is in the keyring, never here.
@@ -74,4 +75,32 @@ public struct Account: Sendable, Hashable, Codable {
 
 extension Account: StoredValue {
     static var databaseTableName: String { "account" }
+
+    static let columns = [
+        "id", "server", "user", "method", "createdAt", "reviewedChainPEM", "clientID", "tokenEndpoint", "revocationEndpoint", "tokenExpiresAt",
+        "needsLogin", "pendingSince", "label", "issuer", "subject", "clientCertificatePEM", "accessHeaderNames",
+    ]
+
+    init(row: StoredRow) throws {
+        self.init(
+            id: try row.string(0), server: try row.string(1), user: try row.string(2), method: try row.string(3), createdAt: try row.requiredDate(4),
+            reviewedChainPEM: row.optionalString(5), clientID: row.optionalString(6), tokenEndpoint: row.optionalString(7),
+            revocationEndpoint: row.optionalString(8), tokenExpiresAt: row.date(9))
+        needsLogin = row.integer(10) != 0
+        pendingSince = row.date(11)
+        label = row.optionalString(12)
+        issuer = row.optionalString(13)
+        subject = row.optionalString(14)
+        clientCertificatePEM = row.optionalString(15)
+        accessHeaderNames = row.optionalString(16)
+    }
+
+    var values: [SQLiteValue] {
+        [
+            .text(id), .text(server), .text(user), .text(method), SQLiteValue(createdAt), SQLiteValue(reviewedChainPEM), SQLiteValue(clientID),
+            SQLiteValue(tokenEndpoint), SQLiteValue(revocationEndpoint), SQLiteValue(tokenExpiresAt), SQLiteValue(needsLogin),
+            SQLiteValue(pendingSince), SQLiteValue(label), SQLiteValue(issuer), SQLiteValue(subject), SQLiteValue(clientCertificatePEM),
+            SQLiteValue(accessHeaderNames),
+        ]
+    }
 }

@@ -1,5 +1,6 @@
-public import Foundation
-import GRDB
+public import FoundationEssentials
+import Glibc
+import VigilText
 
 /// The accounts, each change with its audit event in the same transaction.
 public struct Accounts: Sendable {
@@ -16,7 +17,7 @@ public struct Accounts: Sendable {
         var account = account
         account.pendingSince = pending ? time : nil
         try database.write { db in
-            if let existing = try Account.all.filter(Column("server") == account.server && Column("user") == account.user).fetchValue(db) {
+            if let existing = try Account.fetchFirst(db, where: "server = ? AND user = ?", [.text(account.server), .text(account.user)]) {
                 throw StoreError(
                     .invalid,
                     existing.pendingSince == nil
@@ -34,7 +35,7 @@ public struct Accounts: Sendable {
     @discardableResult
     public func remove(id: String, at time: Date = Date()) throws -> Account {
         try database.write { db in
-            guard let account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            guard let account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
             try account.delete(db)
             var event = AuditEvent(time: time, kind: .accountRemoved, target: account.server, detail: account.user)
             try event.insert(db)
@@ -46,7 +47,7 @@ public struct Accounts: Sendable {
     @discardableResult
     public func replaceReviewedChain(id: String, with pem: String, because reason: String, at time: Date = Date()) throws -> Account {
         try database.write { db in
-            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            guard var account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
             account.reviewedChainPEM = pem
             try account.update(db)
             var event = AuditEvent(time: time, kind: .accountChainRenewed, target: account.server, detail: reason)
@@ -72,7 +73,7 @@ public struct Accounts: Sendable {
     /// One change of an account's row and its audit event, in one transaction.
     func change(id: String, audited kind: AuditEvent.Kind, because reason: String, at time: Date, _ body: (inout Account) -> Void) throws -> Account {
         try database.write { db in
-            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            guard var account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
             body(&account)
             try account.update(db)
             var event = AuditEvent(time: time, kind: kind, target: account.server, detail: reason)
@@ -88,7 +89,7 @@ public struct Accounts: Sendable {
         -> Account
     {
         try database.write { db in
-            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            guard var account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
             if !needsLogin { account.tokenExpiresAt = expiresAt }
             if let clientID { account.clientID = clientID }
             account.needsLogin = needsLogin
@@ -104,7 +105,7 @@ public struct Accounts: Sendable {
     /// the user cannot change (they name the account).
     public func update(_ account: Account) throws {
         try database.write { db in
-            guard let stored = try Account.fetchOne(db, key: account.id) else { throw StoreError(.notFound, "No account with id \(account.id).") }
+            guard let stored = try Account.fetchOne(db, key: .text(account.id)) else { throw StoreError(.notFound, "No account with id \(account.id).") }
             guard stored.server == account.server, stored.user == account.user else {
                 throw StoreError(.invalid, "An account's server and user cannot change.")
             }
@@ -123,7 +124,7 @@ public struct Accounts: Sendable {
     /// Every account, oldest first.
     /// The accounts (not those whose setup is still keeping their secrets, or was interrupted).
     public func list() throws -> [Account] {
-        try database.read { db in try Account.all.filter(Column("pendingSince") == nil).order(Column("createdAt"), Column("id")).fetchValues(db) }
+        try database.read { db in try Account.fetchAll(db, where: "pendingSince IS NULL", orderBy: "createdAt, id") }
     }
 
     /// The account a user names: its id (any case), its label, a unique id prefix (at least
@@ -131,8 +132,8 @@ public struct Accounts: Sendable {
     /// ``StoreError/Code/notFound`` with the candidates when none or several match.
     public func resolve(_ reference: String) throws -> Account {
         let all = try list()
-        let text = reference.trimmingCharacters(in: .whitespaces)
-        if let exact = all.first(where: { $0.id.caseInsensitiveCompare(text) == .orderedSame || $0.label == text }) { return exact }
+        let text = reference.trimmingSpaces()
+        if let exact = all.first(where: { $0.id.lowercased() == text.lowercased() || $0.label == text }) { return exact }
         var candidates: [Account] = []
         if text.count >= 4 { candidates = all.filter { $0.id.lowercased().hasPrefix(text.lowercased()) } }
         if candidates.isEmpty, let at = text.lastIndex(of: "@") {
@@ -161,8 +162,8 @@ public struct Accounts: Sendable {
             }
         }
         return try database.write { db in
-            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
-            if let label, let other = try Account.all.filter(Column("label") == label).fetchValue(db), other.id != id {
+            guard var account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
+            if let label, let other = try Account.fetchFirst(db, where: "label = ?", [.text(label)]), other.id != id {
                 throw StoreError(.invalid, "The label \(label) is already account \(other.id)'s.")
             }
             let old = account.label
@@ -180,8 +181,8 @@ public struct Accounts: Sendable {
     @discardableResult
     public func move(id: String, to server: String, reviewedChainPEM: String?, needsLogin: Bool, at time: Date = Date()) throws -> Account {
         try database.write { db in
-            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
-            if try Account.all.filter(Column("server") == server && Column("user") == account.user && Column("id") != id).fetchValue(db) != nil {
+            guard var account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
+            if try Account.fetchFirst(db, where: "server = ? AND user = ? AND id != ?", [.text(server), .text(account.user), .text(id)]) != nil {
                 throw StoreError(.invalid, "\(account.user) on \(server) is already an account.")
             }
             let old = account.server
@@ -203,7 +204,7 @@ public struct Accounts: Sendable {
     @discardableResult
     public func logOut(id: String, removed: [String], at time: Date = Date()) throws -> Account {
         try database.write { db in
-            guard var account = try Account.fetchOne(db, key: id) else { throw StoreError(.notFound, "No account with id \(id).") }
+            guard var account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
             account.needsLogin = true
             account.tokenExpiresAt = nil
             try account.update(db)
@@ -218,12 +219,12 @@ public struct Accounts: Sendable {
     /// The pending account `id` is complete: its secrets are kept.
     public func complete(id: String) throws {
         try database.write { db in
-            try db.execute(sql: "UPDATE account SET pendingSince = NULL WHERE id = ?", arguments: [id])
+            try db.execute("UPDATE account SET pendingSince = NULL WHERE id = ?", [.text(id)])
         }
     }
 
     /// Rows still pending since before `time`: setups interrupted (a crash, a kill).
     public func pending(before time: Date) throws -> [Account] {
-        try database.read { db in try Account.all.filter(Column("pendingSince") != nil && Column("pendingSince") < time).fetchValues(db) }
+        try database.read { db in try Account.fetchAll(db, where: "pendingSince IS NOT NULL AND pendingSince < ?", [SQLiteValue(time)]) }
     }
 }

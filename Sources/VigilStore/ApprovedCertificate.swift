@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// A certificate a user approved for one host and port after reviewing it: the leaf, by its
 /// SHA-256 fingerprint, with what the user saw. A revoked approval stays, for the audit.
@@ -38,5 +39,23 @@ public struct ApprovedCertificate: Sendable, Hashable, Codable {
 
 extension ApprovedCertificate: StoredValue {
     static var databaseTableName: String { "approved_certificate" }
+
+    static let columns = [
+        "id", "host", "port", "sha256", "spkiSHA256", "subject", "issuer", "notAfter", "approvedAt", "note", "revokedAt", "revocationReason", "der",
+    ]
+
+    init(row: StoredRow) throws {
+        self.init(
+            id: row.integer(0), host: try row.string(1), port: Int(row.integer(2)), sha256: try row.string(3), spkiSHA256: try row.string(4),
+            subject: try row.string(5), issuer: try row.string(6), notAfter: try row.string(7), approvedAt: try row.requiredDate(8),
+            note: row.optionalString(9), revokedAt: row.date(10), revocationReason: row.optionalString(11), der: row.data(12))
+    }
+
+    var values: [SQLiteValue] {
+        [
+            SQLiteValue(id), .text(host), SQLiteValue(port), .text(sha256), .text(spkiSHA256), .text(subject), .text(issuer), .text(notAfter),
+            SQLiteValue(approvedAt), SQLiteValue(note), SQLiteValue(revokedAt), SQLiteValue(revocationReason), SQLiteValue(der),
+        ]
+    }
     mutating func didInsert(rowID: Int64) { id = rowID }
 }

@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// One entry of the audit trail: what changed in the store, when, and about what. Written in the
 /// same transaction as the change, so the trail cannot miss one.
@@ -90,5 +91,15 @@ public struct AuditEvent: Sendable, Hashable, Codable {
 
 extension AuditEvent: StoredValue {
     static var databaseTableName: String { "audit_event" }
+
+    static let columns = ["id", "time", "kind", "target", "detail", "actor"]
+
+    init(row: StoredRow) throws {
+        self.init(
+            id: row.integer(0), time: try row.requiredDate(1), kind: Kind(rawValue: try row.string(2)), target: try row.string(3),
+            detail: try row.string(4), actor: row.optionalString(5))
+    }
+
+    var values: [SQLiteValue] { [SQLiteValue(id), SQLiteValue(time), .text(kind.rawValue), .text(target), .text(detail), SQLiteValue(actor)] }
     mutating func didInsert(rowID: Int64) { id = rowID }
 }

@@ -1,5 +1,5 @@
-public import Foundation
-import GRDB
+public import FoundationEssentials
+import Glibc
 public import VigilCertificates
 
 /// The certificates users approved, per host and port, with revocation and an audit trail.
@@ -20,7 +20,7 @@ public struct CertificateApprovals: Sendable {
         let host = try Self.normalized(host: host, port: port)
         let summary = certificate.summary(at: time)
         return try write { db in
-            if let existing = try Self.active(host: host, port: port, sha256: summary.fingerprints.sha256).fetchValue(db) { return existing }
+            if let existing = try Self.active(db, host: host, port: port, sha256: summary.fingerprints.sha256) { return existing }
             var approval = ApprovedCertificate(
                 id: nil, host: host, port: port, sha256: summary.fingerprints.sha256, spkiSHA256: summary.fingerprints.spkiSHA256,
                 subject: summary.subject, issuer: summary.issuer, notAfter: summary.validity.notAfter, approvedAt: time, note: note,
@@ -36,7 +36,7 @@ public struct CertificateApprovals: Sendable {
     @discardableResult
     public func revoke(id: Int64, reason: String, at time: Date = Date()) throws -> ApprovedCertificate {
         try write { db in
-            guard var approval = try ApprovedCertificate.fetchOne(db, key: id), approval.isActive else {
+            guard var approval = try ApprovedCertificate.fetchOne(db, key: .integer(id)), approval.isActive else {
                 throw StoreError(.notFound, "No active approval with id \(id).")
             }
             approval.revokedAt = time
@@ -54,7 +54,7 @@ public struct CertificateApprovals: Sendable {
         let host = try Self.normalized(host: host, port: port)
         return try read { db in
             Set(
-                try ApprovedCertificate.all.filter(Column("host") == host && Column("port") == port && Column("revokedAt") == nil).fetchValues(db).map(\.sha256)
+                try ApprovedCertificate.fetchAll(db, where: "host = ? AND port = ? AND revokedAt IS NULL", [.text(host), SQLiteValue(port)]).map(\.sha256)
             )
         }
     }
@@ -62,14 +62,13 @@ public struct CertificateApprovals: Sendable {
     /// Every approval, oldest first; revoked ones only when asked.
     public func list(includingRevoked: Bool = false) throws -> [ApprovedCertificate] {
         try read { db in
-            var request = ApprovedCertificate.all.order(Column("id"))
-            if !includingRevoked { request = request.filter(Column("revokedAt") == nil) }
-            return try request.fetchValues(db)
+            try ApprovedCertificate.fetchAll(db, where: includingRevoked ? nil : "revokedAt IS NULL", orderBy: "id")
         }
     }
 
-    static func active(host: String, port: Int, sha256: String) -> QueryInterfaceRequest<StoredRecord<ApprovedCertificate>> {
-        ApprovedCertificate.all.filter(Column("host") == host && Column("port") == port && Column("sha256") == sha256 && Column("revokedAt") == nil)
+    static func active(_ db: SQLiteConnection, host: String, port: Int, sha256: String) throws -> ApprovedCertificate? {
+        try ApprovedCertificate.fetchFirst(
+            db, where: "host = ? AND port = ? AND sha256 = ? AND revokedAt IS NULL", [.text(host), SQLiteValue(port), .text(sha256)])
     }
 
     /// Host names compare case-insensitively; IPv6 literals without brackets.
@@ -82,6 +81,6 @@ public struct CertificateApprovals: Sendable {
         return host
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
-    func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }
+    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T { try database.write(body) }
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T { try database.read(body) }
 }

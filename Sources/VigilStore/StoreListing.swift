@@ -1,16 +1,16 @@
-package import Foundation
-import GRDB
-import GRDBSQLite
+import CSQLite
+package import FoundationEssentials
+import Glibc
 
 // Listing many rows without building an array, decoding through Codable, or making a Swift
 // String of every column: `certificates list` and `audit` of 100,000 rows read each column's
 // bytes where SQLite holds them and copy them to the output (issue 14). The rows are the same
 // records `list()` and `auditTrail()` return.
 
-/// A listed row's columns as SQLite holds them, read in place: valid only inside the callback that
+/// A row's columns as SQLite holds them, read in place: valid only inside the callback that
 /// receives it (the bytes are SQLite's buffer for the current row).
 package struct StoredRow {
-    let statement: SQLiteStatement
+    let statement: OpaquePointer
 
     package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
 
@@ -23,27 +23,41 @@ package struct StoredRow {
         return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
     }
 
-    /// A date column as GRDB decodes it (nil for NULL): for text not in GRDB's own format.
-    package func date(_ column: Int32) -> Date? { Date.fromDatabaseValue(DatabaseValue(sqliteStatement: statement, index: column)) }
-
-    /// Runs `body` on every row `sql` selects, in place: the statement GRDB prepared, stepped
-    /// with SQLite's own API (no Row per step), and reset afterwards.
-    static func each(_ db: Database, _ sql: String, _ body: (StoredRow) throws -> Void) throws {
-        let statement = try db.makeStatement(sql: sql)
-        // GRDB's Statement finalizes the SQLite statement when it goes: kept alive while stepped.
-        try withExtendedLifetime(statement) {
-            let raw = statement.sqliteStatement
-            defer { sqlite3_reset(raw) }
-            let row = StoredRow(statement: raw)
-            while true {
-                switch sqlite3_step(raw) {
-                case SQLITE_ROW: try body(row)
-                case SQLITE_DONE: return
-                case let code:
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
-                }
-            }
+    /// A date column (nil for NULL or text that is no date; ``StoredDate``).
+    package func date(_ column: Int32) -> Date? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_NULL: return nil
+        case SQLITE_INTEGER: return Date(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(statement, column)))
+        case SQLITE_FLOAT: return Date(timeIntervalSince1970: sqlite3_column_double(statement, column))
+        default: return StoredDate.date(from: text(column))
         }
+    }
+
+    /// The column as a Swift string (nil for NULL).
+    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : String(decoding: text(column), as: UTF8.self) }
+
+    /// The column as a Swift string; a NULL where the schema forbids one is a damaged row.
+    func string(_ column: Int32) throws -> String {
+        guard let value = optionalString(column) else { throw Self.damaged(column) }
+        return value
+    }
+
+    /// The date a NOT NULL column holds; NULL or text that is no date is a damaged row.
+    func requiredDate(_ column: Int32) throws -> Date {
+        guard let value = date(column) else { throw Self.damaged(column) }
+        return value
+    }
+
+    /// The column's bytes (nil for NULL).
+    func data(_ column: Int32) -> Data? {
+        guard !isNull(column) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard let bytes = sqlite3_column_blob(statement, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    static func damaged(_ column: Int32) -> SQLiteError {
+        SQLiteError(code: SQLITE_CORRUPT, message: "a row has no valid value in column \(column + 1)")
     }
 }
 
@@ -61,7 +75,7 @@ extension CertificateApprovals {
         let sql =
             "SELECT id, host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt, note, revokedAt, revocationReason "
             + "FROM approved_certificate" + (includingRevoked ? "" : " WHERE revokedAt IS NULL") + " ORDER BY id"
-        try read { db in try StoredRow.each(db, sql, body) }
+        try read { db in try db.prepare(sql).forEachRow(body) }
     }
 }
 
@@ -73,6 +87,6 @@ extension VigilDatabase {
 
     /// The audit trail, oldest first, one row at a time, read in place (``AuditColumn``).
     package func forEachStoredAuditEvent(_ body: (StoredRow) throws -> Void) throws {
-        try read { db in try StoredRow.each(db, "SELECT id, time, kind, target, detail, actor FROM audit_event ORDER BY id", body) }
+        try read { db in try db.prepare("SELECT id, time, kind, target, detail, actor FROM audit_event ORDER BY id").forEachRow(body) }
     }
 }

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 public import Synchronization
 
 /// A serial queue of its own for calls that block: the keyring (libsecret over D-Bus, where an
@@ -13,7 +12,7 @@ public import Synchronization
 public final class BlockingQueue: Sendable {
     /// libsecret's calls, one at a time.
     public static let keyring = BlockingQueue(label: "vigil.keyring")
-    /// SQLite's calls through GRDB, one at a time (GRDB serialises them again on its own queue).
+    /// SQLite's calls, one at a time (VigilDatabase also holds its connection under a lock).
     public static let database = BlockingQueue(label: "vigil.database")
 
     let queue: DispatchQueue
@@ -45,6 +44,6 @@ public final class BlockingQueue: Sendable {
 
     /// Inside a task, on a thread other than the main one: a thread of the cooperative pool.
     public static var isOnCooperativePool: Bool {
-        withUnsafeCurrentTask { $0 != nil } && !Thread.isMainThread
+        withUnsafeCurrentTask { $0 != nil } && !OwnThread.isMain
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import VigilAccounts
 import VigilAuth
@@ -10,6 +11,7 @@ import VigilLogging
 import VigilSecrets
 import VigilSettings
 import VigilStore
+import VigilText
 
 extension Vigil {
     /// `vigil account`: every subcommand on an account, from adding it to removing it.
@@ -313,7 +315,7 @@ struct TerminalInteraction: AccountSetupInteraction {
 
     func password(user: String, server: String) async -> Secret? {
         if passwordFromStandardInput {
-            guard let data = try? FileHandle.standardInput.readToEnd(), var text = String(data: data, encoding: .utf8) else { return nil }
+            guard let data = StandardStream.readInput(), var text = String(validating: data, as: UTF8.self) else { return nil }
             if text.hasSuffix("\n") { text.removeLast() }
             if text.hasSuffix("\r") { text.removeLast() }
             return Secret(text)
@@ -333,16 +335,23 @@ struct TerminalInteraction: AccountSetupInteraction {
         let fromEnvironment = environment["BROWSER"].flatMap { $0.split(separator: ":").first }.map { $0.split(separator: " ").map(String.init) }
         let command = browser ?? fromEnvironment ?? ((environment["DISPLAY"] ?? environment["WAYLAND_DISPLAY"]) != nil ? ["xdg-open"] : nil)
         guard let command, let program = command.first else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + command.dropFirst() + [url]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
+        if !Self.spawnQuietly(["/usr/bin/env", program] + command.dropFirst() + [url]) {
             print("Could not start \(program): open the URL above yourself.")
         }
+    }
+
+    /// Starts `arguments` (a path, then its arguments) with its output and errors discarded, not
+    /// waited for; false when it could not be started.
+    static func spawnQuietly(_ arguments: [String]) -> Bool {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid = pid_t()
+        return posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0
     }
 
     func progress(_ message: String) async {

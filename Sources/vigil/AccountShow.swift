@@ -1,10 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilAccounts
 import VigilCertificates
 import VigilCommandLine
 import VigilLogging
 import VigilStore
+import VigilText
 
 extension Vigil.AccountCommand {
     /// `vigil account show ID`: the account and the chain the user reviewed when adding it.
@@ -27,7 +29,7 @@ extension Vigil.AccountCommand {
                 let account = try await Accounts(database: store.open()).resolve(id)
                 let chain = try account.reviewedChainPEM.map { try Certificate.parsePEM($0) } ?? []
                 let endpoint = URLComponents(string: account.server)
-                let peer = endpoint?.host.map { PeerName(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) }
+                let peer = endpoint?.host.map { PeerName(host: $0.trimming(charactersIn: "[]")) }
                 if json {
                     let evaluation = chain.isEmpty ? nil : try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings).evaluate(chain, for: peer)
                     print(
@@ -60,7 +62,7 @@ extension Vigil.AccountCommand {
                 if let names = account.accessHeaderNames {
                     print(
                         SafeText.escaped(
-                            "access headers: \(names.replacingOccurrences(of: ",", with: ", ")) (values in the keyring; sent to \(account.server) only)"))
+                            "access headers: \(names.replacing(",", with: ", ")) (values in the keyring; sent to \(account.server) only)"))
                 }
                 if let review = Self.clientReview(account) {
                     print(

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import VigilAccounts
 import VigilCertificates
@@ -8,6 +9,7 @@ import VigilHTTP
 import VigilLogging
 import VigilSettings
 import VigilStore
+import VigilText
 import VigilThreads
 
 extension Vigil {
@@ -114,15 +116,14 @@ extension Vigil {
                     }
                     guard let leaf = handshake.chain.first else { ExitStatus.fail("\(endpoint) sent no certificate.") }
                     guard Self.normalized(leaf.sha256Fingerprint) == Self.normalized(fingerprint) else {
-                        FileHandle.standardError.write(
-                            Data("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n".utf8))
+                        StandardStream.writeError("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n")
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                     let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: requirements).verdict(for: handshake, endpoint: endpoint)
                     let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
                     guard refusals.isEmpty else {
-                        FileHandle.standardError.write(Data("vigil: not approved: \(SafeText.escaped(refusals.map(\.message).joined(separator: " ")))\n".utf8))
+                        StandardStream.writeError("vigil: not approved: \(SafeText.escaped(refusals.map(\.message).joined(separator: " ")))\n")
                         throw ExitCode(ExitStatus.untrusted)
                     }
                     let approval = try await approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: note)

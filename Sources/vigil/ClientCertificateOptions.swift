@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilCertificates
 import VigilHTTP
 import VigilLogging
+import VigilText
 
 /// `--client-certificate FILE [--client-key FILE] [--client-certificate-passphrase-file FILE]`:
 /// an account's client certificate (mutual TLS), read, shown for review and checked before
@@ -48,7 +50,7 @@ struct ClientCertificateOptions: ParsableArguments {
     /// The first line of a passphrase or PIN file, without its line ending.
     static func firstLine(of path: String, what: String) throws -> String {
         let text = String(decoding: try contents(path, what: what), as: UTF8.self)
-        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: ["\r"])
+        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimming(charactersIn: "\r")
     }
 
     static func contents(_ path: String, what: String) throws -> [UInt8] {

@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilCommandLine
 import VigilLogging
 import VigilSettings
+import VigilText
 
 extension Vigil {
     struct Config: ParsableCommand {
@@ -57,7 +59,7 @@ extension Vigil.Config {
             }
             let width = SettingsCatalog.all.map(\.key.count).max() ?? 40
             for entry in settings.orderedEntries {
-                let key = entry.definition.key.padding(toLength: width, withPad: " ", startingAt: 0)
+                let key = entry.definition.key.padded(to: width)
                 let value = entry.definition.display(entry.value)
                 let lock = entry.isLocked && entry.definition.scope == .any ? " (locked)" : ""
                 print("\(key)  \(value)  [\(entry.source.rawValue)]\(lock)")
@@ -100,7 +102,7 @@ extension Vigil.Config {
             let winner = entry.layers.first { $0.value != nil }
             for source in SettingsSource.allCases {
                 let layer = entry.layers.first { $0.source == source }
-                let name = source.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+                let name = source.rawValue.padded(to: 11)
                 guard let layer else {
                     let location: String
                     switch source {
@@ -136,7 +138,7 @@ extension Vigil.Config {
                 let definition = SettingsCatalog.definition(for: argument.key)
                 print("\(argument.key) = \(definition?.display(written) ?? written.description)  (in \(settings.locations.userFile))")
                 if let entry = settings[argument.key], entry.source == .environment {
-                    FileHandle.standardError.write(Data("vigil: warning: \(entry.definition.environmentVariable) is set and overrides the user file.\n".utf8))
+                    StandardStream.writeError("vigil: warning: \(entry.definition.environmentVariable) is set and overrides the user file.\n")
                 }
             } catch {
                 ExitStatus.fail(error)

@@ -1,7 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilCertificates
 import VigilCommandLine
+import VigilText
 
 extension Vigil {
     struct Conformance: ParsableCommand {
@@ -24,13 +26,12 @@ extension Vigil.Conformance {
 
         func run() throws {
             _ = CommandContext.start(logOptions)
-            let input = FileHandle.standardInput.readDataToEndOfFile()
+            let input = Data(StandardStream.readInput() ?? [])
             do {
                 let output = try LimboHarness.run(suite: input)
-                FileHandle.standardOutput.write(output)
-                FileHandle.standardOutput.write(Data("\n".utf8))
+                StandardStream.write(output + Data("\n".utf8), to: STDOUT_FILENO)
             } catch {
-                FileHandle.standardError.write(Data("vigil: cannot read the limbo suite: \(error)\n".utf8))
+                StandardStream.writeError("vigil: cannot read the limbo suite: \(error)\n")
                 throw ExitCode(ExitStatus.error)
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import VigilAccounts
 import VigilCertificates
@@ -137,9 +138,7 @@ extension Vigil {
 
         static func parseTime(_ text: String) -> Date? {
             if let date = try? Date(text, strategy: .iso8601) { return date }
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withFullDate]
-            return formatter.date(from: text)
+            return try? Date.ISO8601FormatStyle().year().month().day().parse(text)
         }
 
         func run() async throws {

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilCertificates
 import VigilLogging
+import VigilText
 
 /// Renders an ``InspectReport`` for a person: verdict first, then the chain, then each certificate.
 /// Every text that comes from a certificate, a server or a file name goes through ``t(_:)``: its
@@ -100,12 +102,12 @@ struct InspectTextRenderer {
     func chain(_ chain: ChainSummary) -> [String] {
         var lines = ["Chain as sent (\(chain.sent.count)):"]
         for (index, entry) in chain.sent.enumerated() {
-            lines.append("  \(index) \(entry.role.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(t(entry.subject))")
+            lines.append("  \(index) \(entry.role.rawValue.padded(to: 12)) \(t(entry.subject))")
         }
         lines.append("Chain as verified (\(chain.verified.count)):")
         for (index, entry) in chain.verified.enumerated() {
             let role = entry.isAnchor ? "root/anchor" : entry.role.rawValue
-            lines.append("  \(index) \(role.padding(toLength: 12, withPad: " ", startingAt: 0)) \(t(entry.subject))")
+            lines.append("  \(index) \(role.padded(to: 12)) \(t(entry.subject))")
         }
         lines.append("  root sent: \(chain.rootSent ? "yes" : "no"); sent in order: \(chain.sentInOrder ? "yes" : "no")")
         if !chain.missingIssuers.isEmpty {
@@ -128,7 +130,7 @@ struct InspectTextRenderer {
             s.extensions.first { $0.oid == oid }?.critical == true ? " (critical)" : ""
         }
         func row(_ label: String, _ value: String) -> String {
-            "  " + (label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + t(value)
+            "  " + (label + ":").padded(to: 20) + t(value)
         }
         var lines = [
             row("Subject", s.subject),
@@ -158,7 +160,7 @@ struct InspectTextRenderer {
         if !s.policies.isEmpty { lines.append(row("Policies", s.policies.joined(separator: ", "))) }
         lines.append(row("Embedded SCTs", "\(s.embeddedSCTCount)"))
         for ext in s.extensions where !ext.summarized {
-            let text = ext.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+            let text = ext.text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.joined(separator: "; ")
             lines.append(row(t(ext.name) + (ext.critical ? " (critical)" : ""), text))
         }
         lines.append(row("SHA-256", s.fingerprints.sha256))

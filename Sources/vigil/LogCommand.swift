@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilCommandLine
 import VigilLogging
 
@@ -23,12 +24,8 @@ extension Vigil.Log {
             let path = logOptions.logFile ?? StatePaths.logFile
             var removed = 0
             for file in RotatingFileSink.files(for: path) where FileManager.default.fileExists(atPath: file) {
-                do {
-                    try FileManager.default.removeItem(atPath: file)
-                    removed += 1
-                } catch {
-                    ExitStatus.fail("cannot delete \(file): \(error.localizedDescription)")
-                }
+                guard unlink(file) == 0 else { ExitStatus.fail("cannot delete \(file): \(String(cString: strerror(errno))).") }
+                removed += 1
             }
             print("removed \(removed) log file\(removed == 1 ? "" : "s") (\(path))")
         }

@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilCommandLine
 import VigilLogging
 import VigilStore
+import VigilText
 
 /// Standard output through one buffer, written in 64 KiB blocks: a listing of 100,000 rows is
 /// not 100,000 locked `print` calls. Call ``flush()`` at the end.
@@ -59,12 +61,12 @@ struct BufferedOutput {
         }
     }
 
-    /// A stored date as ``ISOTime/string(_:)`` writes it. GRDB stores dates as
+    /// A stored date as ``ISOTime/string(_:)`` writes it. The store keeps dates as
     /// `YYYY-MM-DD HH:MM:SS.SSS`: the text is rewritten in place (the second, floored, is the
     /// first 19 characters); a date stored otherwise is decoded and formatted.
     mutating func isoTime(_ row: StoredRow, _ column: Int32) {
         let text = row.text(column)
-        if ISOTime.isGRDBDate(text) {
+        if ISOTime.isStoredDate(text) {
             write(bytes: UnsafeBufferPointer(rebasing: text[0..<10]))
             buffer.append(0x54)  // T
             write(bytes: UnsafeBufferPointer(rebasing: text[11..<19]))
@@ -158,7 +160,7 @@ struct JSONArrayStream {
             case "\t": out += "\\t"
             case "\u{08}": out += "\\b"
             case "\u{0C}": out += "\\f"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20: out += "\\u" + scalar.value.hex(digits: 4)
             default: out.unicodeScalars.append(scalar)
             }
         }
@@ -167,8 +169,8 @@ struct JSONArrayStream {
 }
 
 extension ISOTime {
-    /// `YYYY-MM-DD HH:MM:SS`, optionally followed by `.` and digits: how GRDB stores a date.
-    static func isGRDBDate(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// `YYYY-MM-DD HH:MM:SS`, optionally followed by `.` and digits: how the store keeps a date.
+    static func isStoredDate(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         guard text.count >= 19 else { return false }
         for index in 0..<19 {
             let byte = text[index]
@@ -179,7 +181,7 @@ extension ISOTime {
             default: guard byte >= 0x30 && byte <= 0x39 else { return false }
             }
         }
-        // In range too: anything else (a 30 February, a 24th hour) is left to GRDB and Foundation.
+        // In range too: anything else (a 30 February, a 24th hour) is left to the store's date reader.
         let number = { (at: Int) in Int(text[at] - 0x30) * 10 + Int(text[at + 1] - 0x30) }
         guard (1...12).contains(number(5)), (1...31).contains(number(8)), number(11) < 24, number(14) < 60, number(17) < 60 else { return false }
         let day = number(8), month = number(5)

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VigilCommandLine
+import VigilPaths
 
 /// `vigil-simulator`, the executable that plays `vigil simulator` and `vigil simulate` (the server
 /// side and the suite), found as git finds its helpers: beside this executable (a build folder, or
@@ -15,10 +17,10 @@ enum SimulatorExecutable {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), executable.hasPrefix("/") else {
             return []
         }
-        let directory = (executable as NSString).deletingLastPathComponent
+        let directory = PathName.directory(of: executable)
         return [
-            (directory as NSString).appendingPathComponent(name),
-            (((directory as NSString).deletingLastPathComponent as NSString).appendingPathComponent("libexec/vigil") as NSString).appendingPathComponent(name),
+            PathName.join(directory, name),
+            PathName.join(PathName.join(PathName.directory(of: directory), "libexec/vigil"), name),
         ]
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Colours for a person at a terminal: only on a TTY, never with NO_COLOR set or TERM=dumb.
 struct Terminal {

@@ -43,7 +43,7 @@ struct CertificatesCommandTests {
             let again = try await vigil(["certificates", "revoke", "1", "--reason", "twice", "--database", database])
             #expect(again.status == 2 && again.standardError.contains("No active approval"))
 
-            // A date out of range is not copied as it is: GRDB and Foundation decide it, as before.
+            // A date out of range is not copied as it is: the store's date reader decides it (as GRDB did).
             let outOfRange = """
                 INSERT INTO approved_certificate (host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt)
                 VALUES ('late', 1, 'a', 'b', 'CN=x', 'CN=y', 'z', '2026-02-30 10:00:00.000'), ('leap', 2, 'a', 'b', 'CN=x', 'CN=y', 'z', '2024-02-29 23:59:59.999');
@@ -61,7 +61,7 @@ struct CertificatesCommandTests {
 
     /// Listings copy the stored bytes to the output (issue 14): hostile text in a row (escape
     /// sequences, a line break, right-to-left override, quotes, a NUL) comes out escaped in text and
-    /// in JSON, and dates from GRDB's stored form as ISO 8601, before 1970 too.
+    /// in JSON, and dates from their stored form as ISO 8601, before 1970 too.
     @Test func listingsEscapeWhatTheStoreHolds() async throws {
         let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
         #expect(try await vigil(["certificates", "list", "--database", database]).status == 0)
@@ -79,7 +79,7 @@ struct CertificatesCommandTests {
         #expect(rows.first?["subject"] as? String == "CN=evil\u{1b}[31m\n\u{202e}x")
         #expect(rows.first?["note"] as? String == "n\u{0}ul \"q\" \\", "the whole note, NUL included")
         #expect(rows.first?["approvedAt"] as? String == "1969-07-20T20:17:40Z" && rows.first?["revokedAt"] as? String == "2040-02-29T23:59:59Z")
-        // A date out of range is not copied as it is: GRDB and Foundation decide it, as before.
+        // A date out of range is not copied as it is: the store's date reader decides it (as GRDB did).
         let outOfRange = """
             INSERT INTO approved_certificate (host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt)
             VALUES ('late', 1, 'a', 'b', 'CN=x', 'CN=y', 'z', '2026-02-30 10:00:00.000'), ('leap', 2, 'a', 'b', 'CN=x', 'CN=y', 'z', '2024-02-29 23:59:59.999');

@@ -1,6 +1,7 @@
 import Foundation
 import VigilCertificates
 import VigilRules
+import VigilText
 
 @testable import VigilAccounts
 @testable import VigilAuth
@@ -102,7 +103,7 @@ enum ParserTarget: String, CaseIterable, Sendable {
             guard let claims = try? await validator.validate(token, fetchJWKS: { jwks }) else { return .refused }
             // The JWKS is part of the input, so a token its key signed is genuine; what must hold of
             // any accepted token: an asymmetric algorithm (never none, never HMAC), and every claim.
-            let algorithm = (try? IDTokenValidator.header(of: token))?["alg"] as? String ?? ""
+            let algorithm = (try? IDTokenValidator.header(of: token))?["alg"]?.string ?? ""
             precondition(IDTokenValidator.allowedAlgorithms.contains(algorithm), "an id_token signed with \(algorithm) was accepted")
             precondition(claims.iss == Self.server && claims.aud.contains("vigil") && claims.nonce == validator.nonce, "a claim that does not hold")
             precondition(Date(timeIntervalSince1970: claims.exp) > validator.now.addingTimeInterval(-validator.leeway), "an expired id_token")

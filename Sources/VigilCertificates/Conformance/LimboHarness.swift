@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// An x509-limbo harness (contract: shared/conformance/x509-limbo/README.md) over the same
 /// ``TrustEvaluator`` the product uses.
@@ -67,10 +68,8 @@ public enum LimboHarness {
 
     /// An RFC 3339 time, with or without fractional seconds.
     static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions.insert(.withFractionalSeconds)
-        return formatter.date(from: text)
+        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+        return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
     }
 
     static func evaluate(_ testcase: Testcase) -> Result {
