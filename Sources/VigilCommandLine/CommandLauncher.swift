@@ -26,7 +26,9 @@ package enum CommandLauncher {
                 precondition(OwnThread.isMain, "a synchronous command runs on the main thread")
                 try command.run()
             }
+            EarlyStart.finish()
         } catch {
+            EarlyStart.finish()
             root.exit(withError: error)
         }
     }

@@ -31,6 +31,7 @@ package enum ExitStatus {
     package static func fail(_ message: String, status: Int32 = ExitStatus.error) -> Never {
         // Messages carry server and certificate text: escaped, one line.
         StandardStream.writeError("vigil: error: \(SafeText.escaped(message))\n")
+        EarlyStart.finish()
         Glibc.exit(status)
     }
 
@@ -41,6 +42,7 @@ package enum ExitStatus {
         // A command's own exit status (a verdict, not an error) passes through as it is.
         if let code = error as? ExitCode {
             fflush(nil)
+            EarlyStart.finish()
             Glibc.exit(code.rawValue)
         }
         let (message, status) = described(error)

@@ -80,7 +80,7 @@ public struct TLSProbe: Sendable {
 
     /// libcurl loaded (on first use: it is not linked) and initialised; nil, or why not.
     static let curlProblem: String? = {
-        guardKeyLog()
+        _ = keyLogGuarded
         if let error = vigil_curl_load_error() { return "libcurl cannot be loaded (\(String(cString: error))); install libcurl4" }
         return vigil_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK ? nil : "libcurl could not be initialised"
     }()
@@ -91,6 +91,18 @@ public struct TLSProbe: Sendable {
         guard let handle = vigil_curl_easy_init() else { throw HTTPError(.transport, "libcurl could not be initialised.") }
         return handle
     }
+
+    /// Loads and initialises libcurl now (``curlProblem``), so that a command's first transfer
+    /// does not wait for it: `EarlyStart` calls it on a thread of its own beside the command's
+    /// start. ``guardKeyLogBeforeThreads()`` must have run on the main thread first.
+    package static func loadLibrary() { _ = curlProblem }
+
+    /// The environment's `SSLKEYLOGFILE` dealt with (``guardKeyLog()``), once. It may change the
+    /// environment (`unsetenv`), which is not safe while another thread reads it: the main thread
+    /// runs it before any other thread starts loading libcurl.
+    package static func guardKeyLogBeforeThreads() { _ = keyLogGuarded }
+
+    static let keyLogGuarded: Void = guardKeyLog()
 
     /// `SSLKEYLOGFILE` makes libcurl write every TLS session's secrets to a file: whoever reads it
     /// reads the traffic, credentials included. Vigil drops the variable before libcurl starts,

@@ -142,6 +142,7 @@ extension Vigil {
         }
 
         func run() async throws {
+            EarlyWork.transfers()
             let (settings, logger) = CommandContext.start(logOptions)
             do {
                 let code = try await inspect(logger: logger, requirements: ConnectionRequirements(settings: settings), settings: settings)
