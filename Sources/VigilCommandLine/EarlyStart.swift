@@ -3,9 +3,9 @@ import VigilThreads
 
 /// Work a command is sure to need, started on a thread of its own as soon as the command is
 /// parsed, so that it overlaps the command's own start (settings, database, CA files): loading
-/// libcurl and its twenty-odd libraries (about 6 ms here), opening the keyring's D-Bus session.
+/// libcurl and its twenty-odd libraries (about 6 ms here).
 /// It changes when the work happens, never what it does: the code that needs it waits for it as
-/// before (a one-time initialisation, or the keyring's queue).
+/// before (a one-time initialisation).
 ///
 /// The process never exits while such work runs (a library half loaded while `exit` runs the
 /// libraries' destructors could crash): ``finish()`` waits for it, and the launcher and

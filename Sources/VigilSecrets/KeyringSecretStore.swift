@@ -26,13 +26,6 @@ public struct KeyringSecretStore: SecretStore {
         _ = try? await BlockingQueue.keyring.run { vigil_secret_warm_up() }
     }
 
-    /// The same warm-up, waited for on the calling thread (a thread of its own, never the
-    /// cooperative pool): libsecret loaded and its D-Bus session opened on the keyring's queue,
-    /// where the look-ups that follow wait behind it.
-    package static func warmUpWaiting() {
-        BlockingQueue.keyring.runAndWait { _ = vigil_secret_warm_up() }
-    }
-
     /// Stores or replaces the secret under `key`, labelled "Vigil: kind for account".
     /// Throws `SecretStoreError` (`.invalidSecret` for a value with a NUL byte; `.unavailable` without libsecret).
     public func store(_ secret: Secret, for key: SecretKey) throws {

@@ -29,12 +29,6 @@ public final class BlockingQueue: Sendable {
         }
     }
 
-    /// Runs `body` on this queue and waits for it on the calling thread, which must not be a
-    /// thread of the cooperative pool (a thread of its own, or the main one).
-    public func runAndWait(_ body: () -> Void) {
-        queue.sync(execute: body)
-    }
-
     /// Set by the executables in debug builds (and so in `make test`, whose CLI tests and
     /// `vigil simulate` run them): a blocking call made from a task on the cooperative pool
     /// stops the program, naming the call, instead of passing unnoticed.

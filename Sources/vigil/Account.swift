@@ -89,7 +89,6 @@ extension Vigil {
 
             func run() async throws {
                 EarlyWork.transfers()
-                EarlyWork.keyring()
                 let (settings, logger) = CommandContext.start(logOptions)
                 let database = await store.open()
                 var options = AccountSetup.Options(settings: settings)

@@ -66,7 +66,6 @@ extension Vigil.AccountCommand {
 
         func run() async throws {
             EarlyWork.transfers()
-            if !certificateOnly { EarlyWork.keyring() }
             let (settings, logger) = CommandContext.start(logOptions)
             let database = await store.open()
             let accounts: [Account]
