@@ -18,6 +18,7 @@
     X(curl_global_init)         \
     X(curl_easy_init)           \
     X(curl_easy_cleanup)        \
+    X(curl_easy_reset)          \
     X(curl_easy_perform)        \
     X(curl_easy_strerror)       \
     X(curl_easy_setopt)         \
@@ -50,6 +51,11 @@ CURL *vigil_curl_easy_init(void) {
 void vigil_curl_easy_cleanup(CURL *h) {
     vigil_curl_require();
     sym_curl_easy_cleanup(h);
+}
+
+void vigil_curl_easy_reset(CURL *h) {
+    vigil_curl_require();
+    sym_curl_easy_reset(h);
 }
 
 CURLcode vigil_curl_easy_perform(CURL *h) {

@@ -165,7 +165,8 @@ public struct AccountCheck: Sendable {
         let stored = await read
         guard let client else { return Report(certificate: result, filesStatus: nil) }
         let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
-        let probe = FilesProbe(client: client)
+        // The listing and the download on one connection (judged again before the download).
+        let probe = FilesProbe(client: client.keepingConnections())
         // A load balancer's blip (a 404 storm, a 502 while a backend restarts: the statuses setup
         // retries, connection.validator-flags) is waited out as at setup, within the same delays.
         let retried = options.retriedStatuses

@@ -11,8 +11,11 @@ import VigilText
 /// byte of the request (headers, credentials, body) leaves the machine.
 ///
 /// It never follows a redirect: a 3xx comes back with a ``Redirect`` (downgrade and host change
-/// marked) for the caller to report and approve. Every request uses a new connection and a full
-/// handshake (no TLS session resumption), so every connection is judged. Plain `http://` is
+/// marked) for the caller to report and approve. Every connection is judged in its full handshake
+/// (no TLS session resumption). By default every request has a connection of its own; a client
+/// from ``keepingConnections()`` sends the next request to the same origin on the connection it
+/// kept, and only after judging that connection's chain, protocol and revocation again with its
+/// current policy (no request rides on a decision another policy made). Plain `http://` is
 /// refused unless ``Configuration/allowPlainHTTP``.
 public struct HTTPClient: Sendable {
     /// What a client may do and how far it waits; the defaults are the settings' defaults.
@@ -55,12 +58,31 @@ public struct HTTPClient: Sendable {
     /// Where requests (debug) and, with ``Configuration/logExchanges``, redacted exchanges (info) are logged.
     public var logger: Logger
 
+    /// Where a client from ``keepingConnections()`` keeps its idle connection; nil: none kept.
+    let slot: ConnectionSlot?
+
     /// A client judging every connection with `policy`.
     public init(policy: any TLSTrustPolicy, configuration: Configuration = .init(), logger: Logger = Logger(label: "vigil.http")) {
         self.policy = policy
         self.configuration = configuration
         self.logger = logger
+        slot = nil
     }
+
+    init(_ client: HTTPClient, slot: ConnectionSlot) {
+        policy = client.policy
+        configuration = client.configuration
+        logger = client.logger
+        self.slot = slot
+    }
+
+    /// This client, keeping one https connection (without a proxy) between its requests, for a
+    /// command's several requests to one server (a PROPFIND, then a GET): one handshake instead of
+    /// one per request. Before a request goes on the kept connection, the policy judges again the
+    /// chain and the revocation status that connection's handshake showed; a connection it now
+    /// refuses is closed, and the request gets a new one (and a new handshake, judged as ever).
+    /// The client's copies share the connection; it is closed when the last copy goes.
+    public func keepingConnections() -> HTTPClient { HTTPClient(self, slot: ConnectionSlot()) }
 
     /// Sends `request` on a thread of its own (libcurl blocks) and returns the answer.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -190,41 +212,68 @@ public struct HTTPClient: Sendable {
             throw HTTPError(.invalidURL, "The request method is not a token.")
         }
         let endpoint = Endpoint(host: target.host, port: target.port)
-        let handle = try TLSProbe.curlHandle()
-        defer { vigil_curl_easy_cleanup(handle) }
+        // The account's client certificate, loaded only for its own origin.
+        let identity = configuration.clientIdentity.flatMap { $0.covers(endpoint) && secure ? $0.identity : nil }
+        let proxy = secure ? try ProxyChoice.forHTTPS(host: target.host) : try ProxyChoice.forHTTP(host: target.host)
+        // A connection kept by an earlier request of this client: used only once this client's
+        // policy has judged again what its handshake showed; otherwise closed, and a new one made.
+        let key = KeptConnection.Key(
+            endpoint: endpoint, resolve: configuration.resolve, minimumTLSVersion: configuration.minimumTLSVersion,
+            identity: identity?.chain.first?.sha256Fingerprint)
+        let keepable = secure && proxy.url == nil && slot != nil
+        var reused: (connection: KeptConnection, decision: TLSDecision)?
+        if keepable, let kept = slot?.take(matching: key), let decision = Self.judgeAgain(kept.capture, policy: policy, endpoint: endpoint) {
+            reused = (kept, decision)
+        }
+        let handle: UnsafeMutableRawPointer
+        let capture: UnsafeMutablePointer<vigil_tls_capture>
+        if let reused {
+            handle = reused.connection.handle
+            capture = reused.connection.capture
+            // Every option back to its default (set again below); the live connection stays.
+            vigil_curl_easy_reset(handle)
+        } else {
+            handle = try TLSProbe.curlHandle()
+            capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
+            capture.initialize(to: vigil_tls_capture())
+        }
+        // Who owns the handle and the capture: a kept connection (closed when it goes, unless the
+        // slot keeps it for the next request), or this function (released here).
+        var owner = reused?.connection
+        defer {
+            if owner == nil {
+                vigil_curl_easy_cleanup(handle)
+                vigil_tls_capture_release(capture)
+                capture.deallocate()
+            }
+        }
 
         let transfer = Transfer(policy: policy, endpoint: endpoint, maximumBodySize: configuration.maximumBodySize)
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
-        let capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
-        var fresh = vigil_tls_capture()
-        fresh.decide = Self.decide
-        fresh.context = context.toOpaque()
-        fresh.decide_status = Self.decideStatus
-        capture.initialize(to: fresh)
-        defer {
-            vigil_tls_capture_release(capture)
-            capture.deallocate()
-        }
-        // The account's client certificate, loaded only for its own origin.
-        let identity = configuration.clientIdentity.flatMap { $0.covers(endpoint) && secure ? $0.identity : nil }
+        // The capture may outlive this transfer (a kept connection): it never points at it after.
+        defer { capture.pointee.context = nil }
+        capture.pointee.decide = Self.decide
+        capture.pointee.context = context.toOpaque()
+        capture.pointee.decide_status = Self.decideStatus
         if let identity {
             transfer.presentsIdentity = true
-            guard Self.load(identity, into: capture) else {
+            // A kept connection presented it in its handshake already.
+            guard reused != nil || Self.load(identity, into: capture) else {
                 throw HTTPError(.transport, "The account's client certificate cannot be handed to OpenSSL.")
             }
         }
         if secure, vigil_curl_capture_tls(handle, capture) != CURLE_OK {
             throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
         }
+        // One connection at most in the handle's cache: a kept handle's connection is the last
+        // one its hooks judged.
+        try Curl.set(handle, CURLOPT_MAXCONNECTS, 1)
         // The proxy, chosen here as curl would, so that an https proxy is verified before it
         // receives a proxy password, and an http proxy with one is refused.
         // A plain-HTTP request (only ever without credentials) gets curl's own verification of
         // an https proxy: no SSL context callback is installed for it.
-        let proxyHost =
-            secure
-            ? try ProxyChoice.forHTTPS(host: target.host).apply(to: handle, capture: capture)
-            : try ProxyChoice.forHTTP(host: target.host).apply(to: handle, capture: nil)
+        let proxyHost = try proxy.apply(to: handle, capture: secure ? capture : nil)
         defer { free(proxyHost) }
 
         let resolveList = HostResolution.curlList(configuration.resolve)
@@ -318,6 +367,17 @@ public struct HTTPClient: Sendable {
             }
             throw error
         }
+        // No new connection: the request went on the kept one, which this client's policy judged
+        // again before it was sent. A new one (the kept one had closed) was judged in its handshake.
+        var connects = 0
+        try Curl.check(vigil_curl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects), "the number of connections")
+        if secure, connects == 0 {
+            guard let reused else {
+                throw HTTPError(.handshakeFailed, "\(endpoint): the answer came on a connection this request did not judge; it is not used.")
+            }
+            transfer.decision = reused.decision
+            transfer.statusJudged = true
+        }
         if secure, transfer.decision == nil {
             throw HTTPError(.handshakeFailed, "\(endpoint): the connection was not judged by the trust policy.")
         }
@@ -336,7 +396,25 @@ public struct HTTPClient: Sendable {
         if (300..<400).contains(status), let location = response.header("Location") {
             response.redirect = Redirect(status: status, location: location, base: target.text)
         }
+        response.reusedConnection = secure && connects == 0
+        // Kept for this client's next request: a judged, accepted https connection, no proxy.
+        if keepable, let slot, transfer.decision?.allowsRequest == true, transfer.statusJudged {
+            let connection = owner ?? KeptConnection(key: key, handle: handle, capture: capture)
+            owner = connection
+            slot.keep(connection)
+        }
         return response
+    }
+
+    /// The chain, protocol and staple a kept connection's handshake showed, judged again by
+    /// `policy` as the hooks judge a new handshake (chain, then revocation); nil when it refuses.
+    static func judgeAgain(_ capture: UnsafeMutablePointer<vigil_tls_capture>, policy: any TLSTrustPolicy, endpoint: Endpoint) -> TLSDecision? {
+        guard let chain = try? TLSProbe.capturedChain(capture), !chain.isEmpty else { return nil }
+        let negotiated = TLSProtocolVersion(openSSLCode: Int(capture.pointee.version_code))
+        let decision = policy.decide(chain: chain, negotiated: negotiated, for: endpoint)
+        guard decision.allowsRequest else { return nil }
+        let revised = policy.decide(decision, chain: chain, staple: TLSProbe.stapled(capture), for: endpoint)
+        return revised.allowsRequest ? revised : nil
     }
 
     /// What one transfer gathers; reached from libcurl's C callbacks through an opaque pointer.

@@ -17,6 +17,9 @@ public struct HTTPResponse: Sendable {
     public var heldByAccessGateway = false
     /// The server asked for a client certificate on this connection (and what was presented).
     public var clientCertificate: ClientCertificateExchange?
+    /// The request went on a connection an earlier request of the same client opened
+    /// (``HTTPClient/keepingConnections()``), judged again before it was sent.
+    public var reusedConnection = false
 
     /// The first value of a header field, by case-insensitive name.
     public func header(_ name: String) -> String? {

@@ -52,6 +52,52 @@ struct HTTPClientTests {
         }
     }
 
+    /// A client keeping its connection sends its second request on the first one's connection
+    /// (one handshake, the simulator's journal is the witness); a client that does not opens a
+    /// connection per request.
+    @Test func aKeepingClientSendsItsRequestsOnOneConnection() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let keeping = try client().keepingConnections()
+            let first = try await keeping.send(HTTPRequest(url: running.url()))
+            let second = try await keeping.send(HTTPRequest(url: running.url(path: "/status.php")))
+            #expect(first.status == 200 && second.status == 200)
+            #expect(!first.reusedConnection && second.reusedConnection)
+            #expect(second.tls?.allowsRequest == true, "the kept connection was judged again")
+            let entries = running.simulator.journal.entries
+            #expect(entries.count == 2 && entries[0].connection != nil && entries[0].connection == entries[1].connection, "\(entries)")
+
+            let plain = try client()
+            _ = try await plain.send(HTTPRequest(url: running.url()))
+            let again = try await plain.send(HTTPRequest(url: running.url()))
+            #expect(!again.reusedConnection)
+            let last = running.simulator.journal.entries.suffix(2).compactMap(\.connection)
+            #expect(last.count == 2 && last[0] != last[1], "one connection per request by default")
+        }
+    }
+
+    /// A copy of a keeping client with a policy that refuses the server does not ride on the
+    /// connection the first policy accepted: the kept connection is judged again, refused and
+    /// closed; nothing is sent. The accepting client then gets a new connection, judged anew.
+    @Test func aKeptConnectionIsJudgedAgainByTheCurrentPolicy() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let keeping = try client().keepingConnections()
+            _ = try await keeping.send(HTTPRequest(url: running.url(), headers: Self.basic))
+            var refusing = keeping
+            refusing.policy = EvaluatorTrustPolicy(evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.testcert("attacker-ca.pem")])))
+            do {
+                let answer = try await refusing.send(HTTPRequest(url: running.url(), headers: Self.basic))
+                Issue.record("a refused server answered \(answer.status) on the kept connection")
+            } catch let error as HTTPError {
+                #expect(error.code == .untrustedCertificate, "\(error)")
+            }
+            #expect(running.simulator.journal.entries.count == 1, "nothing was sent under the refusing policy")
+            let after = try await keeping.send(HTTPRequest(url: running.url()))
+            #expect(after.status == 200 && !after.reusedConnection, "the refused connection was closed, not kept")
+            let connections = running.simulator.journal.entries.compactMap(\.connection)
+            #expect(connections.count == 2 && connections[0] != connections[1])
+        }
+    }
+
     /// An access-policy manager: the request is sent to its login and back for a session
     /// cookie, then again with it; the login hop carries the cookie jar's cookies only, never the
     /// request's credentials; a client without a jar gets the redirect as it is.

@@ -23,6 +23,8 @@ const char *vigil_curl_load_error(void);
 CURLcode vigil_curl_global_init(long flags);
 CURL *vigil_curl_easy_init(void);
 void vigil_curl_easy_cleanup(CURL *h);
+/// Every option back to its default; the handle's live connections stay (curl_easy_reset).
+void vigil_curl_easy_reset(CURL *h);
 CURLcode vigil_curl_easy_perform(CURL *h);
 const char *vigil_curl_easy_strerror(CURLcode code);
 struct curl_slist *vigil_curl_slist_append(struct curl_slist *list, const char *text);
