@@ -6,38 +6,62 @@ import VigilStore
 import VigilText
 
 /// Standard output through one buffer, written in 64 KiB blocks: a listing of 100,000 rows is
-/// not 100,000 locked `print` calls. Call ``flush()`` at the end.
+/// not 100,000 locked `print` calls. Call ``flush()`` at the end. The buffer is raw memory that
+/// bytes are copied into (`memcpy`), not an array grown by a million appends.
 struct BufferedOutput {
-    private var buffer: [UInt8] = []
+    static let capacity = 1 << 16
 
-    init() { buffer.reserveCapacity(1 << 16) }
+    /// The bytes not yet written; one per output (copies of a BufferedOutput share it).
+    private final class Storage {
+        let base = UnsafeMutablePointer<UInt8>.allocate(capacity: BufferedOutput.capacity)
+        var count = 0
+        deinit { base.deallocate() }
+    }
+
+    private let storage = Storage()
+
+    init() {}
 
     mutating func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        var text = text
+        text.withUTF8 { write(bytes: $0) }
     }
 
     mutating func line(_ text: String) {
         write(text)
-        buffer.append(0x0A)
+        append(0x0A)
     }
 
     mutating func write(bytes: UnsafeBufferPointer<UInt8>) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= 1 << 16 { flush() }
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if storage.count + bytes.count > Self.capacity { flush() }
+        if bytes.count > Self.capacity { return Self.writeOut(bytes) }
+        (storage.base + storage.count).update(from: source, count: bytes.count)
+        storage.count += bytes.count
+    }
+
+    /// One byte.
+    mutating func append(_ byte: UInt8) {
+        if storage.count == Self.capacity { flush() }
+        storage.base[storage.count] = byte
+        storage.count += 1
     }
 
     /// A decimal number, its digits written straight into the buffer.
     mutating func write(_ number: Int64) {
-        guard number != 0 else { return buffer.append(0x30) }
-        if number < 0 { buffer.append(0x2D) }
-        let start = buffer.count
+        guard number != 0 else { return append(0x30) }
+        // 20 digits and a sign at most.
+        if storage.count + 21 > Self.capacity { flush() }
+        if number < 0 { append(0x2D) }
+        let start = storage.count
         var rest = number.magnitude
         while rest > 0 {
-            buffer.append(UInt8(48 + rest % 10))
+            storage.base[storage.count] = UInt8(48 + rest % 10)
+            storage.count += 1
             rest /= 10
         }
-        buffer[start...].reverse()
+        var digits = UnsafeMutableBufferPointer(start: storage.base + start, count: storage.count - start)
+        digits.reverse()
     }
 
     /// A literal, copied without making a String.
@@ -68,9 +92,9 @@ struct BufferedOutput {
         let text = row.text(column)
         if ISOTime.isStoredDate(text) {
             write(bytes: UnsafeBufferPointer(rebasing: text[0..<10]))
-            buffer.append(0x54)  // T
+            append(0x54)  // T
             write(bytes: UnsafeBufferPointer(rebasing: text[11..<19]))
-            buffer.append(0x5A)  // Z
+            append(0x5A)  // Z
         } else {
             write(row.date(column).map(ISOTime.string) ?? "")
         }
@@ -79,15 +103,17 @@ struct BufferedOutput {
     /// Writes what is buffered to file descriptor 1 (a closed pipe ends the writing quietly:
     /// SIGPIPE is ignored and the command's exit code says the rest).
     mutating func flush() {
-        guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { break }
-            }
+        guard storage.count > 0 else { return }
+        Self.writeOut(UnsafeBufferPointer(start: storage.base, count: storage.count))
+        storage.count = 0
+    }
+
+    private static func writeOut(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { break }
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 }
 
