@@ -53,52 +53,45 @@ public struct JSONSyntax {
         guard index < bytes.count else { throw failure("expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
-            index += 1
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return
-            }
-            while true {
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name in double quotes") }
-                try string()
-                skipSpace()
-                try expect(UInt8(ascii: ":"), "expected : after the member name")
-                skipSpace()
-                try value(depth: depth + 1)
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
+            try elements(closing: UInt8(ascii: "}"), what: "member") { scanner throws(Problem) in
+                guard scanner.index < scanner.bytes.count, scanner.bytes[scanner.index] == UInt8(ascii: "\"") else {
+                    throw scanner.failure("expected a member name in double quotes")
                 }
-                try expect(UInt8(ascii: "}"), "expected , or } after the member")
-                return
+                try scanner.string()
+                scanner.skipSpace()
+                try scanner.expect(UInt8(ascii: ":"), "expected : after the member name")
+                scanner.skipSpace()
+                try scanner.value(depth: depth + 1)
             }
         case UInt8(ascii: "["):
-            index += 1
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return
-            }
-            while true {
-                skipSpace()
-                try value(depth: depth + 1)
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                try expect(UInt8(ascii: "]"), "expected , or ] after the element")
-                return
-            }
+            try elements(closing: UInt8(ascii: "]"), what: "element") { scanner throws(Problem) in try scanner.value(depth: depth + 1) }
         case UInt8(ascii: "\""): try string()
         case UInt8(ascii: "t"): try word("true")
         case UInt8(ascii: "f"): try word("false")
         case UInt8(ascii: "n"): try word("null")
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         default: throw failure("expected a value")
+        }
+    }
+
+    /// An object's members or an array's elements, from the opening bracket to `closing`.
+    mutating func elements(closing: UInt8, what: String, _ element: (inout JSONSyntax) throws(Problem) -> Void) throws(Problem) {
+        index += 1
+        skipSpace()
+        if index < bytes.count, bytes[index] == closing {
+            index += 1
+            return
+        }
+        while true {
+            skipSpace()
+            try element(&self)
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            try expect(closing, "expected , or \(Character(Unicode.Scalar(closing))) after the \(what)")
+            return
         }
     }
 
