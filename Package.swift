@@ -100,7 +100,7 @@ let package = Package(
         // XDG base directories, in one place (no dependencies: settings, store and CLI use it).
         .target(name: "VigilPaths", swiftSettings: strictSettings),
         // Serial queues of their own for blocking calls (keyring, database) made from async code.
-        .target(name: "VigilThreads", dependencies: ["CVigilSystem"], swiftSettings: strictSettings),
+        .target(name: "VigilThreads", dependencies: ["VigilErrors", "CVigilSystem"], swiftSettings: strictSettings),
         // glibc's GNU extensions Swift's Glibc module does not show (a thread's name and id).
         .target(name: "CVigilSystem"),
         // The one error protocol (VigilError) every module's error struct conforms to.
@@ -237,6 +237,7 @@ let package = Package(
                 "VigilPaths",
                 "VigilThreads",
                 "VigilCommandLine",
+                "CVigilSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -290,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "VigilAuthTests",
             dependencies: [
-                "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilSecrets", "VigilTestSupport", "VigilSimulator",
+                "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilSecrets", "VigilTestSupport", "VigilSimulator", "CVigilSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

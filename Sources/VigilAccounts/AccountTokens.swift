@@ -47,8 +47,10 @@ public struct AccountTokens: Sendable {
     }
 
     /// When a token that lives `expiresIn` seconds (as the server said) expires, after the override.
+    /// A lifetime below zero is an expired token; one over ten years is taken as ten years (a
+    /// server's absurd number is not a date to store).
     public static func expiry(expiresIn: Int?, override: Int?, from start: Date) -> Date? {
-        (override ?? expiresIn).map { start.addingTimeInterval(TimeInterval($0)) }
+        (override ?? expiresIn).map { start.addingTimeInterval(TimeInterval(min(max($0, 0), 10 * 366 * 24 * 3600))) }
     }
 
     /// The access token to send now, refreshed first when it is about to expire, or when
@@ -118,7 +120,7 @@ public struct AccountTokens: Sendable {
         guard fd >= 0 else { throw AccountSetupError(.configuration, "Cannot open the lock file \(path): \(String(cString: strerror(errno))).") }
         defer { close(fd) }
         // flock blocks the thread: wait on one of its own, not on the cooperative pool.
-        let locked = await OwnThread.run(named: "vigil-lock") { flock(fd, LOCK_EX) == 0 }
+        let locked = try await OwnThread.run(named: "vigil-lock") { flock(fd, LOCK_EX) == 0 }
         guard locked else { throw AccountSetupError(.configuration, "Cannot lock \(path): \(String(cString: strerror(errno))).") }
         defer { flock(fd, LOCK_UN) }
         return try await body()

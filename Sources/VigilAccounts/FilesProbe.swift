@@ -90,9 +90,27 @@ struct FilesProbe {
 
     /// The text of the first `<prefix:name>` (any namespace prefix) in `xml`.
     static func element(_ name: String, in xml: String) -> String? {
-        guard let pattern = try? Regex("<([A-Za-z0-9_.-]+:)?" + name + ">"), let open = xml.firstMatch(of: pattern)?.range,
-            let close = xml[open.upperBound...].firstRange(of: "</")
-        else { return nil }
-        return String(xml[open.upperBound..<close.lowerBound])
+        // `name>` preceded by `<` or by `<prefix:` (letters, digits, `_.-`): scanned, no
+        // expression compiled per element of a large answer.
+        for found in xml.ranges(of: name + ">") {
+            var start = found.lowerBound
+            guard start > xml.startIndex else { continue }
+            var before = xml[xml.index(before: start)]
+            if before == ":" {
+                start = xml.index(before: start)
+                var prefixLength = 0
+                while start > xml.startIndex {
+                    let character = xml[xml.index(before: start)]
+                    guard character.isASCII, character.isLetter || character.isNumber || "_.-".contains(character) else { break }
+                    start = xml.index(before: start)
+                    prefixLength += 1
+                }
+                guard prefixLength > 0, start > xml.startIndex else { continue }
+                before = xml[xml.index(before: start)]
+            }
+            guard before == "<", let close = xml[found.upperBound...].firstRange(of: "</") else { continue }
+            return String(xml[found.upperBound..<close.lowerBound])
+        }
+        return nil
     }
 }

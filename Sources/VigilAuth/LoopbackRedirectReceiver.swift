@@ -16,7 +16,8 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
 
     /// Binds 127.0.0.1 on `port` (0: a free one).
     public init(port: Int = 0) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a browser Vigil starts never holds the socket the login's answer comes to.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw OAuth2Error(.redirectListener, "Cannot open a socket for the loopback redirect.") }
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -47,11 +48,7 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
     public func waitForResponse(timeout: Duration, state: String? = nil) async throws -> [String: String] {
         let cancelled = CancellationFlag()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                OwnThread.start(named: "vigil-redirect") {
-                    continuation.resume(with: Result { try self.blockingWait(timeout: timeout, state: state, cancelled: cancelled) })
-                }
-            }
+            try await OwnThread.run(named: "vigil-redirect") { try self.blockingWait(timeout: timeout, state: state, cancelled: cancelled) }
         } onCancel: {
             cancelled.set()
         }

@@ -16,10 +16,12 @@ package enum EarlyStart {
     /// Starts `work` on a thread named `name`.
     package static func begin(_ name: String, _ work: @escaping @Sendable () -> Void) {
         running.enter()
-        OwnThread.start(named: name) {
+        // No thread to spare: nothing begun; the command does the work itself when it needs it.
+        let started = OwnThread.start(named: name) {
             work()
             running.leave()
         }
+        if !started { running.leave() }
     }
 
     /// Waits for every work begun to end.

@@ -67,6 +67,7 @@ public final class CookieJar: Sendable {
             (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         if fields[3].count == 2 { year += year < 70 ? 2000 : 1900 }
+        guard (1601...9999).contains(year) else { return nil }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
         parts.tm_mon = Int32(month)

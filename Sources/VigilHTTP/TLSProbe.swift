@@ -223,8 +223,9 @@ public struct TLSProbe: Sendable {
         // curl's text may quote a proxy URL, user information and all: never shown.
         // (No "@", nothing to scrub: the common case skips building the expression.)
         let scrubbed =
-            detail.contains("@")
-            ? detail.replacing(#/([A-Za-z][A-Za-z0-9+.\-]*://)[^\s'"/]*@/#) { String($0.output.1) + "«redacted»@" } : detail
+            detail.utf8.contains(UInt8(ascii: "@"))
+            ? detail.replacing(#/([A-Za-z][A-Za-z0-9+.\-]*://)[^\s'"/]*@/#.matchingSemantics(.unicodeScalar)) { String($0.output.1) + "«redacted»@" }
+            : detail
         let suffix = scrubbed.isEmpty ? "" : " (\(scrubbed))"
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:

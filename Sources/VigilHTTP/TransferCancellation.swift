@@ -39,9 +39,7 @@ final class TransferCancellation: Sendable {
     static func onThread<T: Sendable>(named name: String, _ body: @escaping @Sendable (TransferCancellation) throws -> T) async throws -> T {
         let cancellation = TransferCancellation()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                OwnThread.start(named: name) { continuation.resume(with: Result { try body(cancellation) }) }
-            }
+            try await OwnThread.run(named: name) { try body(cancellation) }
         } onCancel: {
             cancellation.cancel()
         }

@@ -135,6 +135,9 @@ public struct HTTPLogRedactor: Sendable {
             if let json = JSONValue.parse(body) {
                 return cut(String(decoding: redactJSON(json).encoded(), as: UTF8.self))
             }
+            // JSON that does not parse (cut short, or a number no Double holds) is not logged:
+            // the key-by-key redaction cannot run on it, and the scrubber knows fewer keys.
+            if contentType.contains("json") { return "[\(body.count) bytes of JSON that could not be parsed; not logged]" }
         }
         guard let text = String(validating: body, as: UTF8.self) else { return "[\(body.count) bytes of binary data]" }
         return cut(SecretScrubber.scrub(text))

@@ -85,9 +85,9 @@ extension Account: StoredValue {
         self.init(
             id: try row.string(0), server: try row.string(1), user: try row.string(2), method: try row.string(3), createdAt: try row.requiredDate(4),
             reviewedChainPEM: row.optionalString(5), clientID: row.optionalString(6), tokenEndpoint: row.optionalString(7),
-            revocationEndpoint: row.optionalString(8), tokenExpiresAt: row.date(9))
+            revocationEndpoint: row.optionalString(8), tokenExpiresAt: try row.optionalDate(9))
         needsLogin = row.integer(10) != 0
-        pendingSince = row.date(11)
+        pendingSince = try row.optionalDate(11)
         label = row.optionalString(12)
         issuer = row.optionalString(13)
         subject = row.optionalString(14)

@@ -48,7 +48,7 @@ extension ApprovedCertificate: StoredValue {
         self.init(
             id: row.integer(0), host: try row.string(1), port: Int(row.integer(2)), sha256: try row.string(3), spkiSHA256: try row.string(4),
             subject: try row.string(5), issuer: try row.string(6), notAfter: try row.string(7), approvedAt: try row.requiredDate(8),
-            note: row.optionalString(9), revokedAt: row.date(10), revocationReason: row.optionalString(11), der: row.data(12))
+            note: row.optionalString(9), revokedAt: try row.optionalDate(10), revocationReason: row.optionalString(11), der: row.data(12))
     }
 
     var values: [SQLiteValue] {

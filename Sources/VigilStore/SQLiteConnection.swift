@@ -47,6 +47,8 @@ final class SQLiteConnection {
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE` for a change, so that a writer waits for
     /// the lock up front), committed when it returns, rolled back when it throws.
     func transaction<T>(writing: Bool, _ body: () throws -> T) throws -> T {
+        // A transaction an earlier failure left open (its ROLLBACK failed too) is ended first.
+        if sqlite3_get_autocommit(handle) == 0 { try execute("ROLLBACK") }
         try execute(writing ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let result = try body()

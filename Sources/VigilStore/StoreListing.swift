@@ -42,6 +42,13 @@ package struct StoredRow {
         return value
     }
 
+    /// The date a nullable column holds: nil for NULL only; text that is no date is a damaged row
+    /// (a revocation time read as "none" would show a revoked approval as active).
+    func optionalDate(_ column: Int32) throws -> Date? {
+        if isNull(column) { return nil }
+        return try requiredDate(column)
+    }
+
     /// The date a NOT NULL column holds; NULL or text that is no date is a damaged row.
     func requiredDate(_ column: Int32) throws -> Date {
         guard let value = date(column) else { throw Self.damaged(column) }
@@ -51,9 +58,9 @@ package struct StoredRow {
     /// The column's bytes (nil for NULL).
     func data(_ column: Int32) -> Data? {
         guard !isNull(column) else { return nil }
-        let count = Int(sqlite3_column_bytes(statement, column))
+        // sqlite3_column_blob first, then sqlite3_column_bytes: the order SQLite documents.
         guard let bytes = sqlite3_column_blob(statement, column) else { return Data() }
-        return Data(bytes: bytes, count: count)
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, column)))
     }
 
     static func damaged(_ column: Int32) -> SQLiteError {

@@ -6,20 +6,31 @@ import Glibc
 /// text in SQL. Read back: that format, with or without seconds or milliseconds, `T` for the
 /// space, a `Z` or `±HH:MM` zone, a date alone, or a number of seconds since 1970.
 enum StoredDate {
+    /// The dates the format holds: years 0001 to 9999. A date outside (a server's absurd
+    /// `expires_in`) is stored as the nearest one it holds, never a crash, never five digits.
+    static let earliest: TimeInterval = -62_135_596_800  // 0001-01-01 00:00:00 UTC
+    static let latest: TimeInterval = 253_402_300_799.999  // 9999-12-31 23:59:59.999 UTC
+
     /// `date` as stored, to the nearest millisecond (a date read back is written as it was).
     static func text(of date: Date) -> String {
-        let interval = date.timeIntervalSince1970
+        let given = date.timeIntervalSince1970
+        let interval = given.isNaN ? 0 : min(max(given, earliest), latest)
         var seconds = time_t(interval.rounded(.down))
         var milliseconds = Int(((interval - Double(seconds)) * 1000).rounded())
         if milliseconds >= 1000 {
-            seconds += 1
-            milliseconds -= 1000
+            // 9999-12-31 23:59:59.9995 and later stay in the last millisecond of the range.
+            if interval >= latest {
+                milliseconds = 999
+            } else {
+                seconds += 1
+                milliseconds -= 1000
+            }
         }
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let year = Int(parts.tm_year) + 1900
-        let yearText = year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
         let millisecondText = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
         return "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millisecondText)"
     }

@@ -28,10 +28,17 @@ public final class VigilDatabase: Sendable {
             }
         }
         if access(path, F_OK) != 0 {
-            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            // Created here, mode 0600, never through a symbolic link: one that points nowhere is
+            // refused (SQLite would create its target with the umask's mode).
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 {
                 Glibc.close(fd)
-            } else if errno != EEXIST {
+            } else if errno == EEXIST {
+                var link = stat()
+                if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+                    throw StoreError(.cannotOpen, "Cannot open the database \(path): it is a symbolic link to a file that does not exist.")
+                }
+            } else {
                 throw StoreError(.cannotOpen, "Cannot create the database \(path): \(String(cString: strerror(errno))).")
             }
         }

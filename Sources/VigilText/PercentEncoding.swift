@@ -18,10 +18,11 @@ public enum PercentEncoding {
         }
     }
 
-    /// What a path segment may hold as it is (RFC 3986 `pchar` without `/`, `?`, `#` and `%`).
+    /// What a path segment may hold as it is: RFC 3986 `pchar` without `/`, `?`, `#`, `%` and `;`
+    /// (servers read `;` as the start of path parameters; Foundation's `urlPathAllowed` encodes it).
     public static func isPathSegmentCharacter(_ byte: UInt8) -> Bool {
         if isUnreserved(byte) { return true }
-        return "!$&'()*+,;=:@".utf8.contains(byte)
+        return "!$&'()*+,=:@".utf8.contains(byte)
     }
 
     /// `text` with every UTF-8 byte that `allowed` refuses written as `%XX`.

@@ -5,24 +5,21 @@ import Glibc
 /// lock file's `flock`), so that no thread of Swift's cooperative pool waits on it. POSIX threads
 /// directly: Foundation's `Thread` would bring all of Foundation (and ICU's data) into the client.
 public enum OwnThread {
-    /// Runs `body` on a new detached thread named `name` (Linux keeps its first 15 bytes)
-    /// and returns what it returned or threw.
+    /// Runs `body` on a new detached thread named `name` (Linux keeps its first 15 bytes) and
+    /// returns what it returned or threw; ``ThreadError`` when no thread can be started.
     public static func run<T: Sendable>(named name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            start(named: name) { continuation.resume(with: Result { try body() }) }
+            let started = start(named: name) { continuation.resume(with: Result { try body() }) }
+            if !started {
+                continuation.resume(throwing: ThreadError(.cannotStart, "Vigil could not start a thread (\(name)): the system is out of threads or memory."))
+            }
         }
     }
 
-    /// Runs `body` on a new detached thread named `name` and returns what it returned.
-    public static func run<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            start(named: name) { continuation.resume(returning: body()) }
-        }
-    }
-
-    /// Starts `body` on a new detached thread; a thread that cannot be made (the process is out of
-    /// threads) is a fatal error, as Foundation's `Thread.start` is.
-    public static func start(named name: String, _ body: @escaping @Sendable () -> Void) {
+    /// Starts `body` on a new detached thread; false (and `body` never runs) when no thread can
+    /// be started (the process is out of threads or memory).
+    @discardableResult
+    public static func start(named name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
         let box = Unmanaged.passRetained(Work(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(
@@ -35,9 +32,10 @@ public enum OwnThread {
             }, box)
         guard status == 0 else {
             Unmanaged<Work>.fromOpaque(box).release()
-            fatalError("Cannot start a thread (\(name)): pthread_create returned \(status).")
+            return false
         }
         pthread_detach(thread)
+        return true
     }
 
     /// The process's main thread is the caller (Linux: its thread id is the process id).

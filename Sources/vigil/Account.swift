@@ -1,4 +1,5 @@
 import ArgumentParser
+import CVigilSystem
 import FoundationEssentials
 import Glibc
 import Logging
@@ -341,18 +342,13 @@ struct TerminalInteraction: AccountSetupInteraction {
         }
     }
 
-    /// Starts `arguments` (a path, then its arguments) with its output and errors discarded, not
-    /// waited for; false when it could not be started.
+    /// Starts `arguments` (a path, then its arguments) detached: no descriptor of this process
+    /// inherited (the loopback listener waiting for the login's answer among them), input, output
+    /// and errors on /dev/null, a process group of its own; false when it could not be started.
     static func spawnQuietly(_ arguments: [String]) -> Bool {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
-        var pid = pid_t()
-        return posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0
+        return vigil_spawn_detached(&argv) == 0
     }
 
     func progress(_ message: String) async {

@@ -202,6 +202,20 @@ struct AccountTokensTests {
     }
 }
 
+/// A token endpoint's `expires_in` is a number from the server: one below zero is an expired
+/// token, one over ten years ten years; never a date the store cannot hold.
+@Suite("Token lifetimes from the server")
+struct TokenLifetimeTests {
+    @Test func absurdLifetimesAreBounded() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(AccountTokens.expiry(expiresIn: 3600, override: nil, from: start) == start.addingTimeInterval(3600))
+        #expect(AccountTokens.expiry(expiresIn: -100_000_000_000, override: nil, from: start) == start)
+        #expect(AccountTokens.expiry(expiresIn: 8_000_000_000_000_000, override: nil, from: start) == start.addingTimeInterval(10 * 366 * 24 * 3600))
+        #expect(AccountTokens.expiry(expiresIn: nil, override: nil, from: start) == nil)
+        #expect(AccountTokens.expiry(expiresIn: 3600, override: 60, from: start) == start.addingTimeInterval(60))
+    }
+}
+
 /// The approvals an account needed go with its last user: its server's and its login provider's
 /// on another host, unless another account still connects there.
 @Suite("Approvals left over")

@@ -85,6 +85,17 @@ struct HTTPLogRedactorTests {
         #expect(!redacted.contains("token=2"))
     }
 
+    /// JSON that does not parse (a number no Double holds, a body cut short) is not logged: the
+    /// key-by-key redaction cannot run on it.
+    @Test func unparsableJSONIsNotLogged() {
+        let redactor = HTTPLogRedactor()
+        for body in [#"{"code": "c0de-secret", "n": 1e400}"#, #"{"state": "st4te-secret", "#] {
+            let shown = redactor.redact(body: Array(body.utf8), contentType: "application/json")
+            #expect(!shown.contains("secret") && shown.contains("could not be parsed"), "\(shown)")
+        }
+        #expect(redactor.redact(body: Array(#"{"code": "abc", "ok": true}"#.utf8), contentType: "application/json") == #"{"code":"[redacted]","ok":true}"#)
+    }
+
     /// An access proxy's service token: named like a secret, or named by the account.
     @Test func accessHeadersAreRedacted() {
         var redactor = HTTPLogRedactor()

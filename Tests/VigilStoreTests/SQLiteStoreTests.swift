@@ -108,6 +108,32 @@ struct SQLiteStoreTests {
         #expect(try approvals.list().count == 1 && database.auditTrail().count == 1)
     }
 
+    /// A date the format cannot hold (a server's absurd `expires_in`) is stored as the nearest it
+    /// holds: never a crash, never five digits that no longer sort or read back.
+    @Test func aDateOutOfRangeIsStoredAtTheEdge() throws {
+        #expect(StoredDate.text(of: Date(timeIntervalSince1970: -1e15)) == "0001-01-01 00:00:00.000")
+        #expect(StoredDate.text(of: Date(timeIntervalSince1970: 1e15)) == "9999-12-31 23:59:59.999")
+        #expect(StoredDate.text(of: Date(timeIntervalSince1970: .infinity)) == "9999-12-31 23:59:59.999")
+        #expect(StoredDate.text(of: Date(timeIntervalSince1970: .nan)) == "1970-01-01 00:00:00.000")
+        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+        let accounts = Accounts(database: database)
+        let account = Account(server: "https://cloud.test", user: "alice", method: "com.owncloud.oauth2")
+        try accounts.add(account)
+        try accounts.updateTokens(id: account.id, expiresAt: Date(timeIntervalSince1970: -1e13), needsLogin: false, because: "test")
+        #expect(try accounts.list().first?.tokenExpiresAt.map(StoredDate.text) == "0001-01-01 00:00:00.000")
+    }
+
+    /// A nullable date that is text but no date is a damaged row, not "none": a revocation time
+    /// read as none would show a revoked approval as active.
+    @Test func anUnreadableRevocationTimeIsDamageNotActive() throws {
+        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+        let certificate = try #require(try Certificate.load(path: TestPaths.testcert("self-signed.pem")).first)
+        let approvals = CertificateApprovals(database: database)
+        let approval = try approvals.approve(certificate, host: "127.0.0.1", port: 443)
+        try database.write { db in try db.execute("UPDATE approved_certificate SET revokedAt = 'not a date' WHERE id = ?", [SQLiteValue(approval.id)]) }
+        #expect(throws: StoreError.self) { try approvals.list(includingRevoked: true) }
+    }
+
     @Test func datesAreStoredAsGRDBWroteThemAndReadInEveryFormItAccepted() throws {
         let date = try Self.utc("2026-11-26T22:07:44.125Z")
         #expect(StoredDate.text(of: date) == "2026-11-26 22:07:44.125")

@@ -9,6 +9,7 @@ struct TextTests {
     @Test func percentEncodingKeepsWhatIsAllowedAndEncodesTheRest() {
         #expect(PercentEncoding.encode("a b/c?d#é~", allowing: PercentEncoding.isUnreserved) == "a%20b%2Fc%3Fd%23%C3%A9~")
         #expect(PercentEncoding.encode("alice@example.com/x", allowing: PercentEncoding.isPathSegmentCharacter) == "alice@example.com%2Fx")
+        #expect(PercentEncoding.encode("alice;x", allowing: PercentEncoding.isPathSegmentCharacter) == "alice%3Bx", "servers read ; as path parameters")
         #expect(PercentEncoding.encode("https://x", allowing: PercentEncoding.isAlphanumeric) == "https%3A%2F%2Fx")
     }
 
