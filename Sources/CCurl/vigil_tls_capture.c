@@ -218,6 +218,18 @@ static void vigil_tls_capture_release_identity(vigil_tls_capture *capture) {
     free(capture->client_cert_issuers);
     capture->client_cert_issuers = NULL;
 }
+void vigil_tls_capture_forget_exchange(vigil_tls_capture *capture) {
+    capture->client_cert_allowed = 0;
+    capture->client_cert_requested = 0;
+    free(capture->client_cert_issuers);
+    capture->client_cert_issuers = NULL;
+    capture->client_cert_presented = 0;
+    capture->alert_received = 0;
+    capture->not_tls = 0;
+    capture->proxy_failed = 0;
+    capture->server_ssl = NULL;
+}
+
 void vigil_tls_capture_release(vigil_tls_capture *capture) {
     vigil_tls_capture_release_identity(capture);
     if (capture->chain) sk_X509_pop_free(capture->chain, X509_free);

@@ -219,11 +219,16 @@ public struct HTTPClient: Sendable {
         // policy has judged again what its handshake showed; otherwise closed, and a new one made.
         let key = KeptConnection.Key(
             endpoint: endpoint, resolve: configuration.resolve, minimumTLSVersion: configuration.minimumTLSVersion,
-            identity: identity?.chain.first?.sha256Fingerprint)
-        let keepable = secure && proxy.url == nil && slot != nil
-        var reused: (connection: KeptConnection, decision: TLSDecision)?
+            identity: identity.map { $0.chain.first?.sha256Fingerprint ?? "an identity without a chain" })
+        // Only requests that change nothing: libcurl sends a request again on a new connection
+        // when a kept one turns out dead before any answer, and a PUT or a POST must never go twice.
+        let keepable = secure && proxy.url == nil && slot != nil && ["GET", "HEAD", "PROPFIND", "OPTIONS"].contains(request.method)
+        var reused: (connection: KeptConnection, decision: TLSDecision, exchange: ClientCertificateExchange?)?
         if keepable, let kept = slot?.take(matching: key), let decision = Self.judgeAgain(kept.capture, policy: policy, endpoint: endpoint) {
-            reused = (kept, decision)
+            // What the kept connection's handshake said of the client certificate, then forgotten:
+            // only a new handshake sets it again (a failure on the kept connection is no refusal).
+            reused = (kept, decision, ClientCertificateExchange.captured(kept.capture))
+            vigil_tls_capture_forget_exchange(kept.capture)
         }
         let handle: UnsafeMutableRawPointer
         let capture: UnsafeMutablePointer<vigil_tls_capture>
@@ -236,6 +241,18 @@ public struct HTTPClient: Sendable {
             handle = try TLSProbe.curlHandle()
             capture = UnsafeMutablePointer<vigil_tls_capture>.allocate(capacity: 1)
             capture.initialize(to: vigil_tls_capture())
+        }
+        // Kept for the next request: put in the slot last, once every other defer below has run
+        // (the capture points at no transfer, the handle at no list or buffer of this one).
+        var keeping: KeptConnection?
+        defer {
+            if let keeping, let slot {
+                vigil_curl_easy_reset(keeping.handle)
+                keeping.capture.pointee.decide = nil
+                keeping.capture.pointee.decide_status = nil
+                keeping.capture.pointee.context = nil
+                slot.keep(keeping)
+            }
         }
         // Who owns the handle and the capture: a kept connection (closed when it goes, unless the
         // slot keeps it for the next request), or this function (released here).
@@ -354,7 +371,11 @@ public struct HTTPClient: Sendable {
         if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED {
             throw HTTPError(.bodyTooLarge, "\(endpoint): the answer is larger than \(configuration.maximumBodySize) bytes.", curlCode: Int(code.rawValue))
         }
-        let exchange = secure ? ClientCertificateExchange.captured(capture) : nil
+        // No new connection: the request went on the kept one (judged again before it was sent).
+        var connects = 0
+        try Curl.check(vigil_curl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects), "the number of connections")
+        // What this transfer's handshake said of the client certificate (none without one).
+        let exchange = secure && connects > 0 ? ClientCertificateExchange.captured(capture) : nil
         guard code == CURLE_OK else {
             let tlsLayer = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING].contains(code)
             if let refusal = exchange?.error(at: endpoint, identity: identity, curlCode: Int(code.rawValue), tlsFailure: tlsLayer) { throw refusal }
@@ -369,8 +390,6 @@ public struct HTTPClient: Sendable {
         }
         // No new connection: the request went on the kept one, which this client's policy judged
         // again before it was sent. A new one (the kept one had closed) was judged in its handshake.
-        var connects = 0
-        try Curl.check(vigil_curl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects), "the number of connections")
         if secure, connects == 0 {
             guard let reused else {
                 throw HTTPError(.handshakeFailed, "\(endpoint): the answer came on a connection this request did not judge; it is not used.")
@@ -389,7 +408,7 @@ public struct HTTPClient: Sendable {
         var status = 0
         try Curl.check(vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status), "the response code")
         var response = HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, tls: transfer.decision, redirect: nil)
-        response.clientCertificate = exchange
+        response.clientCertificate = connects == 0 ? reused?.exchange : exchange
         // nginx with `ssl_verify_client optional` lets the handshake finish and answers 400 with
         // its own page: the same refusal as a TLS alert, reported the same way.
         if status == 400, let refusal = Self.nginxClientCertificateRefusal(response, at: endpoint, identity: identity) { throw refusal }
@@ -398,10 +417,10 @@ public struct HTTPClient: Sendable {
         }
         response.reusedConnection = secure && connects == 0
         // Kept for this client's next request: a judged, accepted https connection, no proxy.
-        if keepable, let slot, transfer.decision?.allowsRequest == true, transfer.statusJudged {
+        if keepable, transfer.decision?.allowsRequest == true, transfer.statusJudged {
             let connection = owner ?? KeptConnection(key: key, handle: handle, capture: capture)
             owner = connection
-            slot.keep(connection)
+            keeping = connection
         }
         return response
     }

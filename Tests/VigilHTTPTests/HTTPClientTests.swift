@@ -66,6 +66,16 @@ struct HTTPClientTests {
             let entries = running.simulator.journal.entries
             #expect(entries.count == 2 && entries[0].connection != nil && entries[0].connection == entries[1].connection, "\(entries)")
 
+            // A change never goes on a kept connection (libcurl would send it again on a new one
+            // if the kept one had died); the kept one stays for the next request that changes nothing.
+            let put = try await keeping.send(HTTPRequest(method: "PUT", url: running.url(path: "/remote.php/dav/files/alice/a.txt"), body: Array("a".utf8)))
+            #expect(!put.reusedConnection)
+            #expect(try await keeping.send(HTTPRequest(url: running.url())).reusedConnection)
+            // A copy that offers other TLS versions does not take a connection made with the first's.
+            var stricter = keeping
+            stricter.configuration.minimumTLSVersion = .tls13
+            #expect(!(try await stricter.send(HTTPRequest(url: running.url())).reusedConnection))
+
             let plain = try client()
             _ = try await plain.send(HTTPRequest(url: running.url()))
             let again = try await plain.send(HTTPRequest(url: running.url()))

@@ -106,6 +106,12 @@ typedef struct vigil_tls_capture {
 } vigil_tls_capture;
 
 
+/// Before another transfer on a kept connection: forgets what only a new handshake sets again
+/// (the client certificate's request, issuers and presentation, permission to present it, the
+/// alert, not-TLS, the proxy's failure, the server's SSL), keeping the chain, the staple and the
+/// protocol that connection's handshake showed, and the identity.
+void vigil_tls_capture_forget_exchange(vigil_tls_capture *capture);
+
 /// Makes the next transfer on `h` record its TLS handshake into `capture`.
 CURLcode vigil_curl_capture_tls(CURL *h, vigil_tls_capture *capture);
 /// The identity the capture presents where it is allowed: the certificate and its chain (DER)
