@@ -303,7 +303,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilStoreTests",
-            dependencies: ["VigilStore", "VigilSettings", "VigilCertificates", "VigilHTTP", "VigilTestSupport", "VigilSimulator"],
+            dependencies: ["VigilStore", "VigilSettings", "VigilCertificates", "VigilHTTP", "VigilTestSupport", "VigilSimulator", "VigilErrors"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),

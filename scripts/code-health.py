@@ -45,8 +45,9 @@ for path in sorted(glob.glob(f"{root}/Sources/**/*.swift", recursive=True)):
         line = text.count("\n", 0, match.start()) + 1
         if kind != "struct":
             findings.append(f"{path}:{line}: public error {name} is a {kind}; make it a struct over a private code enum")
-        # MaskedError is what the log keeps of an error, not an error a module throws.
-        elif "VigilError" not in conformances and name != "MaskedError":
+        # MaskedError is what the log keeps of an error, not an error a module throws. CodedError
+        # is VigilError with equality by code (VigilErrors).
+        elif "VigilError" not in conformances and "CodedError" not in conformances and name != "MaskedError":
             findings.append(f"{path}:{line}: public error {name} does not conform to VigilError")
     for match in re.finditer(r"public enum Code\b", text):
         line = text.count("\n", 0, match.start()) + 1

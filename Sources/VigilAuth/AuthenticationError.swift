@@ -2,7 +2,7 @@ public import VigilErrors
 
 /// A login that did not start or complete for a reason outside OAuth2's own (``OAuth2Error``).
 /// Never contains a secret.
-public struct AuthenticationError: VigilError, Sendable, Hashable, CustomStringConvertible {
+public struct AuthenticationError: CodedError, Sendable, CustomStringConvertible {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -44,11 +44,4 @@ public struct AuthenticationError: VigilError, Sendable, Hashable, CustomStringC
     /// `authentication: <code>: <reason>`.
     public var description: String { "authentication: \(code): \(reason)" }
 
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code alone, as ``==`` compares.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// The code as text (`not-offered`).
-    public var codeText: String { code.description }
 }

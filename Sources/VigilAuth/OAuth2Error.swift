@@ -1,7 +1,7 @@
 public import VigilErrors
 
 /// An OAuth2 login that did not complete. Never contains a code, token or verifier.
-public struct OAuth2Error: VigilError, Sendable, Hashable, CustomStringConvertible {
+public struct OAuth2Error: CodedError, Sendable, CustomStringConvertible {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -68,11 +68,4 @@ public struct OAuth2Error: VigilError, Sendable, Hashable, CustomStringConvertib
     /// `oauth2: <code>: <reason>`.
     public var description: String { "oauth2: \(code): \(reason)" }
 
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code alone, as ``==`` compares.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// The code as text (`invalid-id-token`).
-    public var codeText: String { code.description }
 }

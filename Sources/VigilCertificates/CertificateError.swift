@@ -2,7 +2,7 @@ public import VigilErrors
 
 /// An error reading or loading certificates (I/O or parse). Untrusted chains are not errors:
 /// they are a ``TrustVerdict``.
-public struct CertificateError: VigilError, Hashable, CustomStringConvertible, Sendable {
+public struct CertificateError: CodedError, CustomStringConvertible, Sendable {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -59,11 +59,4 @@ public struct CertificateError: VigilError, Hashable, CustomStringConvertible, S
     /// The reason.
     public var description: String { reason }
 
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// The code's name, as ``VigilError`` wants it.
-    public var codeText: String { code.description }
 }

@@ -1,7 +1,7 @@
 public import VigilErrors
 
 /// Why a client certificate file was not taken. The reason never holds the passphrase or key.
-public struct ClientIdentityError: VigilError, Hashable, CustomStringConvertible, Sendable {
+public struct ClientIdentityError: CodedError, CustomStringConvertible, Sendable {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -54,11 +54,5 @@ public struct ClientIdentityError: VigilError, Hashable, CustomStringConvertible
 
     /// The reason.
     public var description: String { reason }
-    /// The code's name, as ``VigilError`` wants it.
-    public var codeText: String { code.description }
 
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -11,3 +11,21 @@ public protocol VigilError: Error, Sendable, CustomStringConvertible {
     var file: String { get }
     var line: Int { get }
 }
+
+/// A Vigil error whose identity is its code: equal, hashed and named by it (the reason and the
+/// place are not compared). The one shape every module's error struct shares, written once.
+public protocol CodedError: VigilError, Hashable {
+    /// The error's code type: a struct over a private enum, named by its description.
+    associatedtype Code: Hashable & CustomStringConvertible & Sendable
+    /// What went wrong.
+    var code: Code { get }
+}
+
+extension CodedError {
+    /// Errors are equal when their codes are (the reason and place are not compared).
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code alone, as ``==`` compares.
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    /// The code as text (`certificate-rejected`).
+    public var codeText: String { code.description }
+}

@@ -93,7 +93,7 @@ public struct AccessHeadersBinding: Sendable {
 }
 
 /// Why an access headers file was refused. The reason never holds a value.
-public struct AccessHeadersError: VigilError, Hashable, CustomStringConvertible, Sendable {
+public struct AccessHeadersError: CodedError, CustomStringConvertible, Sendable {
     /// What was wrong with the file, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -129,10 +129,4 @@ public struct AccessHeadersError: VigilError, Hashable, CustomStringConvertible,
 
     /// The reason.
     public var description: String { reason }
-    /// The code's name, as ``VigilError`` wants it.
-    public var codeText: String { code.description }
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

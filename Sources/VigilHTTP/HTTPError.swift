@@ -3,7 +3,7 @@ public import VigilErrors
 
 /// An error reaching a server: resolution, connection, timeout, TLS handshake. Never contains a
 /// credential or a request body.
-public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable {
+public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -82,11 +82,5 @@ public struct HTTPError: VigilError, Hashable, CustomStringConvertible, Sendable
 
     /// The reason.
     public var description: String { reason }
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    /// The code's name, as ``VigilError`` wants it.
-    public var codeText: String { code.description }
 }

@@ -1,7 +1,7 @@
 public import VigilErrors
 
 /// A secret store that could not do what was asked. The reason never contains a secret.
-public struct SecretStoreError: VigilError, Sendable, Hashable, CustomStringConvertible {
+public struct SecretStoreError: CodedError, Sendable, CustomStringConvertible {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -52,14 +52,6 @@ public struct SecretStoreError: VigilError, Sendable, Hashable, CustomStringConv
 
     /// `secret store: <code>: <reason>`.
     public var description: String { "secret store: \(code): \(reason)" }
-
-    /// Errors are equal when their codes are (the reason and place are not compared).
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code alone, as ``==`` compares.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// The code as text (`locked`).
-    public var codeText: String { code.description }
 
     /// How to give Vigil a keyring, for a Secret Service that is missing, locked or not open to
     /// Vigil (nil for other codes): said wherever such an error reaches a person.

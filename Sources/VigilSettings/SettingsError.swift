@@ -1,7 +1,7 @@
 public import VigilErrors
 
 /// A settings error that stops the program (a broken managed file) or a refused change.
-public struct SettingsError: VigilError, Hashable, CustomStringConvertible, Sendable {
+public struct SettingsError: CodedError, CustomStringConvertible, Sendable {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -53,11 +53,5 @@ public struct SettingsError: VigilError, Hashable, CustomStringConvertible, Send
     }
     /// The reason alone.
     public var description: String { reason }
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code alone, as ``==`` compares.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    /// The code as text (`broken-managed-file`).
-    public var codeText: String { code.description }
 }

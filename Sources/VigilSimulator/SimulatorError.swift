@@ -1,7 +1,7 @@
 public import VigilErrors
 
 /// An error of the simulator: a malformed fixture, a refused address, a missing certificate.
-public struct SimulatorError: VigilError, Hashable, CustomStringConvertible, Sendable {
+public struct SimulatorError: CodedError, CustomStringConvertible, Sendable {
     /// What went wrong.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -43,11 +43,5 @@ public struct SimulatorError: VigilError, Hashable, CustomStringConvertible, Sen
     }
     /// The reason.
     public var description: String { reason }
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    /// The code's text, such as `unknown-scenario`.
-    public var codeText: String { code.description }
 }

@@ -1,7 +1,7 @@
 public import VigilErrors
 
 /// A store that could not do what was asked. Never contains a secret (the store holds none).
-public struct StoreError: VigilError, Sendable, Hashable, CustomStringConvertible {
+public struct StoreError: CodedError, Sendable, CustomStringConvertible {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -49,11 +49,4 @@ public struct StoreError: VigilError, Sendable, Hashable, CustomStringConvertibl
     /// `store: CODE: reason`.
     public var description: String { "store: \(code): \(reason)" }
 
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// The code's name, as ``VigilError`` wants it.
-    public var codeText: String { code.description }
 }

@@ -2,7 +2,7 @@ public import VigilErrors
 
 /// A thread of its own could not be started (the process is out of threads or memory):
 /// reported like any error, where Foundation's `Thread` stopped the program.
-public struct ThreadError: VigilError, Hashable {
+public struct ThreadError: CodedError {
     /// What went wrong, as a value that can grow without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -38,11 +38,4 @@ public struct ThreadError: VigilError, Hashable {
     /// `thread: <code>: <reason>`.
     public var description: String { "thread: \(code): \(reason)" }
 
-    /// Errors are equal when their codes are (the reason and place are not compared).
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code alone, as ``==`` compares.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// The code as text (`cannot-start`).
-    public var codeText: String { code.description }
 }

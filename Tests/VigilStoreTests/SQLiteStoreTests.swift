@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VigilCertificates
+import VigilErrors
 import VigilTestSupport
 
 @testable import VigilStore
@@ -132,6 +133,13 @@ struct SQLiteStoreTests {
         let approval = try approvals.approve(certificate, host: "127.0.0.1", port: 443)
         try database.write { db in try db.execute("UPDATE approved_certificate SET revokedAt = 'not a date' WHERE id = ?", [SQLiteValue(approval.id)]) }
         #expect(throws: StoreError.self) { try approvals.list(includingRevoked: true) }
+    }
+
+    /// An error is its code (CodedError): equal and hashed by it, never by its words or place.
+    @Test func errorsAreTheirCodes() {
+        let one = StoreError(.notFound, "No account with id a."), other = StoreError(.notFound, "No account with id b.")
+        #expect(one == other && Set([one, other]).count == 1 && one.codeText == "not-found")
+        #expect(one != StoreError(.invalid, "No account with id a."))
     }
 
     @Test func datesAreStoredAsGRDBWroteThemAndReadInEveryFormItAccepted() throws {
