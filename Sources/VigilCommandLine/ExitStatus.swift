@@ -53,7 +53,14 @@ package enum ExitStatus {
         Logger(label: "vigil").privacy.log(
             level: status == untrusted ? .warning : .error, "vigil \(public: command) failed (exit \(public: status)): \(message)",
             metadata: ["tags": "\(StandardErrorSink.outcomeTag)"], error: error)
-        fail(message, status: status)
+        fail(message + codeSuffix(error), status: status)
+    }
+
+    /// A Vigil error's type and code, as the masked log shows them (`[StoreError not-found]`):
+    /// what scripts and tests match, whatever the words of the message; nothing for other errors.
+    package static func codeSuffix(_ error: any Error) -> String {
+        guard let error = error as? any VigilError else { return "" }
+        return " [\(String(describing: type(of: error))) \(error.codeText)]"
     }
 
     /// The command's name (`account add`), never its arguments: they may be hosts or labels.

@@ -59,7 +59,7 @@ struct RealMutualTLSTests {
             let without = try await vigil(
                 ["account", "add", nginx.url, "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], input: "alice-test-password\n")
             #expect(
-                without.status == 1 && without.standardError.contains("client certificate") && without.standardError.contains("Vigil Test Client CA"),
+                without.status == 1 && without.errorCode == "HTTPError client-certificate-required" && without.standardError.contains("Vigil Test Client CA"),
                 "\(without.standardError)")
         }
     }
@@ -74,7 +74,7 @@ struct RealMutualTLSTests {
                     "account", "add", nginx.url, "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle, "--client-certificate",
                     TestPaths.testcert("client-unknown-ca.pem"), "--client-key", TestPaths.testcert("client-unknown-ca.key"),
                 ], input: "alice-test-password\n")
-            #expect(refused.status == 1 && refused.standardError.contains("refused the client certificate"), "\(refused.standardError)")
+            #expect(refused.status == 1 && refused.errorCode == "HTTPError client-certificate-refused", "\(refused.standardError)")
             #expect(!server.simulator.journal.entries.contains { $0.authorization }, "no password got through")
         }
     }
@@ -134,7 +134,7 @@ struct RealMutualTLSTests {
                     ], environment: environment, input: Data("alice-test-password\n".utf8))
             }
             let wrong = try await add(wrongPin)
-            #expect(wrong.status == 2 && wrong.standardError.contains("refused the PIN"), "\(wrong.standardError)")
+            #expect(wrong.status == 2 && wrong.errorCode == "ClientIdentityError no-key", "\(wrong.standardError)")
             let added = try await add(pin)
             #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
             #expect(server.simulator.journal.connections.contains { $0.clientCertificate == "CN=alice" }, "presented from the token")

@@ -5,6 +5,15 @@ public struct CommandResult: Sendable {
     public var status: Int32
     public var standardOutput: String
     public var standardError: String
+
+    /// The type and code of the Vigil error the command failed with, from the end of its
+    /// `vigil: error:` line (`StoreError not-found`); nil when the line names none.
+    public var errorCode: String? {
+        guard let line = standardError.split(separator: "\n").last(where: { $0.hasPrefix("vigil: error: ") }), line.hasSuffix("]"),
+            let open = line.lastIndex(of: "[")
+        else { return nil }
+        return String(line[line.index(after: open)..<line.index(before: line.endIndex)])
+    }
 }
 
 public enum CommandRunner {
