@@ -21,7 +21,7 @@ let package = Package(
     // What an embedder uses: certificates and trust, the HTTP client that judges every
     // handshake, authentication methods, the keyring, the store, account setup and check, the
     // masking log handler, settings, and the host simulator to test a client against. The rest
-    // (VigilErrors and VigilRules come with the modules whose API names them; VigilPaths,
+    // (VigilErrors, VigilRules and VigilText come with the modules whose API names them; VigilPaths,
     // VigilThreads, VigilCommandLine and the suite) is this package's own.
     products: [
         .library(name: "VigilCertificates", targets: ["VigilCertificates"]),
@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .library(name: "VigilRules", targets: ["VigilRules"]),
         .library(name: "VigilErrors", targets: ["VigilErrors"]),
+        .library(name: "VigilText", targets: ["VigilText"]),
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
         .executable(name: "vigil", targets: ["vigil"]),
         .executable(name: "vigil-simulator", targets: ["vigil-simulator"]),

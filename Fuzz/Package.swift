@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "VigilSettings", package: "vigil"),
                 .product(name: "VigilSimulator", package: "vigil"),
                 .product(name: "VigilCertificates", package: "vigil"),
+                .product(name: "VigilText", package: "vigil"),
             ],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])],
             linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
