@@ -130,21 +130,12 @@ struct AccountCheckTests {
     // MARK: - connect: the certificate judged, then the stored credentials
 
     /// The user of a later connection: approves a changed certificate, or not.
-    final class Reviewer: AccountSetupInteraction, @unchecked Sendable {  // `log` guarded by lock
+    final class Reviewer: AccountSetupInteraction, Sendable {
         let approves: Bool
-        private let lock = NSLock()
-        private var log: [String] = []
+        private let log = RecordedLines()
         init(approves: Bool) { self.approves = approves }
-        var asked: [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return log
-        }
-        private func note(_ text: String) {
-            lock.lock()
-            log.append(text)
-            lock.unlock()
-        }
+        var asked: [String] { log.all }
+        private func note(_ text: String) { log.append(text) }
         func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {}
         func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
             note("approve?")

@@ -10,12 +10,11 @@ import VigilStore
 import VigilTestSupport
 
 /// The user, scripted: records what was asked, in order.
-final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `asked` guarded by lock
+final class ScriptedUser: AccountSetupInteraction, Sendable {
     let approves: Bool
     let approvesRedirects: Bool
     let password: String?
-    private let lock = NSLock()
-    private var log: [String] = []
+    private let log = RecordedLines()
 
     init(approves: Bool = false, approvesRedirects: Bool = false, password: String? = "alice-test-password") {
         self.approves = approves
@@ -23,16 +22,8 @@ final class ScriptedUser: AccountSetupInteraction, @unchecked Sendable {  // `as
         self.password = password
     }
 
-    var asked: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return log
-    }
-    private func note(_ text: String) {
-        lock.lock()
-        log.append(text)
-        lock.unlock()
-    }
+    var asked: [String] { log.all }
+    private func note(_ text: String) { log.append(text) }
 
     func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
         note(evaluation.verdict.isTrusted ? "review: trusted" : "review: untrusted")

@@ -31,21 +31,12 @@ enum Chromium {
 
 /// The user of a browser login: Chromium opens the URL, follows the provider's redirect to the
 /// loopback listener, and shows the page it answers (kept for the test).
-final class ChromiumUser: AccountSetupInteraction, @unchecked Sendable {  // `pages` guarded by lock
+final class ChromiumUser: AccountSetupInteraction, Sendable {
     let home: String
-    private let lock = NSLock()
-    private var pages: [String] = []
+    private let pages = RecordedLines()
     init(home: String) { self.home = home }
-    var shown: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return pages
-    }
-    private func record(_ page: String) {
-        lock.lock()
-        pages.append(page)
-        lock.unlock()
-    }
+    var shown: [String] { pages.all }
+    private func record(_ page: String) { pages.append(page) }
 
     func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {}
     func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool { false }
