@@ -27,8 +27,8 @@ package struct StoredRow {
     package func date(_ column: Int32) -> Date? {
         switch sqlite3_column_type(statement, column) {
         case SQLITE_NULL: return nil
-        case SQLITE_INTEGER: return Date(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(statement, column)))
-        case SQLITE_FLOAT: return Date(timeIntervalSince1970: sqlite3_column_double(statement, column))
+        case SQLITE_INTEGER: return StoredDate.date(from: .integer(sqlite3_column_int64(statement, column)))
+        case SQLITE_FLOAT: return StoredDate.date(from: .real(sqlite3_column_double(statement, column)))
         default: return StoredDate.date(from: text(column))
         }
     }
