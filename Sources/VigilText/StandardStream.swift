@@ -12,18 +12,22 @@ public enum StandardStream {
     /// Writes `bytes` to `descriptor`, all of them unless the descriptor fails.
     /// Standard output's stdio buffer (`print`) is flushed first, so that the two keep their order.
     public static func write(_ bytes: some Collection<UInt8>, to descriptor: Int32) {
+        Array(bytes).withUnsafeBytes { write($0, to: descriptor) }
+    }
+
+    /// Writes the bytes at `buffer` to `descriptor`, all of them unless the descriptor fails,
+    /// without copying them (the listings' 64 KiB blocks); standard output's stdio buffer first.
+    public static func write(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) {
         if descriptor == STDOUT_FILENO { fflush(nil) }
-        let all = Array(bytes)
-        all.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
+            if written <= 0 {
+                if written < 0 && errno == EINTR { continue }
+                return
             }
+            offset += written
         }
     }
 

@@ -109,11 +109,7 @@ struct BufferedOutput {
     }
 
     private static func writeOut(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-            if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { break }
-        }
+        StandardStream.write(UnsafeRawBufferPointer(bytes), to: STDOUT_FILENO)
     }
 }
 
