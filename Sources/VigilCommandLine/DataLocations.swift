@@ -6,11 +6,18 @@ import VigilPaths
 /// `$VIGIL_DATA_DIR`, then `share/vigil` beside the installed binary (`make install`), then the
 /// source tree the binary was built from, then the working directory.
 package enum DataLocations {
+    /// This executable's absolute path, as the kernel knows it (`/proc/self/exe`); nil without
+    /// /proc. What `vigil` looks beside for its data and for `vigil-simulator`.
+    package static var runningExecutable: String? {
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), path.hasPrefix("/") else { return nil }
+        return path
+    }
+
     package static func candidates() -> [String] {
         var roots: [String] = []
         if let data = ProcessInfo.processInfo.environment["VIGIL_DATA_DIR"], !data.isEmpty { roots.append(data) }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let running = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map { URL(fileURLWithPath: $0) }
+        let running = runningExecutable.map { URL(fileURLWithPath: $0) }
         let binDirectory = (running ?? executable).resolvingSymlinksInPath().deletingLastPathComponent()
         roots.append(binDirectory.deletingLastPathComponent().appendingPathComponent("share/vigil").path)
         // Sources/VigilCommandLine/DataLocations.swift -> the package root.

@@ -14,9 +14,7 @@ enum SimulatorExecutable {
     /// Empty when this executable's own absolute path is unknown (no /proc): never a path
     /// relative to the working directory, where anyone's `vigil-simulator` could sit.
     static func candidates() -> [String] {
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), executable.hasPrefix("/") else {
-            return []
-        }
+        guard let executable = DataLocations.runningExecutable else { return [] }
         let directory = PathName.directory(of: executable)
         return [
             PathName.join(directory, name),
