@@ -47,26 +47,20 @@ public struct Certificate: Sendable, Hashable {
     /// Other PEM blocks (keys, CRLs) are skipped. Throws when no certificate is found or a
     /// certificate block does not decode.
     public static func parsePEM(_ text: String) throws -> [Certificate] {
-        let begin = "-----BEGIN CERTIFICATE-----"
-        let end = "-----END CERTIFICATE-----"
         var certificates: [Certificate] = []
-        var rest = Substring(text)
-        var index = 0
-        while let start = rest.firstRange(of: begin) {
-            index += 1
-            guard let stop = rest[start.upperBound...].firstRange(of: end) else {
+        for (offset, block) in PEMBlocks(Array(text.utf8)).enumerated() {
+            let index = offset + 1
+            guard block.isComplete else {
                 throw CertificateError(.malformedPEM, "PEM certificate \(index) has no END line (the file is truncated).")
             }
-            let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
-            guard let der = Data(base64Encoded: String(body)), !der.isEmpty else {
+            guard let der = block.der, !der.isEmpty else {
                 throw CertificateError(.malformedPEM, "PEM certificate \(index) is not valid base64.")
             }
             do {
-                certificates.append(try Certificate(derEncoded: [UInt8](der)))
+                certificates.append(try Certificate(derEncoded: der))
             } catch let error as CertificateError {
                 throw CertificateError(.malformedPEM, "PEM certificate \(index): \(error.reason)")
             }
-            rest = rest[stop.upperBound...]
         }
         guard !certificates.isEmpty else {
             throw CertificateError(.noCertificates, "No PEM certificate found (expected a -----BEGIN CERTIFICATE----- block).")

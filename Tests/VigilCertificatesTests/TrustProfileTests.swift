@@ -60,4 +60,40 @@ struct TrustProfileTests {
             environment: ["SSL_CERT_FILE": TestPaths.caBundle])
         #expect(asPublic.status == 1 && asPublic.standardOutput.contains("profile: webpki"), "\(asPublic.standardOutput)")
     }
+
+    /// "In the system store" means the same DER: a bundle with CRLF lines and other wrapping still
+    /// holds the root; a block as long as the root whose bytes differ does not.
+    @Test func theSystemStoreHoldsARootOnlyByItsExactBytes() throws {
+        let leaf = TestPaths.testcert("no-eku-chain.pem")
+        let pem = try String(contentsOfFile: TestPaths.caBundle, encoding: .utf8)
+        let lines = pem.split(separator: "\n").map(String.init)
+        let body = lines.filter { !$0.hasPrefix("-----") }.joined()
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func inspect(withBundle text: String) throws -> CommandResult {
+            let file = directory.appendingPathComponent(UUID().uuidString + ".pem")
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            return try CommandRunner.vigil(
+                ["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle],
+                environment: ["SSL_CERT_FILE": file.path])
+        }
+        // Other wrapping (76 columns), CRLF line ends, another block before it.
+        let other = try String(contentsOfFile: TestPaths.testcert("attacker-ca.pem"), encoding: .utf8)
+        var wrapped: [String] = []
+        var rest = Substring(body)
+        while !rest.isEmpty {
+            wrapped.append(String(rest.prefix(76)))
+            rest = rest.dropFirst(76)
+        }
+        let rewrapped = (["-----BEGIN CERTIFICATE-----"] + wrapped + ["-----END CERTIFICATE-----", ""]).joined(separator: "\r\n")
+        let same = try inspect(withBundle: other + rewrapped)
+        #expect(same.standardOutput.contains("profile: webpki"), "\(same.standardOutput)")
+        // The same length, one character changed in the middle: not the root.
+        var characters = Array(body)
+        let middle = characters.count / 2
+        characters[middle] = characters[middle] == "A" ? "B" : "A"
+        let changed = "-----BEGIN CERTIFICATE-----\n" + String(characters) + "\n-----END CERTIFICATE-----\n"
+        let different = try inspect(withBundle: other + changed)
+        #expect(different.status == 0 && different.standardOutput.contains("profile: rfc5280"), "\(different.standardOutput)")
+    }
 }
