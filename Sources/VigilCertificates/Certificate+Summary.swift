@@ -45,8 +45,8 @@ extension Certificate {
         X509_check_issued(issuer.storage.x509, storage.x509) == X509_V_OK
     }
 
-    /// SHA-256 of the DER, colon-separated upper-case hex.
-    public var sha256Fingerprint: String { digest(EVP_sha256()) }
+    /// SHA-256 of the DER as received, colon-separated upper-case hex.
+    public var sha256Fingerprint: String { OpenSSLSupport.hex(Self.sha256(storage.der), separator: ":", uppercase: true) }
 
     /// The summary as of `time`, for a certificate in `role`, checked against `peerName`.
     public func summary(at time: Date = Date(), role: CertificateRole = .leaf, peerName: PeerName? = nil) -> CertificateSummary {
@@ -77,7 +77,8 @@ extension Certificate {
             policies: policies,
             embeddedSCTCount: embeddedSCTCount,
             extensions: extensions,
-            fingerprints: .init(sha256: sha256Fingerprint, sha1: digest(EVP_sha1()), spkiSHA256: spkiPin),
+            fingerprints: .init(
+                sha256: sha256Fingerprint, sha1: OpenSSLSupport.hex(Self.sha1(storage.der), separator: ":", uppercase: true), spkiSHA256: spkiPin),
             isSelfSigned: isSelfSigned,
             findings: []
         )
@@ -141,21 +142,10 @@ extension Certificate {
         switch id {
         case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS:
             facts.algorithm = id == EVP_PKEY_RSA ? .rsa : .rsaPSS
-            var exponent: OpaquePointer?
-            if EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_RSA_E, &exponent) == 1, let exponent {
-                if let decimal = BN_bn2dec(exponent) {
-                    facts.rsaExponent = String(cString: decimal)
-                    vigil_OPENSSL_free(decimal)
-                }
-                BN_free(exponent)
-            }
+            facts.rsaExponent = rsaExponent
         case EVP_PKEY_EC:
             facts.algorithm = .ec
-            var buffer = [CChar](repeating: 0, count: 80)
-            var length = 0
-            if EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, &buffer, buffer.count, &length) == 1 {
-                facts.curve = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
+            facts.curve = namedCurve
         case EVP_PKEY_ED25519:
             facts.algorithm = .ed25519
             facts.bits = 256
@@ -168,6 +158,46 @@ extension Certificate {
             facts.algorithm = .other(EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "unknown")
         }
         return facts
+    }
+
+    /// The RSA public exponent in decimal, read from the key's DER (RSAPublicKey: a SEQUENCE of
+    /// the modulus and the exponent) that OpenSSL already decoded: asking the provider for the
+    /// parameter costs more than the rest of the key's facts.
+    var rsaExponent: String? {
+        guard let bits = X509_get0_pubkey_bitstr(storage.x509) else { return nil }
+        let der = OpenSSLSupport.bytes(of: bits)
+        return der.withUnsafeBufferPointer { buffer -> String? in
+            guard let base = buffer.baseAddress else { return nil }
+            var cursor: UnsafePointer<UInt8>? = base
+            var length = 0, tag: Int32 = 0, tagClass: Int32 = 0
+            func next(_ remaining: Int) -> Bool { ASN1_get_object(&cursor, &length, &tag, &tagClass, remaining) & 0x80 == 0 }
+            func remaining() -> Int { cursor.map { buffer.count - base.distance(to: $0) } ?? 0 }
+            guard next(remaining()), tag == V_ASN1_SEQUENCE, next(remaining()), tag == V_ASN1_INTEGER else { return nil }
+            cursor = cursor.map { $0 + length }
+            guard remaining() > 0, next(remaining()), tag == V_ASN1_INTEGER, length > 0, length <= remaining(), let start = cursor,
+                let exponent = BN_bin2bn(start, Int32(length), nil)
+            else { return nil }
+            defer { BN_free(exponent) }
+            guard let decimal = BN_bn2dec(exponent) else { return nil }
+            defer { vigil_OPENSSL_free(decimal) }
+            return String(cString: decimal)
+        }
+    }
+
+    /// The named curve of an EC key: the OID in the key's algorithm parameters, by OpenSSL's short
+    /// name (`prime256v1`, `secp384r1`); nil for explicit curve parameters.
+    var namedCurve: String? {
+        var algorithm: UnsafeMutablePointer<X509_ALGOR>?
+        guard let key = X509_get_X509_PUBKEY(storage.x509), X509_PUBKEY_get0_param(nil, nil, nil, &algorithm, key) == 1, let algorithm else {
+            return nil
+        }
+        var type: Int32 = 0
+        var value: UnsafeRawPointer?
+        X509_ALGOR_get0(nil, &type, &value, algorithm)
+        guard type == V_ASN1_OBJECT, let value else { return nil }
+        let nid = OBJ_obj2nid(OpaquePointer(value))
+        guard nid != NID_undef, let name = OBJ_nid2sn(nid) else { return nil }
+        return String(cString: name)
     }
 
     var subjectAlternativeNames: CertificateSummary.SubjectAlternativeNames {
@@ -279,11 +309,12 @@ extension Certificate {
 
     var extensions: [CertificateSummary.ExtensionInfo] {
         let x = storage.x509
-        return (0..<max(0, X509_get_ext_count(x))).compactMap { index in
-            guard let ext = X509_get_ext(x, index) else { return nil }
+        let all = (0..<max(0, X509_get_ext_count(x))).compactMap { X509_get_ext(x, $0) }
+        let printed = OpenSSLSupport.printedEach(all) { X509V3_EXT_print($0, $1, 0, 0) }
+        return zip(all, printed).map { ext, printed in
             let object = X509_EXTENSION_get_object(ext)
             let nid = OBJ_obj2nid(object)
-            var text = OpenSSLSupport.printed { X509V3_EXT_print($0, ext, 0, 0) }
+            var text = printed
             if text == nil {
                 OpenSSLSupport.drainErrors()
                 text = OpenSSLSupport.hex(OpenSSLSupport.bytes(of: X509_EXTENSION_get_data(ext)), separator: ":")
@@ -298,11 +329,21 @@ extension Certificate {
         }
     }
 
-    func digest(_ type: OpaquePointer?) -> String {
-        var buffer = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard X509_digest(storage.x509, type, &buffer, &length) == 1 else { return "" }
-        return OpenSSLSupport.hex(buffer.prefix(Int(length)), separator: ":", uppercase: true)
+    /// SHA-256 of `bytes`. The one-shot digests, not `X509_digest` or `EVP_Digest` with
+    /// `EVP_sha256()`: OpenSSL 3 fetches a legacy descriptor's algorithm again on every call (an
+    /// engine table, then the provider under locks) and `X509_digest` encodes the certificate anew;
+    /// together that was a fifth of a certificate summary.
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        _ = bytes.withUnsafeBufferPointer { input in digest.withUnsafeMutableBufferPointer { SHA256(input.baseAddress, input.count, $0.baseAddress) } }
+        return digest
+    }
+
+    /// SHA-1 of `bytes` (shown beside SHA-256, as other tools show it; never a decision).
+    static func sha1(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
+        _ = bytes.withUnsafeBufferPointer { input in digest.withUnsafeMutableBufferPointer { SHA1(input.baseAddress, input.count, $0.baseAddress) } }
+        return digest
     }
 
     /// RFC 7469 pin: base64(SHA-256(SubjectPublicKeyInfo DER)).
@@ -312,10 +353,7 @@ extension Certificate {
         let length = i2d_X509_PUBKEY(spki, &der)
         defer { vigil_OPENSSL_free(der) }
         guard length > 0, let der else { return "" }
-        var hash = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var hashLength: UInt32 = 0
-        guard EVP_Digest(der, Int(length), &hash, &hashLength, EVP_sha256(), nil) == 1 else { return "" }
-        return Data(hash.prefix(Int(hashLength))).base64EncodedString()
+        return Data(Self.sha256(Array(UnsafeBufferPointer(start: der, count: Int(length))))).base64EncodedString()
     }
 
     static func generalNameText(_ item: UnsafeMutableRawPointer?) -> String {

@@ -12,6 +12,17 @@ enum OpenSSLSupport {
         return string(of: bio)
     }
 
+    /// Runs `body` once per element with one memory BIO, emptied before each, and returns what
+    /// each run wrote (nil where it failed): a certificate's extensions print into one BIO.
+    static func printedEach<Element>(_ elements: [Element], _ body: (OpaquePointer, Element) -> Int32) -> [String?] {
+        guard let bio = BIO_new(BIO_s_mem()) else { return elements.map { _ in nil } }
+        defer { BIO_free(bio) }
+        return elements.map { element in
+            _ = BIO_ctrl(bio, BIO_CTRL_RESET, 0, nil)
+            return body(bio, element) > 0 ? string(of: bio) : nil
+        }
+    }
+
     static func string(of bio: OpaquePointer) -> String {
         var pointer: UnsafeMutablePointer<CChar>?
         let length = vigil_BIO_get_mem_data(bio, &pointer)

@@ -5,7 +5,20 @@ extension StringProtocol {
     public func trimmingSpaces() -> String { trimming { $0.isWhitespace && !$0.isNewline } }
 
     /// The text without white space or line ends at either end.
-    public func trimmingWhitespace() -> String { trimming { $0.isWhitespace } }
+    ///
+    /// ASCII white space is cut as bytes; where a cut would stop at a byte beyond ASCII (Unicode
+    /// white space, or a mark that joins the character before it) the text goes the way of
+    /// Characters instead, so both ways give the same answer.
+    public func trimmingWhitespace() -> String {
+        func isText(_ byte: UInt8) -> Bool { byte != 0x20 && !(0x09...0x0D).contains(byte) }
+        let cut = utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            guard let first = bytes.firstIndex(where: isText), let last = bytes.lastIndex(where: isText) else { return "" }
+            guard bytes[first] < 0x80, bytes[last] < 0x80 else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[first...last]), as: UTF8.self)
+        }
+        if case .some(.some(let text)) = cut { return text }
+        return trimming { $0.isWhitespace }
+    }
 
     /// The text without any of `characters` at either end.
     public func trimming(charactersIn characters: String) -> String { trimming { characters.contains($0) } }

@@ -15,6 +15,28 @@ struct CertificateSummaryTests {
         try #require(try Certificate.load(path: TestPaths.testcert(name)).first)
     }
 
+    /// Every RSA exponent and named curve in the system bundle (exponents 3, 43147 and 65537;
+    /// P-256 and P-384 on Debian), in order, as `openssl pkcs7 -print_certs -text` prints them.
+    @Test func keyFactsOfTheSystemBundleMatchOpenSSL() throws {
+        let bundle = "/etc/ssl/certs/ca-certificates.crt"
+        let certificates = try Certificate.load(path: bundle)
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let p7 = directory.appendingPathComponent("bundle.p7").path
+        _ = try openssl(["crl2pkcs7", "-nocrl", "-certfile", bundle, "-out", p7])
+        let text = try openssl(["pkcs7", "-in", p7, "-print_certs", "-text", "-noout"])
+        var expected: [String] = []
+        for line in text.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("Exponent: ") { expected.append("e=" + (trimmed.dropFirst(10).split(separator: " ").first.map(String.init) ?? "")) }
+            if trimmed.hasPrefix("ASN1 OID: ") { expected.append("curve=" + trimmed.dropFirst(10)) }
+        }
+        let summaries = certificates.map { $0.summary() }
+        let mine = summaries.compactMap { summary in summary.publicKey.rsaExponent.map { "e=" + $0 } ?? summary.publicKey.curve.map { "curve=" + $0 } }
+        #expect(expected.count > 100)
+        #expect(mine == expected)
+    }
+
     @Test func fieldsMatchOpenSSLCommand() throws {
         let path = TestPaths.testcert("valid-127.0.0.1.pem")
         let summary = try load("valid-127.0.0.1.pem").summary(at: Date(timeIntervalSince1970: 1_800_000_000), peerName: PeerName(host: "127.0.0.1"))

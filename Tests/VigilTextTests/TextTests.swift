@@ -24,6 +24,12 @@ struct TextTests {
     @Test func trimmingAndPadding() {
         #expect(" \t a b \t".trimmingSpaces() == "a b")
         #expect("\n a \r\n".trimmingWhitespace() == "a")
+        // The byte path and the Character path agree: Unicode white space, a mark joined to a
+        // space, a space joined to a prepended character, text that is all white space.
+        for text in ["\u{00A0}a\u{2003}", " \u{301}x ", "x \u{301}", "\u{0600} ", " \t\r\n", "", "\r\nab\u{0301}\r\n", " é "] {
+            #expect(text.trimmingWhitespace() == text.trimming { $0.isWhitespace }, "\(Array(text.unicodeScalars))")
+            #expect(text[...].trimmingWhitespace() == text.trimming { $0.isWhitespace })
+        }
         #expect("\n a \n".trimmingSpaces() == "\n a \n")
         #expect("[::1]".trimming(charactersIn: "[]") == "::1")
         #expect("\"\"".trimming(charactersIn: "\"") == "")
