@@ -80,7 +80,10 @@ public struct SettingsLoader: Sendable {
         var env: [String: Settings.Layer] = [:]
         let provider = EnvironmentVariablesProvider(environmentVariables: environment)
         var knownVariables = SettingsLocations.controlVariables
-        for definition in SettingsCatalog.all {
+        // Asked of swift-configuration only when a VIGIL_ variable could be a setting: encoding
+        // every key's name costs more than the rest of the load, for nothing in the usual case.
+        let mayHoldSettings = environment.keys.contains { $0.hasPrefix("VIGIL_") && !knownVariables.contains($0) }
+        for definition in SettingsCatalog.all where mayHoldSettings {
             guard let result = try? provider.value(forKey: definition.configKey, type: .string) else { continue }
             knownVariables.insert(result.encodedKey)
             guard case .string(let text)? = result.value?.content else { continue }
