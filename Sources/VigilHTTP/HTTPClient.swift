@@ -212,6 +212,12 @@ public struct HTTPClient: Sendable {
             throw HTTPError(.invalidURL, "The request method is not a token.")
         }
         let endpoint = Endpoint(host: target.host, port: target.port)
+        // The origin as errors name it: a plain-HTTP fetch (a revocation list, an OCSP responder)
+        // is never called https.
+        let origin =
+            secure
+            ? endpoint.description
+            : "http://" + (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == 80 ? "" : ":\(target.port)")
         // The account's client certificate, loaded only for its own origin.
         let identity = configuration.clientIdentity.flatMap { $0.covers(endpoint) && secure ? $0.identity : nil }
         let proxy = secure ? try ProxyChoice.forHTTPS(host: target.host) : try ProxyChoice.forHTTP(host: target.host)
@@ -369,7 +375,7 @@ public struct HTTPClient: Sendable {
             throw error
         }
         if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED {
-            throw HTTPError(.bodyTooLarge, "\(endpoint): the answer is larger than \(configuration.maximumBodySize) bytes.", curlCode: Int(code.rawValue))
+            throw HTTPError(.bodyTooLarge, "\(origin): the answer is larger than \(configuration.maximumBodySize) bytes.", curlCode: Int(code.rawValue))
         }
         // No new connection: the request went on the kept one (judged again before it was sent).
         var connects = 0
@@ -380,7 +386,7 @@ public struct HTTPClient: Sendable {
             let tlsLayer = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING].contains(code)
             if let refusal = exchange?.error(at: endpoint, identity: identity, curlCode: Int(code.rawValue), tlsFailure: tlsLayer) { throw refusal }
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            var error = TLSProbe.error(for: code, detail: detail, endpoint: endpoint, notTLS: capture.pointee.not_tls != 0)
+            var error = TLSProbe.error(for: code, detail: detail, origin: origin, notTLS: capture.pointee.not_tls != 0)
             if error.code == .handshakeFailed {
                 error = HTTPError(
                     .handshakeFailed, error.reason + " Vigil offers TLS \(configuration.minimumTLSVersion.rawValue) or later (connection.minimum-tls-version).",

@@ -219,6 +219,11 @@ public struct TLSProbe: Sendable {
 
     /// `notTLS`: OpenSSL said the peer's bytes are not TLS records (``vigil_tls_capture``'s `not_tls`).
     static func error(for code: CURLcode, detail: String, endpoint: Endpoint, notTLS: Bool) -> HTTPError {
+        error(for: code, detail: detail, origin: endpoint.description, notTLS: notTLS)
+    }
+
+    /// The same, for a transfer to `origin` as the user would write it (`http://` for a plain one).
+    static func error(for code: CURLcode, detail: String, origin endpoint: String, notTLS: Bool) -> HTTPError {
         let curl = Int(code.rawValue)
         // curl's text may quote a proxy URL, user information and all: never shown.
         // (No "@", nothing to scrub: the common case skips building the expression.)

@@ -278,6 +278,19 @@ struct HTTPClientTests {
         }
     }
 
+    /// A plain-HTTP fetch that fails (a revocation list's host down) is named http:// in its
+    /// error, never https://: the message says which kind of connection failed.
+    @Test func aFailedPlainFetchIsNamedHTTP() async throws {
+        // Port 9 (discard) on loopback: nothing listens there in CI.
+        do {
+            _ = try await client { $0.allowPlainHTTP = true }.send(HTTPRequest(url: "http://127.0.0.1:9/intermediate.crl"))
+            Issue.record("a fetch from a closed port succeeded")
+        } catch let error as HTTPError {
+            #expect(error.code == .connectionRefused)
+            #expect(error.reason.hasPrefix("http://127.0.0.1:9: "), "\(error.reason)")
+        }
+    }
+
     @Test func aBodyOverTheLimitAndAnInjectedHeaderAreRefused() async throws {
         try await withRunningSimulator("valid") { (running) async throws in
             do {
