@@ -45,8 +45,11 @@ extension Certificate {
         X509_check_issued(issuer.storage.x509, storage.x509) == X509_V_OK
     }
 
-    /// SHA-256 of the DER as received, colon-separated upper-case hex.
-    public var sha256Fingerprint: String { OpenSSLSupport.hex(Self.sha256(storage.der), separator: ":", uppercase: true) }
+    /// SHA-256 of the DER (``derEncoded``), colon-separated upper-case hex; empty for a certificate
+    /// OpenSSL could not encode (never the digest of nothing, which every such one would share).
+    public var sha256Fingerprint: String {
+        storage.der.isEmpty ? "" : OpenSSLSupport.hex(Self.sha256(storage.der), separator: ":", uppercase: true)
+    }
 
     /// The summary as of `time`, for a certificate in `role`, checked against `peerName`.
     public func summary(at time: Date = Date(), role: CertificateRole = .leaf, peerName: PeerName? = nil) -> CertificateSummary {
@@ -78,7 +81,8 @@ extension Certificate {
             embeddedSCTCount: embeddedSCTCount,
             extensions: extensions,
             fingerprints: .init(
-                sha256: sha256Fingerprint, sha1: OpenSSLSupport.hex(Self.sha1(storage.der), separator: ":", uppercase: true), spkiSHA256: spkiPin),
+                sha256: sha256Fingerprint, sha1: storage.der.isEmpty ? "" : OpenSSLSupport.hex(Self.sha1(storage.der), separator: ":", uppercase: true),
+                spkiSHA256: spkiPin),
             isSelfSigned: isSelfSigned,
             findings: []
         )

@@ -8,7 +8,9 @@ import Glibc
 public struct Certificate: Sendable, Hashable {
     let storage: Storage
 
-    /// The DER encoding, exactly as received.
+    /// The DER encoding: the bytes received, or OpenSSL's re-encoding of them where they were
+    /// not strict DER (a length with leading zero bytes, say), which is also what a TLS handshake's
+    /// capture holds. One certificate has one encoding, and so one fingerprint, however it came.
     public var derEncoded: [UInt8] { storage.der }
 
     /// Parses one DER-encoded certificate. Trailing bytes after the certificate are an error.
@@ -29,7 +31,18 @@ public struct Certificate: Sendable, Hashable {
             X509_free(x509)
             throw CertificateError(.malformedDER, "The DER certificate is followed by \(bytes.count - consumed) unexpected bytes.")
         }
-        self.storage = Storage(owning: x509, der: bytes)
+        self.storage = Storage(owning: x509, der: Self.canonical(x509, received: bytes))
+    }
+
+    /// `received` when OpenSSL encodes the parsed certificate to the same bytes (strict DER: the
+    /// usual case), else OpenSSL's encoding. The signed part is kept as received either way.
+    static func canonical(_ x509: OpaquePointer, received: [UInt8]) -> [UInt8] {
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509(x509, &der)
+        defer { vigil_OPENSSL_free(der) }
+        guard length > 0, let der else { return received }
+        let encoded = UnsafeBufferPointer(start: der, count: Int(length))
+        return encoded.elementsEqual(received) ? received : Array(encoded)
     }
 
     /// Takes a reference to an OpenSSL certificate (the caller keeps its own).

@@ -11,11 +11,14 @@ struct PEMBlocks: Sequence, IteratorProtocol {
         /// False when the text ends before this block's END line.
         let isComplete: Bool
 
-        /// The DER the body decodes to; nil when it is not base64 (ASCII whitespace is skipped).
+        /// The DER the body decodes to; nil when it is not base64. White space is skipped: ASCII
+        /// as bytes, and Unicode's (a no-break space pasted from a web page) by Characters.
         var der: [UInt8]? {
             let characters = body.filter { !PEMBlocks.isWhitespace($0) }
-            guard let decoded = Data(base64Encoded: Data(characters)) else { return nil }
-            return [UInt8](decoded)
+            if let decoded = Data(base64Encoded: Data(characters)) { return [UInt8](decoded) }
+            guard body.contains(where: { $0 >= 0x80 }) else { return nil }
+            let text = String(decoding: body, as: UTF8.self).filter { !$0.isWhitespace }
+            return Data(base64Encoded: text).map { [UInt8]($0) }
         }
 
         /// How many bytes the body decodes to, from its base64 characters alone (whitespace

@@ -64,6 +64,8 @@ enum StrictProfile {
         case .ec:
             if let curve = key.curve, !PublicKeyFacts.webPKICurves.contains(curve) {
                 fail(.forbiddenKey, "\(who) uses the EC curve \(curve); only P-256, P-384 and P-521 are allowed.")
+            } else if key.curve == nil {
+                fail(.forbiddenKey, "\(who) has an EC key with explicit curve parameters, not a named curve; only P-256, P-384 and P-521 are allowed.")
             }
         case .ed25519, .ed448:
             fail(.forbiddenKey, "\(who) has an \(key.algorithm.name) key; the web PKI allows only RSA and ECDSA (P-256, P-384, P-521).")

@@ -10,8 +10,9 @@ import FoundationEssentials
 /// block as long as the certificate asked about is decoded and compared byte for byte. The Debian
 /// bundle (200 KB) is one scan of bytes this way, on the path of every judgement by a CA file.
 enum SystemAnchors {
-    /// The first bundle that holds a certificate block: `SSL_CERT_FILE`, OpenSSL's default file,
-    /// then Debian's path. Empty when none does.
+    /// The first bundle that holds a certificate block that decodes: `SSL_CERT_FILE`, OpenSSL's
+    /// default file, then Debian's path (a truncated or broken file does not hide the next). Empty
+    /// when none does.
     static let bundle: [UInt8] = {
         var paths: [String] = []
         if let file = ProcessInfo.processInfo.environment["SSL_CERT_FILE"], !file.isEmpty { paths.append(file) }
@@ -20,8 +21,7 @@ enum SystemAnchors {
         for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             let bytes = [UInt8](data)
-            var blocks = PEMBlocks(bytes)
-            if blocks.next() != nil { return bytes }
+            if PEMBlocks(bytes).contains(where: { $0.isComplete && $0.der?.isEmpty == false }) { return bytes }
         }
         return []
     }()

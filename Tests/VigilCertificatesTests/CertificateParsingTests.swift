@@ -24,6 +24,27 @@ struct CertificateParsingTests {
         #expect(throws: CertificateError(.malformedDER, "")) { try Certificate(derEncoded: Array(bytes.prefix(bytes.count / 2))) }
     }
 
+    /// The outer length written with a leading zero byte (`30 83 00 hh ll`): OpenSSL accepts it
+    /// and the signature still holds, but it is not DER. The certificate keeps OpenSSL's encoding,
+    /// the one a TLS capture holds, so its fingerprint is the strict one's, not a second one.
+    @Test func aNonStrictEncodingHasTheStrictFingerprint() throws {
+        let strict = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestPaths.testcert("valid-127.0.0.1.der"))))
+        try #require(strict[0] == 0x30 && strict[1] == 0x82)
+        let loose = [0x30, 0x83, 0x00] + strict[2...]
+        let parsed = try Certificate(derEncoded: Array(loose))
+        let reference = try Certificate(derEncoded: strict)
+        #expect(parsed.derEncoded == strict)
+        #expect(parsed.sha256Fingerprint == reference.sha256Fingerprint)
+        #expect(parsed.summary().fingerprints == reference.summary().fingerprints)
+    }
+
+    /// A PEM body indented with no-break spaces (pasted from a web page) still reads.
+    @Test func unicodeWhiteSpaceInAPEMBodyIsSkipped() throws {
+        let pem = try String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1.pem"), encoding: .utf8)
+        let indented = pem.split(separator: "\n").map { $0.hasPrefix("-----") ? String($0) : "\u{00A0}\u{00A0}" + $0 }.joined(separator: "\n")
+        #expect(try Certificate.parsePEM(indented) == Certificate.parsePEM(pem))
+    }
+
     @Test func trailingBytesAfterDERAreRejected() throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestPaths.testcert("valid-127.0.0.1.der"))))
         #expect(throws: CertificateError(.malformedDER, "")) { try Certificate(derEncoded: bytes + [0, 0]) }

@@ -46,6 +46,24 @@ struct StrictProfileTests {
         #expect(!StrictProfile.isMailbox(address))
     }
 
+    /// An EC key with explicit curve parameters names no curve: the Web PKI's key rule refuses it
+    /// as it refuses a curve outside P-256, P-384 and P-521; the same key on its named curve passes.
+    @Test func explicitCurveParametersAreAForbiddenKey() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func rules(encoding: String) throws -> [ProfileRule] {
+            let key = directory.appendingPathComponent("\(encoding).key").path, pem = directory.appendingPathComponent("\(encoding).pem").path
+            _ = try CommandRunner.run("/usr/bin/openssl", ["ecparam", "-name", "prime256v1", "-param_enc", encoding, "-genkey", "-noout", "-out", key])
+            _ = try CommandRunner.run("/usr/bin/openssl", ["req", "-x509", "-new", "-key", key, "-subj", "/CN=curve.example", "-days", "2", "-out", pem])
+            let certificate = try #require(try Certificate.load(path: pem).first)
+            var failed: [ProfileRule] = []
+            StrictProfile.checkKey(certificate, who: "the certificate") { rule, _ in failed.append(rule) }
+            return failed
+        }
+        #expect(try rules(encoding: "explicit") == [.forbiddenKey])
+        #expect(try rules(encoding: "named_curve").isEmpty)
+    }
+
     @Test func publicSuffixes() {
         let list = PublicSuffixList.shared
         #expect(list.isPublicSuffix("com"))
