@@ -19,6 +19,16 @@ struct SettingsDocumentationTests {
         }
     }
 
+    /// The loader asks the environment for settings only when a `VIGIL_` variable other than the
+    /// control ones is set: no setting's variable may be a control variable, or be named otherwise.
+    @Test func settingVariablesAreVigilNamesNoControlVariableHolds() {
+        for definition in SettingsCatalog.all {
+            let name = definition.environmentVariable
+            #expect(name.hasPrefix("VIGIL_") && name == name.uppercased(), "\(definition.key): \(name)")
+            #expect(!SettingsLocations.controlVariables.contains(name), "\(definition.key): \(name)")
+        }
+    }
+
     @Test func keysAreUniqueAndDefaultsValid() throws {
         #expect(Set(SettingsCatalog.all.map(\.key)).count == SettingsCatalog.all.count)
         for definition in SettingsCatalog.all {
