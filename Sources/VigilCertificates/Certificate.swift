@@ -102,6 +102,9 @@ public struct Certificate: Sendable, Hashable {
         guard status.st_mode & S_IFMT != S_IFDIR else {
             throw CertificateError(.unreadableFile, "\(path): is a directory, not a certificate file.")
         }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw CertificateError(.unreadableFile, "\(path): is not a regular file (a pipe or a device?), not a certificate file.")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CertificateError(.unreadableFile, "\(path): cannot be read (permission denied?).")
         }

@@ -11,6 +11,7 @@ enum SettingsFileReader {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         guard status.st_mode & S_IFMT != S_IFDIR else { throw SettingsError(code, "\(what) \(path) is a directory.") }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw SettingsError(code, "\(what) \(path) is not a regular file (a pipe or a device?).") }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SettingsError(code, "\(what) \(path) cannot be read (permission denied?).")
         }

@@ -65,4 +65,17 @@ struct CertificateParsingTests {
         #expect(throws: CertificateError(.unreadableFile, "")) { try Certificate.load(path: TestPaths.root.path) }
         #expect(throws: CertificateError(.unreadableFile, "")) { try Certificate.load(path: "/nonexistent/vigil.pem") }
     }
+
+    /// A device or a pipe given as a CA file is named as such, and never read (a `/dev/zero` read
+    /// to its end would never end).
+    @Test func devicesArePlainlyRefused() {
+        do {
+            _ = try Certificate.load(path: "/dev/zero")
+            Issue.record("/dev/zero was read as a certificate file")
+        } catch let error as CertificateError {
+            #expect(error.code == .unreadableFile && error.reason.contains("not a regular file"), "\(error.reason)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
 }
