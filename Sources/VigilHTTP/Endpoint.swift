@@ -36,9 +36,13 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public var peerName: PeerName { PeerName(host: host) }
 
     /// The URL form, with IPv6 literals bracketed.
-    public var description: String {
+    public var description: String { origin(scheme: "https") }
+
+    /// The origin as `scheme` names it (a plain-HTTP fetch from the same host and port is
+    /// `http://`), IPv6 literals bracketed, the scheme's default port left out.
+    func origin(scheme: String) -> String {
         let shown = host.contains(":") ? "[\(host)]" : host
-        return port == 443 ? "https://\(shown)" : "https://\(shown):\(port)"
+        return port == (scheme == "http" ? 80 : 443) ? "\(scheme)://\(shown)" : "\(scheme)://\(shown):\(port)"
     }
 }
 

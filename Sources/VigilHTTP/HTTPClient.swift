@@ -214,10 +214,7 @@ public struct HTTPClient: Sendable {
         let endpoint = Endpoint(host: target.host, port: target.port)
         // The origin as errors name it: a plain-HTTP fetch (a revocation list, an OCSP responder)
         // is never called https.
-        let origin =
-            secure
-            ? endpoint.description
-            : "http://" + (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == 80 ? "" : ":\(target.port)")
+        let origin = endpoint.origin(scheme: target.scheme)
         // The account's client certificate, loaded only for its own origin.
         let identity = configuration.clientIdentity.flatMap { $0.covers(endpoint) && secure ? $0.identity : nil }
         let proxy = secure ? try ProxyChoice.forHTTPS(host: target.host) : try ProxyChoice.forHTTP(host: target.host)

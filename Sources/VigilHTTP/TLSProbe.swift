@@ -177,7 +177,7 @@ public struct TLSProbe: Sendable {
             exchange?.requested == true && vigil_tls_capture_count(capture) > 0 && (code != CURLE_OK || (ended && exchange?.alert != nil))
         guard code == CURLE_OK || refusedForWantOfOne else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw error(for: code, detail: detail, endpoint: endpoint, notTLS: capture.pointee.not_tls != 0)
+            throw error(for: code, detail: detail, origin: endpoint.description, notTLS: capture.pointee.not_tls != 0)
         }
         let chain = try capturedChain(capture)
         guard !chain.isEmpty else {
@@ -218,12 +218,8 @@ public struct TLSProbe: Sendable {
     }
 
     /// `notTLS`: OpenSSL said the peer's bytes are not TLS records (``vigil_tls_capture``'s `not_tls`).
-    static func error(for code: CURLcode, detail: String, endpoint: Endpoint, notTLS: Bool) -> HTTPError {
-        error(for: code, detail: detail, origin: endpoint.description, notTLS: notTLS)
-    }
-
-    /// The same, for a transfer to `origin` as the user would write it (`http://` for a plain one).
-    static func error(for code: CURLcode, detail: String, origin endpoint: String, notTLS: Bool) -> HTTPError {
+    /// `origin`: where the transfer went, as the user would write it (`http://` for a plain one).
+    static func error(for code: CURLcode, detail: String, origin: String, notTLS: Bool) -> HTTPError {
         let curl = Int(code.rawValue)
         // curl's text may quote a proxy URL, user information and all: never shown.
         // (No "@", nothing to scrub: the common case skips building the expression.)
@@ -234,20 +230,20 @@ public struct TLSProbe: Sendable {
         let suffix = scrubbed.isEmpty ? "" : " (\(scrubbed))"
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:
-            return HTTPError(.unresolvedHost, "\(endpoint): the host name could not be resolved\(suffix).", curlCode: curl)
+            return HTTPError(.unresolvedHost, "\(origin): the host name could not be resolved\(suffix).", curlCode: curl)
         case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY:
-            return HTTPError(.proxy, "\(endpoint): the proxy failed\(suffix).", curlCode: curl)
+            return HTTPError(.proxy, "\(origin): the proxy failed\(suffix).", curlCode: curl)
         case CURLE_COULDNT_CONNECT:
-            return HTTPError(.connectionRefused, "\(endpoint): could not connect\(suffix).", curlCode: curl)
+            return HTTPError(.connectionRefused, "\(origin): could not connect\(suffix).", curlCode: curl)
         case CURLE_OPERATION_TIMEDOUT:
-            return HTTPError(.timeout, "\(endpoint): no answer within the timeout\(suffix).", curlCode: curl)
+            return HTTPError(.timeout, "\(origin): no answer within the timeout\(suffix).", curlCode: curl)
         case CURLE_SSL_CONNECT_ERROR where notTLS:
-            return HTTPError(.notTLS, "\(endpoint): the server did not answer with TLS (a plain-HTTP port?)\(suffix).", curlCode: curl)
+            return HTTPError(.notTLS, "\(origin): the server did not answer with TLS (a plain-HTTP port?)\(suffix).", curlCode: curl)
         case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
-            return HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake failed\(suffix).", curlCode: curl)
+            return HTTPError(.handshakeFailed, "\(origin): the TLS handshake failed\(suffix).", curlCode: curl)
         default:
             let text = vigil_curl_easy_strerror(code).map { String(cString: $0) } ?? "error \(curl)"
-            return HTTPError(.transport, "\(endpoint): \(text)\(suffix).", curlCode: curl)
+            return HTTPError(.transport, "\(origin): \(text)\(suffix).", curlCode: curl)
         }
     }
 }

@@ -26,7 +26,7 @@ struct HTTPDateTests {
     @Test func userInformationInCurlTextIsScrubbed() {
         let endpoint = Endpoint(host: "127.0.0.1", port: 443)
         for detail in ["proxy https://alice:s3cret@proxy.test:3128 refused", "at https://alice:s3cret@\u{301}host/ failed"] {
-            let error = TLSProbe.error(for: CURLE_COULDNT_CONNECT, detail: detail, endpoint: endpoint, notTLS: false)
+            let error = TLSProbe.error(for: CURLE_COULDNT_CONNECT, detail: detail, origin: endpoint.description, notTLS: false)
             #expect(!error.description.contains("s3cret"), "\(error)")
         }
     }
