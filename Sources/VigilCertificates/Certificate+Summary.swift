@@ -45,10 +45,13 @@ extension Certificate {
         X509_check_issued(issuer.storage.x509, storage.x509) == X509_V_OK
     }
 
-    /// SHA-256 of the DER (``derEncoded``), colon-separated upper-case hex; empty for a certificate
-    /// OpenSSL could not encode (never the digest of nothing, which every such one would share).
-    public var sha256Fingerprint: String {
-        storage.der.isEmpty ? "" : OpenSSLSupport.hex(Self.sha256(storage.der), separator: ":", uppercase: true)
+    /// SHA-256 of the DER (``derEncoded``), colon-separated upper-case hex.
+    public var sha256Fingerprint: String { fingerprint(Self.sha256) }
+
+    /// `digest` of the DER, colon-separated upper-case hex; empty for a certificate OpenSSL could
+    /// not encode (never the digest of nothing, which every such one would share).
+    func fingerprint(_ digest: ([UInt8]) -> [UInt8]) -> String {
+        storage.der.isEmpty ? "" : OpenSSLSupport.hex(digest(storage.der), separator: ":", uppercase: true)
     }
 
     /// The summary as of `time`, for a certificate in `role`, checked against `peerName`.
@@ -80,9 +83,7 @@ extension Certificate {
             policies: policies,
             embeddedSCTCount: embeddedSCTCount,
             extensions: extensions,
-            fingerprints: .init(
-                sha256: sha256Fingerprint, sha1: storage.der.isEmpty ? "" : OpenSSLSupport.hex(Self.sha1(storage.der), separator: ":", uppercase: true),
-                spkiSHA256: spkiPin),
+            fingerprints: .init(sha256: sha256Fingerprint, sha1: fingerprint(Self.sha1), spkiSHA256: spkiPin),
             isSelfSigned: isSelfSigned,
             findings: []
         )
