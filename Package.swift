@@ -158,7 +158,7 @@ let package = Package(
             name: "VigilHTTP",
             dependencies: [
                 "VigilErrors", "VigilText", "VigilThreads",
-                "VigilCertificates", "VigilLogging", "VigilPaths", "CCurl",
+                "VigilCertificates", "VigilLogging", "VigilPaths", "CCurl", "CVigilSystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -52,3 +52,98 @@ int vigil_spawn_detached(char *const argv[]) {
     posix_spawn_file_actions_destroy(&actions);
     return status;
 }
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static long long vigil_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+int vigil_run_limited(const char *path, char *const argv[], const char *input, size_t input_length, char *output, size_t output_capacity,
+                      size_t *output_length, int timeout_ms, unsigned long memory_bytes, unsigned long cpu_seconds, int *exit_status) {
+    *output_length = 0;
+    *exit_status = -1;
+    int in = memfd_create("vigil-input", MFD_CLOEXEC);
+    if (in < 0) return errno;
+    size_t written = 0;
+    while (written < input_length) {
+        ssize_t n = write(in, input + written, input_length - written);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int failure = errno;
+            close(in);
+            return failure;
+        }
+        written += (size_t)n;
+    }
+    lseek(in, 0, SEEK_SET);
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        int failure = errno;
+        close(in);
+        return failure;
+    }
+    char *const empty[] = {NULL};
+    pid_t pid = fork();
+    if (pid < 0) {
+        int failure = errno;
+        close(in);
+        close(out[0]);
+        close(out[1]);
+        return failure;
+    }
+    if (pid == 0) {
+        /* Only async-signal-safe calls from here to execve. */
+        struct rlimit memory = {memory_bytes, memory_bytes}, cpu = {cpu_seconds, cpu_seconds}, core = {0, 0};
+        setrlimit(RLIMIT_AS, &memory);
+        setrlimit(RLIMIT_CPU, &cpu);
+        setrlimit(RLIMIT_CORE, &core);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        if (dup2(in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0) _exit(126);
+        closefrom(3);
+        execve(path, argv, empty);
+        _exit(127);
+    }
+    close(in);
+    close(out[1]);
+    long long deadline = vigil_now_ms() + timeout_ms;
+    int timed_out = 0;
+    for (;;) {
+        long long left = deadline - vigil_now_ms();
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd wait = {out[0], POLLIN, 0};
+        int ready = poll(&wait, 1, (int)left);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) {
+            timed_out = ready == 0;
+            break;
+        }
+        char discard[512];
+        char *into = *output_length < output_capacity ? output + *output_length : discard;
+        size_t room = *output_length < output_capacity ? output_capacity - *output_length : sizeof discard;
+        ssize_t n = read(out[0], into, room);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        if (into != discard) *output_length += (size_t)n;
+    }
+    close(out[0]);
+    if (timed_out) kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (timed_out) return ETIMEDOUT;
+    *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return 0;
+}

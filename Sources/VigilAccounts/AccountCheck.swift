@@ -281,7 +281,7 @@ public struct AccountCheck: Sendable {
 
     func judge(_ account: Account) async throws -> (result: Result, chain: [Certificate], evaluation: TrustEvaluation, endpoint: Endpoint) {
         let endpoint = try Endpoint(url: account.server)
-        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
+        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve, proxy: options.proxy).handshake(with: endpoint)
         let chain = handshake.chain
         let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         func done(_ result: Result) -> (Result, [Certificate], TrustEvaluation, Endpoint) { (result, chain, evaluation, endpoint) }
@@ -307,6 +307,13 @@ public struct AccountCheck: Sendable {
             server: CertificateRuleContext.path(evaluation, sent: chain), serverPassedValidationOrIsUserAccepted: passed)
         if storedLeaf == leaf {
             return done(passed ? .unchanged : .changed(reason: "The reviewed certificate is no longer trusted or approved (its approval was revoked?)."))
+        }
+        // Another leaf than the reviewed one, through a root added to this machine's trust store:
+        // an interception, named as such; no rule accepts it without the user's review.
+        let marked = evaluation.markingInterception(
+            leaf: leaf, known: [storedLeaf.sha256Fingerprint], knownFrom: "the certificate reviewed when the account was added")
+        if let interception = marked.findings.first(where: { $0.code == .interception }) {
+            return (.changed(reason: interception.message + " Review it before anything is sent."), chain, marked, endpoint)
         }
         if let issued = leaf.notBefore, let reviewed = storedLeaf.notBefore, issued < reviewed {
             return done(

@@ -97,6 +97,9 @@ extension AccountSetup {
         public var accessHeaders: AccessHeaders?
         /// Where the access headers go: the server the user named (nil: nowhere).
         public var accessHeadersOrigin: Endpoint?
+        /// Which proxy (`connection.proxy`, `connection.proxy-autoconfig-url`, the environment), and
+        /// the credentials kept for proxies.
+        public var proxy = ProxyConfiguration()
         /// The settings catalogue's defaults.
         public init() {}
 
@@ -109,6 +112,7 @@ extension AccountSetup {
             configuration.userAgent = userAgent
             configuration.logExchanges = logHTTPExchanges
             configuration.cookies = cookies ? CookieJar() : nil
+            configuration.proxy = proxy
             return configuration
         }
 

@@ -27,7 +27,7 @@ extension AccountSetup {
     }
 
     func reviewedClient(for endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> (HTTPClient, [Certificate]) {
-        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve).handshake(with: endpoint)
+        let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve, proxy: options.proxy).handshake(with: endpoint)
         let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
         if options.clientIdentity != nil, handshake.clientCertificate?.requested == true, let finding = Self.clientCertificateInClear(handshake) {

@@ -41,17 +41,40 @@ extension AccountSetup.Options {
         oidcRegisterClient = settings[.openIDConnectRegistersClient] ?? oidcRegisterClient
         requirements = ConnectionRequirements(settings: settings)
         preApproved = PreApprovedCertificates(settingValues: settings[.approvedCertificates] ?? [])
+        proxy = ProxyConfiguration(settings: settings)
+    }
+}
+
+extension ProxyConfiguration {
+    /// `connection.proxy` and `connection.proxy-autoconfig-url`, with the passwords kept in the
+    /// keyring (`vigil proxy login`; `credentials`: another store, for tests and the suite).
+    public init(settings: Settings) {
+        self.init(settings: settings, credentials: ProxyCredentials(secrets: KeyringSecretStore()))
+    }
+
+    /// The same with the credentials kept in `credentials` (nil: none).
+    public init(settings: Settings, credentials: ProxyCredentials?) {
+        self.init()
+        switch settings[.proxy] ?? "system" {
+        case "system": mode = .system
+        case "none": mode = .none
+        case let url: mode = .url(url)
+        }
+        autoconfigURL = settings[.proxyAutoconfigURL]
+        self.credentials = credentials?.lookup
     }
 }
 
 extension ConnectionRequirements {
-    /// `connection.minimum-tls-version`, `connection.pinned-public-keys` and
-    /// `connection.revocation-policy`, for every command that judges a live handshake.
+    /// `connection.minimum-tls-version`, `connection.pinned-public-keys`,
+    /// `connection.revocation-policy` and `connection.locally-added-roots`, for every command that
+    /// judges a live handshake.
     public init(settings: Settings) {
         self.init(
             minimumTLSVersion: settings[.minimumTLSVersion].flatMap(TLSProtocolVersion.init(rawValue:)) ?? .tls12,
             pins: PublicKeyPins(settingValues: settings[.pinnedPublicKeys] ?? []),
             revocation: RevocationChecker(policy: settings[.revocationPolicy].flatMap(RevocationPolicy.init(rawValue:)) ?? .softFail))
+        locallyAddedRoots = settings[.locallyAddedRoots].flatMap(LocallyAddedRoots.init(rawValue:)) ?? .trust
     }
 }
 

@@ -44,7 +44,7 @@ public struct ApprovalAudit: Sendable {
 
     /// Every problem found offline; with `live`, each active approval's server is also asked which
     /// certificate it presents now (a TLS handshake, no request).
-    public func check(live: Bool = false, timeout: Duration = .seconds(10)) async throws -> [Problem] {
+    public func check(live: Bool = false, timeout: Duration = .seconds(10), proxy: ProxyConfiguration = ProxyConfiguration()) async throws -> [Problem] {
         var problems: [Problem] = []
         let all = try await approvals.list(includingRevoked: true)
         let accountList = try await accounts.list()
@@ -98,7 +98,7 @@ public struct ApprovalAudit: Sendable {
             }
             if live {
                 do {
-                    let handshake = try await TLSProbe(timeout: timeout).handshake(with: endpoint)
+                    let handshake = try await TLSProbe(timeout: timeout, proxy: proxy).handshake(with: endpoint)
                     if handshake.chain.first?.sha256Fingerprint != approval.sha256 {
                         add("no-longer-presented", "\(target) now presents another certificate (\(handshake.chain.first?.sha256Fingerprint ?? "none")).")
                     }

@@ -37,7 +37,7 @@ public enum ApprovalRule {
             let name = evaluation.peerName?.value ?? "this host"
             refusals.append(Refusal(code: .anotherName, message: "The certificate is not valid for \(name); no approval can make it so."))
         }
-        for code in [TrustReason.Code.tlsVersion, .pinMismatch, .revoked, .mustStapleMissing, .revocationUnknown] {
+        for code in [TrustReason.Code.tlsVersion, .pinMismatch, .revoked, .mustStapleMissing, .revocationUnknown, .locallyAddedRootRefused] {
             if let reason = evaluation.verdict.reasons.first(where: { $0.code == code }) {
                 refusals.append(Refusal(code: code, message: reason.message + " It cannot be approved."))
             }

@@ -39,6 +39,12 @@ public struct Finding: Codable, Sendable, Hashable {
         public static let longLifetime = Code(rawValue: "long-lifetime")
         /// The name asked for appears only in the subject CN, not in the SANs (critical).
         public static let hostnameOnlyInCommonName = Code(rawValue: "hostname-only-in-cn")
+        /// The chain ends in a root added to this machine's trust store, not a public root: a
+        /// TLS-inspecting proxy or a private CA (warning; a chain finding).
+        public static let locallyAddedRoot = Code(rawValue: "locally-added-root")
+        /// The server's own certificate is known (an approval, an account's reviewed chain) and
+        /// another one came through a locally added root: an interception (critical; a chain finding).
+        public static let interception = Code(rawValue: "interception")
     }
 
     /// What was found.
@@ -47,6 +53,14 @@ public struct Finding: Codable, Sendable, Hashable {
     public var severity: Severity
     /// One sentence in plain words.
     public var message: String
+
+    /// The chain finding for an anchor that is a locally added root.
+    public static func locallyAddedRoot(_ basis: TrustBasis) -> Finding {
+        Finding(
+            .locallyAddedRoot, .warning,
+            "The chain ends in \(basis.anchorSubject) (SHA-256 \(basis.anchorSHA256)), added to this machine's trust store, not a public root: a TLS-inspecting proxy or a private CA can read this connection."
+        )
+    }
 
     /// A finding of `code` and `severity`, with `message`.
     public init(_ code: Code, _ severity: Severity, _ message: String) {

@@ -10,6 +10,9 @@ public struct TrustBasis: Codable, Sendable, Hashable {
         public var description: String { rawValue }
         /// The system trust store (or `SSL_CERT_FILE` / `SSL_CERT_DIR`).
         public static let systemStore = Source(rawValue: "system-store")
+        /// A root of the system trust store that is not a public root (``PublicRoots``): added to
+        /// this machine by an administrator, a TLS-inspecting proxy or a private CA's package.
+        public static let locallyAdded = Source(rawValue: "locally-added")
         /// A CA file given by the caller.
         public static let caFile = Source(rawValue: "ca-file")
         /// A certificate given in code.

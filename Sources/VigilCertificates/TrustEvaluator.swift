@@ -118,6 +118,7 @@ public struct TrustEvaluator: Sendable {
         summary.builtFromAlternative = chosen.verdict.isTrusted && tried > 1
         var evaluation = TrustEvaluation(verdict: chosen.verdict, chain: summary, verifiedChain: chosen.chain, time: time, peerName: peerName)
         if chosen.verdict.isTrusted { evaluation.validPolicies = chosen.policies }
+        if case .trusted(let basis) = chosen.verdict, basis.source == .locallyAdded { evaluation.findings.append(.locallyAddedRoot(basis)) }
         evaluation.profile = chosen.profile
         evaluation.rulesNotApplied = chosen.notApplied
         return evaluation
@@ -139,9 +140,10 @@ public struct TrustEvaluator: Sendable {
         // profile rule's (those never change how the path is built).
         let reachedAnchor = run.verified && run.reasons.allSatisfy { ProfileRule.rule(for: $0.code) != nil }
         var anchorSource = reachedAnchor ? run.chain.last.map(basis(for:))?.source : nil
-        // A public root passed as a CA file is still the Web PKI.
-        if let source = anchorSource, source != .systemStore, case .byAnchor = configuration.profile, let anchor = run.chain.last,
-            SystemAnchors.contains(anchor)
+        // A public root passed as a CA file is still the Web PKI (where the public roots are not
+        // known, a root of the system bundle stands for one).
+        if let source = anchorSource, source == .caFile || source == .certificate, case .byAnchor = configuration.profile, let anchor = run.chain.last,
+            PublicRoots.contains(anchor) ?? SystemAnchors.contains(anchor)
         {
             anchorSource = .systemStore
         }
@@ -175,7 +177,9 @@ public struct TrustEvaluator: Sendable {
         if configuration.anchors.contains(anchor) {
             return TrustBasis(source: .certificate, path: nil, anchorSubject: subject, anchorSHA256: fingerprint)
         }
-        return TrustBasis(source: .systemStore, path: nil, anchorSubject: subject, anchorSHA256: fingerprint)
+        // A root of the system store that is not a public one was added to this machine.
+        let source: TrustBasis.Source = PublicRoots.contains(anchor) == false ? .locallyAdded : .systemStore
+        return TrustBasis(source: source, path: nil, anchorSubject: subject, anchorSHA256: fingerprint)
     }
 
     static func chainSummary(sent: [Certificate], verified: [Certificate], trusted: Bool, reasons: [TrustReason]) -> ChainSummary {
@@ -214,6 +218,9 @@ public struct TrustEvaluation: Sendable {
     public var chain: ChainSummary
     /// Leaf to anchor, as verification built it (possibly partial when untrusted).
     public var verifiedChain: [Certificate]
+    /// Findings about the path as a whole (a chain that ends in a locally added root; an
+    /// interception), shown with the verdict in text and JSON; they do not decide it.
+    public var findings: [Finding] = []
     /// The valid policy set of a trusted path (RFC 5280 section 6.1.5, dotted OIDs; `2.5.29.32.0`
     /// is any-policy); empty when untrusted.
     public var validPolicies: [String] = []

@@ -30,7 +30,15 @@ public enum TrustProfile: String, Sendable, Hashable, Codable {
     static func decide(_ choice: Choice, anchor: TrustBasis.Source?, usesSystemStore: Bool) -> Decision {
         if case .forced(let profile) = choice { return Decision(profile: profile, why: "chosen with --profile") }
         switch anchor {
-        case .systemStore?: return Decision(profile: .webpki, why: "the chain ends in the system trust store (the public Web PKI)")
+        case .systemStore?:
+            guard PublicRoots.isKnown else {
+                return Decision(
+                    profile: .webpki,
+                    why: "the chain ends in the system trust store (which of its roots are public is not known here: no list at \(PublicRoots.location))")
+            }
+            return Decision(profile: .webpki, why: "the chain ends in a public root (Mozilla's root program, as ca-certificates ships it)")
+        case .locallyAdded?:
+            return Decision(profile: .rfc5280, why: "the chain ends in a root added to this machine's trust store, not a public root")
         case .some: return Decision(profile: .rfc5280, why: "the chain ends in an anchor you supplied: a CA file or a given certificate")
         case nil where usesSystemStore: return Decision(profile: .webpki, why: "no anchor was found, and the system trust store was searched")
         case nil: return Decision(profile: .rfc5280, why: "no anchor was found among the anchors you supplied")

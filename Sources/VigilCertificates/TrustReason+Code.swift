@@ -77,6 +77,11 @@ extension TrustReason {
         public static let mustStapleMissing = Code(rawValue: "must-staple-missing")
         /// An approval refused: a certificate in the chain was signed by one that is not a CA.
         public static let signedByNonCA = Code(rawValue: "signed-by-non-ca")
+        /// The chain ends in a root added to this machine's trust store, not a public root, and
+        /// `connection.locally-added-roots` is `ask`: approvable after review (the HTTP layer adds it).
+        public static let locallyAddedRoot = Code(rawValue: "locally-added-root")
+        /// The same, with `connection.locally-added-roots` `refuse`: never approvable (the HTTP layer adds it).
+        public static let locallyAddedRootRefused = Code(rawValue: "locally-added-root-refused")
 
         /// An OpenSSL verify error Vigil has no words for: its text as a slug.
         static func openSSL(text: String) -> Code {

@@ -80,7 +80,8 @@ package enum ExitStatus {
             ]
             if error.code == .unavailable { return (error.reason, temporaryFailure) }
             return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
-        case let error as HTTPError where error.code == .clientCertificateRequired || error.code == .clientCertificateRefused:
+        case let error as HTTPError
+        where [.clientCertificateRequired, .clientCertificateRefused, .proxyAuthenticationRequired, .proxyAuthenticationRefused].contains(error.code):
             // The server refused the client (mutual TLS): a refusal, as docs/cli.md says.
             return (error.reason, untrusted)
         case let error as SecretStoreError:

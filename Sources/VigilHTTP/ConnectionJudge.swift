@@ -5,7 +5,9 @@ public import VigilCertificates
 /// 1. the chain: path building and validation by profile, RFC 5280 policy processing, the
 ///    strict profile (``VigilCertificates/TrustEvaluator``);
 /// 2. the protocol: `connection.minimum-tls-version` (`tls-version`), from OpenSSL's number;
-/// 3. the pins: `connection.pinned-public-keys` (`pin-mismatch`);
+/// 3. the pins: `connection.pinned-public-keys` (`pin-mismatch`), and a root added to this
+///    machine's trust store under `connection.locally-added-roots` (`locally-added-root`,
+///    `locally-added-root-refused`);
 /// 4. revocation: the staple, the CA's OCSP responders and CRLs under
 ///    `connection.revocation-policy` (`revoked`, `must-staple-missing`, `revocation-unknown`).
 ///
@@ -32,6 +34,7 @@ public struct ConnectionJudge: Sendable {
         evaluator.evaluate(chain, for: endpoint.peerName)
             .requiring(tls: requirements.minimumTLSVersion, negotiated: negotiated)
             .requiring(pins: requirements.pins, for: endpoint, sent: chain)
+            .requiring(locallyAddedRoots: requirements.locallyAddedRoots)
     }
 
     /// Step 4 (blocking: it may fetch, when `approved` or the chain is trusted). `given`: an OCSP

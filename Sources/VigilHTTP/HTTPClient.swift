@@ -46,6 +46,9 @@ public struct HTTPClient: Sendable {
         /// An access proxy's service token: header fields added to every request to its origin
         /// (over https), to no other host, never to a proxy (CONNECT) and never logged.
         public var accessHeaders: AccessHeadersBinding?
+        /// Which proxy (`connection.proxy`, `connection.proxy-autoconfig-url`, the environment),
+        /// and the credentials kept for proxies.
+        public var proxy = ProxyConfiguration()
 
         /// The defaults: 30-second timeout, 64 MiB bodies, https only, TLS 1.2 or later, no cookies, no client certificate.
         public init() {}
@@ -204,6 +207,25 @@ public struct HTTPClient: Sendable {
         guard let target = URLParts(request.url) else {
             throw HTTPError(.invalidURL, "The request URL is not an absolute http(s) URL.")
         }
+        let route = try configuration.proxy.route(scheme: target.scheme, host: target.host, port: target.port)
+        for (index, choice) in route.candidates.enumerated() {
+            do {
+                var response = try configuration.proxy.answeringChallenge(choice) { kept in
+                    try blockingSend(request, target: target, through: choice, kept: kept, cancellation: cancellation)
+                }
+                response.via = ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
+                return response
+            } catch let error as HTTPError where index < route.candidates.count - 1 && choice.identity != nil && error.isProxyUnreachable {
+                // The next of a PAC file's answers: nothing reached this proxy.
+                continue
+            }
+        }
+        throw HTTPError(.proxy, "No proxy to try for \(target.host).")
+    }
+
+    func blockingSend(_ request: HTTPRequest, target: URLParts, through proxy: ProxyChoice, kept: ProxyCredential?, cancellation: TransferCancellation) throws
+        -> HTTPResponse
+    {
         let secure = target.scheme == "https"
         guard secure || configuration.allowPlainHTTP else {
             throw HTTPError(.plainHTTPRefused, "http://\(target.host):\(target.port) is plain HTTP; only https is allowed.")
@@ -217,7 +239,6 @@ public struct HTTPClient: Sendable {
         let origin = endpoint.origin(scheme: target.scheme)
         // The account's client certificate, loaded only for its own origin.
         let identity = configuration.clientIdentity.flatMap { $0.covers(endpoint) && secure ? $0.identity : nil }
-        let proxy = secure ? try ProxyChoice.forHTTPS(host: target.host) : try ProxyChoice.forHTTP(host: target.host)
         // A connection kept by an earlier request of this client: used only once this client's
         // policy has judged again what its handshake showed; otherwise closed, and a new one made.
         let key = KeptConnection.Key(
@@ -293,7 +314,7 @@ public struct HTTPClient: Sendable {
         // receives a proxy password, and an http proxy with one is refused.
         // A plain-HTTP request (only ever without credentials) gets curl's own verification of
         // an https proxy: no SSL context callback is installed for it.
-        let proxyHost = try proxy.apply(to: handle, capture: secure ? capture : nil)
+        let (proxyHost, offer) = try proxy.apply(to: handle, capture: secure ? capture : nil, kept: kept, environment: configuration.proxy.environment)
         defer { free(proxyHost) }
 
         let resolveList = HostResolution.curlList(configuration.resolve)
@@ -362,6 +383,17 @@ public struct HTTPClient: Sendable {
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
         if let proxyHost, capture.pointee.proxy_failed != 0 {
             throw ProxyChoice.untrusted(proxyHost)
+        }
+        // The proxy asked who we are (407 to CONNECT, or to a plain-HTTP request through it) and
+        // had no credential it may be sent, or refused the one it was sent.
+        if let identity = proxy.identity {
+            var connectCode = 0
+            _ = vigil_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+            var status = 0
+            _ = vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            if connectCode == 407 || (!secure && status == 407) {
+                throw ProxyChallenge(proxy: identity, fields: transfer.proxyAnswer.challenges).error(offered: offer, curlCode: Int(code.rawValue))
+            }
         }
         if let decision = transfer.decision, !decision.allowsRequest {
             var error = HTTPError(
@@ -453,6 +485,8 @@ public struct HTTPClient: Sendable {
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         var tooLarge = false
+        /// The proxy's answers (CONNECT's, a plain request's): its 407 challenges.
+        let proxyAnswer = ProxyAnswer()
 
         init(policy: any TLSTrustPolicy, endpoint: Endpoint, maximumBodySize: Int) {
             self.policy = policy
@@ -551,6 +585,7 @@ public struct HTTPClient: Sendable {
         let length = size * count
         guard let data, length > 0 else { return length }
         let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
+        transfer.proxyAnswer.read(line)
         if line.hasPrefix("HTTP/") {
             transfer.headers.removeAll()
         } else if let colon = line.firstIndex(of: ":") {

@@ -21,6 +21,8 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
             case cancelled
             case clientCertificateRequired = "client-certificate-required"
             case clientCertificateRefused = "client-certificate-refused"
+            case proxyAuthenticationRequired = "proxy-authentication-required"
+            case proxyAuthenticationRefused = "proxy-authentication-refused"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -52,6 +54,10 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
         public static let clientCertificateRequired = Code(.clientCertificateRequired)
         /// The server refused the client certificate presented (a TLS alert, or its HTTP error).
         public static let clientCertificateRefused = Code(.clientCertificateRefused)
+        /// The proxy answered 407 and no credential it may be sent was kept for it (`vigil proxy login`).
+        public static let proxyAuthenticationRequired = Code(.proxyAuthenticationRequired)
+        /// The proxy answered 407 to the credential kept for it.
+        public static let proxyAuthenticationRefused = Code(.proxyAuthenticationRefused)
         /// The code's name (`invalid-url`, ...).
         public var description: String { base.rawValue }
     }
@@ -64,6 +70,8 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
     public let curlCode: Int?
     /// For ``Code/untrustedCertificate``: the evaluation, to show the user before any approval.
     public var evaluation: TrustEvaluation?
+    /// For the proxy authentication codes: the proxy, and the schemes and realm it asked for.
+    public var proxyChallenge: ProxyChallenge?
     /// For the client certificate codes: what the server asked and the client presented.
     public var clientCertificate: ClientCertificateExchange?
     /// The source file that threw (`#fileID`).

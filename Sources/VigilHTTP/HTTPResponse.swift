@@ -20,6 +20,8 @@ public struct HTTPResponse: Sendable {
     /// The request went on a connection an earlier request of the same client opened
     /// (``HTTPClient/keepingConnections()``), judged again before it was sent.
     public var reusedConnection = false
+    /// Which proxy the request went through (or direct), and why.
+    public var via: ProxyUse?
 
     /// The first value of a header field, by case-insensitive name.
     public func header(_ name: String) -> String? {

@@ -11,7 +11,8 @@ import VigilPaths
 ///
 /// libcurl verification is off on purpose: the probe only collects; every trust decision is
 /// made by ``VigilCertificates/TrustEvaluator``. Nothing but a ClientHello leaves the machine.
-/// Proxy environment variables (`https_proxy`, `all_proxy`, `no_proxy`) are honoured by libcurl.
+/// The proxy is chosen by ``ProxyConfiguration`` (settings, PAC file, environment); the
+/// handshake says which way it went (``Handshake/via``).
 public struct TLSProbe: Sendable {
     /// What the handshake gave.
     public struct Handshake: Sendable {
@@ -33,6 +34,8 @@ public struct TLSProbe: Sendable {
         /// Whether the server goes on without one: false when it ended the handshake for want of
         /// one, true when the handshake finished without one, nil when it did not ask.
         public var clientCertificateOptional: Bool?
+        /// Which proxy the connection went through (or direct), and why; nil when not known.
+        public var via: ProxyUse?
 
         /// A handshake result; no staple and no client certificate request unless given.
         public init(
@@ -56,21 +59,30 @@ public struct TLSProbe: Sendable {
     public var logger: Logger
     /// Names pinned to addresses (curl's `--resolve`).
     public var resolve: [HostResolution]
+    /// Which proxy, and the credentials kept for proxies.
+    public var proxy: ProxyConfiguration
 
-    /// A probe with a 10-second timeout and no pinned names unless given.
-    public init(timeout: Duration = .seconds(10), logger: Logger = Logger(label: "vigil.http"), resolve: [HostResolution] = []) {
+    /// A probe with a 10-second timeout, no pinned names and the system's proxy unless given.
+    public init(
+        timeout: Duration = .seconds(10), logger: Logger = Logger(label: "vigil.http"), resolve: [HostResolution] = [], proxy: ProxyConfiguration = .init()
+    ) {
         self.timeout = timeout
         self.logger = logger
         self.resolve = resolve
+        self.proxy = proxy
     }
 
     /// Runs the handshake on a thread of its own (libcurl blocks).
     public func handshake(with endpoint: Endpoint) async throws -> Handshake {
         let timeout = self.timeout
         let resolve = self.resolve
+        let proxy = self.proxy
         logger.privacy.debug("TLS handshake with \(endpoint.description)", metadata: ["tags": "tls"])
         let handshake = try await TransferCancellation.onThread(named: "vigil-tls-probe") { cancellation in
-            try Self.blockingHandshake(endpoint, timeout: timeout, resolve: resolve, cancellation: cancellation)
+            try Self.blockingHandshake(endpoint, timeout: timeout, resolve: resolve, proxy: proxy, cancellation: cancellation)
+        }
+        if let via = handshake.via {
+            logger.privacy.debug("TLS handshake with \(endpoint.description) via \(public: via.description)", metadata: ["tags": "tls"])
         }
         logger.privacy.debug(
             "TLS handshake with \(endpoint.description) done: \(public: handshake.protocolVersion), \(public: handshake.cipher), \(public: handshake.chain.count) certificates",
@@ -123,8 +135,29 @@ public struct TLSProbe: Sendable {
     }
 
     static func blockingHandshake(
-        _ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [],
+        _ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [], proxy: ProxyConfiguration = .init(),
         cancellation: TransferCancellation = TransferCancellation()
+    ) throws -> Handshake {
+        let route = try proxy.route(scheme: "https", host: endpoint.host, port: endpoint.port)
+        for (index, choice) in route.candidates.enumerated() {
+            do {
+                var handshake = try proxy.answeringChallenge(choice) { kept in
+                    try blockingHandshake(
+                        endpoint, timeout: timeout, resolve: resolve, through: choice, kept: kept, environment: proxy.environment, cancellation: cancellation)
+                }
+                handshake.via = ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
+                return handshake
+            } catch let error as HTTPError where index < route.candidates.count - 1 && choice.identity != nil && error.isProxyUnreachable {
+                // The next of a PAC file's answers: nothing reached this proxy.
+                continue
+            }
+        }
+        throw HTTPError(.proxy, "No proxy to try for \(endpoint).")
+    }
+
+    static func blockingHandshake(
+        _ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution], through choice: ProxyChoice, kept: ProxyCredential?, environment: [String: String],
+        cancellation: TransferCancellation
     ) throws -> Handshake {
         let handle = try Self.curlHandle()
         defer { vigil_curl_easy_cleanup(handle) }
@@ -140,8 +173,14 @@ public struct TLSProbe: Sendable {
         guard vigil_curl_capture_tls(handle, capture) == CURLE_OK else {
             throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
         }
-        let proxyHost = try ProxyChoice.forHTTPS(host: endpoint.host).apply(to: handle, capture: capture)
+        let (proxyHost, offer) = try choice.apply(to: handle, capture: capture, kept: kept, environment: environment)
         defer { free(proxyHost) }
+        let answer = ProxyAnswer()
+        let answerContext = Unmanaged.passRetained(answer)
+        defer { answerContext.release() }
+        try Curl.check(
+            vigil_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, ProxyAnswer.callback, CURLOPT_HEADERDATA, answerContext.toOpaque()),
+            CURLOPT_HEADERFUNCTION)
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let code: CURLcode = try errorBuffer.withUnsafeMutableBufferPointer { buffer in
@@ -165,6 +204,13 @@ public struct TLSProbe: Sendable {
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
         if let proxyHost, capture.pointee.proxy_failed != 0 {
             throw ProxyChoice.untrusted(proxyHost)
+        }
+        if code != CURLE_OK, let identity = choice.identity {
+            var connectCode = 0
+            _ = vigil_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+            if connectCode == 407 || answer.status == 407 {
+                throw ProxyChallenge(proxy: identity, fields: answer.challenges).error(offered: offer, curlCode: Int(code.rawValue))
+            }
         }
         // A server that asked for a client certificate: under TLS 1.3 it says whether it goes on
         // without one only after the handshake (an alert as its first record): waited for briefly.
@@ -245,5 +291,14 @@ public struct TLSProbe: Sendable {
             let text = vigil_curl_easy_strerror(code).map { String(cString: $0) } ?? "error \(curl)"
             return HTTPError(.transport, "\(origin): \(text)\(suffix).", curlCode: curl)
         }
+    }
+}
+
+extension HTTPError {
+    /// Nothing reached the proxy: it could not be resolved or connected to (the next of a PAC
+    /// file's answers may be tried).
+    var isProxyUnreachable: Bool {
+        guard let curlCode else { return false }
+        return curlCode == Int(CURLE_COULDNT_RESOLVE_PROXY.rawValue) || curlCode == Int(CURLE_COULDNT_CONNECT.rawValue)
     }
 }

@@ -49,6 +49,13 @@ extension Setting where Value == String {
     public static var minimumTLSVersion: Self { "connection.minimum-tls-version" }
     /// `connection.revocation-policy`: `off`, `soft-fail` or `hard-fail`.
     public static var revocationPolicy: Self { "connection.revocation-policy" }
+    /// `connection.locally-added-roots`: `trust`, `ask` or `refuse`, for chains that end in a root
+    /// added to this machine's trust store (not a public root).
+    public static var locallyAddedRoots: Self { "connection.locally-added-roots" }
+    /// `connection.proxy`: `system`, `none`, or a proxy URL.
+    public static var proxy: Self { "connection.proxy" }
+    /// `connection.proxy-autoconfig-url`: a PAC file (`http://`, `https://`, `file://`).
+    public static var proxyAutoconfigURL: Self { "connection.proxy-autoconfig-url" }
     /// `connection.certificate-extended-validation-rule`: a rule every server certificate must also pass.
     public static var certificateExtendedValidationRule: Self { "connection.certificate-extended-validation-rule" }
     /// `connection.renewed-certificate-acceptance-rule`: when an approved server's changed certificate is accepted unasked.

@@ -18,6 +18,8 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case fingerprintList
         case oidList
         case rule
+        case proxy
+        case autoconfigURL
     }
     private let base: Base
 
@@ -50,6 +52,13 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
     /// A list of `HOST[:PORT]=PIN` entries, PIN an RFC 7469 SPKI SHA-256 in base64.
     public static let pinList = SettingKind(base: .pinList)
 
+    /// `system`, `none`, or a proxy URL (`http://`, `https://`, `socks5h://` with a host, no user
+    /// information: a proxy's password is kept in the keyring by `vigil proxy login`).
+    public static let proxy = SettingKind(base: .proxy)
+
+    /// A proxy auto-config file's URL: `http://`, `https://` or `file://`.
+    public static let autoconfigURL = SettingKind(base: .autoconfigURL)
+
     /// The values a choice or choice list allows.
     public var allowedValues: [String]? {
         switch base {
@@ -73,6 +82,8 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case .rule: return "certificate rule (see docs/trust.md)"
         case .oidList: return "list of object identifiers (dotted, such as 2.5.29.32.0)"
         case .fingerprintList: return "list of HOST[:PORT]=SHA256 (a certificate's SHA-256 fingerprint, hex, colons optional)"
+        case .proxy: return "system, none, or a proxy URL (http://, https://, socks5h://HOST:PORT)"
+        case .autoconfigURL: return "a PAC file's URL (http://, https:// or file://)"
         }
     }
 
@@ -83,7 +94,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
         case (.integer, .number(let number)):
             guard number == number.rounded(), abs(number) < 1e15 else { return .failure(.init("\(number) is not a whole number; expected \(self)")) }
             return check(.integer(Int(number)))
-        case (.string, .string), (.choice, .string), (.url, .string), (.template, .string), (.rule, .string):
+        case (.string, .string), (.choice, .string), (.url, .string), (.template, .string), (.rule, .string), (.proxy, .string), (.autoconfigURL, .string):
             guard case .string(let text) = json else { break }
             return check(.string(text))
         case (.stringList, .array(let items)), (.choiceList, .array(let items)), (.pinList, .array(let items)), (.fingerprintList, .array(let items)),
@@ -123,7 +134,7 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
             }
             let items = text.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
             return check(.strings(items))
-        case .string, .choice, .url, .template, .rule:
+        case .string, .choice, .url, .template, .rule, .proxy, .autoconfigURL:
             return check(.string(text))
         }
     }
@@ -143,6 +154,22 @@ public struct SettingKind: Sendable, Hashable, CustomStringConvertible {
             guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false
             else {
                 return .failure(.init("\"\(text)\" is not an http(s) URL with a host"))
+            }
+        case (.proxy, .string(let text)):
+            guard text != "system", text != "none" else { break }
+            guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "socks5h"].contains(scheme),
+                url.host?.isEmpty == false, url.path.isEmpty || url.path == "/", url.query == nil
+            else {
+                return .failure(.init("expected system, none, or a proxy URL such as http://proxy.example:3128 (http, https or socks5h)"))
+            }
+            if url.user != nil || url.password != nil {
+                return .failure(.init("a proxy URL in the settings carries no user or password; keep them in the keyring with vigil proxy login"))
+            }
+        case (.autoconfigURL, .string(let text)):
+            guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "file"].contains(scheme),
+                scheme == "file" ? url.path.hasPrefix("/") : url.host?.isEmpty == false, url.user == nil, url.password == nil
+            else {
+                return .failure(.init("expected a PAC file's URL: http://HOST/PATH, https://HOST/PATH or file:///PATH"))
             }
         case (.fingerprintList, .strings(let items)):
             for item in items {

@@ -89,6 +89,18 @@ public enum SettingsCatalog {
             "Whether revocation decides: the server's stapled OCSP answer is always read; `soft-fail` also asks the CA's OCSP responders and CRLs (bounded, cached) and shows a status it cannot learn as a finding; `hard-fail` refuses a certificate that names a responder or CRL when no usable answer comes; `off` fetches nothing and does not enforce must-staple. A certificate found revoked is refused under every policy, and no approval overrides it."
         ),
         .init(
+            "connection.locally-added-roots", .choice(["trust", "ask", "refuse"]), default: .string("trust"),
+            "Chains that end in a root added to this machine's trust store, not a public root (Mozilla's root program as ca-certificates ships it): a TLS-inspecting proxy or a private CA. `trust`: the organisation's choice stands, judged by the rfc5280 profile, and a finding names the root; `ask`: untrusted until the user approves the server's certificate at account setup; `refuse`: untrusted, and no approval overrides it."
+        ),
+        .init(
+            "connection.proxy", .proxy, default: .string("system"),
+            "The proxy every connection goes through. `system`: `connection.proxy-autoconfig-url` when set, else the `https_proxy`/`http_proxy`/`all_proxy` variables (minus `no_proxy`), else the desktop's (GNOME's org.gnome.system.proxy); `none`: direct; or a proxy URL (http://, https://, socks5h://). A proxy's password is kept in the keyring (`vigil proxy login`), never here. See docs/proxies.md."
+        ),
+        .init(
+            "connection.proxy-autoconfig-url", .autoconfigURL, default: nil,
+            "A proxy auto-config (PAC) file, http://, https:// (verified like any server) or file://, evaluated for each URL (with `connection.proxy` `system` or unset). A PAC file that cannot be loaded or run is an error, never a silent direct connection. No WPAD discovery."
+        ),
+        .init(
             "connection.pinned-public-keys", .pinList, default: nil,
             "Public keys a host's chain must contain, as HOST[:PORT]=PIN (the SPKI SHA-256 in base64, RFC 7469; `vigil inspect` shows it). A pinned host accepts no other chain, even one a CA trusts, and no approval overrides it. Usually set in the managed file."
         ),

@@ -31,7 +31,12 @@ public struct SettingsLocations: Sendable, Hashable {
     public static let managedFileVariable = "VIGIL_MANAGED_CONFIG"
 
     /// Variables starting with `VIGIL_` that are not settings.
-    public static let controlVariables: Set<String> = [managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR", "VIGIL_DATA_DIR"]
+    /// (`VIGIL_PROXY_CA_FILE`, `VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS`, `VIGIL_PUBLIC_ROOTS` and
+    /// `VIGIL_PACTESTER` are read by the HTTP client and the trust evaluator: docs/proxies.md, docs/trust.md.)
+    public static let controlVariables: Set<String> = [
+        managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR", "VIGIL_DATA_DIR", "VIGIL_PROXY_CA_FILE",
+        "VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS", "VIGIL_PUBLIC_ROOTS", "VIGIL_PACTESTER", "VIGIL_ALLOW_SSLKEYLOGFILE",
+    ]
 
     /// The locations for `environment`. `systemManagedFileExists` overrides the check for
     /// `/etc/vigil/managed.json` (nil: look at the file system).

@@ -112,7 +112,9 @@ extension Vigil {
                             evaluation: evaluation, sent: chain, connection: nil)
                         print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
                     } else {
-                        handshake = try await TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger).handshake(with: endpoint)
+                        handshake = try await TLSProbe(
+                            timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, proxy: ProxyConfiguration(settings: settings)
+                        ).handshake(with: endpoint)
                     }
                     guard let leaf = handshake.chain.first else { ExitStatus.fail("\(endpoint) sent no certificate.") }
                     guard Self.normalized(leaf.sha256Fingerprint) == Self.normalized(fingerprint) else {
@@ -258,7 +260,7 @@ extension Vigil {
                             requirements: ConnectionRequirements(settings: settings))
                         audit.evaluatorConfiguration.applyPolicyInputs(from: settings)
                         audit.clientCertificateWarningDays = settings[.clientCertificateExpiryWarningDays] ?? 30
-                        let problems = try await audit.check(live: live)
+                        let problems = try await audit.check(live: live, proxy: ProxyConfiguration(settings: settings))
                         if json {
                             print(try JSONOutput.text(problems))
                         } else if problems.isEmpty {

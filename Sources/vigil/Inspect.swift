@@ -8,6 +8,7 @@ import VigilCommandLine
 import VigilHTTP
 import VigilLogging
 import VigilSettings
+import VigilStore
 
 extension Vigil {
     struct Inspect: AsyncParsableCommand {
@@ -136,6 +137,28 @@ extension Vigil {
             }
         }
 
+        /// Through a locally added root: the server's certificates known to this user (approvals
+        /// for the host and port, the chains reviewed when its accounts were added) make another
+        /// leaf an interception. The database is read only then, and only if it exists.
+        static func markingInterception(_ evaluation: TrustEvaluation, leaf: Certificate?, at endpoint: Endpoint) async -> TrustEvaluation {
+            let path = VigilDatabase.defaultPath()
+            guard FileManager.default.fileExists(atPath: path), let database = try? await VigilDatabase.open(path: path) else { return evaluation }
+            var known: Set<String> = []
+            var from: [String] = []
+            if let approved = try? await CertificateApprovals(database: database).approvedLeaves(host: endpoint.host, port: endpoint.port), !approved.isEmpty {
+                known.formUnion(approved)
+                from.append("approved for \(endpoint)")
+            }
+            for account in (try? await Accounts(database: database).list()) ?? [] {
+                guard let server = try? Endpoint(url: account.server), server.host.lowercased() == endpoint.host.lowercased(), server.port == endpoint.port,
+                    let pem = account.reviewedChainPEM, let reviewed = try? Certificate.parsePEM(pem).first
+                else { continue }
+                known.insert(reviewed.sha256Fingerprint)
+                from.append("reviewed when account \(account.id) was added")
+            }
+            return evaluation.markingInterception(leaf: leaf, known: known, knownFrom: from.joined(separator: "; "))
+        }
+
         static func parseTime(_ text: String) -> Date? {
             if let date = try? Date(text, strategy: .iso8601) { return date }
             return try? Date.ISO8601FormatStyle().year().month().day().parse(text)
@@ -167,10 +190,11 @@ extension Vigil {
             if let url {
                 let endpoint = try Endpoint(url: url)
                 logger.privacy.info("Inspecting \(endpoint.description)", metadata: ["tags": "tls"])
-                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, resolve: resolveOptions.pins)
+                let probe = TLSProbe(
+                    timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, resolve: resolveOptions.pins, proxy: ProxyConfiguration(settings: settings))
                 let handshake = try await probe.handshake(with: endpoint)
                 chain = handshake.chain
-                connection = .init(protocolVersion: handshake.protocolVersion, cipher: handshake.cipher, address: handshake.remoteAddress)
+                connection = .init(protocolVersion: handshake.protocolVersion, cipher: handshake.cipher, address: handshake.remoteAddress, via: handshake.via)
                 if let asked = handshake.clientCertificate, asked.requested {
                     connection?.clientCertificate = handshake.clientCertificateOptional == false ? "required" : "optional"
                     connection?.acceptedIssuers = asked.acceptedIssuers
@@ -197,6 +221,9 @@ extension Vigil {
                     let report = RevocationReport.check(evaluation, sent: chain, staple: nil, given: given, policy: .off) { _ in [] }
                     evaluation = evaluation.requiring(revocation: report)
                 }
+            }
+            if let live, evaluation.locallyAddedAnchor != nil {
+                evaluation = await Self.markingInterception(evaluation, leaf: chain.first, at: live.endpoint)
             }
             logger.privacy.notice(
                 "Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")",

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import VigilCertificates
 import VigilCommandLine
+import VigilHTTP
 
 /// The `vigil inspect --json` document. Schema: docs/cli.md ("inspect JSON, schema 1").
 /// Fields are only ever added within a schema version.
@@ -27,11 +28,18 @@ struct InspectReport: Encodable {
         var revocation: RevocationReport?
         /// Statuses that could not be learnt under soft-fail: findings, not reasons.
         var revocationFindings: [String] = []
+        /// Findings about the path as a whole: `locally-added-root` (the chain ends in a root added
+        /// to this machine's trust store), `interception` (another certificate than the one known
+        /// for this server, through such a root).
+        var findings: [Finding] = []
     }
     struct Connection: Encodable {
         var protocolVersion: String
         var cipher: String
         var address: String
+        /// Which proxy the handshake went through (`proxy`: nil when direct), where the choice came
+        /// from (`source`), and a PAC file's answer (`autoconfigAnswer`).
+        var via: ProxyUse?
         /// Mutual TLS: `required` (the server ends the handshake without one), `optional` (it
         /// asks and goes on without), or `no`.
         var clientCertificate: String = "no"
@@ -64,6 +72,7 @@ struct InspectReport: Encodable {
         self.verdict.validPolicies = evaluation.validPolicies
         self.verdict.revocation = evaluation.revocation
         self.verdict.revocationFindings = evaluation.revocation?.findings ?? []
+        self.verdict.findings = evaluation.findings
         self.connection = connection
         self.chain = evaluation.chain
         self.certificates = evaluation.summaries(of: sent)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import VigilCertificates
+import VigilHTTP
 import VigilLogging
 import VigilText
 
@@ -20,7 +21,12 @@ struct InspectTextRenderer {
         let name = report.target.peerName.map { "\($0.kind.rawValue) \(t($0.value))" } ?? "no name checked"
         if report.verdict.trusted, let basis = report.verdict.basis {
             lines.append(terminal.green("TRUSTED") + "  \(what)")
-            let source = basis.source == .caFile ? "CA file \(t(basis.path ?? ""))" : basis.source.description
+            let source =
+                switch basis.source {
+                case .caFile: "CA file \(t(basis.path ?? ""))"
+                case .locallyAdded: "system-store, locally added: not a public root"
+                default: basis.source.description
+                }
             lines.append("  for \(name), at \(report.evaluatedAt)")
             lines.append("  anchor: \(t(basis.anchorSubject)) (\(source))")
         } else {
@@ -39,12 +45,17 @@ struct InspectTextRenderer {
                 "  certificate policies valid for the path: \(names.isEmpty ? "none (no policy is asserted by every certificate)" : t(names.joined(separator: ", ")))"
             )
         }
+        for finding in report.verdict.findings {
+            let tag = finding.severity == .critical ? terminal.red("[\(finding.code)]") : terminal.yellow("[\(finding.code)]")
+            lines.append("  \(tag) \(t(finding.message))")
+        }
         for rule in report.verdict.rulesNotApplied {
             lines.append("  " + terminal.yellow("[web pki rule, not applied]") + " \(t(rule.message))")
         }
         if let revocation = report.verdict.revocation { lines += self.revocation(revocation, findings: report.verdict.revocationFindings) }
         if let connection = report.connection {
             lines.append("  connection: \(t(connection.protocolVersion)), \(t(connection.cipher)), \(t(connection.address))")
+            if let via = connection.via { lines.append("  via: \(t(via.description))") }
             if connection.clientCertificate != "no" {
                 let issuers = connection.acceptedIssuers.map { $0.isEmpty ? "names no issuer" : "accepts " + $0.map(t).joined(separator: "; ") } ?? ""
                 lines.append("  client certificate: \(connection.clientCertificate) (the server \(issuers))")

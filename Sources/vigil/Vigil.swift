@@ -11,7 +11,9 @@ struct Vigil: AsyncParsableCommand {
         commandName: "vigil",
         abstract: "Security and certificate inspection for file-sync cloud clients.",
         version: UserAgent.appVersion,
-        subcommands: [Inspect.self, AccountCommand.self, Certificates.self, Config.self, Log.self, Simulator.self, Simulate.self, Conformance.self]
+        subcommands: [
+            Inspect.self, AccountCommand.self, Certificates.self, ProxyCommand.self, Config.self, Log.self, Simulator.self, Simulate.self, Conformance.self,
+        ]
     )
 
     @MainActor static func main() async {

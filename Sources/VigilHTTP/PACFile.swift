@@ -1,0 +1,175 @@
+import CVigilSystem
+import FoundationEssentials
+import Glibc
+import Synchronization
+import VigilCertificates
+import VigilLogging
+import VigilText
+
+/// A proxy auto-config file (`connection.proxy-autoconfig-url`), loaded once per process and
+/// evaluated for each URL by Debian's `pactester` (libpacparser1: pacparser, its own JavaScript
+/// engine and the standard helpers `shExpMatch`, `isInNet`, `dnsDomainIs`, `dnsResolve`,
+/// `myIpAddress`...), in a process of its own: an empty environment, no descriptor of Vigil's,
+/// 256 MiB of address space, 2 s of CPU, killed after 5 s. A script that loops, eats memory or
+/// crashes the engine stops there, never in Vigil.
+///
+/// What the script is told: `FindProxyForURL("scheme://host:port/", host)`: never the path or the
+/// query (as browsers do for https since 2016), which may carry a token.
+///
+/// A file that cannot be loaded, or that fails to run or answers nothing usable, is an error
+/// (``HTTPError/Code/proxy``), never a silent direct connection.
+final class PACFile: Sendable {
+    /// The one cache of this process: a file is fetched once, whatever asks for it.
+    static let shared = PACFile()
+
+    private let scripts = Mutex<[String: Result<String, HTTPError>]>([:])
+
+    /// The evaluator (`VIGIL_PACTESTER` for tests of a broken one).
+    static let evaluator = ProcessInfo.processInfo.environment["VIGIL_PACTESTER"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/bin/pactester"
+    /// The largest PAC file read.
+    static let maximumSize = 1 << 20
+
+    /// The script's answer for `scheme://host:port`, as it gave it (`PROXY a:3128; DIRECT`).
+    func answer(for file: String, scheme: String, host: String, port: Int, environment: [String: String]) throws -> String {
+        let script = try self.script(file)
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let url = "\(scheme)://\(shownHost)\(port == (scheme == "https" ? 443 : 80) ? "" : ":\(port)")/"
+        return try Self.evaluate(script, url: url, host: host, file: file)
+    }
+
+    /// The script's text: read or fetched once (direct, never through a proxy; https verified by
+    /// the system trust store like any server).
+    func script(_ file: String) throws -> String {
+        if let known = scripts.withLock({ $0[file] }) { return try known.get() }
+        let loaded: Result<String, HTTPError> = Result { () throws(HTTPError) in try Self.load(file) }
+        scripts.withLock { $0[file] = loaded }
+        return try loaded.get()
+    }
+
+    static func load(_ file: String) throws(HTTPError) -> String {
+        let shown = SafeText.escaped(file)
+        func failed(_ why: String) -> HTTPError {
+            HTTPError(
+                .proxy,
+                "The proxy auto-config file \(shown) (connection.proxy-autoconfig-url) \(why). Nothing was sent; Vigil does not fall back to a direct connection."
+            )
+        }
+        let bytes: [UInt8]
+        if file.lowercased().hasPrefix("file://") {
+            guard let url = URL(string: file), url.isFileURL, let data = FileManager.default.contents(atPath: url.path) else {
+                throw failed("cannot be read")
+            }
+            bytes = [UInt8](data)
+        } else {
+            var configuration = HTTPClient.Configuration()
+            configuration.proxy.mode = .none
+            configuration.allowPlainHTTP = file.lowercased().hasPrefix("http://")
+            configuration.maximumBodySize = maximumSize
+            configuration.timeout = .seconds(10)
+            let policy: any TLSTrustPolicy
+            do {
+                policy = EvaluatorTrustPolicy(evaluator: try TrustEvaluator(), revocation: RevocationChecker(policy: .off))
+            } catch {
+                throw failed("cannot be verified: the system trust store cannot be loaded")
+            }
+            let response: HTTPResponse
+            do {
+                response = try HTTPClient(policy: policy, configuration: configuration).blockingSend(HTTPRequest(url: file))
+            } catch let error as HTTPError {
+                throw failed("cannot be loaded: \(error.reason) [HTTPError \(error.code)]")
+            } catch {
+                throw failed("cannot be loaded: \(error)")
+            }
+            guard response.status == 200 else { throw failed("cannot be loaded: the server answered HTTP \(response.status)") }
+            bytes = response.body
+        }
+        guard bytes.count <= maximumSize else { throw failed("is larger than \(maximumSize) bytes") }
+        guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else { throw failed("is not text") }
+        return text
+    }
+
+    /// Runs `FindProxyForURL(url, host)` of `script` in `pactester`.
+    static func evaluate(_ script: String, url: String, host: String, file: String) throws -> String {
+        let shown = SafeText.escaped(file)
+        guard FileManager.default.isExecutableFile(atPath: evaluator) else {
+            throw HTTPError(
+                .proxy,
+                "The proxy auto-config file \(shown) cannot be evaluated: \(evaluator) is missing (install Debian's libpacparser1). Nothing was sent.")
+        }
+        let arguments = [evaluator, "-p", "-", "-u", url, "-h", host]
+        var output = [CChar](repeating: 0, count: 4096)
+        var length = 0
+        var exit: Int32 = -1
+        let started: Int32 = arguments.withCStrings { argv in
+            Array(script.utf8).withUnsafeBufferPointer { input in
+                input.withMemoryRebound(to: CChar.self) { input in
+                    output.withUnsafeMutableBufferPointer { buffer in
+                        vigil_run_limited(
+                            evaluator, argv, input.baseAddress, input.count, buffer.baseAddress, buffer.count, &length, 5000, 256 << 20, 2, &exit)
+                    }
+                }
+            }
+        }
+        let text = String(decoding: output.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if started == ETIMEDOUT {
+            throw HTTPError(.proxy, "The proxy auto-config file \(shown) did not answer within 5 seconds; it was stopped. Nothing was sent.")
+        }
+        guard started == 0 else {
+            throw HTTPError(.proxy, "The proxy auto-config file \(shown) cannot be evaluated (\(String(cString: strerror(started)))). Nothing was sent.")
+        }
+        let lines = text.split(whereSeparator: \.isNewline).map(String.init)
+        guard exit == 0, let answer = lines.last?.trimmingWhitespace(), !answer.isEmpty else {
+            // The engine's own words (a syntax error's line), cut and escaped: the file is not ours.
+            let why = lines.first { $0.contains("Error") || $0.contains("ERROR") } ?? lines.first ?? "exit status \(exit)"
+            throw HTTPError(
+                .proxy,
+                "The proxy auto-config file \(shown) failed to run for \(url) (\(SafeText.escaped(String(why.prefix(200))))). Nothing was sent; Vigil does not fall back to a direct connection."
+            )
+        }
+        return String(answer.prefix(1000))
+    }
+
+    /// A PAC answer's entries, in order: `PROXY h:p` and `HTTP h:p` (an http proxy), `HTTPS h:p`,
+    /// `SOCKS5 h:p` (socks5h), `SOCKS`/`SOCKS4 h:p` (socks4a), `DIRECT`. Entries Vigil does not
+    /// know are skipped; an answer with none it knows is an error.
+    static func candidates(_ answer: String, file: String, environment: [String: String]) throws -> [ProxyChoice] {
+        var candidates: [ProxyChoice] = []
+        for entry in answer.split(separator: ";") {
+            let words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let kind = words.first?.uppercased() else { continue }
+            if kind == "DIRECT" {
+                candidates.append(.direct)
+                continue
+            }
+            guard words.count == 2, !words[1].contains("@"), !words[1].contains("/") else { continue }
+            let scheme: String? =
+                switch kind {
+                case "PROXY", "HTTP": "http"
+                case "HTTPS": "https"
+                case "SOCKS5": "socks5h"
+                case "SOCKS", "SOCKS4": "socks4a"
+                default: nil
+                }
+            guard let scheme, let choice = try? ProxyChoice.parse("\(scheme)://\(words[1])", named: "the PAC answer", environment: environment) else {
+                continue
+            }
+            if !candidates.contains(choice) { candidates.append(choice) }
+        }
+        guard !candidates.isEmpty else {
+            throw HTTPError(
+                .proxy,
+                "The proxy auto-config file \(SafeText.escaped(file)) answered \"\(SafeText.escaped(String(answer.prefix(200))))\", which names no proxy Vigil can use and no DIRECT. Nothing was sent."
+            )
+        }
+        return candidates
+    }
+}
+
+extension Array where Element == String {
+    /// The strings as a NULL-terminated `char *const argv[]` for the duration of `body`.
+    func withCStrings<Result>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
+        let copies = map { strdup($0) } + [nil]
+        defer { copies.forEach { free($0) } }
+        return copies.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

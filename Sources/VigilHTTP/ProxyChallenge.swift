@@ -1,0 +1,105 @@
+internal import CCurl
+import FoundationEssentials
+import Synchronization
+import VigilLogging
+import VigilText
+
+/// What a proxy asked for in its `407 Proxy Authentication Required`: its schemes and realm.
+public struct ProxyChallenge: Sendable, Hashable {
+    /// The proxy that asked.
+    public var proxy: ProxyIdentity
+    /// The schemes it offered (`Basic`, `Digest`, `Negotiate`, `NTLM`), in its order.
+    public var schemes: [String]
+    /// The realm it named, if any.
+    public var realm: String?
+
+    /// The `Proxy-Authenticate` values of the 407, read into schemes and a realm.
+    init(proxy: ProxyIdentity, fields: [String]) {
+        self.proxy = proxy
+        var schemes: [String] = []
+        var realm: String?
+        for field in fields {
+            // One field may hold several challenges (`Basic realm="x", Digest realm="x", nonce=...`):
+            // split at commas outside quotes; a piece that starts with a token and no '=' names a scheme.
+            var pieces: [String] = [""]
+            var quoted = false
+            for character in field {
+                if character == "\"" { quoted.toggle() }
+                if character == ",", !quoted { pieces.append("") } else { pieces[pieces.count - 1].append(character) }
+            }
+            for piece in pieces {
+                guard let word = piece.split(separator: " ").first.map(String.init), !word.contains("="), word.count <= 40,
+                    word.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7A).contains($0 | 0x20) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E })
+                else { continue }
+                if !schemes.contains(where: { $0.lowercased() == word.lowercased() }) { schemes.append(word) }
+            }
+            if realm == nil, let match = field.firstMatch(of: #/realm\s*=\s*"([^"]*)"/#.ignoresCase()) { realm = String(match.output.1) }
+        }
+        self.schemes = schemes
+        self.realm = realm
+    }
+
+    /// The schemes in words (`Basic, Digest`), escaped: the proxy's text is hostile.
+    var shownSchemes: String { schemes.isEmpty ? "none named" : schemes.map { SafeText.escaped(String($0.prefix(40))) }.joined(separator: ", ") }
+    /// ` (realm "x")`, escaped, or nothing.
+    var shownRealm: String { realm.map { " (realm \"\(SafeText.escaped(String($0.prefix(100))))\")" } ?? "" }
+
+    /// The error for this 407: no usable credential (`required`), or the credential refused.
+    func error(offered: ProxyChoice.Offer, curlCode: Int?) -> HTTPError {
+        let login = "vigil proxy login \(proxy) --user NAME"
+        var error: HTTPError
+        if let user = offered.user, !offered.clearTextRefused || schemes.contains(where: { $0.lowercased() != "basic" }) {
+            error = HTTPError(
+                .proxyAuthenticationRefused,
+                "The proxy \(proxy) refused the credential of \(SafeText.escaped(user))\(shownRealm); it offers \(shownSchemes). Nothing was sent to the server. Log in again: \(login).",
+                curlCode: curlCode)
+        } else if offered.user != nil {
+            error = HTTPError(
+                .proxyAuthenticationRequired,
+                "The proxy \(proxy) asks for a login\(shownRealm) by \(shownSchemes) only: Basic over a plain-http proxy shows the password to the network, and you did not agree to it. Use an https proxy, or agree at \(login) --allow-clear-text. Nothing was sent.",
+                curlCode: curlCode)
+        } else {
+            error = HTTPError(
+                .proxyAuthenticationRequired,
+                "The proxy \(proxy) asks for a login (407 Proxy Authentication Required)\(shownRealm); it offers \(shownSchemes). Keep a password for it with: \(login). Nothing was sent to the server.",
+                curlCode: curlCode)
+        }
+        error.proxyChallenge = self
+        return error
+    }
+}
+
+/// The proxy's answers to CONNECT (or to a plain-HTTP request through it), as libcurl's header
+/// callback gives them: the last status and its `Proxy-Authenticate` fields.
+final class ProxyAnswer: Sendable {
+    private struct State {
+        var status = 0
+        var challenges: [String] = []
+    }
+    private let state = Mutex(State())
+
+    var status: Int { state.withLock { $0.status } }
+    var challenges: [String] { state.withLock { $0.challenges } }
+
+    /// One header line.
+    func read(_ line: String) {
+        state.withLock { state in
+            if line.hasPrefix("HTTP/") {
+                let words = line.split(separator: " ")
+                state.status = words.count > 1 ? Int(words[1]) ?? 0 : 0
+                state.challenges = []
+            } else if let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "proxy-authenticate", state.challenges.count < 16 {
+                state.challenges.append(String(line[line.index(after: colon)...].trimmingWhitespace().prefix(2000)))
+            }
+        }
+    }
+
+    /// libcurl's header callback for a probe (no other use of the headers).
+    static let callback: vigil_curl_data_callback = { data, size, count, context in
+        let length = size * count
+        guard let context, let data, length > 0 else { return length }
+        let answer = Unmanaged<ProxyAnswer>.fromOpaque(context).takeUnretainedValue()
+        answer.read(data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) })
+        return length
+    }
+}
