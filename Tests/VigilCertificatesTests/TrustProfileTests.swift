@@ -49,15 +49,15 @@ struct TrustProfileTests {
         }
     }
 
-    /// A root that is also in the system store is the Web PKI, even when passed with --ca-file.
+    /// A root that is also a public root is the Web PKI, even when passed with --ca-file.
     @Test func aPublicRootPassedAsACAFileIsStillTheWebPKI() throws {
         let leaf = TestPaths.testcert("no-eku-chain.pem")
         let asPrivate = try CommandRunner.vigil(["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle])
         #expect(asPrivate.status == 0 && asPrivate.standardOutput.contains("profile: rfc5280"), "\(asPrivate.standardOutput)")
-        // Make the test root part of "the system store" for this run.
+        // Make the test root one of "the public roots" for this run.
         let asPublic = try CommandRunner.vigil(
             ["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle],
-            environment: ["SSL_CERT_FILE": TestPaths.caBundle])
+            environment: ["VIGIL_PUBLIC_ROOTS": TestPaths.caBundle])
         #expect(asPublic.status == 1 && asPublic.standardOutput.contains("profile: webpki"), "\(asPublic.standardOutput)")
     }
 
@@ -75,7 +75,7 @@ struct TrustProfileTests {
             try text.write(to: file, atomically: true, encoding: .utf8)
             return try CommandRunner.vigil(
                 ["inspect", "--file", leaf, "--host", "127.0.0.1", "--ca-file", TestPaths.caBundle],
-                environment: ["SSL_CERT_FILE": file.path])
+                environment: ["VIGIL_PUBLIC_ROOTS": file.path])
         }
         // Other wrapping (76 columns), CRLF line ends, another block before it.
         let other = try String(contentsOfFile: TestPaths.testcert("attacker-ca.pem"), encoding: .utf8)

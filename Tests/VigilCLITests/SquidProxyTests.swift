@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+import VigilSimulator
+import VigilTestSupport
+
+/// Behind a real corporate proxy: Debian's Squid asking who you are (Basic, Digest), opening TLS
+/// (`ssl_bump` with a root of its own, handed to Vigil as a locally added root), and a PAC file
+/// that sends one host through it and another direct. Issue 33.
+@Suite(
+    "Behind Squid", .serialized, .enabled(if: RunningSquid.isInstalled, "needs Debian's squid-openssl: run `make test`"),
+    .timeLimit(.minutes(3)))
+struct SquidProxyTests {
+    static let proxyPassword = "sq-proxy-p4ss"
+
+    let database: String
+    init() throws { database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path }
+
+    @Test func aProxyThatAsksIsNamedWithItsSchemesAndRealm() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let squid = try RunningSquid(login: .basic(user: "alice", password: Self.proxyPassword), realm: "Corp Proxy")
+            let result = try await CommandRunner.vigilDetached(
+                ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": squid.url])
+            #expect(result.status == 1 && result.errorCode == "HTTPError proxy-authentication-required", "\(result.standardError)")
+            #expect(result.standardError.contains("realm \"Corp Proxy\"") && result.standardError.contains("Basic"), "\(result.standardError)")
+            #expect(result.standardError.contains("vigil proxy login http://127.0.0.1:\(squid.port) --user NAME"), "\(result.standardError)")
+            #expect(running.simulator.journal.entries.isEmpty)
+        }
+    }
+
+    @Test(.enabled(if: TestPaths.hasKeyring, "needs a Secret Service: run `make test`"))
+    func afterProxyLoginAnAccountIsAddedAndCheckedThroughTheProxy() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let squid = try RunningSquid(login: .basic(user: "alice", password: Self.proxyPassword))
+            let home = try TestPaths.temporaryDirectory()
+            let environment: [String: String?] = [
+                "https_proxy": squid.url, "HOME": home.path, "XDG_DATA_HOME": home.path + "/data", "XDG_STATE_HOME": home.path + "/state",
+            ]
+            func vigil(_ arguments: [String], input: String? = nil) async throws -> CommandResult {
+                try await CommandRunner.vigilDetached(arguments, environment: environment, input: input.map { Data(($0 + "\n").utf8) })
+            }
+            let login = try await vigil(
+                ["proxy", "login", squid.url, "--user", "alice", "--password-stdin", "--allow-clear-text", "--log-level", "trace"], input: Self.proxyPassword)
+            #expect(login.status == 0, "\(login.standardError)")
+            defer { _ = try? CommandRunner.vigil(["proxy", "logout", squid.url], environment: environment) }
+            let listed = try await vigil(["proxy", "list", "--json"])
+            #expect(listed.standardOutput.contains("\"user\" : \"alice\"") && !listed.standardOutput.contains(Self.proxyPassword), "\(listed.standardOutput)")
+
+            let added = try await vigil(
+                [
+                    "account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle, "--database", database,
+                    "--log-level", "trace",
+                ], input: "alice-test-password")
+            #expect(added.status == 0, "\(added.standardError)")
+            let checked = try await vigil(["account", "check", "--all", "--ca-file", TestPaths.caBundle, "--database", database, "--log-level", "trace"])
+            #expect(checked.status == 0, "\(checked.standardOutput)\(checked.standardError)")
+            // Every request went through the proxy, as alice; the server got them.
+            let log = squid.accessLog
+            #expect(log.contains("CONNECT 127.0.0.1:\(URL(string: running.url(path: ""))?.port ?? 0)") && log.contains(" alice "), "\(log)")
+            #expect(!running.simulator.journal.entries.isEmpty)
+            // The proxy password is in no output and no file under HOME (the keyring is elsewhere).
+            for output in [login, listed, added, checked] {
+                #expect(!(output.standardOutput + output.standardError).contains(Self.proxyPassword))
+            }
+            let files = FileManager.default.enumerator(atPath: home.path)?.compactMap { $0 as? String } ?? []
+            for file in files {
+                let data = FileManager.default.contents(atPath: home.path + "/" + file) ?? Data()
+                #expect(data.range(of: Data(Self.proxyPassword.utf8)) == nil, "\(file) holds the proxy password")
+            }
+        }
+    }
+
+    @Test(.enabled(if: TestPaths.hasKeyring, "needs a Secret Service: run `make test`"))
+    func basicOverAPlainProxyNeedsConsentDigestDoesNot() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let basic = try RunningSquid(login: .basic(user: "alice", password: Self.proxyPassword))
+            let digest = try RunningSquid(login: .digest(user: "alice", password: Self.proxyPassword))
+            for squid in [basic, digest] {
+                let login = try await CommandRunner.vigilDetached(
+                    ["proxy", "login", squid.url, "--user", "alice", "--password-stdin"], input: Data(Self.proxyPassword.utf8))
+                #expect(login.status == 0, "\(login.standardError)")
+            }
+            defer {
+                for squid in [basic, digest] { _ = try? CommandRunner.vigil(["proxy", "logout", squid.url]) }
+            }
+            let refused = try await CommandRunner.vigilDetached(
+                ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": basic.url])
+            #expect(refused.status == 1 && refused.errorCode == "HTTPError proxy-authentication-required", "\(refused.standardError)")
+            #expect(refused.standardError.contains("--allow-clear-text"), "\(refused.standardError)")
+            #expect(!basic.accessLog.contains(" alice "), "no Basic credential was sent: \(basic.accessLog)")
+
+            let through = try await CommandRunner.vigilDetached(
+                ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": digest.url])
+            #expect(through.status == 0, "\(through.standardError)")
+            #expect(through.standardOutput.contains("via: \(digest.url) (https_proxy)"), "\(through.standardOutput)")
+            #expect(digest.accessLog.contains(" alice "), "\(digest.accessLog)")
+        }
+    }
+
+    @Test(.enabled(if: TestPaths.hasKeyring, "needs a Secret Service: run `make test`"))
+    func aProxyThatNeverAskedGetsNoCredential() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let asking = try RunningSquid(login: .basic(user: "alice", password: Self.proxyPassword))
+            let other = try RunningSquid()
+            let login = try await CommandRunner.vigilDetached(
+                ["proxy", "login", asking.url, "--user", "alice", "--password-stdin", "--allow-clear-text"], input: Data(Self.proxyPassword.utf8))
+            #expect(login.status == 0)
+            defer { _ = try? CommandRunner.vigil(["proxy", "logout", asking.url]) }
+            // The same host, another port: another proxy, which never gets alice's password.
+            let through = try await CommandRunner.vigilDetached(
+                ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": other.url])
+            #expect(through.status == 0, "\(through.standardError)")
+            #expect(!other.accessLog.contains("alice") && other.accessLog.contains("CONNECT"), "\(other.accessLog)")
+        }
+    }
+
+    /// The TLS-inspecting proxy: its root in the system store (SSL_CERT_FILE: the system bundle
+    /// plus it) is named a locally added root; `refuse` refuses it, with nothing sent.
+    @Test func aBumpingProxyIsNamedAndCanBeRefused() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let squid = try RunningSquid(bump: true)
+            let root = try #require(squid.interceptionRoot)
+            let bundle = try TestPaths.temporaryDirectory().appendingPathComponent("system-plus-inspection.pem")
+            let system = (try? String(contentsOfFile: "/etc/ssl/certs/ca-certificates.crt", encoding: .utf8)) ?? ""
+            try (system + "\n" + (try String(contentsOfFile: root, encoding: .utf8))).write(to: bundle, atomically: true, encoding: .utf8)
+            let environment: [String: String?] = ["https_proxy": squid.url, "SSL_CERT_FILE": bundle.path, "SSL_CERT_DIR": "/nonexistent"]
+
+            let text = try await CommandRunner.vigilDetached(["inspect", running.url(path: "")], environment: environment)
+            #expect(text.status == 0, "\(text.standardOutput)\(text.standardError)")
+            #expect(text.standardOutput.contains("Vigil Test Inspection CA") && text.standardOutput.contains("locally added"), "\(text.standardOutput)")
+            #expect(text.standardOutput.contains("[locally-added-root]") && text.standardOutput.contains("profile: rfc5280"), "\(text.standardOutput)")
+            let json = try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--json"], environment: environment)
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            let verdict = try #require(report["verdict"] as? [String: Any])
+            #expect((verdict["basis"] as? [String: Any])?["source"] as? String == "locally-added")
+            #expect((verdict["findings"] as? [[String: Any]])?.first?["code"] as? String == "locally-added-root")
+            #expect(((report["connection"] as? [String: Any])?["via"] as? [String: Any])?["proxy"] as? String == squid.url)
+
+            var refusing = environment
+            refusing["VIGIL_CONNECTION_LOCALLY_ADDED_ROOTS"] = "refuse"
+            let refused = try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--json"], environment: refusing)
+            #expect(refused.status == 1 && refused.standardOutput.contains("locally-added-root-refused"), "\(refused.standardOutput)")
+            let setup = try await CommandRunner.vigilDetached(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--database", database], environment: refusing,
+                input: Data("alice-test-password\n".utf8))
+            #expect(setup.status == 1, "\(setup.standardOutput)\(setup.standardError)")
+            #expect(running.simulator.journal.entries.isEmpty, "nothing was sent through the inspecting proxy")
+        }
+    }
+
+    @Test func aPACFileSendsOneHostThroughTheProxyAndAnotherDirect() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let squid = try RunningSquid()
+            let pac = try TestPaths.temporaryDirectory().appendingPathComponent("corp.pac")
+            try """
+            function FindProxyForURL(url, host) {
+                if (shExpMatch(host, "127.0.0.1")) return "PROXY 127.0.0.1:\(squid.port); DIRECT";
+                return "DIRECT";
+            }
+            """.write(to: pac, atomically: true, encoding: .utf8)
+            let environment: [String: String?] = ["VIGIL_CONNECTION_PROXY_AUTOCONFIG_URL": "file://" + pac.path, "https_proxy": nil]
+            let first = running.url(host: 1, path: "")
+            let second = running.url(host: 2, path: "")
+            let which = try await CommandRunner.vigilDetached(["proxy", "which", first, "--json"], environment: environment)
+            #expect(
+                which.status == 0 && which.standardOutput.contains("\"proxies\" : [\n    \"\(squid.url)\",\n    \"direct\"\n  ]"), "\(which.standardOutput)")
+            let direct = try await CommandRunner.vigilDetached(["proxy", "which", second], environment: environment)
+            #expect(direct.status == 0 && direct.standardOutput.hasPrefix("direct\n"), "\(direct.standardOutput)")
+
+            let viaProxy = try await CommandRunner.vigilDetached(["inspect", first, "--ca-file", TestPaths.caBundle], environment: environment)
+            #expect(viaProxy.standardOutput.contains("via: \(squid.url) (connection.proxy-autoconfig-url"), "\(viaProxy.standardOutput)")
+            let notViaProxy = try await CommandRunner.vigilDetached(["inspect", second, "--ca-file", TestPaths.caBundle], environment: environment)
+            #expect(notViaProxy.standardOutput.contains("via: direct (connection.proxy-autoconfig-url"), "\(notViaProxy.standardOutput)")
+            #expect(squid.accessLog.contains("CONNECT 127.0.0.1:") && !squid.accessLog.contains("127.0.0.2"), "\(squid.accessLog)")
+        }
+    }
+
+    /// A PAC file that cannot be loaded or run is an error, never a silent direct connection.
+    @Test func aBrokenPACFileIsAnErrorNotADirectConnection() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let directory = try TestPaths.temporaryDirectory()
+            let broken = directory.appendingPathComponent("broken.pac")
+            try "function FindProxyForURL(url, host) { return ".write(to: broken, atomically: true, encoding: .utf8)
+            let looping = directory.appendingPathComponent("looping.pac")
+            try "function FindProxyForURL(url, host) { while (true) {} }".write(to: looping, atomically: true, encoding: .utf8)
+            for pac in [
+                "file://" + broken.path, "file://" + looping.path, "file://" + directory.path + "/missing.pac",
+                "http://127.0.0.1:\(closedLoopbackPort())/x.pac",
+            ] {
+                let result = try await CommandRunner.vigilDetached(
+                    ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["VIGIL_CONNECTION_PROXY_AUTOCONFIG_URL": pac])
+                #expect(result.status == 2 && result.errorCode == "HTTPError proxy", "\(pac): \(result.standardError)")
+                #expect(result.standardError.contains("Nothing was sent"), "\(pac): \(result.standardError)")
+            }
+            #expect(running.simulator.journal.connections.isEmpty, "no connection was made to the server")
+        }
+    }
+}
