@@ -127,8 +127,13 @@ int vigil_run_limited(const char *path, char *const argv[], const char *input, s
         struct pollfd wait = {out[0], POLLIN, 0};
         int ready = poll(&wait, 1, (int)left);
         if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) {
-            timed_out = ready == 0;
+        if (ready < 0) {
+            /* poll failed for another reason: the child is stopped, never waited for forever. */
+            kill(pid, SIGKILL);
+            break;
+        }
+        if (ready == 0) {
+            timed_out = 1;
             break;
         }
         char discard[512];

@@ -75,6 +75,7 @@ extension ConnectionRequirements {
             pins: PublicKeyPins(settingValues: settings[.pinnedPublicKeys] ?? []),
             revocation: RevocationChecker(policy: settings[.revocationPolicy].flatMap(RevocationPolicy.init(rawValue:)) ?? .softFail))
         locallyAddedRoots = settings[.locallyAddedRoots].flatMap(LocallyAddedRoots.init(rawValue:)) ?? .trust
+        revocation.proxy = ProxyConfiguration(settings: settings)
     }
 }
 

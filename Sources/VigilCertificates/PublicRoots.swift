@@ -10,9 +10,9 @@ import Glibc
 /// Read once, when a chain first ends in the system store; only "is this certificate one of
 /// them" is asked, by the same DER (``SystemAnchors/contains(der:inPEM:)``). When the list
 /// cannot be read, nothing is said about which roots are public (``isKnown`` is false).
-enum PublicRoots {
+public enum PublicRoots {
     /// Where the list is read from.
-    static let location: String = {
+    public static let location: String = {
         if let given = ProcessInfo.processInfo.environment["VIGIL_PUBLIC_ROOTS"], !given.isEmpty { return given }
         return "/usr/share/ca-certificates/mozilla"
     }()
@@ -21,7 +21,7 @@ enum PublicRoots {
     static let pem: [UInt8] = read(location)
 
     /// True when the list was read and holds at least one certificate.
-    static var isKnown: Bool { !pem.isEmpty }
+    public static var isKnown: Bool { !pem.isEmpty }
 
     /// Whether `certificate` is a public root; nil when the list is unknown.
     static func contains(_ certificate: Certificate) -> Bool? {

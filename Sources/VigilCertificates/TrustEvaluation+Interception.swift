@@ -1,7 +1,8 @@
 extension TrustEvaluation {
-    /// The chain's root, when it is a locally added one (``TrustBasis/Source/locallyAdded``).
+    /// The chain's root, when it is a locally added one (``TrustBasis/Source/locallyAdded``),
+    /// whatever the verdict.
     public var locallyAddedAnchor: TrustBasis? {
-        if case .trusted(let basis) = verdict, basis.source == .locallyAdded { return basis }
+        if let anchor, anchor.source == .locallyAdded { return anchor }
         return nil
     }
 

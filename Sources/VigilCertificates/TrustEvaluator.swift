@@ -118,6 +118,16 @@ public struct TrustEvaluator: Sendable {
         summary.builtFromAlternative = chosen.verdict.isTrusted && tried > 1
         var evaluation = TrustEvaluation(verdict: chosen.verdict, chain: summary, verifiedChain: chosen.chain, time: time, peerName: peerName)
         if chosen.verdict.isTrusted { evaluation.validPolicies = chosen.policies }
+        // The anchor the path ends in, trusted or not (an expired leaf under a locally added root
+        // is still that root's chain): a path OpenSSL completed, or one whose last certificate
+        // is a self-signed root of the system bundle.
+        if let last = chosen.chain.last,
+            chosen.reachedAnchor
+                || (configuration.useSystemStore && last.isSelfSigned && SystemAnchors.contains(last)
+                    && !fileAnchors.contains { $0.certificates.contains(last) })
+        {
+            evaluation.anchor = basis(for: last)
+        }
         if case .trusted(let basis) = chosen.verdict, basis.source == .locallyAdded { evaluation.findings.append(.locallyAddedRoot(basis)) }
         evaluation.profile = chosen.profile
         evaluation.rulesNotApplied = chosen.notApplied
@@ -132,6 +142,8 @@ public struct TrustEvaluator: Sendable {
         var policies: [String]
         var profile: TrustProfile.Decision
         var notApplied: [TrustReason]
+        /// OpenSSL completed the path to an anchor (the verdict may still be untrusted for a profile rule).
+        var reachedAnchor = false
     }
 
     func evaluatePath(leaf: Certificate, untrusted: [Certificate], time: Date, peerName: PeerName?) -> PathResult {
@@ -165,7 +177,7 @@ public struct TrustEvaluator: Sendable {
             }
             verdict = .untrusted(reasons)
         }
-        return PathResult(verdict: verdict, chain: run.chain, policies: run.policies, profile: profile, notApplied: notApplied)
+        return PathResult(verdict: verdict, chain: run.chain, policies: run.policies, profile: profile, notApplied: notApplied, reachedAnchor: reachedAnchor)
     }
 
     func basis(for anchor: Certificate) -> TrustBasis {
@@ -218,6 +230,9 @@ public struct TrustEvaluation: Sendable {
     public var chain: ChainSummary
     /// Leaf to anchor, as verification built it (possibly partial when untrusted).
     public var verifiedChain: [Certificate]
+    /// The anchor the path ends in, whatever the verdict (nil when it reached none Vigil knows);
+    /// for a trusted verdict, its basis.
+    public var anchor: TrustBasis?
     /// Findings about the path as a whole (a chain that ends in a locally added root; an
     /// interception), shown with the verdict in text and JSON; they do not decide it.
     public var findings: [Finding] = []

@@ -392,7 +392,9 @@ public struct HTTPClient: Sendable {
             var status = 0
             _ = vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             if connectCode == 407 || (!secure && status == 407) {
-                throw ProxyChallenge(proxy: identity, fields: transfer.proxyAnswer.challenges).error(offered: offer, curlCode: Int(code.rawValue))
+                var challenge = ProxyChallenge(proxy: identity, fields: transfer.proxyAnswer.challenges)
+                challenge.tunnelled = connectCode == 407
+                throw challenge.error(offered: offer, curlCode: Int(code.rawValue))
             }
         }
         if let decision = transfer.decision, !decision.allowsRequest {

@@ -15,22 +15,29 @@ extension TrustEvaluation {
     /// A trusted chain through a locally added root, made untrusted under `ask` (approvable) or
     /// `refuse` (never approvable); the finding that names the root stays.
     func requiring(locallyAddedRoots policy: LocallyAddedRoots) -> TrustEvaluation {
-        guard policy != .trust, let anchor = locallyAddedAnchor else { return self }
-        var evaluation = self
+        guard policy != .trust, let anchor else { return self }
+        // Where the public roots are not known, no root of the system store can be told public:
+        // under ask or refuse it is not trusted as one.
+        let unknown = anchor.source == .systemStore && !PublicRoots.isKnown
+        guard anchor.source == .locallyAdded || unknown else { return self }
         let root = "\(anchor.anchorSubject) (SHA-256 \(anchor.anchorSHA256))"
-        evaluation.verdict = .untrusted([
+        let what =
+            unknown
+            ? "a root of the system trust store, and which of its roots are public is not known here (no list at \(PublicRoots.location))"
+            : "a root added to this machine's trust store, not a public root"
+        let reason =
             policy == .ask
-                ? TrustReason(
-                    code: .locallyAddedRoot,
-                    message:
-                        "The chain ends in \(root), a root added to this machine's trust store, not a public root; connection.locally-added-roots is ask: review and approve this server's certificate, or refuse it."
-                )
-                : TrustReason(
-                    code: .locallyAddedRootRefused,
-                    message:
-                        "The chain ends in \(root), a root added to this machine's trust store, not a public root; connection.locally-added-roots is refuse: a TLS-inspecting proxy or a private CA is not trusted here, and no approval overrides it."
-                )
-        ])
+            ? TrustReason(
+                code: .locallyAddedRoot,
+                message:
+                    "The chain ends in \(root), \(what); connection.locally-added-roots is ask: review and approve this server's certificate, or refuse it.")
+            : TrustReason(
+                code: .locallyAddedRootRefused,
+                message:
+                    "The chain ends in \(root), \(what); connection.locally-added-roots is refuse: a TLS-inspecting proxy or a private CA is not trusted here, and no approval overrides it."
+            )
+        var evaluation = self
+        evaluation.verdict = .untrusted(verdict.reasons + [reason])
         return evaluation
     }
 }

@@ -56,9 +56,11 @@ final class PACFile: Sendable {
         }
         let bytes: [UInt8]
         if file.lowercased().hasPrefix("file://") {
-            guard let url = URL(string: file), url.isFileURL, let data = FileManager.default.contents(atPath: url.path) else {
-                throw failed("cannot be read")
-            }
+            var info = stat()
+            guard let url = URL(string: file), url.isFileURL, stat(url.path, &info) == 0 else { throw failed("cannot be read") }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw failed("is not a regular file") }
+            guard info.st_size <= maximumSize else { throw failed("is larger than \(maximumSize) bytes") }
+            guard let data = FileManager.default.contents(atPath: url.path) else { throw failed("cannot be read") }
             bytes = [UInt8](data)
         } else {
             var configuration = HTTPClient.Configuration()
@@ -111,6 +113,10 @@ final class PACFile: Sendable {
             }
         }
         let text = String(decoding: output.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if started == 0, length >= output.count {
+            throw HTTPError(
+                .proxy, "The proxy auto-config file \(shown) wrote more than \(output.count) bytes for \(url); its answer is not used. Nothing was sent.")
+        }
         if started == ETIMEDOUT {
             throw HTTPError(.proxy, "The proxy auto-config file \(shown) did not answer within 5 seconds; it was stopped. Nothing was sent.")
         }
@@ -129,38 +135,47 @@ final class PACFile: Sendable {
         return String(answer.prefix(1000))
     }
 
-    /// A PAC answer's entries, in order: `PROXY h:p` and `HTTP h:p` (an http proxy), `HTTPS h:p`,
-    /// `SOCKS5 h:p` (socks5h), `SOCKS`/`SOCKS4 h:p` (socks4a), `DIRECT`. Entries Vigil does not
-    /// know are skipped; an answer with none it knows is an error.
+    /// A PAC answer's entries, in order: `PROXY h[:p]` and `HTTP h[:p]` (an http proxy, port 80
+    /// by default), `HTTPS h[:p]` (443), `SOCKS5 h[:p]` (socks5h, 1080), `SOCKS`/`SOCKS4 h[:p]`
+    /// (socks4a, 1080), `DIRECT`. An entry Vigil cannot use (another kind, user information, a
+    /// path) makes the whole answer an error: skipping it could turn a proxy into a silent DIRECT.
     static func candidates(_ answer: String, file: String, environment: [String: String]) throws -> [ProxyChoice] {
+        func unusable(_ why: String) -> HTTPError {
+            HTTPError(
+                .proxy,
+                "The proxy auto-config file \(SafeText.escaped(file)) answered \"\(SafeText.escaped(String(answer.prefix(200))))\": \(why). Nothing was sent."
+            )
+        }
         var candidates: [ProxyChoice] = []
         for entry in answer.split(separator: ";") {
             let words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let kind = words.first?.uppercased() else { continue }
-            if kind == "DIRECT" {
-                candidates.append(.direct)
+            if kind == "DIRECT", words.count == 1 {
+                if !candidates.contains(.direct) { candidates.append(.direct) }
                 continue
             }
-            guard words.count == 2, !words[1].contains("@"), !words[1].contains("/") else { continue }
-            let scheme: String? =
+            let known: (scheme: String, port: Int)? =
                 switch kind {
-                case "PROXY", "HTTP": "http"
-                case "HTTPS": "https"
-                case "SOCKS5": "socks5h"
-                case "SOCKS", "SOCKS4": "socks4a"
+                case "PROXY", "HTTP": ("http", 80)
+                case "HTTPS": ("https", 443)
+                case "SOCKS5": ("socks5h", 1080)
+                case "SOCKS", "SOCKS4": ("socks4a", 1080)
                 default: nil
                 }
-            guard let scheme, let choice = try? ProxyChoice.parse("\(scheme)://\(words[1])", named: "the PAC answer", environment: environment) else {
-                continue
+            let shown = SafeText.escaped(String(entry.prefix(100)))
+            guard let known, words.count == 2, !words[1].contains("@"), !words[1].contains("/") else {
+                throw unusable("the entry \"\(shown)\" is not one Vigil can use")
+            }
+            let address = String(words[1])
+            // A port given: `host:port` or `[v6]:port`; none: the kind's default.
+            let hasPort = address.hasPrefix("[") ? address.contains("]:") : address.contains(":")
+            let url = "\(known.scheme)://\(address)\(hasPort ? "" : ":\(known.port)")"
+            guard let choice = try? ProxyChoice.parse(url, named: "the PAC answer", environment: environment) else {
+                throw unusable("the entry \"\(shown)\" is not one Vigil can use")
             }
             if !candidates.contains(choice) { candidates.append(choice) }
         }
-        guard !candidates.isEmpty else {
-            throw HTTPError(
-                .proxy,
-                "The proxy auto-config file \(SafeText.escaped(file)) answered \"\(SafeText.escaped(String(answer.prefix(200))))\", which names no proxy Vigil can use and no DIRECT. Nothing was sent."
-            )
-        }
+        guard !candidates.isEmpty else { throw unusable("it names no proxy and no DIRECT") }
         return candidates
     }
 }

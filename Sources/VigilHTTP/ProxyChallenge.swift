@@ -12,6 +12,10 @@ public struct ProxyChallenge: Sendable, Hashable {
     public var schemes: [String]
     /// The realm it named, if any.
     public var realm: String?
+    /// The 407 answered a CONNECT (the proxy's own answer); false for a plain-HTTP request sent
+    /// through the proxy, whose 407 the server behind it could have written: no kept credential
+    /// is ever sent for that one.
+    public var tunnelled = true
 
     /// The `Proxy-Authenticate` values of the 407, read into schemes and a realm.
     init(proxy: ProxyIdentity, fields: [String]) {

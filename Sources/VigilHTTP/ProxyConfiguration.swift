@@ -36,15 +36,22 @@ public struct ProxyConfiguration: Sendable {
     /// One transfer through `choice`, first with no kept credential (nothing is read from the
     /// keyring for a proxy that does not ask); when the proxy answers 407 and a credential is
     /// kept for it, once more with it (the 407 means nothing went past the proxy).
+    /// A SOCKS proxy never answers 407 (it picks a login method in its handshake): its kept
+    /// credential is offered from the start, and used only when it picks user and password.
     func answeringChallenge<T>(_ choice: ProxyChoice, _ transfer: (ProxyCredential?) throws -> T) throws -> T {
+        if choice.identity?.scheme.hasPrefix("socks") == true, choice.userInformation == nil {
+            return try transfer(try keptCredential(for: choice))
+        }
         do {
             return try transfer(nil)
-        } catch let error as HTTPError where error.code == .proxyAuthenticationRequired && choice.userInformation == nil {
+        } catch let error as HTTPError
+            where error.code == .proxyAuthenticationRequired && choice.userInformation == nil && error.proxyChallenge?.tunnelled == true
+        {
             let found: ProxyCredential?
             do {
                 found = try keptCredential(for: choice)
             } catch let unread as HTTPError {
-                var answer = HTTPError(.proxyAuthenticationRequired, error.reason + " " + unread.reason, curlCode: error.curlCode)
+                var answer = HTTPError(.proxy, error.reason + " " + unread.reason, curlCode: error.curlCode)
                 answer.proxyChallenge = error.proxyChallenge
                 throw answer
             }
@@ -126,7 +133,7 @@ public struct ProxyIdentity: Sendable, Hashable, CustomStringConvertible {
     public init?(url text: String) {
         let withScheme = text.contains("://") ? text : "http://" + text
         guard let parts = URLComponents(string: withScheme), let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty,
-            ["http", "https", "socks5h", "socks5", "socks4a", "socks4"].contains(scheme)
+            ["http", "https", "socks5h", "socks4a"].contains(scheme)
         else { return nil }
         self.init(scheme: scheme, host: host, port: parts.port ?? (scheme == "https" ? 443 : 1080))
     }

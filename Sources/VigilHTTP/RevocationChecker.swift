@@ -14,6 +14,8 @@ public struct RevocationChecker: Sendable {
     public var maximumOCSPSize = 64 * 1024
     /// The largest CRL read, in bytes.
     public var maximumCRLSize = 16 * 1024 * 1024
+    /// Which proxy the fetches go through (`connection.proxy`, the PAC file, the environment).
+    public var proxy = ProxyConfiguration()
 
     /// Soft-fail by default, as the setting (docs/trust.md says why).
     public init(policy: RevocationPolicy = .softFail, timeout: Duration = .seconds(5)) {
@@ -56,6 +58,7 @@ public struct RevocationChecker: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.allowPlainHTTP = true
         configuration.timeout = min(timeout, left)
+        configuration.proxy = proxy
         let http: HTTPRequest
         switch request {
         case .ocsp(let url, let body):

@@ -298,7 +298,7 @@ extension HTTPError {
     /// Nothing reached the proxy: it could not be resolved or connected to (the next of a PAC
     /// file's answers may be tried).
     var isProxyUnreachable: Bool {
-        guard let curlCode else { return false }
+        guard let curlCode, proxyChallenge == nil, code == .proxy || code == .connectionRefused else { return false }
         return curlCode == Int(CURLE_COULDNT_RESOLVE_PROXY.rawValue) || curlCode == Int(CURLE_COULDNT_CONNECT.rawValue)
     }
 }

@@ -62,6 +62,19 @@ extension Vigil.AccountCommand {
             var downloadStatus: Int? = nil
             /// The account's client certificate expires within client-certificate.expiry-warning-days.
             var clientCertificateExpires = false
+            /// The way to the server: the proxies tried in order (`direct` for none) and where the
+            /// choice came from; nil when it could not be decided (the error says why).
+            var via: Via?
+        }
+
+        /// `via` of a row: `{"proxies": ["http://proxy:3128"], "source": "https_proxy", "autoconfigAnswer": ...}`.
+        struct Via: Encodable {
+            var proxies: [String]
+            var source: String
+            var autoconfigAnswer: String?
+            var text: String {
+                proxies.joined(separator: ", then ") + " (\(source)" + (autoconfigAnswer.map { ": \"\($0)\"" } ?? "") + ")"
+            }
         }
 
         func run() async throws {
@@ -89,11 +102,17 @@ extension Vigil.AccountCommand {
             var rows: [Row] = []
             for account in accounts {
                 var row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: json ? nil : interaction)
+                if let route = try? await check.options.proxy.choosing(for: account.server) {
+                    row.via = Via(proxies: route.shown, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
+                }
                 if let warning = Self.clientCertificateWarning(account, days: warningDays) {
                     row.message += "; " + warning
                     row.clientCertificateExpires = true
                 }
-                if !json { print(SafeText.escaped("\(account.id) \(account.user) on \(account.server): \(row.status.uppercased()): \(row.message)")) }
+                if !json {
+                    print(SafeText.escaped("\(account.id) \(account.user) on \(account.server): \(row.status.uppercased()): \(row.message)"))
+                    if let via = row.via { print("  via: " + SafeText.escaped(via.text)) }
+                }
                 // The administrator's log file keeps every account that does not work, with why.
                 if row.status != "ok" {
                     logger.privacy.log(

@@ -122,6 +122,7 @@ extension Vigil {
             configuration.minimumTLSVersion = requirements.minimumTLSVersion
             configuration.maximumBodySize = 1 << 20
             configuration.timeout = .seconds(10)
+            configuration.proxy = requirements.revocation.proxy
             let client = HTTPClient(
                 policy: EvaluatorTrustPolicy(
                     judge: ConnectionJudge(evaluator: evaluator, requirements: requirements), reviewedLeaves: [endpoint: leaf.sha256Fingerprint]),

@@ -114,7 +114,7 @@ extension Vigil {
                 } catch {
                     ExitStatus.fail(error)
                 }
-                print("Kept the password of \(SafeText.escaped(user)) for the proxy \(identity) in the keyring.")
+                print("Kept the password of \(SafeText.escaped(user)) for the proxy \(SafeText.escaped(identity.description)) in the keyring.")
                 if identity.isPlain && !allowClearText {
                     print("It will not be sent by Basic (clear text) to this plain proxy; only by Negotiate, NTLM or Digest.")
                 }
@@ -136,7 +136,8 @@ extension Vigil {
                 let credentials = ProxyCredentials(secrets: KeyringSecretStore())
                 do {
                     let removed = try await BlockingQueue.keyring.run { try credentials.remove(identity) }
-                    print(removed ? "Removed the password kept for the proxy \(identity)." : "No password was kept for the proxy \(identity).")
+                    print(
+                        SafeText.escaped(removed ? "Removed the password kept for the proxy \(identity)." : "No password was kept for the proxy \(identity)."))
                 } catch {
                     ExitStatus.fail(error)
                 }
@@ -165,7 +166,9 @@ extension Vigil {
                         print("No proxy password is kept.")
                     } else {
                         for entry in entries {
-                            print("\(entry.proxy)  user \(SafeText.escaped(entry.user))\(entry.allowsClearText ? "  (clear text allowed)" : "")")
+                            print(
+                                "\(SafeText.escaped(entry.proxy))  user \(SafeText.escaped(entry.user))\(entry.allowsClearText ? "  (clear text allowed)" : "")"
+                            )
                         }
                     }
                 } catch {

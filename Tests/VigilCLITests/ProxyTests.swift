@@ -70,7 +70,8 @@ struct ProxyTests {
                 ])
             let tunnelled = trusted.stop()
             #expect(through.status == 0, "\(through.standardError)")
-            #expect(tunnelled.contains("CONNECT") && tunnelled.contains("Proxy-Authorization"), "a verified proxy gets its password: \(tunnelled)")
+            // Verified, but it never asked (no 407): it gets no password, never pre-emptively.
+            #expect(tunnelled.contains("CONNECT") && !tunnelled.contains("Proxy-Authorization"), "a proxy that never asked got a password: \(tunnelled)")
 
             let flagged = try TLSProxy()
             let withFlag = try await CommandRunner.vigilDetached(
@@ -81,23 +82,24 @@ struct ProxyTests {
         }
     }
 
-    @Test func anHTTPProxyWithAPasswordIsRefused() async throws {
+    /// (Basic to a plain-http proxy only with consent: SquidProxyTests, against a proxy that asks.)
+    @Test func anHTTPProxyPasswordIsNeverShown() async throws {
         let result = try await CommandRunner.vigilDetached(
             ["inspect", "https://127.0.0.1:9"], environment: ["https_proxy": "http://u:proxy-s3cret@127.0.0.1:9"])
-        #expect(result.status == 2 && result.errorCode == "HTTPError proxy" && !result.standardError.contains("proxy-s3cret"), "\(result.standardError)")
+        #expect(
+            result.status == 2 && result.errorCode == "HTTPError connection-refused" && !result.standardError.contains("proxy-s3cret"),
+            "\(result.standardError)")
     }
 
     @Test func aProxySettingIsNeverEchoedAndAPlainHTTPRequestMeetsTheSameRules() async throws {
         // A password with characters no URL parser takes: the setting is refused, not shown.
         let odd = try await CommandRunner.vigilDetached(["inspect", "https://127.0.0.1:9"], environment: ["https_proxy": "http://u:pa#ss@127.0.0.1:3128"])
         #expect(odd.status == 2 && !odd.standardError.contains("pa#ss") && !odd.standardError.contains("ss@"), "\(odd.standardError)")
-        // An http URL's status probe goes through http_proxy: with a password, refused.
+        // An http URL's status probe goes through http_proxy: its password is not shown either.
         let plain = try await CommandRunner.vigilDetached(
             ["account", "add", "http://127.0.0.1:9/", "--user", "alice", "--password-stdin"],
             environment: ["http_proxy": "http://u:proxy-s3cret@127.0.0.1:9"], input: Data("pw\n".utf8))
-        #expect(
-            plain.status != 0 && plain.standardError.contains("would read its password in clear") && !plain.standardError.contains("proxy-s3cret"),
-            "\(plain.standardError)")
+        #expect(plain.status != 0 && !plain.standardError.contains("proxy-s3cret") && !plain.standardOutput.contains("proxy-s3cret"), "\(plain.standardError)")
     }
 
     @Test func sslKeyLogFileIsIgnoredUnlessAllowed() async throws {

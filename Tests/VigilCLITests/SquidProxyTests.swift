@@ -24,6 +24,18 @@ struct SquidProxyTests {
             #expect(result.standardError.contains("realm \"Corp Proxy\"") && result.standardError.contains("Basic"), "\(result.standardError)")
             #expect(result.standardError.contains("vigil proxy login http://127.0.0.1:\(squid.port) --user NAME"), "\(result.standardError)")
             #expect(running.simulator.journal.entries.isEmpty)
+            // A password in https_proxy keeps working, by the same rules: Basic to this plain
+            // proxy only with VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS=1.
+            let inURL = "http://alice:\(Self.proxyPassword)@127.0.0.1:\(squid.port)"
+            let noConsent = try await CommandRunner.vigilDetached(
+                ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": inURL])
+            #expect(noConsent.status == 1 && noConsent.standardError.contains("did not agree"), "\(noConsent.standardError)")
+            #expect(!squid.accessLog.contains(" alice "), "\(squid.accessLog)")
+            let consent = try await CommandRunner.vigilDetached(
+                ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle],
+                environment: ["https_proxy": inURL, "VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS": "1"])
+            #expect(consent.status == 0 && !consent.standardOutput.contains(Self.proxyPassword), "\(consent.standardError)")
+            #expect(squid.accessLog.contains(" alice "), "\(squid.accessLog)")
         }
     }
 
@@ -53,6 +65,7 @@ struct SquidProxyTests {
             #expect(added.status == 0, "\(added.standardError)")
             let checked = try await vigil(["account", "check", "--all", "--ca-file", TestPaths.caBundle, "--database", database, "--log-level", "trace"])
             #expect(checked.status == 0, "\(checked.standardOutput)\(checked.standardError)")
+            #expect(checked.standardOutput.contains("via: \(squid.url) (https_proxy)"), "\(checked.standardOutput)")
             // Every request went through the proxy, as alice; the server got them.
             let log = squid.accessLog
             #expect(log.contains("CONNECT 127.0.0.1:\(URL(string: running.url(path: ""))?.port ?? 0)") && log.contains(" alice "), "\(log)")
@@ -134,6 +147,22 @@ struct SquidProxyTests {
             #expect((verdict["basis"] as? [String: Any])?["source"] as? String == "locally-added")
             #expect((verdict["findings"] as? [[String: Any]])?.first?["code"] as? String == "locally-added-root")
             #expect(((report["connection"] as? [String: Any])?["via"] as? [String: Any])?["proxy"] as? String == squid.url)
+
+            // Once the server's own certificate is known (approved for its host and port), the
+            // bumped one is called an interception outright.
+            var knowing = environment
+            knowing["XDG_DATA_HOME"] = try TestPaths.temporaryDirectory().path
+            let direct = try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle, "--json"])
+            let own = try #require(try JSONSerialization.jsonObject(with: Data(direct.standardOutput.utf8)) as? [String: Any])
+            let fingerprint = try #require(((own["certificates"] as? [[String: Any]])?.first?["fingerprints"] as? [String: Any])?["sha256"] as? String)
+            var approving = knowing
+            approving["https_proxy"] = nil
+            let approved = try await CommandRunner.vigilDetached(
+                ["certificates", "approve", running.url(path: ""), "--fingerprint", fingerprint], environment: approving)
+            #expect(approved.status == 0, "\(approved.standardOutput)\(approved.standardError)")
+            let intercepted = try await CommandRunner.vigilDetached(["inspect", running.url(path: "")], environment: knowing)
+            #expect(intercepted.standardOutput.contains("[interception] Interception:"), "\(intercepted.standardOutput)")
+            #expect(!text.standardOutput.contains("[interception]"), "nothing known, no interception claimed")
 
             var refusing = environment
             refusing["VIGIL_CONNECTION_LOCALLY_ADDED_ROOTS"] = "refuse"

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import VigilCertificates
+
+@testable import VigilHTTP
+
+/// Which proxy, read from settings, the environment and a PAC file's answer; a 407's schemes.
+@Suite("Proxy choice")
+struct ProxyChoiceTests {
+    func configuration(_ mode: ProxyConfiguration.Mode = .system, environment: [String: String] = [:]) -> ProxyConfiguration {
+        var configuration = ProxyConfiguration()
+        configuration.mode = mode
+        configuration.environment = environment
+        return configuration
+    }
+
+    @Test func theEnvironmentThenNoProxyThenTheSettingDecide() throws {
+        let environment = ["https_proxy": "http://proxy.corp:3128", "no_proxy": ".intranet.corp", "http_proxy": "http://plain.corp:8080"]
+        let viaVariable = try configuration(environment: environment).route(for: "https://cloud.example.com/remote.php")
+        #expect(viaVariable.shown == ["http://proxy.corp:3128"] && viaVariable.source == "https_proxy")
+        let bypassed = try configuration(environment: environment).route(for: "https://files.intranet.corp/")
+        #expect(bypassed.shown == ["direct"] && bypassed.source == "no_proxy")
+        let plain = try configuration(environment: environment).route(for: "http://crl.example.com/ca.crl")
+        #expect(plain.shown == ["http://plain.corp:8080"] && plain.source == "http_proxy")
+        let none = try configuration(.none, environment: environment).route(for: "https://cloud.example.com/")
+        #expect(none.shown == ["direct"] && none.source == "connection.proxy none")
+        let explicit = try configuration(.url("socks5h://[::1]:1080"), environment: environment).route(for: "https://cloud.example.com/")
+        #expect(explicit.shown == ["socks5h://[::1]:1080"] && explicit.source == "connection.proxy")
+        let nothing = try configuration().route(for: "https://cloud.example.com/")
+        #expect(nothing.shown == ["direct"] && nothing.source == "no proxy configured")
+    }
+
+    @Test func aProxyIsKnownByItsSchemeHostAndPortAndNeverShowsItsUser() throws {
+        let route = try configuration(environment: ["https_proxy": "http://alice:s3cret@Proxy.Corp:3128"]).route(for: "https://a.example/")
+        #expect(route.shown == ["http://proxy.corp:3128"])
+        #expect(route.candidates[0].identity == ProxyIdentity(scheme: "http", host: "proxy.corp", port: 3128))
+        #expect(route.candidates[0].userInformation?.password == "s3cret")
+        #expect(ProxyIdentity(url: "http://proxy.corp:3128") != ProxyIdentity(url: "http://proxy.corp:3129"))
+        #expect(ProxyIdentity(url: "https://proxy.corp:3128") != ProxyIdentity(url: "http://proxy.corp:3128"))
+        #expect(ProxyIdentity(url: "socks5://proxy.corp:1080") == nil, "socks5 resolves names locally: only socks5h")
+        #expect(throws: HTTPError.self) { try self.configuration(.url("ftp://proxy.corp:21")).route(for: "https://a.example/") }
+        #expect("\(ProxyCredential(user: "alice", password: "s3cret", allowsClearText: false))".contains("s3cret") == false)
+        #expect(String(reflecting: ProxyCredential(user: "alice", password: "s3cret", allowsClearText: false)).contains("s3cret") == false)
+    }
+
+    @Test func aPACAnswerIsTriedInOrderAndAnEntryVigilCannotUseIsAnError() throws {
+        let candidates = try PACFile.candidates("PROXY a.corp:3128; SOCKS5 b.corp; HTTPS c.corp;DIRECT", file: "x.pac", environment: [:])
+        #expect(candidates.map(\.shown) == ["http://a.corp:3128", "socks5h://b.corp:1080", "https://c.corp:443", "direct"])
+        #expect(try PACFile.candidates("PROXY a.corp", file: "x.pac", environment: [:]).map(\.shown) == ["http://a.corp:80"])
+        for answer in ["PROXY evil@a.corp:1; DIRECT", "QUIC a.corp:443; DIRECT", "PROXY a.corp:1/path; DIRECT", "", " ; ", "PROXY"] {
+            #expect(throws: HTTPError.self, "\(answer)") { try PACFile.candidates(answer, file: "x.pac", environment: [:]) }
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pactester"), "needs Debian's libpacparser1: run `make test`"))
+    func aPACFileRunsInPactesterAndIsToldNoPath() throws {
+        let script = "function FindProxyForURL(url, host) { return dnsDomainIs(host, '.corp') ? 'PROXY p.corp:3128; DIRECT' : 'DIRECT'; }"
+        #expect(try PACFile.evaluate(script, url: "https://a.corp/", host: "a.corp", file: "x.pac") == "PROXY p.corp:3128; DIRECT")
+        #expect(try PACFile.evaluate(script, url: "https://a.example/", host: "a.example", file: "x.pac") == "DIRECT")
+        // What the script is told: the scheme, host and port, never a path or a query.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let echo = directory.appendingPathComponent("echo.pac")
+        try "function FindProxyForURL(url, host) { return url + ' ' + host; }".write(to: echo, atomically: true, encoding: .utf8)
+        let told = try PACFile().answer(for: "file://" + echo.path, scheme: "https", host: "b.example", port: 8443, environment: [:])
+        #expect(told == "https://b.example:8443/ b.example")
+        // Not a regular file (a device that never ends): refused before it is read.
+        #expect(throws: HTTPError.self) { try PACFile.load("file:///dev/zero") }
+    }
+
+    @Test func aChallengeNamesItsSchemesAndRealm() {
+        let proxy = ProxyIdentity(scheme: "http", host: "proxy.corp", port: 3128)
+        let challenge = ProxyChallenge(
+            proxy: proxy, fields: ["Basic realm=\"Corp, Inc.\"", "Digest realm=\"Corp\", nonce=\"abc\", qop=\"auth\", algorithm=MD5", "Negotiate", "NTLM"])
+        #expect(challenge.schemes == ["Basic", "Digest", "Negotiate", "NTLM"])
+        #expect(challenge.realm == "Corp, Inc.")
+        let required = challenge.error(offered: ProxyChoice.Offer(), curlCode: nil)
+        #expect(required.code == .proxyAuthenticationRequired && required.reason.contains("vigil proxy login http://proxy.corp:3128 --user NAME"))
+        let refused = challenge.error(offered: ProxyChoice.Offer(user: "alice"), curlCode: nil)
+        #expect(refused.code == .proxyAuthenticationRefused)
+        let basicOnly = ProxyChallenge(proxy: proxy, fields: ["Basic realm=\"x\""])
+        let noConsent = basicOnly.error(offered: ProxyChoice.Offer(user: "alice", clearTextRefused: true), curlCode: nil)
+        #expect(noConsent.code == .proxyAuthenticationRequired && noConsent.reason.contains("--allow-clear-text"))
+    }
+}
