@@ -37,6 +37,7 @@ limbo: build
 bench: bootstrap
 	@scripts/bench-certificates.sh
 	@MTLS=1 scripts/bench-account-check.sh
+	@PROXY=1 scripts/bench-account-check.sh
 
 bench-simulator: bootstrap
 	@scripts/bench-simulator.sh

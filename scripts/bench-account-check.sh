@@ -6,6 +6,9 @@
 # private D-Bus session with an unlocked GNOME Keyring. Prints hyperfine's Markdown table.
 # MTLS=1: the server demands a client certificate (the simulator's mtls-required); the account
 # has one (PKCS#12, its key in the keyring) and curl presents the same one with --cert/--key.
+# PROXY=1: both go through Debian's Squid on loopback asking for Basic (basic_ncsa_auth): Vigil
+# with the password kept by `vigil proxy login --allow-clear-text`, curl with --proxy-anyauth
+# and the same user and password.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${BENCH_INNER:-}" ]; then
@@ -29,12 +32,30 @@ if [ -n "${MTLS:-}" ]; then
 fi
 "$VIGIL" simulator serve --scenario "$SCENARIO" --port "$PORT" > "$WORK/simulator.log" 2>&1 &
 SIMULATOR=$!
-trap 'status=$?; kill $SIMULATOR 2>/dev/null; wait $SIMULATOR 2>/dev/null; rm -rf "$WORK"; exit $status' EXIT
+SQUID=
+trap 'status=$?; kill $SIMULATOR 2>/dev/null; wait $SIMULATOR 2>/dev/null; [ -n "$SQUID" ] && kill -9 $SQUID 2>/dev/null; rm -rf "$WORK"; exit $status' EXIT
+CURL_PROXY=()
+if [ -n "${PROXY:-}" ]; then
+  SQUID_PORT=$((PORT + 10))
+  mkdir -p "$WORK/squid"
+  htpasswd -bc "$WORK/squid/passwd" alice proxy-bench-password >/dev/null 2>&1
+  printf '%s\n' "http_port 127.0.0.1:$SQUID_PORT" "pid_filename $WORK/squid/squid.pid" "cache_log $WORK/squid/cache.log" "access_log none" \
+    "cache deny all" "dns_nameservers 127.0.0.1" "pinger_enable off" "shutdown_lifetime 0 seconds" \
+    "auth_param basic program /usr/lib/squid/basic_ncsa_auth $WORK/squid/passwd" "auth_param basic realm Bench" \
+    "acl authed proxy_auth REQUIRED" "acl loopback src 127.0.0.0/8" "http_access allow loopback authed" "http_access deny all" > "$WORK/squid/squid.conf"
+  if [ "$(id -u)" -eq 0 ]; then chown -R proxy:proxy "$WORK/squid"; chmod 0755 "$WORK"; fi
+  /usr/sbin/squid -N -f "$WORK/squid/squid.conf" >/dev/null 2>&1 &
+  SQUID=$!
+  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$SQUID_PORT") 2>/dev/null && break; sleep 0.1; done
+  printf proxy-bench-password | "$VIGIL" proxy login "http://127.0.0.1:$SQUID_PORT" --user alice --password-stdin --allow-clear-text >/dev/null
+  export https_proxy=http://127.0.0.1:$SQUID_PORT
+  CURL_PROXY=(--proxy-anyauth --proxy-user alice:proxy-bench-password)
+fi
 for _ in $(seq 50); do curl -s --cacert "$CA" "${CURL_CERT[@]}" "https://127.0.0.1:$PORT/status.php" >/dev/null && break; sleep 0.1; done
 echo alice-test-password | "$VIGIL" account add "https://127.0.0.1:$PORT" --user alice --password-stdin --ca-file "$CA" "${ADD_CERT[@]}" --database "$WORK/vigil.sqlite" >/dev/null
 ID=$("$VIGIL" account list --json --database "$WORK/vigil.sqlite" | sed -n 's/.*"id" : "\([^"]*\)".*/\1/p' | head -1)
 "$VIGIL" account check "$ID" --ca-file "$CA" --database "$WORK/vigil.sqlite"
 hyperfine --warmup 3 --runs "${RUNS:-30}" --export-markdown "$WORK/table.md" -N \
   "$VIGIL account check $ID --ca-file $CA --database $WORK/vigil.sqlite" \
-  "curl -s -o /dev/null --cacert $CA ${CURL_CERT[*]} -u alice:alice-test-password -X PROPFIND -H Depth:0 https://127.0.0.1:$PORT/remote.php/dav/files/alice/" >&2
+  "curl -s -o /dev/null --cacert $CA ${CURL_CERT[*]} ${CURL_PROXY[*]} -u alice:alice-test-password -X PROPFIND -H Depth:0 https://127.0.0.1:$PORT/remote.php/dav/files/alice/" >&2
 sed -e "s#$WORK#WORK#g" -e "s#$VIGIL#vigil#g" -e "s#$CA#CA#g" -e "s#$PWD/##g" "$WORK/table.md"

@@ -66,8 +66,9 @@ static long long vigil_now_ms(void) {
     return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-int vigil_run_limited(const char *path, char *const argv[], const char *input, size_t input_length, char *output, size_t output_capacity,
-                      size_t *output_length, int timeout_ms, unsigned long memory_bytes, unsigned long cpu_seconds, int *exit_status) {
+int vigil_run_limited(const char *path, char *const argv[], char *const envp[], const char *input, size_t input_length, char *output,
+                      size_t output_capacity, size_t *output_length, int timeout_ms, unsigned long memory_bytes, unsigned long cpu_seconds,
+                      int *exit_status) {
     *output_length = 0;
     *exit_status = -1;
     int in = memfd_create("vigil-input", MFD_CLOEXEC);
@@ -111,7 +112,7 @@ int vigil_run_limited(const char *path, char *const argv[], const char *input, s
         signal(SIGPIPE, SIG_DFL);
         if (dup2(in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0) _exit(126);
         closefrom(3);
-        execve(path, argv, empty);
+        execve(path, argv, envp != NULL ? envp : empty);
         _exit(127);
     }
     close(in);

@@ -107,7 +107,7 @@ final class PACFile: Sendable {
                 input.withMemoryRebound(to: CChar.self) { input in
                     output.withUnsafeMutableBufferPointer { buffer in
                         vigil_run_limited(
-                            evaluator, argv, input.baseAddress, input.count, buffer.baseAddress, buffer.count, &length, 5000, 256 << 20, 2, &exit)
+                            evaluator, argv, nil, input.baseAddress, input.count, buffer.baseAddress, buffer.count, &length, 5000, 256 << 20, 2, &exit)
                     }
                 }
             }

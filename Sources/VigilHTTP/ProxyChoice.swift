@@ -70,19 +70,47 @@ public struct ProxyChoice: Sendable, Hashable {
         )
     }
 
-    /// curl's `no_proxy`: `*`, or a list of host names, domain suffixes and addresses.
+    /// curl's `no_proxy`: `*`, or a list of host names, domain suffixes (`.corp`, `*.corp`),
+    /// addresses and address ranges (`127.0.0.0/8`, `fd00::/8`, as curl 7.86 and GNOME read them).
     static func bypasses(_ host: String, _ list: String) -> Bool {
         let target = host.lowercased().trimming(charactersIn: "[]")
         let name = target.hasSuffix(".") ? String(target.dropLast()) : target
-        // Commas or spaces between entries, as curl takes them. An entry Vigil does not read (a
-        // CIDR range) bypasses nothing: the proxy is then used, and verified.
+        // Commas or spaces between entries, as curl takes them. An entry Vigil does not read
+        // bypasses nothing: the proxy is then used, and verified.
         for entry in list.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map({ $0.lowercased() }) where !entry.isEmpty {
             if entry == "*" { return true }
-            var entryName = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
+            if entry.contains("/") {
+                if Self.address(name, isIn: entry.trimming(charactersIn: "[]")) { return true }
+                continue
+            }
+            var entryName = entry.hasPrefix("*.") ? String(entry.dropFirst(2)) : entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
             if entryName.hasSuffix(".") { entryName.removeLast() }
             if name == entryName || name.hasSuffix("." + entryName) { return true }
         }
         return false
+    }
+
+    /// Whether the address `host` (IPv4 or IPv6 text) is in `range` (`ADDRESS/BITS`).
+    static func address(_ host: String, isIn range: String) -> Bool {
+        let parts = range.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, let bits = Int(parts[1]) else { return false }
+        func bytes(_ text: String) -> [UInt8]? {
+            var v4 = in_addr()
+            if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+            var v6 = in6_addr()
+            if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+            return nil
+        }
+        guard let network = bytes(String(parts[0]).trimming(charactersIn: "[]")), let address = bytes(host), network.count == address.count,
+            bits >= 0, bits <= network.count * 8
+        else { return false }
+        for index in 0..<network.count {
+            let left = bits - index * 8
+            guard left > 0 else { break }
+            let mask: UInt8 = left >= 8 ? 0xFF : ~(0xFF >> UInt8(left))
+            if network[index] & mask != address[index] & mask { return false }
+        }
+        return true
     }
 
     // curl.h's CURLAUTH_ bits (its ANY and ANYSAFE are macros Swift does not import).
@@ -132,7 +160,10 @@ public struct ProxyChoice: Sendable, Hashable {
                 } else {
                     try Curl.set(handle, CURLOPT_PROXYUSERNAME, text: credential.user)
                     try Curl.set(handle, CURLOPT_PROXYPASSWORD, text: credential.password)
-                    try Curl.set(handle, CURLOPT_PROXYAUTH, clear ? Self.schemesWithBasic : Self.schemesWithoutBasic)
+                    // This very proxy just asked for Basic alone, and the user agreed: answered
+                    // at once on the new connection instead of being asked a second time.
+                    let basicAsked = clear && !credential.challengedSchemes.isEmpty && credential.challengedSchemes.allSatisfy { $0.lowercased() == "basic" }
+                    try Curl.set(handle, CURLOPT_PROXYAUTH, basicAsked ? Self.basic : clear ? Self.schemesWithBasic : Self.schemesWithoutBasic)
                 }
             } else if !identity.scheme.hasPrefix("socks") {
                 // No kept credential: the user's Kerberos ticket, if the proxy asks for Negotiate

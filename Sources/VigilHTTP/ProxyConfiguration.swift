@@ -6,7 +6,8 @@ import VigilText
 /// HTTP client and `vigil proxy which`:
 /// 1. `connection.proxy` a URL: that proxy; `none`: direct.
 /// 2. `system` (the default): the PAC file of `connection.proxy-autoconfig-url` when set; else the
-///    `*_proxy` environment variables as curl reads them (minus `no_proxy`); else direct.
+///    `*_proxy` environment variables as curl reads them (minus `no_proxy`); else the desktop's
+///    (GNOME's `org.gnome.system.proxy`: ``DesktopProxy``); else direct.
 ///
 /// No WPAD discovery: a PAC file that any host of the network can answer is an attack.
 public struct ProxyConfiguration: Sendable {
@@ -55,7 +56,8 @@ public struct ProxyConfiguration: Sendable {
                 answer.proxyChallenge = error.proxyChallenge
                 throw answer
             }
-            guard let kept = found else { throw error }
+            guard var kept = found else { throw error }
+            kept.challengedSchemes = error.proxyChallenge?.schemes ?? []
             return try transfer(kept)
         }
     }
@@ -103,8 +105,14 @@ public struct ProxyConfiguration: Sendable {
             let names = secure ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
             let chosen = try ProxyChoice.choose(host: host, names: names, environment: environment)
             guard chosen.url != nil else {
-                let bypassed = names.contains { environment[$0]?.isEmpty == false }
-                return ProxyRoute(candidates: [.direct], source: bypassed ? "no_proxy" : "no proxy configured")
+                if names.contains(where: { environment[$0]?.isEmpty == false }) { return ProxyRoute(candidates: [.direct], source: "no_proxy") }
+                // No variable: the desktop's setting, where there is one.
+                if let desktop = DesktopProxy.read(environment: environment),
+                    let route = try desktop.route(scheme: scheme, host: host, port: port, environment: environment)
+                {
+                    return route
+                }
+                return ProxyRoute(candidates: [.direct], source: "no proxy configured")
             }
             let name = names.first { environment[$0]?.isEmpty == false } ?? names[0]
             return ProxyRoute(candidates: [chosen], source: name)
@@ -154,6 +162,8 @@ public struct ProxyCredential: Sendable, CustomStringConvertible, CustomReflecta
     public var password: String
     /// The user agreed, at `vigil proxy login --allow-clear-text`, to a scheme that shows the password.
     public var allowsClearText: Bool
+    /// The schemes the proxy offered in the 407 this credential answers (empty: none seen yet).
+    var challengedSchemes: [String] = []
 
     /// A credential for `user`.
     public init(user: String, password: String, allowsClearText: Bool) {

@@ -94,7 +94,7 @@ public enum SettingsCatalog {
         ),
         .init(
             "connection.proxy", .proxy, default: .string("system"),
-            "The proxy every connection goes through. `system`: `connection.proxy-autoconfig-url` when set, else the `https_proxy`/`http_proxy`/`all_proxy` variables (minus `no_proxy`), else direct (the desktop's proxy settings are not read yet); `none`: direct; or a proxy URL (http://, https://, socks5h://). A proxy's password is kept in the keyring (`vigil proxy login`), never here. See docs/proxies.md."
+            "The proxy every connection goes through. `system`: `connection.proxy-autoconfig-url` when set, else the `https_proxy`/`http_proxy`/`all_proxy` variables (minus `no_proxy`), else the desktop's (GNOME's org.gnome.system.proxy: manual, or a PAC URL), else direct; `none`: direct; or a proxy URL (http://, https://, socks5h://). A proxy's password is kept in the keyring (`vigil proxy login`), never here. See docs/proxies.md."
         ),
         .init(
             "connection.proxy-autoconfig-url", .autoconfigURL, default: nil,

@@ -203,6 +203,47 @@ struct SquidProxyTests {
         }
     }
 
+    /// GNOME's proxy setting (org.gnome.system.proxy, read by gsettings from a keyfile backend
+    /// here): manual, with an address range that bypasses it.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gsettings")
+                && FileManager.default.fileExists(atPath: "/usr/share/glib-2.0/schemas/org.gnome.system.proxy.gschema.xml"),
+            "needs gsettings and gsettings-desktop-schemas: run `make test`"))
+    func theGNOMEDesktopsProxyIsUsedWhenNothingElseSaysSo() async throws {
+        try await withRunningSimulator("valid") { (running) async throws in
+            let squid = try RunningSquid()
+            let config = try TestPaths.temporaryDirectory()
+            try FileManager.default.createDirectory(at: config.appendingPathComponent("glib-2.0/settings"), withIntermediateDirectories: true)
+            try """
+            [system/proxy]
+            mode='manual'
+            ignore-hosts=['localhost', '127.0.0.2/32']
+
+            [system/proxy/https]
+            host='127.0.0.1'
+            port=\(squid.port)
+            """.write(to: config.appendingPathComponent("glib-2.0/settings/keyfile"), atomically: true, encoding: .utf8)
+            let desktop: [String: String?] = [
+                "XDG_CURRENT_DESKTOP": "ubuntu:GNOME", "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": config.path, "https_proxy": nil,
+                "HTTPS_PROXY": nil, "all_proxy": nil,
+            ]
+            let which = try await CommandRunner.vigilDetached(["proxy", "which", running.url(host: 1, path: "")], environment: desktop)
+            #expect(which.standardOutput.hasPrefix("\(squid.url)\n") && which.standardOutput.contains("GNOME"), "\(which.standardOutput)")
+            let bypassed = try await CommandRunner.vigilDetached(["proxy", "which", running.url(host: 2, path: "")], environment: desktop)
+            #expect(bypassed.standardOutput.hasPrefix("direct\n") && bypassed.standardOutput.contains("ignore-hosts"), "\(bypassed.standardOutput)")
+            let through = try await CommandRunner.vigilDetached(
+                ["inspect", running.url(host: 1, path: ""), "--ca-file", TestPaths.caBundle], environment: desktop)
+            #expect(through.status == 0 && through.standardOutput.contains("via: \(squid.url) (GNOME"), "\(through.standardOutput)")
+            #expect(squid.accessLog.contains("CONNECT 127.0.0.1:"), "\(squid.accessLog)")
+            // Not a GNOME desktop: its settings are not asked.
+            var elsewhere = desktop
+            elsewhere["XDG_CURRENT_DESKTOP"] = "KDE"
+            let other = try await CommandRunner.vigilDetached(["proxy", "which", running.url(host: 1, path: "")], environment: elsewhere)
+            #expect(other.standardOutput.hasPrefix("direct\n"), "\(other.standardOutput)")
+        }
+    }
+
     /// A PAC file that cannot be loaded or run is an error, never a silent direct connection.
     @Test func aBrokenPACFileIsAnErrorNotADirectConnection() async throws {
         try await withRunningSimulator("valid") { (running) async throws in

@@ -69,6 +69,43 @@ struct ProxyChoiceTests {
         #expect(throws: HTTPError.self) { try PACFile.load("file:///dev/zero") }
     }
 
+    @Test func noProxyAndIgnoreHostsTakeNamesSuffixesAndAddressRanges() {
+        let list = "localhost, .corp.example, *.lan, 10.0.0.0/8, fd00::/8, 192.168.1.7"
+        for host in ["localhost", "a.corp.example", "corp.example", "printer.lan", "10.200.3.4", "[fd12::1]", "192.168.1.7"] {
+            #expect(ProxyChoice.bypasses(host, list), "\(host)")
+        }
+        for host in ["example.com", "corp.example.com", "11.0.0.1", "fe80::1", "192.168.1.70", "notlan"] {
+            #expect(!ProxyChoice.bypasses(host, list), "\(host)")
+        }
+        #expect(!ProxyChoice.bypasses("10.0.0.1", "10.0.0.0/abc") && !ProxyChoice.bypasses("10.0.0.1", "10.0.0.0/33"))
+    }
+
+    @Test func gnomesProxySettingsAreReadFromGSettingsText() throws {
+        let text = """
+            org.gnome.system.proxy autoconfig-url ''
+            org.gnome.system.proxy ignore-hosts ['localhost', '127.0.0.0/8', 'it\\'s, odd']
+            org.gnome.system.proxy mode 'manual'
+            org.gnome.system.proxy.http authentication-password 'never-read'
+            org.gnome.system.proxy.http host 'plain.corp'
+            org.gnome.system.proxy.http port 8080
+            org.gnome.system.proxy.https host 'proxy.corp'
+            org.gnome.system.proxy.https port 3128
+            org.gnome.system.proxy.socks host ''
+            org.gnome.system.proxy.socks port 0
+            """
+        let desktop = DesktopProxy.parse(text)
+        #expect(desktop.mode == "manual" && desktop.ignoreHosts == ["localhost", "127.0.0.0/8", "it's, odd"])
+        let https = try #require(try desktop.route(scheme: "https", host: "cloud.example", port: 443, environment: [:]))
+        #expect(https.shown == ["http://proxy.corp:3128"] && https.source.contains("GNOME"))
+        let plain = try #require(try desktop.route(scheme: "http", host: "crl.example", port: 80, environment: [:]))
+        #expect(plain.shown == ["http://plain.corp:8080"])
+        let loopback = try #require(try desktop.route(scheme: "https", host: "127.0.0.1", port: 443, environment: [:]))
+        #expect(loopback.shown == ["direct"])
+        #expect(try DesktopProxy.parse("org.gnome.system.proxy mode 'none'").route(scheme: "https", host: "a", port: 443, environment: [:]) == nil)
+        let wpad = try DesktopProxy.parse("org.gnome.system.proxy mode 'auto'").route(scheme: "https", host: "a", port: 443, environment: [:])
+        #expect(wpad?.shown == ["direct"] && wpad?.source.contains("WPAD") == true, "GNOME's automatic mode without a URL is WPAD: not done")
+    }
+
     @Test func aChallengeNamesItsSchemesAndRealm() {
         let proxy = ProxyIdentity(scheme: "http", host: "proxy.corp", port: 3128)
         let challenge = ProxyChallenge(

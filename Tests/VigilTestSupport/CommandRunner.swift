@@ -98,6 +98,8 @@ public enum CommandRunner {
             "XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json",
             "XDG_STATE_HOME": emptyConfigHome + "/state", "XDG_DATA_HOME": emptyConfigHome + "/data",
         ]
+        // The desktop's proxy setting is the machine's, not the test's (SquidProxyTests sets one).
+        hermetic["XDG_CURRENT_DESKTOP"] = .some(nil)
         for key in ProcessInfo.processInfo.environment.keys where key.hasPrefix("VIGIL_") && key != "VIGIL_BINARY" && key != "VIGIL_MANAGED_CONFIG" {
             hermetic[key] = .some(nil)
         }

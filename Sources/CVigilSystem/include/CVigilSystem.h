@@ -14,13 +14,14 @@ int vigil_spawn_detached(char *const argv[]);
 
 #include <stddef.h>
 
-/// Runs the program at `path` with `argv` (NULL-terminated) and an empty environment: `input` as
+/// Runs the program at `path` with `argv` (NULL-terminated) and `envp` (NULL: an empty one): `input` as
 /// its standard input, standard output and error read together into `output` (at most
 /// `output_capacity` bytes kept, the rest read and dropped), address space limited to
 /// `memory_bytes`, CPU to `cpu_seconds`, no core dump, no descriptor of this process inherited,
 /// killed after `timeout_ms`. 0 with `exit_status` (128 + signal when killed by one), ETIMEDOUT
 /// when it was killed for the time, another errno when it could not be started.
-int vigil_run_limited(const char *path, char *const argv[], const char *input, size_t input_length, char *output, size_t output_capacity,
-                      size_t *output_length, int timeout_ms, unsigned long memory_bytes, unsigned long cpu_seconds, int *exit_status);
+int vigil_run_limited(const char *path, char *const argv[], char *const envp[], const char *input, size_t input_length, char *output,
+                      size_t output_capacity, size_t *output_length, int timeout_ms, unsigned long memory_bytes, unsigned long cpu_seconds,
+                      int *exit_status);
 
 #endif
