@@ -33,7 +33,7 @@ fi
 "$VIGIL" simulator serve --scenario "$SCENARIO" --port "$PORT" > "$WORK/simulator.log" 2>&1 &
 SIMULATOR=$!
 SQUID=
-trap 'status=$?; kill $SIMULATOR 2>/dev/null; wait $SIMULATOR 2>/dev/null; [ -n "$SQUID" ] && kill -9 $SQUID 2>/dev/null; rm -rf "$WORK"; exit $status' EXIT
+trap 'status=$?; kill $SIMULATOR 2>/dev/null; wait $SIMULATOR 2>/dev/null; [ -n "$SQUID" ] && { kill $SQUID 2>/dev/null; wait $SQUID 2>/dev/null; }; rm -rf "$WORK"; exit $status' EXIT
 CURL_PROXY=()
 if [ -n "${PROXY:-}" ]; then
   SQUID_PORT=$((PORT + 10))
@@ -43,7 +43,7 @@ if [ -n "${PROXY:-}" ]; then
     "cache deny all" "dns_nameservers 127.0.0.1" "pinger_enable off" "shutdown_lifetime 0 seconds" \
     "auth_param basic program /usr/lib/squid/basic_ncsa_auth $WORK/squid/passwd" "auth_param basic realm Bench" \
     "acl authed proxy_auth REQUIRED" "acl loopback src 127.0.0.0/8" "http_access allow loopback authed" "http_access deny all" > "$WORK/squid/squid.conf"
-  if [ "$(id -u)" -eq 0 ]; then chown -R proxy:proxy "$WORK/squid"; chmod 0755 "$WORK"; fi
+  if [ "$(id -u)" -eq 0 ]; then chown -R proxy:proxy "$WORK/squid"; chmod 0711 "$WORK"; fi
   /usr/sbin/squid -N -f "$WORK/squid/squid.conf" >/dev/null 2>&1 &
   SQUID=$!
   for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$SQUID_PORT") 2>/dev/null && break; sleep 0.1; done
@@ -51,7 +51,7 @@ if [ -n "${PROXY:-}" ]; then
   export https_proxy=http://127.0.0.1:$SQUID_PORT
   CURL_PROXY=(--proxy-anyauth --proxy-user alice:proxy-bench-password)
 fi
-for _ in $(seq 50); do curl -s --cacert "$CA" "${CURL_CERT[@]}" "https://127.0.0.1:$PORT/status.php" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do env -u https_proxy curl -s --cacert "$CA" "${CURL_CERT[@]}" "https://127.0.0.1:$PORT/status.php" >/dev/null && break; sleep 0.1; done
 echo alice-test-password | "$VIGIL" account add "https://127.0.0.1:$PORT" --user alice --password-stdin --ca-file "$CA" "${ADD_CERT[@]}" --database "$WORK/vigil.sqlite" >/dev/null
 ID=$("$VIGIL" account list --json --database "$WORK/vigil.sqlite" | sed -n 's/.*"id" : "\([^"]*\)".*/\1/p' | head -1)
 "$VIGIL" account check "$ID" --ca-file "$CA" --database "$WORK/vigil.sqlite"

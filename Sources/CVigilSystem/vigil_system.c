@@ -103,6 +103,8 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
     if (pid == 0) {
         /* Only async-signal-safe calls from here to execve. */
         struct rlimit memory = {memory_bytes, memory_bytes}, cpu = {cpu_seconds, cpu_seconds}, core = {0, 0};
+        /* A group of its own: whatever it starts is stopped with it. */
+        setpgid(0, 0);
         setrlimit(RLIMIT_AS, &memory);
         setrlimit(RLIMIT_CPU, &cpu);
         setrlimit(RLIMIT_CORE, &core);
@@ -146,9 +148,24 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
         if (into != discard) *output_length += (size_t)n;
     }
     close(out[0]);
-    if (timed_out) kill(pid, SIGKILL);
+    if (timed_out) kill(-pid, SIGKILL);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    /* Its output ended: it is waited for until the deadline, then stopped (a child that closes
+       its output and sleeps never holds Vigil). */
+    for (;;) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) break;
+        if (vigil_now_ms() >= deadline) {
+            kill(-pid, SIGKILL);
+            timed_out = 1;
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            break;
+        }
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
+    }
+    if (!timed_out) kill(-pid, SIGKILL); /* anything it left running in its group */
     if (timed_out) return ETIMEDOUT;
     *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     return 0;

@@ -121,10 +121,12 @@ public struct TrustEvaluator: Sendable {
         // The anchor the path ends in, trusted or not (an expired leaf under a locally added root
         // is still that root's chain): a path OpenSSL completed, or one whose last certificate
         // is a self-signed root of the system bundle.
+        // (Not where a signature or an issuer failed: a forged leaf named after a root is not that root's chain.)
+        let forged: Set<TrustReason.Code> = [.badSignature, .unknownIssuer, .invalidCA, .signedByNonCA]
         if let last = chosen.chain.last,
             chosen.reachedAnchor
                 || (configuration.useSystemStore && last.isSelfSigned && SystemAnchors.contains(last)
-                    && !fileAnchors.contains { $0.certificates.contains(last) })
+                    && !fileAnchors.contains { $0.certificates.contains(last) } && !chosen.verdict.reasons.contains { forged.contains($0.code) })
         {
             evaluation.anchor = basis(for: last)
         }

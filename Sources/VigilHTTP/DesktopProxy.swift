@@ -39,17 +39,28 @@ struct DesktopProxy: Sendable, Hashable {
         "GSETTINGS_SCHEMA_DIR",
     ]
 
-    private static let cache = Mutex<[[String]: DesktopProxy?]>([:])
+    private static let cache = Mutex<[[String]: Result<DesktopProxy, HTTPError>]>([:])
 
-    /// The desktop's proxy settings, nil when this is not such a desktop or they cannot be read.
-    static func read(environment: [String: String]) -> DesktopProxy? {
-        let desktop = (environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased()
-        guard desktops.contains(where: { desktop.contains($0) }), FileManager.default.isExecutableFile(atPath: tool) else { return nil }
+    /// The desktop's proxy settings; nil when this is not such a desktop (or GLib's settings tool
+    /// is not installed). On such a desktop, settings that cannot be read are an error, never a
+    /// silent direct connection.
+    static func read(environment: [String: String]) throws -> DesktopProxy? {
+        // `ubuntu:GNOME`: names separated by colons, each compared whole.
+        let names = (environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased().split(separator: ":").map(String.init)
+        guard names.contains(where: desktops.contains), FileManager.default.isExecutableFile(atPath: tool) else { return nil }
         let passing = passed.compactMap { name in environment[name].map { "\(name)=\($0)" } }
-        if let known = cache.withLock({ $0[passing] }) { return known }
-        let read = run(passing).map(parse)
+        if let known = cache.withLock({ $0[passing] }) { return try known.get() }
+        let read: Result<DesktopProxy, HTTPError> = Result { () throws(HTTPError) in
+            guard let text = run(passing) else {
+                throw HTTPError(
+                    .proxy,
+                    "The desktop's proxy settings (GNOME's org.gnome.system.proxy) cannot be read with \(tool). Nothing was sent; choose with connection.proxy."
+                )
+            }
+            return try parse(text)
+        }
         cache.withLock { $0[passing] = read }
-        return read
+        return try read.get()
     }
 
     static func run(_ environment: [String]) -> String? {
@@ -67,10 +78,11 @@ struct DesktopProxy: Sendable, Hashable {
         return String(decoding: output.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// `gsettings list-recursively`'s lines: `SCHEMA KEY VALUE`, values in GVariant text.
-    static func parse(_ text: String) -> DesktopProxy {
+    /// `gsettings list-recursively`'s lines: `SCHEMA KEY VALUE`, values in GVariant text. A mode
+    /// Vigil does not know, or a host that is not a host name or an address, is an error.
+    static func parse(_ text: String) throws(HTTPError) -> DesktopProxy {
         var proxy = DesktopProxy()
-        for line in text.split(whereSeparator: \.isNewline) {
+        for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ", maxSplits: 2)
             guard fields.count == 3 else { continue }
             let value = String(fields[2])
@@ -87,7 +99,22 @@ struct DesktopProxy: Sendable, Hashable {
             default: break
             }
         }
+        func refused(_ why: String) -> HTTPError {
+            HTTPError(.proxy, "The desktop's proxy settings (GNOME's org.gnome.system.proxy) \(why). Nothing was sent; choose with connection.proxy.")
+        }
+        guard ["none", "manual", "auto"].contains(proxy.mode) else { throw refused("name a mode Vigil does not know (\(SafeText.escaped(proxy.mode)))") }
+        for host in [proxy.https.host, proxy.http.host, proxy.socks.host] where !host.isEmpty && !isHost(host) {
+            throw refused("name a proxy host that is not a host name or an address (\(SafeText.escaped(host)))")
+        }
         return proxy
+    }
+
+    /// A host name (letters, digits, `-`, `_`, `.`) or an IP address (IPv6 possibly in brackets).
+    static func isHost(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if ProxyChoice.address(bare, isIn: bare + (bare.contains(":") ? "/128" : "/32")) { return true }
+        return !bare.isEmpty && bare.count <= 253
+            && bare.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0 | 0x20) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }
     }
 
     /// A GVariant string: `'text'` with backslash escapes (or `"text"`).
@@ -147,12 +174,15 @@ struct DesktopProxy: Sendable, Hashable {
             if ProxyChoice.bypasses(host, ignoreHosts.joined(separator: ",")) {
                 return ProxyRoute(candidates: [.direct], source: "GNOME org.gnome.system.proxy ignore-hosts")
             }
+            // As GLib's own resolver: https uses the https proxy, else the http one; http the http
+            // one; else SOCKS. A port outside 1-65535 is no proxy.
+            func usable(_ proxy: (host: String, port: Int)) -> Bool { !proxy.host.isEmpty && (1...65535).contains(proxy.port) }
             let chosen: String? =
-                if scheme == "https", !https.host.isEmpty, https.port > 0 {
+                if scheme == "https", usable(https) {
                     "http://\(Self.bracketed(https.host)):\(https.port)"
-                } else if scheme == "http", !http.host.isEmpty, http.port > 0 {
+                } else if usable(http) {
                     "http://\(Self.bracketed(http.host)):\(http.port)"
-                } else if !socks.host.isEmpty, socks.port > 0 {
+                } else if usable(socks) {
                     "socks5h://\(Self.bracketed(socks.host)):\(socks.port)"
                 } else {
                     nil

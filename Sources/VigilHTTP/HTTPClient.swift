@@ -314,7 +314,8 @@ public struct HTTPClient: Sendable {
         // receives a proxy password, and an http proxy with one is refused.
         // A plain-HTTP request (only ever without credentials) gets curl's own verification of
         // an https proxy: no SSL context callback is installed for it.
-        let (proxyHost, offer) = try proxy.apply(to: handle, capture: secure ? capture : nil, kept: kept, environment: configuration.proxy.environment)
+        let (proxyHost, offer) = try proxy.apply(
+            to: handle, capture: secure ? capture : nil, kept: kept, environment: configuration.proxy.environment, tunnelled: secure)
         defer { free(proxyHost) }
 
         let resolveList = HostResolution.curlList(configuration.resolve)

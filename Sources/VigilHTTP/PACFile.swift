@@ -56,12 +56,24 @@ final class PACFile: Sendable {
         }
         let bytes: [UInt8]
         if file.lowercased().hasPrefix("file://") {
+            // One open, then its own status and a bounded read: a FIFO or a device never blocks
+            // or streams (O_NONBLOCK), and nothing changes between the check and the read.
+            guard let url = URL(string: file), url.isFileURL else { throw failed("cannot be read") }
+            let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else { throw failed("cannot be read") }
+            defer { close(descriptor) }
             var info = stat()
-            guard let url = URL(string: file), url.isFileURL, stat(url.path, &info) == 0 else { throw failed("cannot be read") }
-            guard info.st_mode & S_IFMT == S_IFREG else { throw failed("is not a regular file") }
-            guard info.st_size <= maximumSize else { throw failed("is larger than \(maximumSize) bytes") }
-            guard let data = FileManager.default.contents(atPath: url.path) else { throw failed("cannot be read") }
-            bytes = [UInt8](data)
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw failed("is not a regular file") }
+            var read: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while read.count <= maximumSize {
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { throw failed("cannot be read") }
+                if count == 0 { break }
+                read += chunk.prefix(count)
+            }
+            bytes = read
         } else {
             var configuration = HTTPClient.Configuration()
             configuration.proxy.mode = .none

@@ -43,6 +43,15 @@ public struct ProxyChallenge: Sendable, Hashable {
         self.realm = realm
     }
 
+    /// The proxies whose CONNECT answered 407 in this process, with the schemes they offered.
+    private static let askedBy = Mutex<[ProxyIdentity: [String]]>([:])
+
+    /// The schemes `proxy` asked for earlier in this process; nil when it has not asked.
+    static func asked(by proxy: ProxyIdentity) -> [String]? { askedBy.withLock { $0[proxy] } }
+
+    /// `proxy` answered a CONNECT with 407, offering `schemes`.
+    static func remember(_ proxy: ProxyIdentity, schemes: [String]) { askedBy.withLock { $0[proxy] = schemes } }
+
     /// The schemes in words (`Basic, Digest`), escaped: the proxy's text is hostile.
     var shownSchemes: String { schemes.isEmpty ? "none named" : schemes.map { SafeText.escaped(String($0.prefix(40))) }.joined(separator: ", ") }
     /// ` (realm "x")`, escaped, or nothing.

@@ -85,7 +85,9 @@ public struct ProxyChoice: Sendable, Hashable {
             }
             var entryName = entry.hasPrefix("*.") ? String(entry.dropFirst(2)) : entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
             if entryName.hasSuffix(".") { entryName.removeLast() }
-            if name == entryName || name.hasSuffix("." + entryName) { return true }
+            // An address matches itself only (`0.1` is no suffix of `10.0.0.1`).
+            let isAddress = Self.address(entryName, isIn: entryName + (entryName.contains(":") ? "/128" : "/32"))
+            if name == entryName || (!isAddress && name.hasSuffix("." + entryName)) { return true }
         }
         return false
     }
@@ -131,16 +133,20 @@ public struct ProxyChoice: Sendable, Hashable {
     /// and arms the proxy's verification in `capture` (nil: curl verifies an https proxy
     /// itself). Returns the copy of the proxy's host the capture points to (free it after the
     /// transfer) and what was offered.
-    func apply(to handle: UnsafeMutableRawPointer, capture: UnsafeMutablePointer<vigil_tls_capture>?, kept: ProxyCredential?, environment: [String: String])
-        throws -> (host: UnsafeMutablePointer<CChar>?, offer: Offer)
-    {
+    /// `tunnelled`: the request goes through a CONNECT tunnel (https); a plain-HTTP request sent
+    /// through the proxy gets no credential and no Kerberos at all, because a 407 to it may be the
+    /// server's.
+    func apply(
+        to handle: UnsafeMutableRawPointer, capture: UnsafeMutablePointer<vigil_tls_capture>?, kept: ProxyCredential?, environment: [String: String],
+        tunnelled: Bool = true
+    ) throws -> (host: UnsafeMutablePointer<CChar>?, offer: Offer) {
         // The URL without user information: the credential is set apart, with its schemes.
         try Curl.set(handle, CURLOPT_PROXY, text: identity.map { "\($0.scheme)://\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)" } ?? "")
         // curl would apply no_proxy again, by rules of its own (CIDR, spaces): Vigil's choice is
         // the only one, so the handshake the capture treats as the proxy's is the proxy's.
         try Curl.set(handle, CURLOPT_NOPROXY, text: "")
         var offer = Offer()
-        if let identity {
+        if let identity, tunnelled || identity.scheme.hasPrefix("socks") {
             let fromURL = userInformation.map {
                 ProxyCredential(user: $0.user, password: $0.password, allowsClearText: environment["VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS"] == "1")
             }

@@ -43,6 +43,14 @@ public struct ProxyConfiguration: Sendable {
         if choice.identity?.scheme.hasPrefix("socks") == true, choice.userInformation == nil {
             return try transfer(try keptCredential(for: choice))
         }
+        // This very proxy asked earlier in this process (its CONNECT answered 407): its kept
+        // credential answers at once, without a first refused connection each time.
+        if let identity = choice.identity, choice.userInformation == nil, let schemes = ProxyChallenge.asked(by: identity),
+            var kept = try keptCredential(for: choice)
+        {
+            kept.challengedSchemes = schemes
+            return try transfer(kept)
+        }
         do {
             return try transfer(nil)
         } catch let error as HTTPError
@@ -58,6 +66,7 @@ public struct ProxyConfiguration: Sendable {
             }
             guard var kept = found else { throw error }
             kept.challengedSchemes = error.proxyChallenge?.schemes ?? []
+            if let identity = choice.identity { ProxyChallenge.remember(identity, schemes: kept.challengedSchemes) }
             return try transfer(kept)
         }
     }
@@ -107,7 +116,7 @@ public struct ProxyConfiguration: Sendable {
             guard chosen.url != nil else {
                 if names.contains(where: { environment[$0]?.isEmpty == false }) { return ProxyRoute(candidates: [.direct], source: "no_proxy") }
                 // No variable: the desktop's setting, where there is one.
-                if let desktop = DesktopProxy.read(environment: environment),
+                if let desktop = try DesktopProxy.read(environment: environment),
                     let route = try desktop.route(scheme: scheme, host: host, port: port, environment: environment)
                 {
                     return route

@@ -93,7 +93,7 @@ struct ProxyChoiceTests {
             org.gnome.system.proxy.socks host ''
             org.gnome.system.proxy.socks port 0
             """
-        let desktop = DesktopProxy.parse(text)
+        let desktop = try DesktopProxy.parse(text)
         #expect(desktop.mode == "manual" && desktop.ignoreHosts == ["localhost", "127.0.0.0/8", "it's, odd"])
         let https = try #require(try desktop.route(scheme: "https", host: "cloud.example", port: 443, environment: [:]))
         #expect(https.shown == ["http://proxy.corp:3128"] && https.source.contains("GNOME"))
@@ -102,6 +102,12 @@ struct ProxyChoiceTests {
         let loopback = try #require(try desktop.route(scheme: "https", host: "127.0.0.1", port: 443, environment: [:]))
         #expect(loopback.shown == ["direct"])
         #expect(try DesktopProxy.parse("org.gnome.system.proxy mode 'none'").route(scheme: "https", host: "a", port: 443, environment: [:]) == nil)
+        // https without its own proxy uses the http one, as GLib does; odd values are refused.
+        let httpOnly = try DesktopProxy.parse(
+            "org.gnome.system.proxy mode 'manual'\norg.gnome.system.proxy.http host 'p.corp'\norg.gnome.system.proxy.http port 3128")
+        #expect(try httpOnly.route(scheme: "https", host: "a", port: 443, environment: [:])?.shown == ["http://p.corp:3128"])
+        #expect(throws: HTTPError.self) { try DesktopProxy.parse("org.gnome.system.proxy mode 'manual'\norg.gnome.system.proxy.https host 'evil@p.corp'") }
+        #expect(throws: HTTPError.self) { try DesktopProxy.parse("org.gnome.system.proxy mode 'sideways'") }
         let wpad = try DesktopProxy.parse("org.gnome.system.proxy mode 'auto'").route(scheme: "https", host: "a", port: 443, environment: [:])
         #expect(wpad?.shown == ["direct"] && wpad?.source.contains("WPAD") == true, "GNOME's automatic mode without a URL is WPAD: not done")
     }
