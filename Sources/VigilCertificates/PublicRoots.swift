@@ -1,3 +1,4 @@
+internal import COpenSSL
 import FoundationEssentials
 import Glibc
 
@@ -7,30 +8,70 @@ import Glibc
 /// (by an administrator, a TLS-inspecting proxy's installer, a private CA's package): it is a
 /// *locally added root*, and its chains are not the public Web PKI.
 ///
-/// Read once, when a chain first ends in the system store; only "is this certificate one of
-/// them" is asked, by the same DER (``SystemAnchors/contains(der:inPEM:)``). When the list
-/// cannot be read, nothing is said about which roots are public (``isKnown`` is false).
+/// Only "is this certificate one of them" is asked, by the same DER (``SystemAnchors/contains(der:inPEM:)``).
+/// The quick way, on the default layout: OpenSSL's hashed links in `/etc/ssl/certs`
+/// (`SUBJECTHASH.N`, what `update-ca-certificates` makes) name the files a root of that subject
+/// comes from; only one under the public list's directory, with the same DER, makes it public (a
+/// few system calls instead of reading 140-odd files). Where no link names the subject, or with
+/// `VIGIL_PUBLIC_ROOTS`, every file of the list is read once (sorted by name, so the text does not
+/// depend on readdir's order). When the list cannot be read, nothing is said about which roots are
+/// public (``isKnown`` is false).
 public enum PublicRoots {
+    /// The default list: one file per root.
+    static let defaultLocation = "/usr/share/ca-certificates/mozilla"
+    /// OpenSSL's hashed directory of the system store.
+    static let hashedDirectory = "/etc/ssl/certs"
+
     /// Where the list is read from.
     public static let location: String = {
         if let given = ProcessInfo.processInfo.environment["VIGIL_PUBLIC_ROOTS"], !given.isEmpty { return given }
-        return "/usr/share/ca-certificates/mozilla"
+        return defaultLocation
     }()
 
-    /// The PEM text of every public root (files joined); empty when none could be read.
-    static let pem: [UInt8] = read(location)
+    /// True when the list can be read (the default directory holds a root file; or the given
+    /// directory or bundle holds a certificate).
+    public static let isKnown: Bool = {
+        guard location == defaultLocation else { return !pem.isEmpty }
+        guard let directory = opendir(defaultLocation) else { return false }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".crt") { return true }
+        }
+        return false
+    }()
 
-    /// True when the list was read and holds at least one certificate.
-    public static var isKnown: Bool { !pem.isEmpty }
+    /// The PEM text of every public root (files joined), read on first need; empty when none could be read.
+    static let pem: [UInt8] = read(location)
 
     /// Whether `certificate` is a public root; nil when the list is unknown.
     static func contains(_ certificate: Certificate) -> Bool? {
         guard isKnown else { return nil }
+        if location == defaultLocation, let quick = linkedLookup(certificate) { return quick }
         return SystemAnchors.contains(der: certificate.derEncoded, inPEM: pem)
     }
 
-    /// A directory's regular files (sorted by name, so that the text does not depend on the order
-    /// readdir gives), or one file; a file without a certificate block adds nothing.
+    /// Through `/etc/ssl/certs/HASH.N`: true when a link of the certificate's subject resolves into
+    /// the public list to a file holding the same DER; false when links exist and none does; nil
+    /// when no link names the subject (the caller reads the whole list).
+    static func linkedLookup(_ certificate: Certificate) -> Bool? {
+        let hex = String(X509_subject_name_hash(certificate.storage.x509), radix: 16)
+        let name = String(repeating: "0", count: max(0, 8 - hex.count)) + hex
+        var sawLink = false
+        for index in 0..<10 {
+            let link = hashedDirectory + "/" + name + "." + String(index)
+            guard let resolved = realpath(link, nil) else { break }
+            let target = String(cString: resolved)
+            free(resolved)
+            sawLink = true
+            guard target.hasPrefix(defaultLocation + "/"), let data = FileManager.default.contents(atPath: target) else { continue }
+            if SystemAnchors.contains(der: certificate.derEncoded, inPEM: [UInt8](data)) { return true }
+        }
+        return sawLink ? false : nil
+    }
+
+    /// A directory's regular files (sorted by name), or one file; a file without a certificate
+    /// block adds nothing.
     static func read(_ path: String) -> [UInt8] {
         var info = stat()
         guard stat(path, &info) == 0 else { return [] }

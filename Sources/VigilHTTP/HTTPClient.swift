@@ -79,7 +79,7 @@ public struct HTTPClient: Sendable {
         self.slot = slot
     }
 
-    /// This client, keeping one https connection (without a proxy) between its requests, for a
+    /// This client, keeping one https connection (through the same proxy, if any) between its requests, for a
     /// command's several requests to one server (a PROPFIND, then a GET): one handshake instead of
     /// one per request. Before a request goes on the kept connection, the policy judges again the
     /// chain and the revocation status that connection's handshake showed; a connection it now
@@ -243,10 +243,10 @@ public struct HTTPClient: Sendable {
         // policy has judged again what its handshake showed; otherwise closed, and a new one made.
         let key = KeptConnection.Key(
             endpoint: endpoint, resolve: configuration.resolve, minimumTLSVersion: configuration.minimumTLSVersion,
-            identity: identity.map { $0.chain.first?.sha256Fingerprint ?? "an identity without a chain" })
+            identity: identity.map { $0.chain.first?.sha256Fingerprint ?? "an identity without a chain" }, proxy: proxy.identity?.description)
         // Only requests that change nothing: libcurl sends a request again on a new connection
         // when a kept one turns out dead before any answer, and a PUT or a POST must never go twice.
-        let keepable = secure && proxy.url == nil && slot != nil && ["GET", "HEAD", "PROPFIND", "OPTIONS"].contains(request.method)
+        let keepable = secure && slot != nil && ["GET", "HEAD", "PROPFIND", "OPTIONS"].contains(request.method)
         var reused: (connection: KeptConnection, decision: TLSDecision, exchange: ClientCertificateExchange?)?
         if keepable, let kept = slot?.take(matching: key), let decision = Self.judgeAgain(kept.capture, policy: policy, endpoint: endpoint) {
             // What the kept connection's handshake said of the client certificate, then forgotten:
@@ -454,7 +454,7 @@ public struct HTTPClient: Sendable {
             response.redirect = Redirect(status: status, location: location, base: target.text)
         }
         response.reusedConnection = secure && connects == 0
-        // Kept for this client's next request: a judged, accepted https connection, no proxy.
+        // Kept for this client's next request: a judged, accepted https connection (a tunnel through the same proxy, if any).
         if keepable, transfer.decision?.allowsRequest == true, transfer.statusJudged {
             let connection = owner ?? KeptConnection(key: key, handle: handle, capture: capture)
             owner = connection

@@ -14,6 +14,8 @@ final class KeptConnection: @unchecked Sendable {
         var resolve: [HostResolution]
         var minimumTLSVersion: TLSProtocolVersion
         var identity: String?
+        /// The proxy the connection is a tunnel through (its scheme, host and port); nil: direct.
+        var proxy: String? = nil
     }
 
     let key: Key
