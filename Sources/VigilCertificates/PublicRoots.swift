@@ -12,8 +12,9 @@ import Glibc
 /// The quick way, on the default layout: OpenSSL's hashed links in `/etc/ssl/certs`
 /// (`SUBJECTHASH.N`, what `update-ca-certificates` makes) name the files a root of that subject
 /// comes from; only one under the public list's directory, with the same DER, makes it public (a
-/// few system calls instead of reading 140-odd files). Where no link names the subject, or with
-/// `VIGIL_PUBLIC_ROOTS`, every file of the list is read once (sorted by name, so the text does not
+/// few system calls instead of reading 140-odd files); no link for the subject means no such
+/// root is installed from the list. Without hashed links, or with `VIGIL_PUBLIC_ROOTS`, every
+/// file of the list is read once (sorted by name, so the text does not
 /// depend on readdir's order). When the list cannot be read, nothing is said about which roots are
 /// public (``isKnown`` is false).
 public enum PublicRoots {
@@ -67,8 +68,21 @@ public enum PublicRoots {
             guard target.hasPrefix(defaultLocation + "/"), let data = FileManager.default.contents(atPath: target) else { continue }
             if SystemAnchors.contains(der: certificate.derEncoded, inPEM: [UInt8](data)) { return true }
         }
-        return sawLink ? false : nil
+        // No link names the subject: on a hashed layout, no root of that subject is in the system
+        // store from the list (a root the administrator disabled is not linked either).
+        return sawLink || hashedLayout ? false : nil
     }
+
+    /// The system store is a hashed directory (`update-ca-certificates` ran): it holds `*.0` links.
+    static let hashedLayout: Bool = {
+        guard let directory = opendir(hashedDirectory) else { return false }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.count == 10, name.hasSuffix(".0") { return true }
+        }
+        return false
+    }()
 
     /// A directory's regular files (sorted by name), or one file; a file without a certificate
     /// block adds nothing.
