@@ -78,17 +78,9 @@ public enum CommandRunner {
     /// Starts the built `vigil` as ``vigil(_:environment:input:currentDirectory:)`` does, without
     /// waiting and with its output discarded: for tests that kill it.
     public static func startVigil(_ arguments: [String], environment: [String: String?] = [:]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in hermetic(environment) { env[key] = value }
-        process.environment = env
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try ServerProcess.start(TestPaths.vigilBinary, arguments, environment: env)
     }
 
     /// Its own state directory, no user settings file and no managed file unless `environment`

@@ -52,37 +52,14 @@ public final class RunningNginx: @unchecked Sendable {  // immutable after init
             """
         let file = directory.appendingPathComponent("nginx.conf")
         try configuration.write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", path, "-c", file.path, "-e", "\(path)/logs/error.log", "-g", "daemon off;"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        // Ready once it accepts connections.
-        for _ in 0..<100 {
-            if Self.accepts(port) { return }
-            usleep(50_000)
-        }
+        process = try ServerProcess.start("/usr/sbin/nginx", ["-p", path, "-c", file.path, "-e", "\(path)/logs/error.log", "-g", "daemon off;"])
+        if ServerProcess.waitUntilListening(process, port: port, tries: 100) { return }
         stop()
         let log = (try? String(contentsOf: directory.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
         throw TestServerError(message: "nginx did not start: \(log)")
     }
 
     public var url: String { "https://127.0.0.1:\(port)" }
-
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
 
     public func stop() {
         if process.isRunning {

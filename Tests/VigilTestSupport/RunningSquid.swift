@@ -81,19 +81,8 @@ public final class RunningSquid: @unchecked Sendable {  // immutable after init
             try Self.run("/bin/chown", ["-R", "proxy:proxy", path])
             try Self.run("/bin/chmod", ["0755", directory.deletingLastPathComponent().path])
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/squid")
-        process.arguments = ["-N", "-f", file.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        for _ in 0..<200 {
-            if RunningNginx.accepts(port) { return }
-            if !process.isRunning { break }
-            usleep(50_000)
-        }
+        process = try ServerProcess.start("/usr/sbin/squid", ["-N", "-f", file.path])
+        if ServerProcess.waitUntilListening(process, port: port, tries: 200) { return }
         stop()
         let log = (try? String(contentsOfFile: "\(path)/cache.log", encoding: .utf8)) ?? ""
         throw TestServerError(message: "squid did not start: \(log.suffix(2000))")
