@@ -367,7 +367,7 @@ let package = Package(
         .testTarget(
             name: "VigilSuiteTests",
             dependencies: [
-                "VigilSuite", "VigilSimulator", "VigilAccounts", "VigilSecrets", "VigilStore", "VigilSettings", "VigilTestSupport",
+                "VigilSuite", "VigilSimulator", "VigilAccounts", "VigilHTTP", "VigilSecrets", "VigilStore", "VigilSettings", "VigilTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -43,15 +43,6 @@ public struct ProxyChallenge: Sendable, Hashable {
         self.realm = realm
     }
 
-    /// The proxies whose CONNECT answered 407 in this process, with the schemes they offered.
-    private static let askedBy = Mutex<[ProxyIdentity: [String]]>([:])
-
-    /// The schemes `proxy` asked for earlier in this process; nil when it has not asked.
-    static func asked(by proxy: ProxyIdentity) -> [String]? { askedBy.withLock { $0[proxy] } }
-
-    /// `proxy` answered a CONNECT with 407, offering `schemes`.
-    static func remember(_ proxy: ProxyIdentity, schemes: [String]) { askedBy.withLock { $0[proxy] = schemes } }
-
     /// The schemes in words (`Basic, Digest`), escaped: the proxy's text is hostile.
     var shownSchemes: String { schemes.isEmpty ? "none named" : schemes.map { SafeText.escaped(String($0.prefix(40))) }.joined(separator: ", ") }
     /// ` (realm "x")`, escaped, or nothing.
@@ -115,4 +106,16 @@ final class ProxyAnswer: Sendable {
         answer.read(data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) })
         return length
     }
+}
+
+/// The proxies whose CONNECT answered 407 for one ``ProxyConfiguration`` (one command, one
+/// scenario of the suite), with the schemes they offered: asked once, answered at once after.
+final class ProxyChallengeMemory: Sendable {
+    private let askedBy = Mutex<[ProxyIdentity: [String]]>([:])
+
+    /// The schemes `proxy` asked for before; nil when it has not asked.
+    func asked(by proxy: ProxyIdentity) -> [String]? { askedBy.withLock { $0[proxy] } }
+
+    /// `proxy` answered a CONNECT with 407, offering `schemes`.
+    func remember(_ proxy: ProxyIdentity, schemes: [String]) { askedBy.withLock { $0[proxy] = schemes } }
 }

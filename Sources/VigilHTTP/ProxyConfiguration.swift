@@ -30,6 +30,8 @@ public struct ProxyConfiguration: Sendable {
     public var credentials: (@Sendable (ProxyIdentity) throws -> ProxyCredential?)?
     /// The environment the `*_proxy` variables are read from.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// The proxies that asked who we are, shared by this configuration's copies.
+    let challenges = ProxyChallengeMemory()
 
     /// `system`, no PAC file, no kept credentials, this process's environment.
     public init() {}
@@ -43,9 +45,9 @@ public struct ProxyConfiguration: Sendable {
         if choice.identity?.scheme.hasPrefix("socks") == true, choice.userInformation == nil {
             return try transfer(try keptCredential(for: choice))
         }
-        // This very proxy asked earlier in this process (its CONNECT answered 407): its kept
+        // This very proxy asked before, for this configuration (its CONNECT answered 407): its kept
         // credential answers at once, without a first refused connection each time.
-        if let identity = choice.identity, choice.userInformation == nil, let schemes = ProxyChallenge.asked(by: identity),
+        if let identity = choice.identity, choice.userInformation == nil, let schemes = challenges.asked(by: identity),
             var kept = try keptCredential(for: choice)
         {
             kept.challengedSchemes = schemes
@@ -66,7 +68,7 @@ public struct ProxyConfiguration: Sendable {
             }
             guard var kept = found else { throw error }
             kept.challengedSchemes = error.proxyChallenge?.schemes ?? []
-            if let identity = choice.identity { ProxyChallenge.remember(identity, schemes: kept.challengedSchemes) }
+            if let identity = choice.identity { challenges.remember(identity, schemes: kept.challengedSchemes) }
             return try transfer(kept)
         }
     }

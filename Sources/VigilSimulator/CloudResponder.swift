@@ -30,6 +30,7 @@ public final class CloudResponder: Sendable {
         self.scenario = scenario
         self.clock = clock
         self.oidc = OIDCProvider(faults: scenario.oidcFaults, users: scenario.effectiveUsers, clock: clock)
+        self.proxyPassword = scenario.proxy.map { _ in "proxy-" + UUID().uuidString.lowercased() }
         self.userSecrets = scenario.effectiveUsers.sorted { $0.key < $1.key }.flatMap { user, password in
             [
                 PlantedSecret(what: "the password of \(user)", value: password),
@@ -41,7 +42,19 @@ public final class CloudResponder: Sendable {
     /// What a client must never write to a log or a file: the test users' passwords and every
     /// code, token and verifier the provider issued or received so far.
     public func plantedSecrets() -> [PlantedSecret] {
-        userSecrets + accessSecrets + oidc.issuedSecrets()
+        userSecrets + accessSecrets + proxySecrets + oidc.issuedSecrets()
+    }
+
+    /// The password of the scenario's proxies (``ProxyPlan``), fresh for each run; nil without proxies.
+    public let proxyPassword: String?
+
+    /// The proxy password and its Basic form: never to a host, a log or a file.
+    private var proxySecrets: [PlantedSecret] {
+        guard let proxyPassword else { return [] }
+        return [
+            PlantedSecret(what: "the proxy password", value: proxyPassword),
+            PlantedSecret(what: "the proxy's Basic credentials", value: Data("\(ProxyPlan.user):\(proxyPassword)".utf8).base64EncodedString()),
+        ]
     }
 
     /// The access proxy's service token values (a credential like a password).
@@ -70,6 +83,14 @@ public final class CloudResponder: Sendable {
     /// (the Authorization header too), or its body.
     func carriesPassword(_ request: SimulatedRequest) -> Bool {
         let search = passwordSearch
+        if search.find(in: Array(request.target.utf8)) != nil || search.find(in: request.body) != nil { return true }
+        return request.headers.values.contains { search.find(in: Array($0.utf8)) != nil }
+    }
+
+    /// Whether `request` carries the scenario's proxy password anywhere (``ProxyPlan``).
+    func carriesProxyPassword(_ request: SimulatedRequest) -> Bool {
+        guard proxyPassword != nil else { return false }
+        let search = CredentialSearch(planted: proxySecrets)
         if search.find(in: Array(request.target.utf8)) != nil || search.find(in: request.body) != nil { return true }
         return request.headers.values.contains { search.find(in: Array($0.utf8)) != nil }
     }
@@ -112,6 +133,10 @@ public final class CloudResponder: Sendable {
     /// gave it (its behaviour, or its OpenID Connect provider's faults), and
     /// ``SimulatedResponse/authenticatedUser`` whom the server authenticated.
     public func respond(to request: SimulatedRequest) -> SimulatedResponse {
+        // The scenario's proxy auto-config file, on host 1's plain HTTP (where such files live).
+        if let pac = scenario.proxy?.pac, request.scheme == "http", request.host == 1, request.path == "/proxy.pac" {
+            return SimulatedResponse(200, [("Content-Type", "application/x-ns-proxy-autoconfig")], body: resolve(pac, path: ""))
+        }
         if let fault = fault(to: request) { return fault }
         var path = request.path
         // Targets of same-host redirects are served as the path after their prefix.

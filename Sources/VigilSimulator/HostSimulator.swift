@@ -65,6 +65,15 @@ public final class HostSimulator: Sendable {
     /// A revocation scenario's responder, once it listens.
     let revocation = Mutex<RevocationListener?>(nil)
 
+    /// The scenario's forward proxies (``ProxyPlan``), once they listen.
+    let proxies = Mutex<[ForwardProxy]>([])
+
+    /// Each proxy's URL by its number (`1`: `http://127.0.0.1:PORT`).
+    public var proxyURLs: [Int: String] { proxies.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.number, $0.url) }) } }
+
+    /// What every proxy received, in order per proxy (proxy 1's first).
+    public var proxyEntries: [ProxyEntry] { proxies.withLock { $0.flatMap { $0.entries.withLock { $0 } } } }
+
     /// How many requests each path of a revocation scenario's responder got (`/ocsp`,
     /// `/crl/intermediate.crl`, `/crl/root.crl`); empty in other scenarios.
     public var revocationRequests: [String: Int] { revocation.withLock { $0?.counter.requests ?? [:] } }
@@ -152,6 +161,17 @@ public final class HostSimulator: Sendable {
             revocation.withLock { $0 = listener }
         }
         defer { if let revocationListener { Task { await revocationListener.stop() } } }
+        // The scenario's forward proxies listen before the hosts, so that a PAC file can name them.
+        var started: [ForwardProxy] = []
+        for (index, plan) in (configuration.scenario.proxy?.proxies ?? []).enumerated() {
+            let proxy = try await ForwardProxy.start(
+                group: group, number: index + 1, plan: plan, user: ProxyPlan.user, password: responder.proxyPassword ?? "")
+            started.append(proxy)
+            responder.setBase("proxy:\(index + 1)", proxy.url)
+            responder.setBase("proxyhost:\(index + 1)", "127.0.0.1:\(proxy.port)")
+        }
+        proxies.withLock { $0 = started }
+        defer { for proxy in started { Task { await proxy.stop() } } }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for plan in plans {
                 let site = SimulatedSite(

@@ -36,10 +36,15 @@ public final class RunningHostSimulator: Sendable {
         listeners.first { $0.host == host && $0.scheme == scheme }?.url
     }
 
-    /// `{https:N}` and `{http:N}` replaced by the listeners' base URLs.
+    /// `{https:N}` and `{http:N}` replaced by the listeners' base URLs; `{proxy:N}` and
+    /// `{proxyhost:N}` by proxy N's URL and `address:port`.
     public func resolve(_ template: String) -> String {
         var text = template
         for listener in listeners { text = text.replacingOccurrences(of: "{\(listener.scheme):\(listener.host)}", with: listener.url) }
+        for (number, url) in simulator.proxyURLs {
+            text = text.replacingOccurrences(of: "{proxy:\(number)}", with: url)
+            text = text.replacingOccurrences(of: "{proxyhost:\(number)}", with: String(url.dropFirst("http://".count)))
+        }
         return text
     }
 

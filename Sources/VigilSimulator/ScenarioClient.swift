@@ -97,6 +97,17 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
     /// The user gives the account the access proxy's service token (the `access-proxy`
     /// behaviour's headers) as an access headers file.
     public var accessHeaders: Bool?
+    /// A proxy password the client keeps before the scenario (`vigil proxy login`): for proxy
+    /// `proxy` (1, 2) of ``ProxyPlan``, with or without consent to clear text.
+    public var proxyLogin: ProxyLogin?
+
+    /// A kept proxy password.
+    public struct ProxyLogin: Sendable, Hashable, Codable {
+        /// Which proxy of the scenario (1, 2).
+        public var proxy: Int
+        /// The user agreed to Basic over a plain-http proxy.
+        public var allowClearText: Bool?
+    }
 
     /// Every field unset: the defaults.
     public init() {}

@@ -70,6 +70,9 @@ public enum ScenarioDocumentation {
             }
             parts.append("`\(key)` = \(text)")
         }
+        if let login = client.proxyLogin {
+            parts.append("keeps a password for proxy \(login.proxy)" + (login.allowClearText == true ? " (clear text allowed)" : ""))
+        }
         if let accepted = client.acceptedCertificates, !accepted.isEmpty {
             parts.append("credentials may reach " + accepted.map { "`\($0)`" }.joined(separator: ", "))
         }

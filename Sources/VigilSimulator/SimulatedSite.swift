@@ -58,8 +58,10 @@ struct SimulatedSite: Sendable {
         // On a login provider's host (another host than the server's), a password is looked for
         // apart: tokens may go there, a password never.
         let password = responder.scenario.oidcFaults?.providerHost == host && responder.carriesPassword(request)
+        let proxyPassword = responder.carriesProxyPassword(request)
         journal.update(number) { entry in
             if password { entry.password = true }
+            if proxyPassword { entry.proxyPassword = true }
             entry.status = status
             entry.body = request.hasBody || entry.body
             let all = (entry.found ?? []) + found.filter { !(entry.found ?? []).contains($0) }

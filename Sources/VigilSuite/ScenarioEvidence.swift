@@ -48,6 +48,8 @@ public struct ScenarioEvidence: Sendable {
     /// (OpenSSL, the CA file the client was given, TLS server purpose, the address checked, the
     /// security level of Debian's clients) accepts: the client is entitled to trust them.
     public var entitled: Set<String> = []
+    /// What the scenario's forward proxies received (``VigilSimulator/ProxyPlan``), each proxy's in order.
+    public var proxyEntries: [ProxyEntry] = []
 
     /// The address of `host:port` or `name:port`.
     public func address(of hostPort: String) -> String {
@@ -63,8 +65,9 @@ public struct ScenarioEvidence: Sendable {
         filesWithSecrets: [(file: String, what: String)] = [], plantedSecrets: [PlantedSecret] = [],
         addresses: [String: String] = [:], start: (scheme: String, address: String) = ("https", "127.0.0.1"),
         interceptedAddress: String? = nil, databaseProblem: String? = nil, existingAccount: Account? = nil, approvalsSeeded: Int = 0, approvalsByRule: Int = 0,
-        entitled: Set<String> = []
+        entitled: Set<String> = [], proxyEntries: [ProxyEntry] = []
     ) {
+        self.proxyEntries = proxyEntries
         self.entitled = entitled
         self.approvalsByRule = approvalsByRule
         self.existingAccount = existingAccount

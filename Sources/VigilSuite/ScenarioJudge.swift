@@ -54,7 +54,9 @@ public struct ScenarioJudge: Sendable {
     /// The outcome's failures (empty when reached), the invariants, and every violation.
     public func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
-        let credentialViolations = connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
+        let credentialViolations =
+            connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
+            + proxyFailures(evidence)
         invariants.credentials = credentialViolations.isEmpty
         let logViolations = logFailures(evidence)
         invariants.logs = logViolations.isEmpty
@@ -121,7 +123,9 @@ public struct ScenarioJudge: Sendable {
     /// log, files and keyring, which an external client does not use.
     public func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
         var invariants = ScenarioResult.Invariants()
-        let violations = connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
+        let violations =
+            connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
+            + proxyFailures(evidence)
         invariants.credentials = violations.isEmpty
         let got = gotByJournal(evidence)
         let said = evidence.result.message.map { " The client said: \(SuiteText.oneLine($0))" } ?? ""
@@ -241,6 +245,13 @@ public struct ScenarioJudge: Sendable {
         // provider): agreed with the server, for its provider endpoints only (discovery, the
         // OAuth2 endpoints), never as a server for files, and never for the user's password
         // (a code, a verifier, a refresh token may go there; the password is the server's).
+        // The scenario's proxy auto-config file, where the administrator's setting names it: a
+        // GET of `/proxy.pac` and nothing else, with no credential.
+        if scenario.proxy?.pac != nil, scheme == "http", entry.method == "GET", entry.path == "/proxy.pac", entry.credential != true,
+            entry.host == evidence.listeners.first(where: { $0.host == 1 && $0.scheme == "http" })?.address
+        {
+            return true
+        }
         if scheme == "https", entry.password != true, let provider = scenario.oidcFaults?.providerHost,
             entry.host == evidence.listeners.first(where: { $0.host == provider && $0.scheme == "https" })?.address,
             entry.path.hasPrefix("/.well-known/") || entry.path.hasPrefix("/index.php/apps/oauth2/")
@@ -279,6 +290,35 @@ public struct ScenarioJudge: Sendable {
                 "A credential (\(Self.credential(in: entry))) reached \(where_) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts the user agreed to, never over plain HTTP)."
         }
         return all.count <= 3 ? all : Array(all.prefix(3)) + ["... and \(all.count - 3) more request(s) with a credential where none belonged."]
+    }
+
+    /// Invariant 1 at the proxies (issue 33): a proxy credential is disclosed when it reaches a
+    /// proxy before that proxy asked (no 407 from it before: pre-emptive, or a proxy that never
+    /// asks), when Basic shows it to a plain-http proxy without the user's consent, or when it
+    /// reaches any simulated host at all (a proxy's password belongs to the proxy alone).
+    func proxyFailures(_ evidence: ScenarioEvidence) -> [String] {
+        var failures: [String] = []
+        var asked: Set<Int> = []
+        let consent = scenario.client?.proxyLogin?.allowClearText == true
+        for entry in evidence.proxyEntries {
+            if let scheme = entry.scheme {
+                if !asked.contains(entry.proxy) {
+                    failures.append(
+                        "A proxy credential (\(scheme)) reached proxy \(entry.proxy) (CONNECT \(entry.target)) before it asked for one (no 407 from it before): disclosed (invariant 1)."
+                    )
+                } else if entry.password, !consent {
+                    failures.append(
+                        "The proxy password went to plain-http proxy \(entry.proxy) in clear (\(scheme)) without the user's consent (invariant 1).")
+                }
+            }
+            if entry.status == 407 { asked.insert(entry.proxy) }
+        }
+        for entry in evidence.journal where entry.proxyPassword == true {
+            failures.append(
+                "The proxy password reached the host \(entry.host) with \(entry.method) \(entry.path): a proxy's password belongs to the proxy alone (invariant 1)."
+            )
+        }
+        return Array(failures.prefix(4))
     }
 
     /// Invariant 1 at the transport: on a host whose certificate the client was not entitled to

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import VigilAccounts
 import VigilCertificates
 import VigilHTTP
 import VigilLogging
@@ -7,6 +8,7 @@ public import VigilSecrets
 import VigilSettings
 public import VigilSimulator
 import VigilStore
+import VigilThreads
 
 /// Plays one scenario: the simulator in this process on free loopback ports, private data,
 /// config and state directories, the client driven by the fixture's script, then the evidence
@@ -166,11 +168,30 @@ public struct ScenarioRunner: Sendable {
         }
         try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 
+        // A proxy password kept before the scenario (`vigil proxy login`), as the fixture says.
+        var keptProxy: ProxyIdentity?
+        if let login = scenario.client?.proxyLogin {
+            guard let url = running.simulator.proxyURLs[login.proxy], let identity = ProxyIdentity(url: url),
+                let password = running.simulator.responder.proxyPassword
+            else {
+                throw SuiteError(.invalidFixture, "\(scenario.name): client.proxyLogin names proxy \(login.proxy), which the scenario does not have.")
+            }
+            let secrets = self.secrets
+            try await BlockingQueue.keyring.run {
+                try ProxyCredentials(secrets: secrets).store(
+                    ProxyCredential(user: ProxyPlan.user, password: password, allowsClearText: login.allowClearText == true), for: identity)
+            }
+            keptProxy = identity
+        }
         var existing: (account: Account, approvals: Int)?
         if let premise = scenario.client?.account, !client.judgesByJournal {
             existing = try await seed(premise, server: server, user: userName, password: users[userName], running: running, context: context)
         }
         let result = if let existing { await client.useAccount(existing.account, context: context) } else { await client.addAccount(context) }
+        if let keptProxy {
+            let secrets = self.secrets
+            _ = try? await BlockingQueue.keyring.run { try ProxyCredentials(secrets: secrets).remove(keptProxy) }
+        }
         let servers = running.listeners.map(\.url) + resolve.map { "https://\($0.host):\($0.port)" }
         let keyringAfterAdd = try await keyringItems(for: servers)
         var keyringAfterRemoval: [String: [String]] = [:]
@@ -216,7 +237,8 @@ public struct ScenarioRunner: Sendable {
             addresses: addresses, start: (startURL?.scheme?.lowercased() ?? "https", addresses[startHost] ?? startHost),
             interceptedAddress: scenario.mitm == true ? running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.address : nil,
             databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0, approvalsByRule: byRule,
-            entitled: client.judgesByJournal ? entitledCertificates(running, bundle: context.trustedCABundle) : [])
+            entitled: client.judgesByJournal ? entitledCertificates(running, bundle: context.trustedCABundle) : [],
+            proxyEntries: running.simulator.proxyEntries)
     }
 
     /// The hosts (not a man in the middle) whose non-genuine certificate a standard verifier

@@ -79,6 +79,8 @@ public struct VigilClient: SuiteClient {
         options.browserTimeout = context.timeout * 2
         options.resolve = context.resolve
         options.logHTTPExchanges = true
+        // Proxy passwords from the scenario's keyring (the suite's own Secret Service).
+        options.proxy.credentials = ProxyCredentials(secrets: context.secrets).lookup
         if let files = context.clientCertificate, let certificate = FileManager.default.contents(atPath: files.certificate),
             let key = FileManager.default.contents(atPath: files.key)
         {

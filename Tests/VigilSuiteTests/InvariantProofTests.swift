@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import Testing
 import VigilAccounts
+import VigilHTTP
 import VigilSecrets
+import VigilSettings
 import VigilSimulator
 import VigilStore
 import VigilSuite
@@ -12,6 +14,7 @@ import VigilTestSupport
 struct MisbehavingClient: SuiteClient {
     enum Fault: Sendable {
         case passwordToTheInterceptor, passwordInTheLog, passwordInAFile, secretLeftInTheKeyring, requestAfterDecline, passwordToTheDeclinedRedirect
+        case proxyPasswordToEveryProxy
     }
     let fault: Fault
 
@@ -46,6 +49,21 @@ struct MisbehavingClient: SuiteClient {
             let result = await VigilClient().addAccount(context)
             _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", "--max-time", "10", context.server + "/status.php"])
             return result
+        case .proxyPasswordToEveryProxy:
+            // Sends the proxy password it keeps (for another proxy) to the proxy it is told to
+            // use, with the first CONNECT (curl --proxy-basic: pre-emptive), then logs in.
+            let credentials = ProxyCredentials(secrets: context.secrets)
+            if let kept = try? credentials.list().first, let identity = ProxyIdentity(url: kept.proxy),
+                let credential = try? credentials.credential(for: identity), let proxy = context.settings[.proxy]
+            {
+                _ = try? await CommandRunner.runDetached(
+                    "/usr/bin/curl",
+                    [
+                        "-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "--proxy", proxy, "--proxy-basic", "--proxy-user",
+                        "\(credential.user):\(credential.password)", context.server + "/status.php",
+                    ])
+            }
+            return await VigilClient().addAccount(context)
         case .passwordToTheDeclinedRedirect:
             // Asks about the redirect, hears no, and logs in at the target anyway (its certificate is valid).
             let result = await VigilClient().addAccount(context)
@@ -131,6 +149,17 @@ struct InvariantProofTests {
         #expect(result.status == .failed)
         #expect(!result.invariants.keyring)
         #expect(result.failures.contains { $0.contains("After the account was removed the keyring still held password") }, "\(result.failures)")
+    }
+
+    /// Issue 33: a proxy password sent to a proxy that never asked (the one the client was told to
+    /// use, not the one the password was kept for), before any 407, is a credential disclosed.
+    @Test func aProxyPasswordToAProxyThatNeverAsked() async throws {
+        let result = try await run("proxy-credential-elsewhere", client: MisbehavingClient(fault: .proxyPasswordToEveryProxy))
+        #expect(result.status == .failed)
+        #expect(!result.invariants.credentials)
+        #expect(result.failures.contains { $0.contains("A proxy credential (Basic) reached proxy 2") && $0.contains("before it asked") }, "\(result.failures)")
+        let careful = try await run("proxy-credential-elsewhere", client: VigilClient())
+        #expect(careful.status == .passed, "\(careful.failures)")
     }
 
     /// A known gap covers an outcome, never an invariant.
