@@ -49,12 +49,12 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var parsed: Bool?
     /// The connection it came on (``ConnectionEntry/id``).
     public var connection: Int?
-    /// A test user's password (as sent, in its Basic form or any encoding the search knows) was
-    /// in the request; looked for on a login provider's host, where tokens may go but a
-    /// password never does.
     /// The request carried the scenario's proxy password (``ProxyPlan``), in any common encoding:
     /// a proxy's password belongs to the proxy alone. Absent: false.
     public var proxyPassword: Bool?
+    /// A test user's password (as sent, in its Basic form or any encoding the search knows) was
+    /// in the request; looked for on a login provider's host, where tokens may go but a
+    /// password never does.
     public var password: Bool?
     /// The access proxy's header fields (its service token) the request carried, lower-cased;
     /// nil when none.

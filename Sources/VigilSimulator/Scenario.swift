@@ -116,9 +116,9 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var also: [Behaviour]?
     /// ``behaviour`` and ``also``, in the order they are tried.
     public var behaviours: [Behaviour] { [behaviour] + (also ?? []) }
-    /// OpenID Connect faults to play (all off when absent).
     /// Forward proxies the client goes through, and a PAC file (issue 33).
     public var proxy: ProxyPlan?
+    /// OpenID Connect faults to play (all off when absent).
     public var oidcFaults: OIDCProvider.Faults?
     /// Schemes offered in `WWW-Authenticate` on 401 (`basic`, `bearer`); both when absent.
     public var authSchemes: [String]?
