@@ -17,7 +17,7 @@ extension TrustEvaluator {
             }
             self.store = store
             var crlProblems: [TrustReason] = []
-            if configuration.useSystemStore && X509_STORE_set_default_paths(store) != 1 {
+            if configuration.useSystemStore && configuration.systemStoreFiles == nil && X509_STORE_set_default_paths(store) != 1 {
                 OpenSSLSupport.drainErrors()
                 throw CertificateError(.storeFailure, "The system trust store could not be loaded.")
             }

@@ -15,6 +15,10 @@ public struct TrustEvaluator: Sendable {
         public var useSystemStore: Bool
         /// PEM files of additional trust anchors.
         public var caFiles: [String]
+        /// The system store's roots from these PEM files instead of OpenSSL's default paths (with
+        /// ``useSystemStore``): what `vigil simulate` gives a scenario that plays a machine's own
+        /// store (an administrator's added root among them). Nil: the machine's store.
+        public var systemStoreFiles: [String]? = nil
         /// Additional trust anchors given in code.
         public var anchors: [Certificate]
         /// The time to evaluate at; nil means now.
@@ -72,6 +76,8 @@ public struct TrustEvaluator: Sendable {
     public let configuration: Configuration
     let store: Store
     let fileAnchors: [(path: String, certificates: [Certificate])]
+    /// The roots of ``Configuration/systemStoreFiles``, when given.
+    let systemStoreAnchors: [Certificate]
 
     /// Loads the trust store. Throws only for unreadable or malformed CA files and CRLs.
     public init(configuration: Configuration = .system) throws {
@@ -81,7 +87,9 @@ public struct TrustEvaluator: Sendable {
             fileAnchors.append((path, try Certificate.load(path: path)))
         }
         self.fileAnchors = fileAnchors
-        self.store = try Store(configuration: configuration, fileAnchors: fileAnchors.flatMap(\.1))
+        let systemStoreAnchors = configuration.useSystemStore ? try (configuration.systemStoreFiles ?? []).flatMap { try Certificate.load(path: $0) } : []
+        self.systemStoreAnchors = systemStoreAnchors
+        self.store = try Store(configuration: configuration, fileAnchors: fileAnchors.flatMap(\.1) + systemStoreAnchors)
     }
 
     /// An untrusted verdict for `reason`, with no path evaluated (a chain nothing may trust).
@@ -125,7 +133,8 @@ public struct TrustEvaluator: Sendable {
         let forged: Set<TrustReason.Code> = [.badSignature, .unknownIssuer, .invalidCA, .signedByNonCA]
         if let last = chosen.chain.last,
             chosen.reachedAnchor
-                || (configuration.useSystemStore && last.isSelfSigned && SystemAnchors.contains(last)
+                || (configuration.useSystemStore && last.isSelfSigned
+                    && (configuration.systemStoreFiles == nil ? SystemAnchors.contains(last) : systemStoreAnchors.contains(last))
                     && !fileAnchors.contains { $0.certificates.contains(last) } && !chosen.verdict.reasons.contains { forged.contains($0.code) })
         {
             evaluation.anchor = basis(for: last)

@@ -97,6 +97,9 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
     /// The user gives the account the access proxy's service token (the `access-proxy`
     /// behaviour's headers) as an access headers file.
     public var accessHeaders: Bool?
+    /// testcerts roots the scenario's machine keeps in its *system* trust store (an
+    /// administrator's additions: locally added roots, not public ones); nil: the machine's own store.
+    public var systemTrust: [String]?
     /// A proxy password the client keeps before the scenario (`vigil proxy login`): for proxy
     /// `proxy` (1, 2) of ``ProxyPlan``, with or without consent to clear text.
     public var proxyLogin: ProxyLogin?

@@ -55,6 +55,9 @@ public enum ScenarioDocumentation {
             parts.append("has an account set up with `\(account.certificate ?? "valid-127.0.0.1")`" + (account.approved == true ? " (approved)" : ""))
         }
         if let trust = client.trust { parts.append(trust.isEmpty ? "trusts no CA" : "trusts " + trust.map { "`\($0)`" }.joined(separator: ", ")) }
+        if let system = client.systemTrust {
+            parts.append("its system store holds " + system.map { "`\($0)`" }.joined(separator: ", ") + " (added locally)")
+        }
         if let approve = client.approve, !approve.isEmpty {
             parts.append("approves the " + approve.map(\.rawValue).joined(separator: " and ") + (client.then.map { ", then `\($0.rawValue)`" } ?? ""))
         }

@@ -42,7 +42,7 @@ public struct ClientProfile: Sendable, Codable, Hashable {
     }
 
     /// The placeholders every profile may use.
-    public static let placeholders = ["url", "host", "port", "user", "password", "ca_file", "dir", "tmp"]
+    public static let placeholders = ["url", "host", "port", "user", "password", "ca_file", "dir", "tmp", "proxy"]
 
     /// Loads and checks a profile file.
     public static func load(path: String) throws -> ClientProfile {

@@ -1,5 +1,6 @@
 import Foundation
 import VigilPaths
+import VigilSettings
 public import VigilSimulator
 public import VigilStore
 
@@ -52,11 +53,17 @@ public struct ExternalClient: SuiteClient {
             let password = context.user.password ?? ""
             var values = [
                 "url": context.server, "host": start?.host ?? "", "port": start?.port.map(String.init) ?? "443",
-                "user": context.userName, "password": password, "ca_file": caFile, "dir": sync, "tmp": scratch,
+                "user": context.userName, "password": password, "ca_file": caFile, "dir": sync, "tmp": scratch, "proxy": "",
             ]
             var environment = XDGDirectories.environment(home: home).merging(
                 ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "TMPDIR": scratch, "LANG": "C.UTF-8"],
                 uniquingKeysWith: { $1 })
+            // A scenario's forward proxy (connection.proxy): told to the client the way sync
+            // clients are told one, the proxy variables (and `{proxy}` for profiles that take a flag).
+            if let proxy = context.settings[.proxy], proxy.hasPrefix("http://") || proxy.hasPrefix("https://") {
+                for name in ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy"] { environment[name] = proxy }
+                values["proxy"] = proxy
+            }
             let timeout = Duration.milliseconds(Int64((profile.timeout ?? 60) * 1000))
             for (name, template) in (profile.prepare ?? [:]).sorted(by: { $0.key < $1.key }) {
                 let command = ExternalCommand(

@@ -370,8 +370,17 @@ public struct ScenarioJudge: Sendable {
         let approved = evidence.questions.contains {
             $0.question == .certificate && $0.approved && $0.connectionsAt <= connection.id && evidence.address(of: $0.about) == connection.host
         }
-        if connection.mitm == true { return !approved }
+        // A man in the middle is hostile unless approved, or unless the fixture names its
+        // certificate as one credentials may reach (an organisation's inspecting proxy whose root
+        // the machine's store holds: `interception-local-root`).
+        if connection.mitm == true { return !(approved || sanctionedInterceptor(connection.certificate)) }
         return !(approved || isEntitled(connection.certificate ?? certificateCase(at: connection.host), at: connection.host, evidence))
+    }
+
+    /// The interceptor's certificate is one the fixture accepts (`client.acceptedCertificates`).
+    func sanctionedInterceptor(_ certificate: String?) -> Bool {
+        guard let certificate else { return false }
+        return (scenario.client?.acceptedCertificates ?? []).contains(certificate)
     }
 
     /// The client may trust the certificate `served` at `host`: the host's genuine one, one the
@@ -415,7 +424,7 @@ public struct ScenarioJudge: Sendable {
         let approved = evidence.questions.contains {
             $0.question == .certificate && $0.approved && $0.at <= index && evidence.address(of: $0.about) == entry.host
         }
-        if entry.mitm == true { return !approved }
+        if entry.mitm == true { return !(approved || sanctionedInterceptor(scenario.certificates?[entry.host])) }
         // The genuine host behind a man in the middle sees what the interceptor forwarded; the
         // interceptor's own entry is the one judged.
         if scenario.mitm == true, entry.host == evidence.interceptedAddress { return false }

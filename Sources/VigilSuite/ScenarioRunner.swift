@@ -157,6 +157,15 @@ public struct ScenarioRunner: Sendable {
             databasePath: data + "/vigil/vigil.sqlite", dataDirectory: data, configDirectory: config, stateDirectory: state,
             secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout, resolve: resolve,
             settle: { grace in await Self.settle(running, grace: grace) })
+        if let names = scenario.client?.systemTrust {
+            context.systemStoreFiles = try names.map { name in
+                let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw SuiteError(.invalidFixture, "\(scenario.name): client.systemTrust names \(name), and \(path) does not exist.")
+                }
+                return path
+            }
+        }
         if let name = scenario.client?.clientCertificate {
             let directory = certificatesDirectory as NSString
             context.clientCertificate = (directory.appendingPathComponent("\(name).pem"), directory.appendingPathComponent("\(name).key"))

@@ -47,8 +47,13 @@ public struct SuiteClientContext: Sendable {
     public var caFile: String
     /// The CA files the client trusts (the fixture's `client.trust`; by default the test PKI's root).
     public var trustedCAFiles: [String]
-    /// Those CA files as one PEM bundle (what an external client is given).
-    public var trustedCABundle: Data { trustedCAFiles.compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +) }
+    /// The roots of the machine's trust store the scenario plays (the fixture's
+    /// `client.systemTrust`: an administrator's added root among them); nil: the machine's own.
+    public var systemStoreFiles: [String]? = nil
+    /// Those CA files (and the played store's roots) as one PEM bundle (what an external client is given).
+    public var trustedCABundle: Data {
+        (trustedCAFiles + (systemStoreFiles ?? [])).compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+    }
     /// The scenario's database file (under its data directory).
     public var databasePath: String
     /// The scenario's data, config and state directories (`XDG_*_HOME` for the client).

@@ -137,6 +137,10 @@ public struct VigilClient: SuiteClient {
     /// The scenario's trusted CAs, with the fixture's policy inputs (settings).
     static func evaluator(_ context: SuiteClientContext) throws -> TrustEvaluator {
         var configuration = TrustEvaluator.Configuration.caFiles(context.trustedCAFiles)
+        if let system = context.systemStoreFiles {
+            configuration.useSystemStore = true
+            configuration.systemStoreFiles = system
+        }
         configuration.applyPolicyInputs(from: context.settings)
         return try TrustEvaluator(configuration: configuration)
     }
