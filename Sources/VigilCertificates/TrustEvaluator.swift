@@ -200,8 +200,12 @@ public struct TrustEvaluator: Sendable {
         if configuration.anchors.contains(anchor) {
             return TrustBasis(source: .certificate, path: nil, anchorSubject: subject, anchorSHA256: fingerprint)
         }
-        // A root of the system store that is not a public one was added to this machine.
-        let source: TrustBasis.Source = PublicRoots.contains(anchor) == false ? .locallyAdded : .systemStore
+        // A root of the system store that is not a public one was added to this machine. A played
+        // store's roots (systemStoreFiles) are added ones unless known public, wherever it runs.
+        let played = configuration.systemStoreFiles != nil && systemStoreAnchors.contains(anchor)
+        let source: TrustBasis.Source =
+            played
+            ? (PublicRoots.contains(anchor) == true ? .systemStore : .locallyAdded) : PublicRoots.contains(anchor) == false ? .locallyAdded : .systemStore
         return TrustBasis(source: source, path: nil, anchorSubject: subject, anchorSHA256: fingerprint)
     }
 

@@ -30,7 +30,7 @@ public final class CloudResponder: Sendable {
         self.scenario = scenario
         self.clock = clock
         self.oidc = OIDCProvider(faults: scenario.oidcFaults, users: scenario.effectiveUsers, clock: clock)
-        self.proxyPassword = scenario.proxy.map { _ in "proxy-" + UUID().uuidString.lowercased() }
+        self.proxyPasswords = (scenario.proxy?.proxies ?? []).map { _ in "proxy-" + UUID().uuidString.lowercased() }
         self.userSecrets = scenario.effectiveUsers.sorted { $0.key < $1.key }.flatMap { user, password in
             [
                 PlantedSecret(what: "the password of \(user)", value: password),
@@ -45,17 +45,22 @@ public final class CloudResponder: Sendable {
         userSecrets + accessSecrets + proxySecrets + oidc.issuedSecrets()
     }
 
-    /// The password of the scenario's proxies (``ProxyPlan``), fresh for each run; nil without proxies.
-    public let proxyPassword: String?
+    /// The password of each of the scenario's proxies (``ProxyPlan``; proxy 1's first), fresh for
+    /// each run: a proxy's password belongs to that proxy alone.
+    public let proxyPasswords: [String]
 
-    /// The proxy password and its Basic form: never to a host, a log or a file.
-    private var proxySecrets: [PlantedSecret] {
-        guard let proxyPassword else { return [] }
+    /// Proxy `number`'s password and its Basic form.
+    func proxySecrets(of number: Int) -> [PlantedSecret] {
+        guard proxyPasswords.indices.contains(number - 1) else { return [] }
+        let password = proxyPasswords[number - 1]
         return [
-            PlantedSecret(what: "the proxy password", value: proxyPassword),
-            PlantedSecret(what: "the proxy's Basic credentials", value: Data("\(ProxyPlan.user):\(proxyPassword)".utf8).base64EncodedString()),
+            PlantedSecret(what: "the password of proxy \(number)", value: password),
+            PlantedSecret(what: "the Basic credentials of proxy \(number)", value: Data("\(ProxyPlan.user):\(password)".utf8).base64EncodedString()),
         ]
     }
+
+    /// Every proxy's password and its Basic form: never to a host, a log or a file.
+    private var proxySecrets: [PlantedSecret] { proxyPasswords.indices.flatMap { proxySecrets(of: $0 + 1) } }
 
     /// The access proxy's service token values (a credential like a password).
     private var accessSecrets: [PlantedSecret] {
@@ -89,7 +94,7 @@ public final class CloudResponder: Sendable {
 
     /// Whether `request` carries the scenario's proxy password anywhere (``ProxyPlan``).
     func carriesProxyPassword(_ request: SimulatedRequest) -> Bool {
-        guard proxyPassword != nil else { return false }
+        guard !proxyPasswords.isEmpty else { return false }
         let search = CredentialSearch(planted: proxySecrets)
         if search.find(in: Array(request.target.utf8)) != nil || search.find(in: request.body) != nil { return true }
         return request.headers.values.contains { search.find(in: Array($0.utf8)) != nil }

@@ -21,23 +21,40 @@ final class ForwardProxy: Sendable {
     let user: String
     let password: String
 
-    static func start(group: any EventLoopGroup, number: Int, plan: ProxyPlan.Proxy, user: String, password: String) async throws -> ForwardProxy {
+    /// Every planted secret (users' passwords, tokens, every proxy's password), looked for in what
+    /// a client sends the proxy.
+    let search: @Sendable () -> CredentialSearch
+    /// Each proxy's own password (by number), to tell whose a Proxy-Authorization holds.
+    let proxySearches: [(Int, CredentialSearch)]
+    /// The connections accepted and the tunnels opened, closed when the proxy stops.
+    let children = Mutex<[ObjectIdentifier: any Channel]>([:])
+
+    static func start(
+        group: any EventLoopGroup, number: Int, plan: ProxyPlan.Proxy, user: String, password: String, search: @escaping @Sendable () -> CredentialSearch,
+        proxySearches: [(Int, CredentialSearch)]
+    ) async throws -> ForwardProxy {
         let box = Mutex<ForwardProxy?>(nil)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     guard let proxy = box.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
+                    proxy.children.withLock { $0[ObjectIdentifier(channel)] = channel }
                     try channel.pipeline.syncOperations.addHandler(ConnectHandler(proxy: proxy))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let proxy = ForwardProxy(channel: channel, number: number, plan: plan, user: user, password: password)
+        let proxy = ForwardProxy(channel: channel, number: number, plan: plan, user: user, password: password, search: search, proxySearches: proxySearches)
         box.withLock { $0 = proxy }
         return proxy
     }
 
-    private init(channel: any Channel, number: Int, plan: ProxyPlan.Proxy, user: String, password: String) {
+    private init(
+        channel: any Channel, number: Int, plan: ProxyPlan.Proxy, user: String, password: String, search: @escaping @Sendable () -> CredentialSearch,
+        proxySearches: [(Int, CredentialSearch)]
+    ) {
+        self.search = search
+        self.proxySearches = proxySearches
         self.channel = channel
         self.number = number
         self.port = channel.localAddress?.port ?? 0
@@ -49,7 +66,11 @@ final class ForwardProxy: Sendable {
     /// `http://127.0.0.1:PORT`.
     var url: String { "http://127.0.0.1:\(port)" }
 
-    func stop() async { try? await channel.close() }
+    /// Closes the listener, then every connection and tunnel still open.
+    func stop() async {
+        try? await channel.close()
+        for child in children.withLock({ Array($0.values) }) { try? await child.close() }
+    }
 
     func record(_ entry: ProxyEntry) { entries.withLock { $0.append(entry) } }
 
@@ -119,6 +140,7 @@ final class ForwardProxy: Sendable {
         let proxy: ForwardProxy
         var buffered: [UInt8] = []
         var tunnel: (any Channel)?
+        var tunnelOpening = false
         var pending: [ByteBuffer] = []
 
         init(proxy: ForwardProxy) { self.proxy = proxy }
@@ -134,15 +156,29 @@ final class ForwardProxy: Sendable {
                 return
             }
             buffered += buffer.readBytes(length: buffer.readableBytes) ?? []
-            guard buffered.count <= 65_536 else { return context.close(promise: nil) }
-            guard let end = Self.headEnd(buffered) else { return }
-            let head = String(decoding: buffered[..<end], as: UTF8.self)
-            let rest = Array(buffered[(end + 4)...])
-            buffered = []
-            handle(head, rest: rest, context: context)
+            process(context: context)
         }
 
-        var tunnelOpening = false
+        /// Every complete head buffered, in order (a client may send the next CONNECT at once).
+        func process(context: ChannelHandlerContext) {
+            while tunnel == nil, !tunnelOpening, context.channel.isActive {
+                guard let end = Self.headEnd(buffered) else {
+                    if buffered.count > 65_536 {
+                        // Recorded with what it carried before it is refused.
+                        proxy.record(
+                            ProxyEntry(
+                                proxy: proxy.number, method: "?", target: "", authorization: nil, password: false, status: 431,
+                                secretElsewhere: proxy.search().find(in: buffered) != nil))
+                        buffered = []
+                        context.close(promise: nil)
+                    }
+                    return
+                }
+                let head = Array(buffered[..<end])
+                buffered = Array(buffered[(end + 4)...])
+                handle(head, context: context)
+            }
+        }
 
         static func headEnd(_ bytes: [UInt8]) -> Int? {
             guard bytes.count >= 4 else { return nil }
@@ -152,40 +188,60 @@ final class ForwardProxy: Sendable {
             return nil
         }
 
-        func handle(_ head: String, rest: [UInt8], context: ChannelHandlerContext) {
+        func handle(_ headBytes: [UInt8], context: ChannelHandlerContext) {
+            let head = String(decoding: headBytes, as: UTF8.self)
             let lines = head.components(separatedBy: "\r\n")
             let request = lines.first?.split(separator: " ").map(String.init) ?? []
             var authorization: String?
+            var others: [String] = []
             for line in lines.dropFirst() {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                if line[..<colon].lowercased() == "proxy-authorization" {
+                if let colon = line.firstIndex(of: ":"), line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "proxy-authorization" {
                     authorization = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                } else {
+                    others.append(line)
                 }
             }
+            // What a client may send a proxy: its own credential in Proxy-Authorization. Any
+            // planted secret elsewhere in the head (the request line, another header), or a
+            // user's secret inside Proxy-Authorization, is a credential disclosed to the proxy.
+            let search = proxy.search()
+            let outside = Array(((lines.first ?? "") + "\r\n" + others.joined(separator: "\r\n")).utf8)
+            let value = authorization.map { Array($0.utf8) } ?? []
+            let whose = proxy.proxySearches.filter { $0.1.find(in: value) != nil }.map(\.0)
+            let elsewhere = search.find(in: outside) != nil || (whose.isEmpty && search.find(in: value) != nil)
+            let number = proxy.number
+            func entry(_ method: String, _ target: String, _ status: Int, tunnel: Int? = nil) -> ProxyEntry {
+                var entry = ProxyEntry(
+                    proxy: number, method: method, target: target, authorization: authorization, password: whose.contains(number), status: status,
+                    secretElsewhere: elsewhere)
+                entry.passwordOf = whose
+                entry.clearText = authorization.map(Self.isClearText) ?? false
+                entry.tunnelPort = tunnel
+                return entry
+            }
             guard request.count == 3, request[0] == "CONNECT" else {
-                proxy.record(
-                    ProxyEntry(
-                        proxy: proxy.number, method: request.first ?? "?", target: request.count > 1 ? request[1] : "", authorization: authorization,
-                        password: authorization.map(carriesPassword) ?? false, status: 405))
+                proxy.record(entry(request.first ?? "?", request.count > 1 ? request[1] : "", 405))
                 return answer(405, "Method Not Allowed", context: context, close: true)
             }
             let target = request[1]
             let asks = proxy.plan.login != .none
             let accepted = !asks || authorization.map { proxy.accepts($0, method: "CONNECT", uri: target) } == true
-            // Only the simulator's own hosts: 127.0.0.0/8 and a port.
+            // Only the simulator's own hosts: an IPv4 address in 127.0.0.0/8 and a port.
             let parts = target.split(separator: ":")
             let host = parts.count == 2 ? String(parts[0]) : ""
             let port = parts.count == 2 ? Int(parts[1]) ?? 0 : 0
-            let loopback = host.hasPrefix("127.") && host.split(separator: ".").count == 4 && port > 0
-            let status = !accepted ? 407 : loopback ? 200 : 403
-            proxy.record(
-                ProxyEntry(
-                    proxy: proxy.number, method: "CONNECT", target: target, authorization: authorization, password: authorization.map(carriesPassword) ?? false,
-                    status: status))
-            guard accepted else { return answer(407, "Proxy Authentication Required", context: context, close: false) }
-            guard loopback else { return answer(403, "Forbidden", context: context, close: true) }
+            var address = in_addr()
+            let loopback = inet_pton(AF_INET, host, &address) == 1 && UInt32(bigEndian: address.s_addr) >> 24 == 127 && (1...65535).contains(port)
+            guard accepted, loopback else {
+                proxy.record(entry("CONNECT", target, accepted ? 403 : 407))
+                if !accepted { return answer(407, "Proxy Authentication Required", context: context, close: false) }
+                return answer(403, "Forbidden", context: context, close: true)
+            }
             tunnelOpening = true
-            if !rest.isEmpty { pending.append(context.channel.allocator.buffer(bytes: rest)) }
+            if !buffered.isEmpty {
+                pending.append(context.channel.allocator.buffer(bytes: buffered))
+                buffered = []
+            }
             let client = context.channel
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             ClientBootstrap(group: context.eventLoop)
@@ -197,6 +253,12 @@ final class ForwardProxy: Sendable {
                     let (handler, context) = bound.value
                     switch result {
                     case .success(let peer):
+                        handler.proxy.record(entry("CONNECT", target, 200, tunnel: peer.localAddress?.port))
+                        handler.proxy.children.withLock { $0[ObjectIdentifier(peer)] = peer }
+                        guard context.channel.isActive else {
+                            peer.close(promise: nil)
+                            return
+                        }
                         handler.tunnel = peer
                         handler.tunnelOpening = false
                         handler.answer(200, "Connection established", context: context, close: false, body: false)
@@ -204,18 +266,17 @@ final class ForwardProxy: Sendable {
                         handler.pending = []
                         peer.flush()
                     case .failure:
+                        handler.proxy.record(entry("CONNECT", target, 502))
                         handler.answer(502, "Bad Gateway", context: context, close: true)
                     }
                 }
         }
 
-        /// Whether a Proxy-Authorization value holds the planted password itself (Basic).
-        func carriesPassword(_ value: String) -> Bool {
-            let parts = value.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, let data = Data(base64Encoded: String(parts[1])), let text = String(data: data, encoding: .utf8) else {
-                return value.contains(proxy.password)
-            }
-            return text.contains(proxy.password)
+        /// A Proxy-Authorization value that shows what it holds: Basic, or anything that is not a
+        /// challenge-response scheme (Digest, NTLM, Negotiate).
+        static func isClearText(_ value: String) -> Bool {
+            let scheme = value.split(separator: " ").first?.lowercased() ?? ""
+            return !["digest", "ntlm", "negotiate"].contains(scheme)
         }
 
         func answer(_ status: Int, _ reason: String, context: ChannelHandlerContext, close: Bool, body: Bool = true) {
@@ -232,6 +293,7 @@ final class ForwardProxy: Sendable {
 
         func channelInactive(context: ChannelHandlerContext) {
             tunnel?.close(promise: nil)
+            proxy.children.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context.channel)) }
             context.fireChannelInactive()
         }
 
@@ -264,17 +326,33 @@ public struct ProxyEntry: Sendable, Hashable, Codable {
     public var scheme: String?
     /// The value held the planted proxy password itself (Basic, or in clear).
     public var password: Bool
-    /// What the proxy answered: 200, 407, 403, 405.
+    /// What the proxy answered: 200, 407, 403, 405, 431 (a head too large), 502.
     public var status: Int
+    /// A planted secret in the head outside Proxy-Authorization (the request line, another
+    /// header), or a user's secret inside it: a credential disclosed to the proxy.
+    public var secretElsewhere: Bool
+    /// Whose proxy password (by proxy number) the Proxy-Authorization value held, in any encoding.
+    public var passwordOf: [Int] = []
+    /// The Proxy-Authorization value shows what it holds (Basic, a scheme that is no challenge-response).
+    public var clearText = false
+    /// The tunnel's port on 127.0.0.1 towards the simulated host (a 200's entry): the host's
+    /// connection from that port came through this proxy.
+    public var tunnelPort: Int?
 
-    /// An entry of `proxy` for `method target`, with the Proxy-Authorization value sent (its scheme kept), whether it held the
-    /// password itself, and the status answered.
-    public init(proxy: Int, method: String, target: String, authorization: String?, password: Bool, status: Int) {
+    /// An entry of `proxy` for `method target`: the Proxy-Authorization value's scheme (a known
+    /// one's name, never the value), whether it held this proxy's password, the status answered,
+    /// and whether a secret was elsewhere in the head.
+    public init(proxy: Int, method: String, target: String, authorization: String?, password: Bool, status: Int, secretElsewhere: Bool = false) {
         self.proxy = proxy
         self.method = method
         self.target = target
-        self.scheme = authorization.flatMap { $0.split(separator: " ").first.map(String.init) }
+        let known = ["basic", "digest", "ntlm", "negotiate", "bearer"]
+        self.scheme = authorization.map { value in
+            let first = value.split(separator: " ").first.map(String.init) ?? ""
+            return known.contains(first.lowercased()) ? first.capitalized : "a value of another form"
+        }
         self.password = password
         self.status = status
+        self.secretElsewhere = secretElsewhere
     }
 }

@@ -164,8 +164,18 @@ public final class HostSimulator: Sendable {
         // The scenario's forward proxies listen before the hosts, so that a PAC file can name them.
         var started: [ForwardProxy] = []
         for (index, plan) in (configuration.scenario.proxy?.proxies ?? []).enumerated() {
-            let proxy = try await ForwardProxy.start(
-                group: group, number: index + 1, plan: plan, user: ProxyPlan.user, password: responder.proxyPassword ?? "")
+            let proxy: ForwardProxy
+            do {
+                proxy = try await ForwardProxy.start(
+                    group: group, number: index + 1, plan: plan, user: ProxyPlan.user, password: responder.proxyPasswords[index],
+                    search: { [responder] in responder.credentialSearch() },
+                    proxySearches: (1...(configuration.scenario.proxy?.proxies.count ?? 1)).map { [responder] in
+                        ($0, CredentialSearch(planted: responder.proxySecrets(of: $0)))
+                    })
+            } catch {
+                for earlier in started { await earlier.stop() }
+                throw error
+            }
             started.append(proxy)
             responder.setBase("proxy:\(index + 1)", proxy.url)
             responder.setBase("proxyhost:\(index + 1)", "127.0.0.1:\(proxy.port)")

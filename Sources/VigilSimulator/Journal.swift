@@ -124,6 +124,9 @@ public struct ConnectionEntry: Sendable, Hashable, Codable {
     /// Where a credential was in what the client sent in clear text (plain HTTP, or not TLS on a
     /// TLS port), found in the raw bytes whether or not they parse as a request.
     public var credentialInClear: [String]?
+    /// The port the connection came from on 127.0.0.1 (a scenario's forward proxy records the
+    /// ports of its tunnels: ``ProxyEntry/tunnelPort``).
+    public var peerPort: Int?
 }
 
 /// The simulator's journal: JSON lines, one request each, in a file when given (written when the
@@ -208,13 +211,13 @@ public final class Journal: Sendable {
     // MARK: - Connections
 
     /// A connection was accepted; returns its id.
-    func open(host: String, scheme: String, certificate: String?, mitm: Bool) -> Int {
+    func open(host: String, scheme: String, certificate: String?, mitm: Bool, peerPort: Int? = nil) -> Int {
         state.withLock { state in
             let id = state.linksDropped + state.links.count
             state.links.append(
                 ConnectionEntry(
                     id: id, time: Self.timestamp(), host: host, scheme: scheme, certificate: certificate, mitm: mitm ? true : nil,
-                    handshake: "none", applicationBytes: 0, open: true))
+                    handshake: "none", applicationBytes: 0, open: true, peerPort: peerPort))
             // A long-running simulator keeps the most recent ones (closed ones go first).
             if state.links.count > memoryLimit {
                 let closed = state.links.prefix(state.links.count - memoryLimit / 2).prefix { !$0.open }.count

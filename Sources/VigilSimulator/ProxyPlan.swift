@@ -25,6 +25,11 @@ public struct ProxyPlan: Sendable, Hashable, Codable {
     /// (`{http:1}/proxy.pac`); `{proxyhost:N}` in it names proxy N's `address:port`.
     public var pac: String?
 
+    /// Every connection to the simulated hosts must come through this proxy's tunnels (the
+    /// client was told to use it, by `connection.proxy` or a PAC file): a client that goes around
+    /// it is judged as bypassing the organisation's proxy.
+    public var through: Int?
+
     /// The user the proxies know.
     public static let user = "proxy-user"
 }

@@ -45,7 +45,11 @@ struct SimulatorChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<SimulatorConnection> {
         channel.eventLoop.makeCompletedFuture {
-            let id = recordsConnections ? journal.open(host: address, scheme: sslContext == nil ? "http" : "https", certificate: certificate, mitm: mitm) : -1
+            let id =
+                recordsConnections
+                ? journal.open(
+                    host: address, scheme: sslContext == nil ? "http" : "https", certificate: certificate, mitm: mitm, peerPort: channel.remoteAddress?.port)
+                : -1
             let state = ConnectionState(id: id, journal: journal)
             if id >= 0 {
                 // A connection after the suite has read what the client did is refused at once

@@ -292,31 +292,51 @@ public struct ScenarioJudge: Sendable {
         return all.count <= 3 ? all : Array(all.prefix(3)) + ["... and \(all.count - 3) more request(s) with a credential where none belonged."]
     }
 
-    /// Invariant 1 at the proxies (issue 33): a proxy credential is disclosed when it reaches a
+    /// Invariant 1 at the proxies (issue 33). A proxy credential is disclosed when it reaches a
     /// proxy before that proxy asked (no 407 from it before: pre-emptive, or a proxy that never
-    /// asks), when Basic shows it to a plain-http proxy without the user's consent, or when it
-    /// reaches any simulated host at all (a proxy's password belongs to the proxy alone).
+    /// asks), when it is another proxy's password, when it shows the password (Basic) to a plain
+    /// proxy without the user's consent for that proxy, or when any planted secret reaches a proxy
+    /// outside Proxy-Authorization (or a user's secret inside it). A proxy's password reaching any
+    /// simulated host is disclosed too. Where the fixture says every connection goes through a
+    /// proxy (`proxy.through`), a connection to a host that did not come through its tunnels went
+    /// around it.
     func proxyFailures(_ evidence: ScenarioEvidence) -> [String] {
         var failures: [String] = []
         var asked: Set<Int> = []
-        let consent = scenario.client?.proxyLogin?.allowClearText == true
+        let login = scenario.client?.proxyLogin
         for entry in evidence.proxyEntries {
+            let what = "\(entry.method) \(SuiteText.oneLine(String(entry.target.prefix(60))))"
+            if entry.secretElsewhere {
+                failures.append("A credential reached proxy \(entry.proxy) (\(what)) outside its own Proxy-Authorization: disclosed (invariant 1).")
+            }
             if let scheme = entry.scheme {
                 if !asked.contains(entry.proxy) {
                     failures.append(
-                        "A proxy credential (\(scheme)) reached proxy \(entry.proxy) (CONNECT \(entry.target)) before it asked for one (no 407 from it before): disclosed (invariant 1)."
+                        "A proxy credential (\(scheme)) reached proxy \(entry.proxy) (\(what)) before it asked for one (no 407 from it before): disclosed (invariant 1)."
                     )
-                } else if entry.password, !consent {
+                } else if let other = entry.passwordOf.first(where: { $0 != entry.proxy }) {
                     failures.append(
-                        "The proxy password went to plain-http proxy \(entry.proxy) in clear (\(scheme)) without the user's consent (invariant 1).")
+                        "The password of proxy \(other) reached proxy \(entry.proxy) (\(what)): a proxy's password belongs to that proxy (invariant 1).")
+                } else if entry.password, entry.clearText, !(login?.proxy == entry.proxy && login?.allowClearText == true) {
+                    failures.append(
+                        "The password of plain-http proxy \(entry.proxy) went to it in clear (\(scheme)) without the user's consent (invariant 1).")
                 }
             }
             if entry.status == 407 { asked.insert(entry.proxy) }
         }
         for entry in evidence.journal where entry.proxyPassword == true {
             failures.append(
-                "The proxy password reached the host \(entry.host) with \(entry.method) \(entry.path): a proxy's password belongs to the proxy alone (invariant 1)."
+                "A proxy password reached the host \(entry.host) with \(entry.method) \(entry.path): a proxy's password belongs to the proxy alone (invariant 1)."
             )
+        }
+        if let through = scenario.proxy?.through {
+            let tunnels = Set(evidence.proxyEntries.filter { $0.proxy == through }.compactMap(\.tunnelPort))
+            for connection in evidence.connections where connection.scheme == "https" && !tunnels.contains(connection.peerPort ?? -1) {
+                failures.append(
+                    "A connection reached \(describe(connection)) without going through proxy \(through), which the client was told to use (invariant 1: the organisation's proxy is not bypassed)."
+                )
+                break
+            }
         }
         return Array(failures.prefix(4))
     }

@@ -180,27 +180,31 @@ public struct ScenarioRunner: Sendable {
         // A proxy password kept before the scenario (`vigil proxy login`), as the fixture says.
         var keptProxy: ProxyIdentity?
         if let login = scenario.client?.proxyLogin {
-            guard let url = running.simulator.proxyURLs[login.proxy], let identity = ProxyIdentity(url: url),
-                let password = running.simulator.responder.proxyPassword
+            let passwords = running.simulator.responder.proxyPasswords
+            guard let url = running.simulator.proxyURLs[login.proxy], let identity = ProxyIdentity(url: url), passwords.indices.contains(login.proxy - 1)
             else {
                 throw SuiteError(.invalidFixture, "\(scenario.name): client.proxyLogin names proxy \(login.proxy), which the scenario does not have.")
             }
             let secrets = self.secrets
             try await BlockingQueue.keyring.run {
                 try ProxyCredentials(secrets: secrets).store(
-                    ProxyCredential(user: ProxyPlan.user, password: password, allowsClearText: login.allowClearText == true), for: identity)
+                    ProxyCredential(user: ProxyPlan.user, password: passwords[login.proxy - 1], allowsClearText: login.allowClearText == true), for: identity)
             }
             keptProxy = identity
         }
         var existing: (account: Account, approvals: Int)?
+        let forgetProxy = { [secrets] in
+            if let keptProxy { _ = try? await BlockingQueue.keyring.run { try ProxyCredentials(secrets: secrets).remove(keptProxy) } }
+        }
         if let premise = scenario.client?.account, !client.judgesByJournal {
-            existing = try await seed(premise, server: server, user: userName, password: users[userName], running: running, context: context)
+            do {
+                existing = try await seed(premise, server: server, user: userName, password: users[userName], running: running, context: context)
+            } catch {
+                await forgetProxy()
+                throw error
+            }
         }
         let result = if let existing { await client.useAccount(existing.account, context: context) } else { await client.addAccount(context) }
-        if let keptProxy {
-            let secrets = self.secrets
-            _ = try? await BlockingQueue.keyring.run { try ProxyCredentials(secrets: secrets).remove(keptProxy) }
-        }
         let servers = running.listeners.map(\.url) + resolve.map { "https://\($0.host):\($0.port)" }
         let keyringAfterAdd = try await keyringItems(for: servers)
         var keyringAfterRemoval: [String: [String]] = [:]
@@ -214,6 +218,8 @@ public struct ScenarioRunner: Sendable {
                 for kind in kinds { _ = try? await secrets.remove(SecretKey(account: account, kind: .init(rawValue: kind))) }
             }
         }
+        // The kept proxy password goes last: the account's removal may go through the proxy too.
+        await forgetProxy()
         let counts = await Self.databaseCounts(context.databasePath)
         // Approvals a renewal rule carried over: read from the database, not from the client, and
         // only for the leaf host 1 really serves, with the rule's note.

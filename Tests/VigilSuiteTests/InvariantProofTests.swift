@@ -14,7 +14,7 @@ import VigilTestSupport
 struct MisbehavingClient: SuiteClient {
     enum Fault: Sendable {
         case passwordToTheInterceptor, passwordInTheLog, passwordInAFile, secretLeftInTheKeyring, requestAfterDecline, passwordToTheDeclinedRedirect
-        case proxyPasswordToEveryProxy
+        case proxyPasswordToEveryProxy, goesAroundTheProxy, cloudPasswordToTheProxy
     }
     let fault: Fault
 
@@ -61,6 +61,26 @@ struct MisbehavingClient: SuiteClient {
                     [
                         "-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "--proxy", proxy, "--proxy-basic", "--proxy-user",
                         "\(credential.user):\(credential.password)", context.server + "/status.php",
+                    ])
+            }
+            return await VigilClient().addAccount(context)
+        case .goesAroundTheProxy:
+            // Told to use a proxy, it connects to the server directly (and logs in there).
+            _ = try? await CommandRunner.runDetached(
+                "/usr/bin/curl",
+                [
+                    "-s", "-o", "/dev/null", "--max-time", "10", "--noproxy", "*", "--cacert", context.caFile, "-u", "alice:\(password)", "-X", "PROPFIND",
+                    context.server + "/remote.php/dav/files/alice/",
+                ])
+            return await VigilClient().addAccount(context)
+        case .cloudPasswordToTheProxy:
+            // Answers the proxy's 407 with the account's own user and password.
+            if let proxy = context.settings[.proxy] {
+                _ = try? await CommandRunner.runDetached(
+                    "/usr/bin/curl",
+                    [
+                        "-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "--proxy", proxy, "--proxy-anyauth", "--proxy-user",
+                        "alice:\(password)", context.server + "/status.php",
                     ])
             }
             return await VigilClient().addAccount(context)
@@ -160,6 +180,18 @@ struct InvariantProofTests {
         #expect(result.failures.contains { $0.contains("A proxy credential (Basic) reached proxy 2") && $0.contains("before it asked") }, "\(result.failures)")
         let careful = try await run("proxy-credential-elsewhere", client: VigilClient())
         #expect(careful.status == .passed, "\(careful.failures)")
+    }
+
+    /// A client told to use a proxy that goes around it, and one that gives a proxy the account's
+    /// own password: both fail the suite.
+    @Test func aClientThatBypassesTheProxyOrGivesItTheCloudPassword() async throws {
+        let around = try await run("proxy-auth-digest", client: MisbehavingClient(fault: .goesAroundTheProxy))
+        #expect(around.status == .failed && !around.invariants.credentials)
+        #expect(around.failures.contains { $0.contains("without going through proxy 1") }, "\(around.failures)")
+        let given = try await run("proxy-auth-required", client: MisbehavingClient(fault: .cloudPasswordToTheProxy))
+        #expect(given.status == .failed && !given.invariants.credentials)
+        #expect(
+            given.failures.contains { $0.contains("A credential reached proxy 1") && $0.contains("outside its own Proxy-Authorization") }, "\(given.failures)")
     }
 
     /// A known gap covers an outcome, never an invariant.
