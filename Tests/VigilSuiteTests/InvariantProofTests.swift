@@ -56,47 +56,33 @@ struct MisbehavingClient: SuiteClient {
             if let kept = try? credentials.list().first, let identity = ProxyIdentity(url: kept.proxy),
                 let credential = try? credentials.credential(for: identity), let proxy = context.settings[.proxy]
             {
-                _ = try? await CommandRunner.runDetached(
-                    "/usr/bin/curl",
-                    [
-                        "-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "--proxy", proxy, "--proxy-basic", "--proxy-user",
-                        "\(credential.user):\(credential.password)", context.server + "/status.php",
-                    ])
+                await Self.curl(
+                    ["--proxy", proxy, "--proxy-basic", "--proxy-user", "\(credential.user):\(credential.password)", context.server + "/status.php"], context)
             }
             return await VigilClient().addAccount(context)
         case .goesAroundTheProxy:
             // Told to use a proxy, it connects to the server directly (and logs in there).
-            _ = try? await CommandRunner.runDetached(
-                "/usr/bin/curl",
-                [
-                    "-s", "-o", "/dev/null", "--max-time", "10", "--noproxy", "*", "--cacert", context.caFile, "-u", "alice:\(password)", "-X", "PROPFIND",
-                    context.server + "/remote.php/dav/files/alice/",
-                ])
+            await Self.curl(["--noproxy", "*", "-u", "alice:\(password)", "-X", "PROPFIND", context.server + "/remote.php/dav/files/alice/"], context)
             return await VigilClient().addAccount(context)
         case .cloudPasswordToTheProxy:
             // Answers the proxy's 407 with the account's own user and password.
             if let proxy = context.settings[.proxy] {
-                _ = try? await CommandRunner.runDetached(
-                    "/usr/bin/curl",
-                    [
-                        "-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "--proxy", proxy, "--proxy-anyauth", "--proxy-user",
-                        "alice:\(password)", context.server + "/status.php",
-                    ])
+                await Self.curl(["--proxy", proxy, "--proxy-anyauth", "--proxy-user", "alice:\(password)", context.server + "/status.php"], context)
             }
             return await VigilClient().addAccount(context)
         case .passwordToTheDeclinedRedirect:
             // Asks about the redirect, hears no, and logs in at the target anyway (its certificate is valid).
             let result = await VigilClient().addAccount(context)
             if let target = context.user.questions.last?.about {
-                _ = try? await CommandRunner.runDetached(
-                    "/usr/bin/curl",
-                    [
-                        "-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile, "-u", "alice:\(password)",
-                        "-X", "PROPFIND", "https://\(target)/remote.php/dav/files/alice/",
-                    ])
+                await Self.curl(["-u", "alice:\(password)", "-X", "PROPFIND", "https://\(target)/remote.php/dav/files/alice/"], context)
             }
             return result
         }
+    }
+
+    /// curl, quiet, bounded, trusting the scenario's CA file, with `arguments`.
+    static func curl(_ arguments: [String], _ context: SuiteClientContext) async {
+        _ = try? await CommandRunner.runDetached("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "10", "--cacert", context.caFile] + arguments)
     }
 
     func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
