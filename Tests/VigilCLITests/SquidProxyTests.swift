@@ -200,6 +200,24 @@ struct SquidProxyTests {
             let notViaProxy = try await CommandRunner.vigilDetached(["inspect", second, "--ca-file", TestPaths.caBundle], environment: environment)
             #expect(notViaProxy.standardOutput.contains("via: direct (connection.proxy-autoconfig-url"), "\(notViaProxy.standardOutput)")
             #expect(squid.accessLog.contains("CONNECT 127.0.0.1:") && !squid.accessLog.contains("127.0.0.2"), "\(squid.accessLog)")
+
+            // The same file served over HTTP on loopback (Python's http.server), as a PAC server would.
+            let port = closedLoopbackPort()
+            let server = try ServerProcess.start(
+                "/usr/bin/python3", ["-m", "http.server", "--bind", "127.0.0.1", String(port), "--directory", pac.deletingLastPathComponent().path])
+            defer {
+                // SIGKILL: the test runner's children may inherit an ignored SIGTERM.
+                kill(server.processIdentifier, SIGKILL)
+                server.waitUntilExit()
+            }
+            #expect(ServerProcess.waitUntilListening(server, port: port, tries: 100))
+            let served: [String: String?] = ["VIGIL_CONNECTION_PROXY_AUTOCONFIG_URL": "http://127.0.0.1:\(port)/corp.pac", "https_proxy": nil]
+            let whichServed = try await CommandRunner.vigilDetached(["proxy", "which", first], environment: served)
+            #expect(whichServed.standardOutput.hasPrefix("\(squid.url), then direct\n"), "\(whichServed.standardOutput)")
+            let viaServed = try await CommandRunner.vigilDetached(["inspect", second, "--ca-file", TestPaths.caBundle], environment: served)
+            #expect(
+                viaServed.standardOutput.contains("via: direct (connection.proxy-autoconfig-url http://127.0.0.1:\(port)/corp.pac"),
+                "\(viaServed.standardOutput)")
         }
     }
 
