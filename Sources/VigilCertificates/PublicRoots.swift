@@ -33,13 +33,7 @@ public enum PublicRoots {
     /// directory or bundle holds a certificate).
     public static let isKnown: Bool = {
         guard location == defaultLocation else { return !pem.isEmpty }
-        guard let directory = opendir(defaultLocation) else { return false }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".crt") { return true }
-        }
-        return false
+        return hasEntry(in: defaultLocation) { $0.hasSuffix(".crt") }
     }()
 
     /// The PEM text of every public root (files joined), read on first need; empty when none could be read.
@@ -74,15 +68,17 @@ public enum PublicRoots {
     }
 
     /// The system store is a hashed directory (`update-ca-certificates` ran): it holds `*.0` links.
-    static let hashedLayout: Bool = {
-        guard let directory = opendir(hashedDirectory) else { return false }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.count == 10, name.hasSuffix(".0") { return true }
+    static let hashedLayout = hasEntry(in: hashedDirectory) { $0.count == 10 && $0.hasSuffix(".0") }
+
+    /// Whether `directory` holds an entry whose name matches (read until the first that does).
+    static func hasEntry(in directory: String, where matches: (String) -> Bool) -> Bool {
+        guard let stream = opendir(directory) else { return false }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            if matches(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }) { return true }
         }
         return false
-    }()
+    }
 
     /// A directory's regular files (sorted by name), or one file; a file without a certificate
     /// block adds nothing.

@@ -1,4 +1,3 @@
-import CVigilSystem
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -64,18 +63,11 @@ struct DesktopProxy: Sendable, Hashable {
     }
 
     static func run(_ environment: [String]) -> String? {
-        var output = [CChar](repeating: 0, count: 16384)
-        var length = 0
-        var exit: Int32 = -1
-        let started = [tool, "list-recursively", "org.gnome.system.proxy"].withCStrings { argv in
-            environment.withCStrings { envp in
-                output.withUnsafeMutableBufferPointer { buffer in
-                    vigil_run_limited(tool, argv, envp, "", 0, buffer.baseAddress, buffer.count, &length, 2000, 256 << 20, 2, &exit)
-                }
-            }
-        }
-        guard started == 0, exit == 0, length < output.count else { return nil }
-        return String(decoding: output.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard
+            case .exited(0, let output, truncated: false) = LimitedProcess.run(
+                [tool, "list-recursively", "org.gnome.system.proxy"], environment: environment, outputLimit: 16384, timeoutMilliseconds: 2000)
+        else { return nil }
+        return output
     }
 
     /// `gsettings list-recursively`'s lines: `SCHEMA KEY VALUE`, values in GVariant text. A mode
@@ -112,7 +104,7 @@ struct DesktopProxy: Sendable, Hashable {
     /// A host name (letters, digits, `-`, `_`, `.`) or an IP address (IPv6 possibly in brackets).
     static func isHost(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if ProxyChoice.address(bare, isIn: bare + (bare.contains(":") ? "/128" : "/32")) { return true }
+        if ProxyChoice.isAddress(bare) { return true }
         return !bare.isEmpty && bare.count <= 253
             && bare.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0 | 0x20) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }
     }

@@ -207,20 +207,11 @@ public struct HTTPClient: Sendable {
         guard let target = URLParts(request.url) else {
             throw HTTPError(.invalidURL, "The request URL is not an absolute http(s) URL.")
         }
-        let route = try configuration.proxy.route(scheme: target.scheme, host: target.host, port: target.port)
-        for (index, choice) in route.candidates.enumerated() {
-            do {
-                var response = try configuration.proxy.answeringChallenge(choice) { kept in
-                    try blockingSend(request, target: target, through: choice, kept: kept, cancellation: cancellation)
-                }
-                response.via = ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
-                return response
-            } catch let error as HTTPError where index < route.candidates.count - 1 && choice.identity != nil && error.isProxyUnreachable {
-                // The next of a PAC file's answers: nothing reached this proxy.
-                continue
-            }
+        var (response, via) = try configuration.proxy.throughRoute(scheme: target.scheme, host: target.host, port: target.port) { choice, kept in
+            try blockingSend(request, target: target, through: choice, kept: kept, cancellation: cancellation)
         }
-        throw HTTPError(.proxy, "No proxy to try for \(target.host).")
+        response.via = via
+        return response
     }
 
     func blockingSend(_ request: HTTPRequest, target: URLParts, through proxy: ProxyChoice, kept: ProxyCredential?, cancellation: TransferCancellation) throws
@@ -387,16 +378,10 @@ public struct HTTPClient: Sendable {
         }
         // The proxy asked who we are (407 to CONNECT, or to a plain-HTTP request through it) and
         // had no credential it may be sent, or refused the one it was sent.
-        if let identity = proxy.identity {
-            var connectCode = 0
-            _ = vigil_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
-            var status = 0
-            _ = vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-            if connectCode == 407 || (!secure && status == 407) {
-                var challenge = ProxyChallenge(proxy: identity, fields: transfer.proxyAnswer.challenges)
-                challenge.tunnelled = connectCode == 407
-                throw challenge.error(offered: offer, curlCode: Int(code.rawValue))
-            }
+        if let refusal = ProxyChallenge.raised(
+            on: handle, by: proxy.identity, answer: transfer.proxyAnswer, plainRequest: !secure, offer: offer, curlCode: code)
+        {
+            throw refusal
         }
         if let decision = transfer.decision, !decision.allowsRequest {
             var error = HTTPError(

@@ -1,4 +1,4 @@
-public import VigilCertificates
+import VigilCertificates
 
 /// `connection.locally-added-roots`: what a chain that ends in a root added to this machine's
 /// trust store (not a public root: a TLS-inspecting proxy, a private CA) may do.

@@ -1,4 +1,3 @@
-import CVigilSystem
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -110,30 +109,19 @@ final class PACFile: Sendable {
                 .proxy,
                 "The proxy auto-config file \(shown) cannot be evaluated: \(evaluator) is missing (install Debian's libpacparser1). Nothing was sent.")
         }
-        let arguments = [evaluator, "-p", "-", "-u", url, "-h", host]
-        var output = [CChar](repeating: 0, count: 4096)
-        var length = 0
-        var exit: Int32 = -1
-        let started: Int32 = arguments.withCStrings { argv in
-            Array(script.utf8).withUnsafeBufferPointer { input in
-                input.withMemoryRebound(to: CChar.self) { input in
-                    output.withUnsafeMutableBufferPointer { buffer in
-                        vigil_run_limited(
-                            evaluator, argv, nil, input.baseAddress, input.count, buffer.baseAddress, buffer.count, &length, 5000, 256 << 20, 2, &exit)
-                    }
-                }
-            }
-        }
-        let text = String(decoding: output.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if started == 0, length >= output.count {
-            throw HTTPError(
-                .proxy, "The proxy auto-config file \(shown) wrote more than \(output.count) bytes for \(url); its answer is not used. Nothing was sent.")
-        }
-        if started == ETIMEDOUT {
+        let outcome = LimitedProcess.run(
+            [evaluator, "-p", "-", "-u", url, "-h", host], input: Array(script.utf8), outputLimit: 4096, timeoutMilliseconds: 5000)
+        let text: String
+        let exit: Int32
+        switch outcome {
+        case .timedOut:
             throw HTTPError(.proxy, "The proxy auto-config file \(shown) did not answer within 5 seconds; it was stopped. Nothing was sent.")
-        }
-        guard started == 0 else {
-            throw HTTPError(.proxy, "The proxy auto-config file \(shown) cannot be evaluated (\(String(cString: strerror(started)))). Nothing was sent.")
+        case .notStarted(let errno):
+            throw HTTPError(.proxy, "The proxy auto-config file \(shown) cannot be evaluated (\(String(cString: strerror(errno)))). Nothing was sent.")
+        case .exited(_, _, truncated: true):
+            throw HTTPError(.proxy, "The proxy auto-config file \(shown) wrote more than 4096 bytes for \(url); its answer is not used. Nothing was sent.")
+        case .exited(let status, let output, truncated: false):
+            (exit, text) = (status, output)
         }
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
         guard exit == 0, let answer = lines.last?.trimmingWhitespace(), !answer.isEmpty else {
@@ -189,14 +177,5 @@ final class PACFile: Sendable {
         }
         guard !candidates.isEmpty else { throw unusable("it names no proxy and no DIRECT") }
         return candidates
-    }
-}
-
-extension Array where Element == String {
-    /// The strings as a NULL-terminated `char *const argv[]` for the duration of `body`.
-    func withCStrings<Result>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
-        let copies = map { strdup($0) } + [nil]
-        defer { copies.forEach { free($0) } }
-        return copies.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -48,6 +48,26 @@ public struct ProxyChallenge: Sendable, Hashable {
     /// ` (realm "x")`, escaped, or nothing.
     var shownRealm: String { realm.map { " (realm \"\(SafeText.escaped(String($0.prefix(100))))\")" } ?? "" }
 
+    /// The proxy's 407 after a transfer on `handle` through `proxy` (nil: direct), as an error:
+    /// a CONNECT's (the proxy's own answer), or, for a plain-HTTP request sent through it, the
+    /// request's 407 (which the server behind the proxy could have written: not `tunnelled`).
+    static func raised(
+        on handle: UnsafeMutableRawPointer, by proxy: ProxyIdentity?, answer: ProxyAnswer, plainRequest: Bool, offer: ProxyChoice.Offer, curlCode: CURLcode
+    ) -> HTTPError? {
+        guard let proxy else { return nil }
+        var connectCode = 0
+        _ = vigil_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+        var status = 0
+        if plainRequest { _ = vigil_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) }
+        // A tunnel that failed before any request: the last answer the header callback saw is
+        // the CONNECT's (a probe sends nothing else).
+        let tunnelled = connectCode == 407 || (!plainRequest && curlCode != CURLE_OK && answer.status == 407)
+        guard tunnelled || status == 407 else { return nil }
+        var challenge = ProxyChallenge(proxy: proxy, fields: answer.challenges)
+        challenge.tunnelled = tunnelled
+        return challenge.error(offered: offer, curlCode: Int(curlCode.rawValue))
+    }
+
     /// The error for this 407: no usable credential (`required`), or the credential refused.
     func error(offered: ProxyChoice.Offer, curlCode: Int?) -> HTTPError {
         let login = "vigil proxy login \(proxy) --user NAME"

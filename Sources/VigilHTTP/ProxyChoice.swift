@@ -86,11 +86,13 @@ public struct ProxyChoice: Sendable, Hashable {
             var entryName = entry.hasPrefix("*.") ? String(entry.dropFirst(2)) : entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
             if entryName.hasSuffix(".") { entryName.removeLast() }
             // An address matches itself only (`0.1` is no suffix of `10.0.0.1`).
-            let isAddress = Self.address(entryName, isIn: entryName + (entryName.contains(":") ? "/128" : "/32"))
-            if name == entryName || (!isAddress && name.hasSuffix("." + entryName)) { return true }
+            if name == entryName || (!Self.isAddress(entryName) && name.hasSuffix("." + entryName)) { return true }
         }
         return false
     }
+
+    /// Whether `text` is an IPv4 or IPv6 address (no brackets).
+    static func isAddress(_ text: String) -> Bool { address(text, isIn: text + (text.contains(":") ? "/128" : "/32")) }
 
     /// Whether the address `host` (IPv4 or IPv6 text) is in `range` (`ADDRESS/BITS`).
     static func address(_ host: String, isIn range: String) -> Bool {
@@ -141,7 +143,7 @@ public struct ProxyChoice: Sendable, Hashable {
         tunnelled: Bool = true
     ) throws -> (host: UnsafeMutablePointer<CChar>?, offer: Offer) {
         // The URL without user information: the credential is set apart, with its schemes.
-        try Curl.set(handle, CURLOPT_PROXY, text: identity.map { "\($0.scheme)://\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)" } ?? "")
+        try Curl.set(handle, CURLOPT_PROXY, text: identity?.description ?? "")
         // curl would apply no_proxy again, by rules of its own (CIDR, spaces): Vigil's choice is
         // the only one, so the handshake the capture treats as the proxy's is the proxy's.
         try Curl.set(handle, CURLOPT_NOPROXY, text: "")

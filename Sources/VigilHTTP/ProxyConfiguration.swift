@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import VigilText
 
 /// Which proxy a connection goes through (`connection.proxy`, `connection.proxy-autoconfig-url`),
@@ -35,6 +35,22 @@ public struct ProxyConfiguration: Sendable {
 
     /// `system`, no PAC file, no kept credentials, this process's environment.
     public init() {}
+
+    /// `transfer` through each proxy of the route for `scheme://host:port` in turn (the next only
+    /// when nothing reached the previous one: a PAC file's `PROXY a; PROXY b; DIRECT`), each
+    /// answering its 407 with the credential kept for it; the value, and which way it went.
+    func throughRoute<T>(scheme: String, host: String, port: Int, _ transfer: (ProxyChoice, ProxyCredential?) throws -> T) throws -> (T, ProxyUse) {
+        let route = try route(scheme: scheme, host: host, port: port)
+        for (index, choice) in route.candidates.enumerated() {
+            do {
+                let value = try answeringChallenge(choice) { try transfer(choice, $0) }
+                return (value, ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer))
+            } catch let error as HTTPError where index < route.candidates.count - 1 && choice.identity != nil && error.isProxyUnreachable {
+                continue
+            }
+        }
+        throw HTTPError(.proxy, "No proxy to try for \(host).")
+    }
 
     /// One transfer through `choice`, first with no kept credential (nothing is read from the
     /// keyring for a proxy that does not ask); when the proxy answers 407 and a credential is

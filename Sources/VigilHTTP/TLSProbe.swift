@@ -138,21 +138,12 @@ public struct TLSProbe: Sendable {
         _ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [], proxy: ProxyConfiguration = .init(),
         cancellation: TransferCancellation = TransferCancellation()
     ) throws -> Handshake {
-        let route = try proxy.route(scheme: "https", host: endpoint.host, port: endpoint.port)
-        for (index, choice) in route.candidates.enumerated() {
-            do {
-                var handshake = try proxy.answeringChallenge(choice) { kept in
-                    try blockingHandshake(
-                        endpoint, timeout: timeout, resolve: resolve, through: choice, kept: kept, environment: proxy.environment, cancellation: cancellation)
-                }
-                handshake.via = ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
-                return handshake
-            } catch let error as HTTPError where index < route.candidates.count - 1 && choice.identity != nil && error.isProxyUnreachable {
-                // The next of a PAC file's answers: nothing reached this proxy.
-                continue
-            }
+        var (handshake, via) = try proxy.throughRoute(scheme: "https", host: endpoint.host, port: endpoint.port) { choice, kept in
+            try blockingHandshake(
+                endpoint, timeout: timeout, resolve: resolve, through: choice, kept: kept, environment: proxy.environment, cancellation: cancellation)
         }
-        throw HTTPError(.proxy, "No proxy to try for \(endpoint).")
+        handshake.via = via
+        return handshake
     }
 
     static func blockingHandshake(
@@ -205,12 +196,10 @@ public struct TLSProbe: Sendable {
         if let proxyHost, capture.pointee.proxy_failed != 0 {
             throw ProxyChoice.untrusted(proxyHost)
         }
-        if code != CURLE_OK, let identity = choice.identity {
-            var connectCode = 0
-            _ = vigil_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
-            if connectCode == 407 || answer.status == 407 {
-                throw ProxyChallenge(proxy: identity, fields: answer.challenges).error(offered: offer, curlCode: Int(code.rawValue))
-            }
+        if code != CURLE_OK,
+            let refusal = ProxyChallenge.raised(on: handle, by: choice.identity, answer: answer, plainRequest: false, offer: offer, curlCode: code)
+        {
+            throw refusal
         }
         // A server that asked for a client certificate: under TLS 1.3 it says whether it goes on
         // without one only after the handshake (an alert as its first record): waited for briefly.

@@ -210,12 +210,13 @@ final class ForwardProxy: Sendable {
             let whose = proxy.proxySearches.filter { $0.1.find(in: value) != nil }.map(\.0)
             let elsewhere = search.find(in: outside) != nil || (whose.isEmpty && search.find(in: value) != nil)
             let number = proxy.number
-            func entry(_ method: String, _ target: String, _ status: Int, tunnel: Int? = nil) -> ProxyEntry {
+            let sent = authorization
+            @Sendable func entry(_ method: String, _ target: String, _ status: Int, tunnel: Int? = nil) -> ProxyEntry {
                 var entry = ProxyEntry(
-                    proxy: number, method: method, target: target, authorization: authorization, password: whose.contains(number), status: status,
+                    proxy: number, method: method, target: target, authorization: sent, password: whose.contains(number), status: status,
                     secretElsewhere: elsewhere)
                 entry.passwordOf = whose
-                entry.clearText = authorization.map(Self.isClearText) ?? false
+                entry.clearText = sent.map(Self.isClearText) ?? false
                 entry.tunnelPort = tunnel
                 return entry
             }
