@@ -56,6 +56,7 @@ int vigil_spawn_detached(char *const argv[]) {
 #include <errno.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -92,6 +93,7 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
         return failure;
     }
     char *const empty[] = {NULL};
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int failure = errno;
@@ -103,8 +105,10 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
     if (pid == 0) {
         /* Only async-signal-safe calls from here to execve. */
         struct rlimit memory = {memory_bytes, memory_bytes}, cpu = {cpu_seconds, cpu_seconds}, core = {0, 0};
-        /* A group of its own: whatever it starts is stopped with it. */
+        /* A group of its own: whatever it starts is stopped with it. It dies with Vigil too
+           (Ctrl-C): the parent may be gone already, so that is checked after asking. */
         setpgid(0, 0);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(125);
         setrlimit(RLIMIT_AS, &memory);
         setrlimit(RLIMIT_CPU, &cpu);
         setrlimit(RLIMIT_CORE, &core);

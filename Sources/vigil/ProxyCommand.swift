@@ -17,14 +17,28 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             commandName: "proxy",
             abstract: "Which proxy a URL goes through, and the passwords of proxies that ask who you are.",
-            discussion: "Settings: connection.proxy and connection.proxy-autoconfig-url (vigil config explain). Passwords live in the keyring only.",
+            discussion: """
+                Settings: connection.proxy and connection.proxy-autoconfig-url (vigil config explain). Passwords live in the keyring only.
+
+                Examples:
+                  vigil proxy which https://cloud.example.com/
+                  vigil proxy login http://proxy.corp.example:3128 --user alice
+                  vigil proxy list
+                  vigil proxy logout http://proxy.corp.example:3128
+
+                More: docs/proxies.md (PAC files, Kerberos, Squid, inspecting proxies).
+                """,
             subcommands: [Which.self, Login.self, Logout.self, List.self]
         )
 
         struct Which: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Print the proxy chosen for URL and where the choice came from.",
-                discussion: "Exit codes: 0 decided, 2 the choice cannot be made (a PAC file that cannot be loaded or run), 64 usage error.")
+                discussion: """
+                    Example: vigil proxy which https://cloud.example.com/ --json
+
+                    Exit codes: 0 decided, 2 the choice cannot be made (a PAC file that cannot be loaded or run), 64 usage error.
+                    """)
 
             @Argument(help: "The URL, https://HOST[:PORT][/PATH] or http://...") var url: String
             @Flag(help: "Print the answer as JSON: {\"url\", \"proxies\", \"source\", \"autoconfigAnswer\"}.") var json = false
@@ -70,6 +84,12 @@ extension Vigil {
                     The password is sent only when that proxy answers 407, by the strongest scheme it offers \
                     (Negotiate, NTLM, Digest, Basic); never to another proxy, never before it asks, never to a server. \
                     Basic over a plain-http proxy shows the password to the network: it is used only with --allow-clear-text.
+
+                    Examples:
+                      vigil proxy login http://proxy.corp.example:3128 --user alice
+                      printf '%s' "$PASSWORD" | vigil proxy login https://proxy.corp.example:8443 --user alice --password-stdin
+
+                    Exit codes: 0 kept, 2 the keyring cannot be used or no password was given, 64 usage error.
                     """)
 
             @Argument(help: "The proxy, http://HOST:PORT, https://HOST:PORT or socks5h://HOST:PORT.") var proxy: String
@@ -95,7 +115,9 @@ extension Vigil {
                 let password: String
                 if passwordStdin {
                     guard let data = StandardStream.readInput(), var text = String(validating: data, as: UTF8.self) else {
-                        ExitStatus.fail("no password on standard input.")
+                        ExitStatus.fail(
+                            "no password on standard input; nothing was kept. Pipe it in: printf '%s' \"$PASSWORD\" | vigil proxy login PROXY --user NAME --password-stdin"
+                        )
                     }
                     if text.hasSuffix("\n") { text.removeLast() }
                     if text.hasSuffix("\r") { text.removeLast() }
@@ -106,7 +128,7 @@ extension Vigil {
                     }
                     password = String(cString: typed)
                 }
-                guard !password.isEmpty else { ExitStatus.fail("the password is empty; nothing was kept.") }
+                guard !password.isEmpty else { ExitStatus.fail("the password is empty; nothing was kept. Give the password the proxy knows you by.") }
                 let credentials = ProxyCredentials(secrets: KeyringSecretStore())
                 let credential = ProxyCredential(user: user, password: password, allowsClearText: allowClearText)
                 do {
@@ -122,7 +144,8 @@ extension Vigil {
         }
 
         struct Logout: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove the password kept for a proxy.")
+            static let configuration = CommandConfiguration(
+                abstract: "Remove the password kept for a proxy.", discussion: "Example: vigil proxy logout http://proxy.corp.example:3128")
             @Argument(help: "The proxy, as given to vigil proxy login.") var proxy: String
             @OptionGroup var logOptions: LogOptions
 
@@ -145,7 +168,8 @@ extension Vigil {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the proxies with a kept password (never the password).")
+            static let configuration = CommandConfiguration(
+                abstract: "List the proxies with a kept password (never the password).", discussion: "Example: vigil proxy list --json")
             @Flag(help: "Print the list as JSON: [{\"proxy\", \"user\", \"allowsClearText\"}].") var json = false
             @OptionGroup var logOptions: LogOptions
 

@@ -19,6 +19,16 @@ struct LocallyAddedRootTests {
         return (result, reasons, (verdict?["basis"] as? [String: Any])?["source"] as? String)
     }
 
+    /// The same files, time and store give the same report in every process (the public-root
+    /// lookup, the finding, the profile's reason).
+    @Test func theSameInputsGiveTheSameReportInAnotherProcess() throws {
+        let arguments = ["inspect", "--file", TestPaths.testcert("valid-127.0.0.1-chain.pem"), "--host", "127.0.0.1", "--at", "2030-01-01T00:00:00Z", "--json"]
+        let first = try CommandRunner.vigil(arguments, environment: Self.systemStore)
+        let second = try CommandRunner.vigil(arguments, environment: Self.systemStore)
+        #expect(first.status == 0 && first.standardOutput.contains("locally-added-root"), "\(first.standardOutput)")
+        #expect(first.standardOutput == second.standardOutput)
+    }
+
     @Test func trustAskAndRefuse() async throws {
         try await withRunningSimulator("valid") { (running) async throws in
             let url = running.url(path: "")
