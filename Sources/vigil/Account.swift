@@ -317,10 +317,7 @@ struct TerminalInteraction: AccountSetupInteraction {
 
     func password(user: String, server: String) async -> Secret? {
         if passwordFromStandardInput {
-            guard let data = StandardStream.readInput(), var text = String(validating: data, as: UTF8.self) else { return nil }
-            if text.hasSuffix("\n") { text.removeLast() }
-            if text.hasSuffix("\r") { text.removeLast() }
-            return Secret(text)
+            return SecretInput.fromStandardInput().map(Secret.init)
         }
         guard interactive, let typed = getpass("Password for \(user) on \(server): ") else { return nil }
         return Secret(String(cString: typed))

@@ -114,13 +114,11 @@ extension Vigil {
                 guard let identity = ProxyIdentity(url: proxy) else { throw ExitCode(ExitStatus.usage) }
                 let password: String
                 if passwordStdin {
-                    guard let data = StandardStream.readInput(), var text = String(validating: data, as: UTF8.self) else {
+                    guard let text = SecretInput.fromStandardInput() else {
                         ExitStatus.fail(
                             "no password on standard input; nothing was kept. Pipe it in: printf '%s' \"$PASSWORD\" | vigil proxy login PROXY --user NAME --password-stdin"
                         )
                     }
-                    if text.hasSuffix("\n") { text.removeLast() }
-                    if text.hasSuffix("\r") { text.removeLast() }
                     password = text
                 } else {
                     guard isatty(STDIN_FILENO) == 1, let typed = getpass("Password for \(user) at the proxy \(identity): ") else {
