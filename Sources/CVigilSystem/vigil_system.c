@@ -174,3 +174,66 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
     *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     return 0;
 }
+
+#include <termios.h>
+
+/* The terminal as it was before a secret was read, for the signal handler to put back. */
+static struct termios vigil_secret_saved;
+static volatile sig_atomic_t vigil_secret_tty = -1;
+
+static void vigil_secret_interrupted(int signal_number) {
+    int tty = vigil_secret_tty;
+    if (tty >= 0) {
+        tcsetattr(tty, TCSAFLUSH, &vigil_secret_saved);
+        (void)!write(tty, "\n", 1);
+    }
+    /* Then die of the signal, as without the handler. */
+    struct sigaction deflt;
+    memset(&deflt, 0, sizeof deflt);
+    deflt.sa_handler = SIG_DFL;
+    sigaction(signal_number, &deflt, NULL);
+    raise(signal_number);
+}
+
+long vigil_read_secret(const char *prompt, char *buffer, size_t capacity) {
+    if (capacity == 0) return -1;
+    int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+    if (tty < 0) return -1;
+    struct termios quiet;
+    if (tcgetattr(tty, &vigil_secret_saved) != 0) {
+        close(tty);
+        return -1;
+    }
+    int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP};
+    struct sigaction handler, previous[5];
+    memset(&handler, 0, sizeof handler);
+    handler.sa_handler = vigil_secret_interrupted;
+    sigemptyset(&handler.sa_mask);
+    vigil_secret_tty = tty;
+    for (int i = 0; i < 5; i++) sigaction(signals[i], &handler, &previous[i]);
+    /* Echo off, signals on: Ctrl-C still stops the command (glibc's getpass turns ISIG off). */
+    quiet = vigil_secret_saved;
+    quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
+    quiet.c_lflag |= ECHONL;
+    tcsetattr(tty, TCSAFLUSH, &quiet);
+    (void)!write(tty, prompt, strlen(prompt));
+    size_t length = 0;
+    long result = -1;
+    for (;;) {
+        char byte;
+        ssize_t n = read(tty, &byte, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        if (byte == '\n' || byte == '\r') {
+            result = (long)length;
+            break;
+        }
+        if (length + 1 < capacity) buffer[length++] = byte;
+    }
+    buffer[length < capacity ? length : capacity - 1] = '\0';
+    tcsetattr(tty, TCSAFLUSH, &vigil_secret_saved);
+    vigil_secret_tty = -1;
+    for (int i = 0; i < 5; i++) sigaction(signals[i], &previous[i], NULL);
+    close(tty);
+    return result;
+}

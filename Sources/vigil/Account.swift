@@ -319,8 +319,8 @@ struct TerminalInteraction: AccountSetupInteraction {
         if passwordFromStandardInput {
             return SecretInput.fromStandardInput().map(Secret.init)
         }
-        guard interactive, let typed = getpass("Password for \(user) on \(server): ") else { return nil }
-        return Secret(String(cString: typed))
+        guard interactive, let typed = SecretInput.fromTerminal(prompt: SafeText.escaped("Password for \(user) on \(server): ")) else { return nil }
+        return Secret(typed)
     }
 
     func openBrowser(_ url: String) async {

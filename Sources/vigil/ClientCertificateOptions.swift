@@ -33,8 +33,8 @@ struct ClientCertificateOptions: ParsableArguments {
         // A key on a token (RFC 7512): its PIN from the passphrase file or the terminal.
         if let uri = clientKey, uri.lowercased().hasPrefix("pkcs11:") {
             var pin = try clientCertificatePassphraseFile.map { try Self.firstLine(of: $0, what: "the PIN file") }
-            if pin == nil, !uri.contains("pin-value="), isatty(STDIN_FILENO) == 1, let typed = getpass("PIN of the token: ") {
-                pin = String(cString: typed)
+            if pin == nil, !uri.contains("pin-value="), isatty(STDIN_FILENO) == 1, let typed = SecretInput.fromTerminal(prompt: "PIN of the token: ") {
+                pin = typed
             }
             return try ClientIdentity.read(bytes, tokenURI: uri, pin: pin)
         }
@@ -42,8 +42,8 @@ struct ClientCertificateOptions: ParsableArguments {
         var passphrase = try clientCertificatePassphraseFile.map { try Self.firstLine(of: $0, what: "the passphrase file") }
         let first = Result { () throws(ClientIdentityError) -> ClientIdentity in try ClientIdentity.read(bytes, key: key, passphrase: passphrase) }
         guard case .failure(let error) = first, error.code == .passphraseNeeded, passphrase == nil, isatty(STDIN_FILENO) == 1 else { return try first.get() }
-        guard let typed = getpass("Passphrase for \(SafeText.escaped(clientCertificate)): ") else { throw error }
-        passphrase = String(cString: typed)
+        guard let typed = SecretInput.fromTerminal(prompt: "Passphrase for \(SafeText.escaped(clientCertificate)): ") else { throw error }
+        passphrase = typed
         return try ClientIdentity.read(bytes, key: key, passphrase: passphrase)
     }
 

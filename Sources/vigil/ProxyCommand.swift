@@ -121,10 +121,10 @@ extension Vigil {
                     }
                     password = text
                 } else {
-                    guard isatty(STDIN_FILENO) == 1, let typed = getpass("Password for \(user) at the proxy \(identity): ") else {
+                    guard isatty(STDIN_FILENO) == 1, let typed = SecretInput.fromTerminal(prompt: "Password for \(user) at the proxy \(identity): ") else {
                         ExitStatus.fail("no password: give it at the terminal or with --password-stdin.")
                     }
-                    password = String(cString: typed)
+                    password = typed
                 }
                 guard !password.isEmpty else { ExitStatus.fail("the password is empty; nothing was kept. Give the password the proxy knows you by.") }
                 let credentials = ProxyCredentials(secrets: KeyringSecretStore())

@@ -1,9 +1,22 @@
+import CVigilSystem
 import Glibc
 import VigilText
 
-/// A secret given on standard input (`--password-stdin`): the whole input as one line, its final
-/// line break (LF, or CR LF) dropped; nil when there is none or it is not UTF-8.
+/// A secret the user gives: on standard input (`--password-stdin`), or typed at the terminal.
 enum SecretInput {
+    /// Typed at the controlling terminal after `prompt`, not echoed; Ctrl-C stops the command
+    /// with the terminal as it was (glibc's getpass turns Ctrl-C into a character instead).
+    /// Nil without a terminal or at end of input.
+    static func fromTerminal(prompt: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        defer { buffer.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        let length = buffer.withUnsafeMutableBufferPointer { vigil_read_secret(prompt, $0.baseAddress, $0.count) }
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The whole of standard input as one line, its final line break (LF, or CR LF) dropped;
+    /// nil when there is none or it is not UTF-8.
     static func fromStandardInput() -> String? {
         guard let data = StandardStream.readInput(), var text = String(validating: data, as: UTF8.self) else { return nil }
         if text.hasSuffix("\n") { text.removeLast() }

@@ -24,4 +24,9 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
                       size_t output_capacity, size_t *output_length, int timeout_ms, unsigned long memory_bytes, unsigned long cpu_seconds,
                       int *exit_status);
 
+/// Reads a secret line from the controlling terminal with echo off and signals on (Ctrl-C stops
+/// the command, the terminal put back first), `prompt` written there first: the length read into
+/// `buffer` (NUL-terminated, cut at `capacity - 1`), or -1 without a terminal or at end of input.
+long vigil_read_secret(const char *prompt, char *buffer, size_t capacity);
+
 #endif
