@@ -251,75 +251,164 @@ done:
     return result;
 }
 
-/* Reads a CRL (DER or PEM) for `cert` issued by `issuer` at `now`: the CRL's issuer must be the
-   certificate's, its signature the issuer's key's, it must be current, and its scope plain (no
-   indirect CRL, no partial reasons, no delta CRL, and an onlyContains... scope that covers `cert`). */
-/* 1 when one of the URIs of a DIST_POINT_NAME's fullName is `url` (case-insensitive). */
-static inline int vigil_dist_point_names_url(const DIST_POINT_NAME *name, const char *url) {
-    if (!name || name->type != 0 || !url) return 0;
-    for (int i = 0; i < sk_GENERAL_NAME_num(name->name.fullname); i++) {
-        const GENERAL_NAME *gn = sk_GENERAL_NAME_value(name->name.fullname, i);
-        if (gn->type != GEN_URI) continue;
-        const char *uri = (const char *)ASN1_STRING_get0_data(gn->d.uniformResourceIdentifier);
-        int n = ASN1_STRING_length(gn->d.uniformResourceIdentifier);
-        if ((size_t)n == strlen(url) && strncasecmp(uri, url, (size_t)n) == 0) return 1;
+/* What the CRLs say about one certificate of a path (RFC 5280 section 6.3, as OpenSSL's
+   extended CRL support implements it). Times are seconds since 1970, -1 absent. */
+typedef struct vigil_crl_result {
+    int checked;             /* OpenSSL looked for a CRL for this certificate */
+    int error;               /* 0: a CRL covers it and does not list it; else X509_V_ERR_* */
+    int reason;              /* a revoked certificate's CRLReason, -1 absent */
+    long long revoked_at, this_update, next_update;
+    char signer[512];        /* the issuer of the CRL that decided, RFC 2253 */
+} vigil_crl_result;
+
+typedef struct vigil_crl_run {
+    vigil_crl_result *results;
+    int count;
+    X509_STORE_CTX_check_crl_fn openssl_check_crl;
+    STACK_OF(X509_CRL) *crls;
+} vigil_crl_run;
+
+/* The errors of OpenSSL's CRL processing (everything else was decided by path validation). */
+static inline int vigil_is_crl_error(int error) {
+    switch (error) {
+    case X509_V_ERR_UNABLE_TO_GET_CRL: case X509_V_ERR_UNABLE_TO_DECRYPT_CRL_SIGNATURE: case X509_V_ERR_CRL_SIGNATURE_FAILURE:
+    case X509_V_ERR_CRL_NOT_YET_VALID: case X509_V_ERR_CRL_HAS_EXPIRED: case X509_V_ERR_ERROR_IN_CRL_LAST_UPDATE_FIELD:
+    case X509_V_ERR_ERROR_IN_CRL_NEXT_UPDATE_FIELD: case X509_V_ERR_CERT_REVOKED: case X509_V_ERR_UNABLE_TO_GET_CRL_ISSUER:
+    case X509_V_ERR_KEYUSAGE_NO_CRL_SIGN: case X509_V_ERR_UNHANDLED_CRITICAL_CRL_EXTENSION: case X509_V_ERR_DIFFERENT_CRL_SCOPE:
+    case X509_V_ERR_CRL_PATH_VALIDATION_ERROR:
+        return 1;
+    default:
+        return 0;
     }
-    return 0;
 }
 
-/* `url`: where the CRL was fetched (NULL: given offline). A CRL whose issuing distribution point
-   names a place must name that URL: a partitioned (sharded) CRL of the same issuer for other
-   certificates, served in its place, says nothing about this one (RFC 5280 6.3.3 (b)(2)(i)). */
-static inline int vigil_crl_check(const unsigned char *der, long len, X509 *cert, X509 *issuer, long long now, const char *url, vigil_revocation_answer *out) {
-    memset(out, 0, sizeof *out);
-    out->reason = -1; out->revoked_at = out->this_update = out->next_update = out->produced_at = -1;
-    const unsigned char *cursor = der;
-    X509_CRL *crl = d2i_X509_CRL(NULL, &cursor, len);
-    if (!crl) {
-        BIO *bio = BIO_new_mem_buf(der, (int)len);
-        if (bio) { crl = PEM_read_bio_X509_CRL(bio, NULL, NULL, NULL); BIO_free(bio); }
-    }
+/* OpenSSL's own check_crl (signature, time, critical extensions, delta scope), read from a
+   context whose store overrides nothing. */
+static inline X509_STORE_CTX_check_crl_fn vigil_openssl_check_crl(void) {
+    X509_STORE_CTX_check_crl_fn fn = NULL;
+    X509_STORE *store = X509_STORE_new();
+    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    if (store && ctx && X509_STORE_CTX_init(ctx, store, NULL, NULL) == 1) fn = X509_STORE_CTX_get_check_crl(ctx);
+    X509_STORE_CTX_free(ctx);
+    X509_STORE_free(store);
     ERR_clear_error();
-    if (!crl) return VIGIL_REVOCATION_MALFORMED;
-    int result = VIGIL_REVOCATION_USABLE;
-    vigil_print_name(X509_CRL_get_issuer(crl), out->signer, sizeof out->signer);
-    if (X509_NAME_cmp(X509_CRL_get_issuer(crl), X509_get_issuer_name(cert)) != 0
-        || X509_NAME_cmp(X509_CRL_get_issuer(crl), X509_get_subject_name(issuer)) != 0) { result = VIGIL_REVOCATION_NOT_ABOUT; goto done; }
-    EVP_PKEY *key = X509_get0_pubkey(issuer);
-    if (!key || X509_CRL_verify(crl, key) != 1) { result = VIGIL_REVOCATION_BAD_SIGNATURE; goto done; }
-    for (int i = 0; i < X509_CRL_get_ext_count(crl); i++) {
-        X509_EXTENSION *ext = X509_CRL_get_ext(crl, i);
-        int nid = OBJ_obj2nid(X509_EXTENSION_get_object(ext));
-        if (nid == NID_delta_crl) { result = VIGIL_REVOCATION_UNSUPPORTED; goto done; }
-        if (X509_EXTENSION_get_critical(ext) && nid != NID_issuing_distribution_point) { result = VIGIL_REVOCATION_UNSUPPORTED; goto done; }
+    return fn;
+}
+
+/* OpenSSL's check_crl, recording which CRL decided each certificate (the first one checked at
+   that depth: the complete CRL, before a delta). */
+static inline int vigil_recording_check_crl(X509_STORE_CTX *ctx, X509_CRL *crl) {
+    /* An indirect CRL issuer's own path runs in a child context: the run is its parent's. */
+    X509_STORE_CTX *parent = X509_STORE_CTX_get0_parent_ctx(ctx);
+    vigil_crl_run *owner = X509_STORE_CTX_get_app_data(parent ? parent : ctx);
+    if (!owner || !owner->openssl_check_crl) return 0;
+    int ok = owner->openssl_check_crl(ctx, crl);
+    vigil_crl_run *run = parent ? NULL : owner;
+    int depth = X509_STORE_CTX_get_error_depth(ctx);
+    if (run && depth >= 0 && depth < run->count && run->results[depth].this_update == -1 && crl) {
+        vigil_crl_result *r = &run->results[depth];
+        r->this_update = vigil_time_or_absent(X509_CRL_get0_lastUpdate(crl));
+        r->next_update = vigil_time_or_absent(X509_CRL_get0_nextUpdate(crl));
+        vigil_print_name(X509_CRL_get_issuer(crl), r->signer, sizeof r->signer);
     }
-    ISSUING_DIST_POINT *idp = X509_CRL_get_ext_d2i(crl, NID_issuing_distribution_point, NULL, NULL);
-    if (idp) {
-        int ca = X509_check_ca(cert) != 0;
-        int unsupported = idp->indirectCRL || idp->onlysomereasons || idp->onlyattr || (idp->onlyCA && !ca) || (idp->onlyuser && ca);
-        int elsewhere = idp->distpoint && !vigil_dist_point_names_url(idp->distpoint, url);
-        ISSUING_DIST_POINT_free(idp);
-        if (elsewhere) { result = VIGIL_REVOCATION_NOT_ABOUT; goto done; }
-        if (unsupported) { result = VIGIL_REVOCATION_UNSUPPORTED; goto done; }
+    return ok;
+}
+
+/* The CRL run's callback: in the run itself, the first CRL error of each depth is recorded and
+   the run goes on (the path was already judged); in an indirect CRL issuer's own path (a child
+   context), every error counts, so a CRL issuer that does not verify is no issuer. */
+static inline int vigil_crl_verify_cb(int ok, X509_STORE_CTX *ctx) {
+    if (X509_STORE_CTX_get0_parent_ctx(ctx) != NULL) return ok;
+    vigil_crl_run *run = X509_STORE_CTX_get_app_data(ctx);
+    if (ok) return ok;
+    if (!run) return 0;
+    int error = X509_STORE_CTX_get_error(ctx);
+    int depth = X509_STORE_CTX_get_error_depth(ctx);
+    if (!vigil_is_crl_error(error) || depth < 0 || depth >= run->count) return 1;
+    vigil_crl_result *r = &run->results[depth];
+    r->checked = 1;
+    if (r->error != 0) return 1;
+    r->error = error;
+    if (error == X509_V_ERR_CERT_REVOKED) {
+        /* The entry that revokes it (in the complete CRL or its delta): its date and reason, for
+           the report; the verdict is OpenSSL's. */
+        X509 *cert = X509_STORE_CTX_get_current_cert(ctx);
+        for (int i = 0; cert && i < sk_X509_CRL_num(run->crls); i++) {
+            X509_CRL *crl = sk_X509_CRL_value(run->crls, i);
+            X509_REVOKED *entry = NULL;
+            if (X509_CRL_get0_by_cert(crl, &entry, cert) != 1 || !entry) continue;
+            int reason = -1;
+            ASN1_ENUMERATED *code = X509_REVOKED_get_ext_d2i(entry, NID_crl_reason, NULL, NULL);
+            if (code) { reason = (int)ASN1_ENUMERATED_get(code); ASN1_ENUMERATED_free(code); }
+            if (reason == CRL_REASON_REMOVE_FROM_CRL) continue;
+            r->reason = reason;
+            r->revoked_at = vigil_time_or_absent(X509_REVOKED_get0_revocationDate(entry));
+            r->this_update = vigil_time_or_absent(X509_CRL_get0_lastUpdate(crl));
+            r->next_update = vigil_time_or_absent(X509_CRL_get0_nextUpdate(crl));
+            vigil_print_name(X509_CRL_get_issuer(crl), r->signer, sizeof r->signer);
+            if (X509_CRL_get_ext_by_NID(crl, NID_delta_crl, -1) >= 0) break; /* a delta is the newer word */
+        }
     }
-    out->this_update = vigil_time_or_absent(X509_CRL_get0_lastUpdate(crl));
-    out->next_update = vigil_time_or_absent(X509_CRL_get0_nextUpdate(crl));
-    if (out->next_update < 0 || !vigil_revocation_is_current(out->this_update, out->next_update, now)) { result = VIGIL_REVOCATION_NOT_CURRENT; goto done; }
-    X509_REVOKED *entry = NULL;
-    int found = X509_CRL_get0_by_serial(crl, &entry, X509_get0_serialNumber(cert));
-    if (found == 1 && entry) {
-        out->cert_status = V_OCSP_CERTSTATUS_REVOKED;
-        out->revoked_at = vigil_time_or_absent(X509_REVOKED_get0_revocationDate(entry));
-        ASN1_ENUMERATED *reason = X509_REVOKED_get_ext_d2i(entry, NID_crl_reason, NULL, NULL);
-        if (reason) { out->reason = (int)ASN1_ENUMERATED_get(reason); ASN1_ENUMERATED_free(reason); }
-    } else {
-        out->cert_status = V_OCSP_CERTSTATUS_GOOD;
+    return 1;
+}
+
+/* Checks every certificate of a path against `crls` with OpenSSL's whole-path CRL processing
+   (X509_V_FLAG_CRL_CHECK_ALL, EXTENDED_CRL_SUPPORT: indirect CRLs, issuing distribution points,
+   reasons; USE_DELTAS), at `now`. `anchor` is the path's trust anchor (the only one); `untrusted`
+   holds the path's intermediates first (so that OpenSSL rebuilds that very path), then any other
+   certificate an indirect CRL issuer may be found among. `results` has `count` entries, one per
+   depth (0: the leaf). Writes the path OpenSSL built into `built` (leaf first, at most `count`,
+   returns how many), or -1 when the run could not start. */
+static inline int vigil_crl_evaluate(X509 *leaf, X509 *anchor, STACK_OF(X509) *untrusted, STACK_OF(X509_CRL) *crls, long long now, int auth_level,
+                                     vigil_crl_result *results, X509 **built, int count) {
+    for (int i = 0; i < count; i++) {
+        memset(&results[i], 0, sizeof results[i]);
+        results[i].reason = -1;
+        results[i].revoked_at = results[i].this_update = results[i].next_update = -1;
+        built[i] = NULL;
+    }
+    X509_STORE_CTX_check_crl_fn openssl_check_crl = vigil_openssl_check_crl();
+    if (!openssl_check_crl) return -1;
+    X509_STORE *store = X509_STORE_new();
+    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    int made = -1;
+    if (!store || !ctx || X509_STORE_add_cert(store, anchor) != 1) goto done;
+    X509_STORE_set_check_crl(store, vigil_recording_check_crl);
+    if (X509_STORE_CTX_init(ctx, store, leaf, untrusted) != 1) goto done;
+    X509_STORE_CTX_set0_crls(ctx, crls);
+    X509_VERIFY_PARAM *param = X509_STORE_CTX_get0_param(ctx);
+    X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL | X509_V_FLAG_EXTENDED_CRL_SUPPORT | X509_V_FLAG_USE_DELTAS);
+    X509_VERIFY_PARAM_set_time(param, (time_t)now);
+    X509_VERIFY_PARAM_set_auth_level(param, auth_level);
+    vigil_crl_run run = { results, count, openssl_check_crl, crls };
+    X509_STORE_CTX_set_app_data(ctx, &run);
+    X509_STORE_CTX_set_verify_cb(ctx, vigil_crl_verify_cb);
+    (void)X509_verify_cert(ctx);
+    STACK_OF(X509) *chain = X509_STORE_CTX_get0_chain(ctx);
+    made = 0;
+    for (int i = 0; chain && i < sk_X509_num(chain) && i < count; i++) {
+        X509 *x = sk_X509_value(chain, i);
+        if (X509_up_ref(x) == 1) built[made++] = x;
     }
 done:
-    X509_CRL_free(crl);
+    X509_STORE_CTX_free(ctx);
+    X509_STORE_free(store);
     ERR_clear_error();
-    return result;
+    return made;
 }
+
+/* An X509_CRL from DER (one) or PEM (the first); NULL when neither. */
+static inline X509_CRL *vigil_crl_from_der(const unsigned char *der, long len) {
+    const unsigned char *cursor = der;
+    X509_CRL *crl = d2i_X509_CRL(NULL, &cursor, len);
+    if (crl && cursor != der + len) { X509_CRL_free(crl); crl = NULL; }
+    ERR_clear_error();
+    return crl;
+}
+
+static inline STACK_OF(X509_CRL) *vigil_sk_X509_CRL_new(void) { return sk_X509_CRL_new_null(); }
+static inline int vigil_sk_X509_CRL_push(STACK_OF(X509_CRL) *stack, X509_CRL *crl) { return sk_X509_CRL_push(stack, crl); }
+static inline void vigil_sk_X509_CRL_free(STACK_OF(X509_CRL) *stack) { sk_X509_CRL_free(stack); }
 
 /* 1 when the certificate's TLS Feature extension (RFC 7633) requires status_request (5):
    OCSP must-staple. */

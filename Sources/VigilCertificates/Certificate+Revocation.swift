@@ -37,15 +37,6 @@ extension Certificate {
         return Self.check(from: answer, result: result, kind: "OCSP response", source: source, url: url, subject: subject, depth: depth)
     }
 
-    /// Reads a CRL (DER or PEM) for this certificate (at `depth` in its chain), issued by `issuer`.
-    public func readCRL(_ crl: [UInt8], issuer: Certificate, depth: Int, url: String?, at time: Date = Date()) -> RevocationCheck {
-        var answer = vigil_revocation_answer()
-        let result = crl.withUnsafeBufferPointer {
-            vigil_crl_check($0.baseAddress, $0.count, storage.x509, issuer.storage.x509, Int64(time.timeIntervalSince1970), url, &answer)
-        }
-        return Self.check(from: answer, result: result, kind: "CRL", source: .crl, url: url, subject: subject, depth: depth)
-    }
-
     static func check(
         from answer: vigil_revocation_answer, result: Int32, kind: String, source: RevocationCheck.Source, url: String?, subject: String, depth: Int
     ) -> RevocationCheck {

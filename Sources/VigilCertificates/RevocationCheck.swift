@@ -15,6 +15,8 @@ public struct RevocationCheck: Codable, Sendable, Hashable {
         case crl
         /// An OCSP response given with `--ocsp-response`.
         case ocspFile = "ocsp-file"
+        /// The CRLs given with `--crl-file`.
+        case crlFile = "crl-file"
     }
 
     /// What a usable answer says.

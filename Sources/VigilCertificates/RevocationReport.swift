@@ -18,7 +18,8 @@ public struct RevocationReport: Codable, Sendable, Hashable {
 
     /// The policy the report is judged under.
     public var policy: RevocationPolicy
-    /// Every answer read, usable or not, in the order asked.
+    /// Every answer read, usable or not: the server's certificate first, each certificate's
+    /// answers in the order asked.
     public var checks: [RevocationCheck] = []
     /// Certificates no usable answer was found for.
     public var unresolved: [Unresolved] = []
@@ -26,9 +27,12 @@ public struct RevocationReport: Codable, Sendable, Hashable {
     public var stapled: Bool?
     /// The server's certificate demands a stapled answer (RFC 7633).
     public var mustStaple = false
-    /// Responders and CRLs were not asked: the policy is off, or the chain is neither trusted nor
-    /// approved (a hostile server's URLs are not fetched before the user reviewed it).
+    /// Responders and CRLs were not asked: the policy is off, or no CA vouches for the chain
+    /// (untrusted, or trusted only by the user's approval).
     public var notFetched = false
+    /// The OCSP responders and CRLs the chain names that were not asked because no CA vouches
+    /// for it: shown, never fetched.
+    public var addressesNotAsked: [String] = []
 
     /// An empty report under `policy`.
     public init(policy: RevocationPolicy) { self.policy = policy }
@@ -77,23 +81,34 @@ public struct RevocationReport: Codable, Sendable, Hashable {
         }
     }
 
-    /// Asks, for each certificate of the chain but its anchor: the staple (the server's
+    /// Asks, for each certificate of the chain but its anchor, from the anchor down: the staple (the server's
     /// certificate), then its OCSP responders, then its CRLs, at most two of each, until one gives
     /// a usable "good" or "revoked". Each certificate's issuer is the next one of the verified
-    /// path when the chain is trusted, else the sent certificate whose key signed it. `fetch`
-    /// gets each request (bounded and cached by the caller); with the policy off, it is never called.
+    /// path when the chain is trusted, else the sent certificate whose key signed it. A fetched
+    /// CRL is read by ``CRLEvaluation`` over the whole verified path (indirect CRLs, issuing
+    /// distribution points, another key of the same CA). `fetch` gets each request (bounded and
+    /// cached by the caller); with the policy off, it is never called.
     /// `given`: an OCSP response for the server's certificate given offline (`--ocsp-response`),
     /// read after the staple.
-    /// `mayFetch`: the chain may lead Vigil to the URLs it names (it is trusted, or approved);
-    /// otherwise only the staple and `given` are read, and nothing counts as unresolved.
+    /// `mayFetch`: the caller allows fetching. Nothing is fetched for a chain no CA vouches for
+    /// (untrusted, or trusted only because the user approved it): a revocation statement counts
+    /// only from a trusted CA, and the addresses such a chain names could be anyone's, internal
+    /// ones included. They are listed in ``addressesNotAsked``.
     public static func check(
         _ evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, policy: RevocationPolicy, mayFetch: Bool = true,
         fetch: (RevocationRequest) throws -> [UInt8]
     ) -> RevocationReport {
         var report = RevocationReport(policy: policy)
         report.mustStaple = sent.first?.mustStaple ?? false
-        let fetching = policy != .off && mayFetch
+        let fetching = policy != .off && mayFetch && evaluation.verdict.isTrusted
         report.notFetched = !fetching
+        if !fetching && policy != .off {
+            var addresses: [String] = []
+            for certificate in sent where !certificate.isSelfSigned {
+                for url in certificate.ocspResponders + certificate.crlURLs where !addresses.contains(url) { addresses.append(url) }
+            }
+            report.addressesNotAsked = addresses
+        }
         let path = issuerPath(evaluation, sent: sent)
         // A leaf whose issuer is nowhere on the path cannot be checked: under hard-fail that is
         // an unknown status, not a pass.
@@ -101,7 +116,12 @@ public struct RevocationReport: Codable, Sendable, Hashable {
             report.unresolved.append(.init(subject: leaf.subject, depth: 0, namesASource: !leaf.ocspResponders.isEmpty || !leaf.crlURLs.isEmpty))
         }
         let time = evaluation.time
-        for (depth, link) in path.enumerated() {
+        // Every CRL fetched so far takes part in each CRL evaluation (a CRL partitioned by
+        // reasons is whole only with its other part). From the anchor down: a CA's status is
+        // learnt before its CRLs are read, and an indirect CRL issuer or a CA's new key, whose
+        // own path is checked too, finds the CRLs above it already fetched.
+        var fetchedLists: [RevocationList] = []
+        for (depth, link) in path.enumerated().reversed() {
             let (certificate, issuer) = link
             var decided = false
             func record(_ check: RevocationCheck) {
@@ -129,7 +149,15 @@ public struct RevocationReport: Codable, Sendable, Hashable {
                 for url in crls where !decided {
                     do {
                         let answer = try fetch(.crl(url: url))
-                        record(certificate.readCRL(answer, issuer: issuer, depth: depth, url: url, at: time))
+                        guard let lists = try? RevocationList.parse(answer) else {
+                            record(RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "the CRL cannot be read"))
+                            continue
+                        }
+                        fetchedLists += lists.filter { !fetchedLists.contains($0) }
+                        let checks = CRLEvaluation.check(path: evaluation.verifiedChain, others: sent, lists: fetchedLists, at: time, source: .crl, url: url)
+                        record(
+                            depth < checks.count
+                                ? checks[depth] : RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "not on the path"))
                     } catch {
                         record(RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "\(error)"))
                     }
@@ -140,6 +168,9 @@ public struct RevocationReport: Codable, Sendable, Hashable {
             }
         }
         if staple != nil { report.stapled = true }
+        // Leaf first, each certificate's answers in the order asked.
+        report.checks = report.checks.enumerated().sorted { ($0.element.depth, $0.offset) < ($1.element.depth, $1.offset) }.map(\.element)
+        report.unresolved.sort { $0.depth < $1.depth }
         return report
     }
 
@@ -184,17 +215,39 @@ extension RevocationCheck.Source {
         case .ocsp: "CA's OCSP responder"
         case .crl: "CA's CRL"
         case .ocspFile: "OCSP response given"
+        case .crlFile: "CRL given"
         }
     }
 }
 
 extension TrustEvaluation {
+    /// This evaluation with the given CRLs' checks (`--crl-file`, ``CRLEvaluation``) attached: a
+    /// revoked certificate is untrusted, and so is one no given CRL covers, or whose CRL cannot be
+    /// used (what the user gave is what must decide: nothing is fetched to fill a gap).
+    func requiring(givenCRLs checks: [RevocationCheck]) -> TrustEvaluation {
+        var report = revocation ?? RevocationReport(policy: .off)
+        report.checks += checks
+        var evaluation = requiring(revocation: report)
+        let uncovered = checks.filter { $0.status == nil }.map { check in
+            let who = check.depth == 0 ? "the server certificate" : "the certificate at depth \(check.depth) (\(check.subject))"
+            return TrustReason(
+                code: .noCRL, message: "No CRL given can be used for \(who): \(check.problem ?? "none covers it").", depth: check.depth, subject: check.subject)
+        }
+        if !uncovered.isEmpty { evaluation.verdict = .untrusted(evaluation.verdict.reasons + uncovered) }
+        return evaluation
+    }
+
     /// This evaluation with `report` attached and its reasons added: a revoked certificate, or
     /// one whose status a hard-fail policy could not learn, is untrusted whatever else vouches for it.
+    /// Checks already attached (the CRLs given offline) are kept, before the report's.
     public func requiring(revocation report: RevocationReport) -> TrustEvaluation {
         var evaluation = self
+        var report = report
+        if let earlier = revocation, !report.checks.starts(with: earlier.checks) {
+            report.checks = earlier.checks + report.checks
+        }
         evaluation.revocation = report
-        let reasons = report.reasons
+        let reasons = report.reasons.filter { !evaluation.verdict.reasons.contains($0) }
         guard !reasons.isEmpty else { return evaluation }
         evaluation.verdict = .untrusted(evaluation.verdict.reasons + reasons)
         return evaluation

@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 
 extension TrustEvaluator {
-    /// Owns an OpenSSL `X509_STORE` holding the anchors and CRLs.
+    /// Owns an OpenSSL `X509_STORE` holding the anchors.
     // @unchecked Sendable: the store is filled once in init and only read afterwards;
     // X509_STORE's lookups are guarded by OpenSSL's own lock.
     final class Store: @unchecked Sendable {
@@ -11,7 +11,7 @@ extension TrustEvaluator {
         /// Problems with the configured CRLs; each makes every verdict untrusted.
         let crlProblems: [TrustReason]
 
-        init(configuration: Configuration, fileAnchors: [Certificate]) throws {
+        init(configuration: Configuration, fileAnchors: [Certificate], revocationLists: [RevocationList]) throws {
             guard let store = X509_STORE_new() else {
                 throw CertificateError(.storeFailure, "OpenSSL could not create a trust store.")
             }
@@ -25,24 +25,11 @@ extension TrustEvaluator {
                 // A duplicate is not an error; anything else is.
                 _ = X509_STORE_add_cert(store, anchor.storage.x509)
             }
-            for (index, pem) in configuration.crlsPEM.enumerated() {
-                guard let bio = BIO_new_mem_buf(pem, Int32(pem.utf8.count)) else { continue }
-                defer { BIO_free(bio) }
-                // Every CRL in the text, not only the first.
-                var read = 0
-                while let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) {
-                    read += 1
-                    if vigil_crl_has_number(crl) != 1 {
-                        crlProblems.append(
-                            TrustReason(
-                                code: ProfileRule.crlWithoutNumber.code,
-                                message: "CRL \(index + 1) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
-                    }
-                    _ = X509_STORE_add_crl(store, crl)
-                    X509_CRL_free(crl)
-                }
-                OpenSSLSupport.drainErrors()
-                guard read > 0 else { throw CertificateError(.malformedCRL, "CRL \(index + 1) is not a valid PEM CRL.") }
+            for (index, list) in revocationLists.enumerated() where !list.hasNumber {
+                crlProblems.append(
+                    TrustReason(
+                        code: ProfileRule.crlWithoutNumber.code,
+                        message: "CRL \(index + 1) (from \(list.issuer)) has no CRL number, which RFC 5280 requires; it cannot be relied on."))
             }
             OpenSSLSupport.drainErrors()
             self.crlProblems = crlProblems
@@ -110,7 +97,6 @@ extension TrustEvaluator {
             if configuration.requireExplicitPolicy { flags |= UInt(X509_V_FLAG_EXPLICIT_POLICY) }
             if configuration.inhibitPolicyMapping { flags |= UInt(X509_V_FLAG_INHIBIT_MAP) }
             if configuration.inhibitAnyPolicy { flags |= UInt(X509_V_FLAG_INHIBIT_ANY) }
-            if !configuration.crlsPEM.isEmpty { flags |= UInt(X509_V_FLAG_CRL_CHECK) }
             X509_VERIFY_PARAM_set_flags(parameters, flags)
             let policies = configuration.initialPolicies.isEmpty ? [Configuration.anyPolicy] : configuration.initialPolicies
             let setPolicies = withArrayOfCStrings(policies) { vigil_set_initial_policies(parameters, $0, Int32(policies.count)) }

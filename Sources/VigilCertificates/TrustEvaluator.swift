@@ -27,7 +27,8 @@ public struct TrustEvaluator: Sendable {
         public var purpose: Purpose
         /// Maximum number of intermediates between leaf and anchor; nil for OpenSSL's default (100).
         public var maximumIntermediates: Int?
-        /// CRLs (PEM) to check the leaf against; when non-empty the leaf must be covered.
+        /// CRLs (PEM, any number in each) to check every certificate of the path against
+        /// (``CRLEvaluation``); when non-empty, each certificate but the anchor must be covered.
         public var crlsPEM: [String]
         /// OpenSSL security level for keys and signatures; 2 rejects RSA < 2048 and SHA-1.
         public var securityLevel: Int
@@ -78,6 +79,8 @@ public struct TrustEvaluator: Sendable {
     let fileAnchors: [(path: String, certificates: [Certificate])]
     /// The roots of ``Configuration/systemStoreFiles``, when given.
     let systemStoreAnchors: [Certificate]
+    /// The CRLs of ``Configuration/crlsPEM``, in the order given.
+    let revocationLists: [RevocationList]
 
     /// Loads the trust store. Throws only for unreadable or malformed CA files and CRLs.
     public init(configuration: Configuration = .system) throws {
@@ -89,7 +92,17 @@ public struct TrustEvaluator: Sendable {
         self.fileAnchors = fileAnchors
         let systemStoreAnchors = configuration.useSystemStore ? try (configuration.systemStoreFiles ?? []).flatMap { try Certificate.load(path: $0) } : []
         self.systemStoreAnchors = systemStoreAnchors
-        self.store = try Store(configuration: configuration, fileAnchors: fileAnchors.flatMap(\.1) + systemStoreAnchors)
+        var revocationLists: [RevocationList] = []
+        for (index, pem) in configuration.crlsPEM.enumerated() {
+            do {
+                revocationLists += try RevocationList.parse(Array(pem.utf8))
+            } catch let error as CertificateError {
+                throw CertificateError(.malformedCRL, "CRL \(index + 1): \(error.reason)")
+            }
+        }
+        self.revocationLists = revocationLists
+        self.store = try Store(
+            configuration: configuration, fileAnchors: fileAnchors.flatMap(\.1) + systemStoreAnchors, revocationLists: revocationLists)
     }
 
     /// An untrusted verdict for `reason`, with no path evaluated (a chain nothing may trust).
@@ -142,6 +155,7 @@ public struct TrustEvaluator: Sendable {
         if case .trusted(let basis) = chosen.verdict, basis.source == .locallyAdded { evaluation.findings.append(.locallyAddedRoot(basis)) }
         evaluation.profile = chosen.profile
         evaluation.rulesNotApplied = chosen.notApplied
+        if !revocationLists.isEmpty && chosen.reachedAnchor { evaluation = evaluation.requiring(givenCRLs: checkCRLs(path: chosen.chain, sent: chain, at: time)) }
         return evaluation
     }
 
@@ -189,6 +203,11 @@ public struct TrustEvaluator: Sendable {
             verdict = .untrusted(reasons)
         }
         return PathResult(verdict: verdict, chain: run.chain, policies: run.policies, profile: profile, notApplied: notApplied, reachedAnchor: reachedAnchor)
+    }
+
+    /// The given CRLs' word on every certificate of `path` but its anchor (``CRLEvaluation``).
+    func checkCRLs(path: [Certificate], sent: [Certificate], at time: Date) -> [RevocationCheck] {
+        CRLEvaluation.check(path: path, others: sent, lists: revocationLists, at: time, securityLevel: configuration.securityLevel)
     }
 
     func basis(for anchor: Certificate) -> TrustBasis {

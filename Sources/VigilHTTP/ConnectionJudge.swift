@@ -37,12 +37,11 @@ public struct ConnectionJudge: Sendable {
             .requiring(locallyAddedRoots: requirements.locallyAddedRoots)
     }
 
-    /// Step 4 (blocking: it may fetch, when `approved` or the chain is trusted). `given`: an OCSP
-    /// response given offline.
-    public func revocationVerdict(
-        _ evaluation: TrustEvaluation, chain: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, approved: Bool = false
-    ) -> TrustEvaluation {
-        requirements.revocation.apply(to: evaluation, sent: chain, staple: staple, given: given, mayFetch: approved || evaluation.verdict.isTrusted)
+    /// Step 4 (blocking: it may fetch, when a CA vouches for the chain). `given`: an OCSP
+    /// response given offline. A chain trusted only because the user approved it has no CA whose
+    /// revocation statement counts: its staple is read, its addresses are not asked.
+    public func revocationVerdict(_ evaluation: TrustEvaluation, chain: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil) -> TrustEvaluation {
+        requirements.revocation.apply(to: evaluation, sent: chain, staple: staple, given: given, mayFetch: evaluation.verdict.isTrusted)
     }
 
     /// Every step, for a probe's completed handshake (revocation on a thread of its own).

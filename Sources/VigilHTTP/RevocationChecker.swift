@@ -32,9 +32,15 @@ public struct RevocationChecker: Sendable {
             asked.append(request)
             return try fetch(request, deadline: deadline)
         }
-        // Each fetch gave exactly one check, in order.
-        let fetched = report.checks.filter { $0.source == .ocsp || $0.source == .crl }
-        RevocationCache.shared.settle(Array(zip(asked, fetched)), now: Date())
+        // Each fetch gave exactly one check: its own URL's, in the order asked.
+        var fetched = report.checks.filter { $0.source == .ocsp || $0.source == .crl }
+        var answers: [(RevocationRequest, RevocationCheck)] = []
+        for request in asked {
+            let isOCSP = if case .ocsp = request { true } else { false }
+            guard let index = fetched.firstIndex(where: { $0.url == request.url && ($0.source == .ocsp) == isOCSP }) else { continue }
+            answers.append((request, fetched.remove(at: index)))
+        }
+        RevocationCache.shared.settle(answers, now: Date())
         return evaluation.requiring(revocation: report)
     }
 

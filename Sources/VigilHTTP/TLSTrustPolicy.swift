@@ -69,9 +69,7 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
 
     /// Adds the revocation verdict: revoked, must-staple unmet or unknown under hard-fail is refused, even when approved.
     public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision {
-        var approved = false
-        if case .approved = decision { approved = true }
-        let evaluation = judge.revocationVerdict(decision.evaluation, chain: chain, staple: staple, approved: approved)
+        let evaluation = judge.revocationVerdict(decision.evaluation, chain: chain, staple: staple)
         // Revoked, must-staple unmet, or unknown under hard-fail: refused, approved or not.
         if evaluation.revocation?.reasons.isEmpty == false { return .refused(evaluation) }
         switch decision {

@@ -39,7 +39,7 @@ extension Vigil {
         @Option(
             name: .customLong("crl-file"),
             help: ArgumentHelp(
-                "Check the server certificate against this CRL (PEM or DER; repeatable): revoked is untrusted, and a leaf no given CRL covers is untrusted too.",
+                "Check every certificate of the path but its anchor against these CRLs (one DER CRL or any number of PEM ones; repeatable; indirect and delta CRLs included): revoked is untrusted, and so is a certificate no given CRL covers.",
                 valueName: "file"), completion: .file())
         var crlFiles: [String] = []
 

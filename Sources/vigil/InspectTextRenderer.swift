@@ -76,7 +76,8 @@ struct InspectTextRenderer {
 
     /// The revocation answers, one line each, and what could not be learnt.
     func revocation(_ report: RevocationReport, findings: [String]) -> [String] {
-        var lines = ["  revocation (connection.revocation-policy \(report.policy.rawValue)):"]
+        let offline = !report.checks.isEmpty && report.checks.allSatisfy { $0.source == .crlFile || $0.source == .ocspFile }
+        var lines = [offline ? "  revocation (from the files given):" : "  revocation (connection.revocation-policy \(report.policy.rawValue)):"]
         if let stapled = report.stapled {
             lines.append(
                 "    stapled OCSP answer: \(stapled ? "yes" : "none (asked on the handshake)")"
@@ -101,7 +102,8 @@ struct InspectTextRenderer {
             }
         }
         if report.notFetched && report.policy != .off {
-            lines.append("    OCSP responders and CRLs not asked: the chain is not trusted (Vigil goes nowhere an untrusted server points)")
+            lines.append("    OCSP responders and CRLs not asked: no CA vouches for the chain (Vigil goes nowhere an untrusted server points)")
+            for address in report.addressesNotAsked { lines.append("      named, not asked: \(t(address))") }
         }
         for item in report.unresolved where !item.namesASource {
             lines.append("    \(item.depth == 0 ? "server certificate" : t(item.subject)): names no OCSP responder or CRL")

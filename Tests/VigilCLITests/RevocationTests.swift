@@ -6,18 +6,30 @@ import VigilTestSupport
 /// (openssl ca -revoke, -gencrl). Revoked is untrusted (and never approvable: ApprovalRuleTests).
 @Suite("Revocation by CRL", .serialized)
 struct RevocationTests {
-    func inspect(_ name: String, host: String, crl: String) throws -> CommandResult {
-        try CommandRunner.vigil([
-            "inspect", "--file", TestPaths.testcert("\(name)-chain.pem"), "--host", host, "--ca-file", TestPaths.caBundle, "--crl-file", crl,
-        ])
+    func inspect(_ name: String, host: String, crls: [String]) throws -> CommandResult {
+        try CommandRunner.vigil(
+            ["inspect", "--file", TestPaths.testcert("\(name)-chain.pem"), "--host", host, "--ca-file", TestPaths.caBundle]
+                + crls.flatMap { ["--crl-file", $0] })
     }
 
     @Test func aRevokedCertificateIsUntrustedAndAnotherOneIsNot() throws {
         let crl = try TestCRL.revoking("valid-127.0.0.1")
-        let revoked = try inspect("valid-127.0.0.1", host: "127.0.0.1", crl: crl.pem)
+        let root = try TestCRL.revoking(nil, issuer: "root-ca")
+        let revoked = try inspect("valid-127.0.0.1", host: "127.0.0.1", crls: [crl.pem, root.pem])
         #expect(revoked.status == 1 && revoked.standardOutput.contains("revoked"), "\(revoked.standardOutput)")
-        let other = try inspect("valid-127.0.0.2", host: "127.0.0.2", crl: crl.der)
-        #expect(other.status == 0, "the DER CRL does not list it: \(other.standardOutput)")
+        let other = try inspect("valid-127.0.0.2", host: "127.0.0.2", crls: [crl.der, root.der])
+        #expect(other.status == 0, "the DER CRLs do not list it: \(other.standardOutput)")
+    }
+
+    /// The whole path: the intermediate must be covered too (here, by the root's CRL), and a
+    /// revoked intermediate is untrusted offline.
+    @Test func everyCertificateOfThePathIsChecked() throws {
+        let leafOnly = try inspect("valid-127.0.0.2", host: "127.0.0.2", crls: [try TestCRL.revoking(nil).pem])
+        #expect(leafOnly.status == 1 && leafOnly.standardOutput.contains("No CRL given can be used for the certificate at depth 1"), "\(leafOnly.standardOutput)")
+        let revokedIntermediate = try TestCRL.revoking("intermediate-ca", issuer: "root-ca")
+        let result = try inspect("valid-127.0.0.2", host: "127.0.0.2", crls: [try TestCRL.revoking(nil).pem, revokedIntermediate.pem])
+        #expect(result.status == 1 && result.standardOutput.contains("The certificate at depth 1"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("has been revoked"), "\(result.standardOutput)")
     }
 
     @Test func anUnreadableCRLIsAnError() throws {

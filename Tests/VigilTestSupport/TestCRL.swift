@@ -6,16 +6,17 @@ public enum TestCRL {
         public var description: String
     }
 
-    /// A CRL of the test intermediate that revokes the testcerts case `revoked`, as PEM and DER files.
-    public static func revoking(_ revoked: String) throws -> (pem: String, der: String) {
+    /// A CRL of the test intermediate (or of the testcerts CA `issuer`) that revokes the testcerts
+    /// case `revoked` (nil: none), as PEM and DER files.
+    public static func revoking(_ revoked: String?, issuer: String = "intermediate-ca") throws -> (pem: String, der: String) {
         let directory = try TestPaths.temporaryDirectory().path
         try Data("[ ca ]\ndefault_ca = d\n[ d ]\ndatabase = index.txt\ndefault_md = sha256\ndefault_crl_days = 30\ncrlnumber = crlnumber\n".utf8).write(
             to: URL(fileURLWithPath: directory + "/ca.cnf"))
         try Data().write(to: URL(fileURLWithPath: directory + "/index.txt"))
         try Data("01\n".utf8).write(to: URL(fileURLWithPath: directory + "/crlnumber"))
-        let ca = ["-config", "ca.cnf", "-cert", TestPaths.testcert("intermediate-ca.pem"), "-keyfile", TestPaths.testcert("intermediate-ca.key")]
-        for arguments in [
-            ["ca"] + ca + ["-revoke", TestPaths.testcert("\(revoked).pem")], ["ca"] + ca + ["-gencrl", "-out", "crl.pem"],
+        let ca = ["-config", "ca.cnf", "-cert", TestPaths.testcert("\(issuer).pem"), "-keyfile", TestPaths.testcert("\(issuer).key")]
+        for arguments in (revoked.map { [["ca"] + ca + ["-revoke", TestPaths.testcert("\($0).pem")]] } ?? []) + [
+            ["ca"] + ca + ["-gencrl", "-out", "crl.pem"],
             ["crl", "-in", "crl.pem", "-outform", "DER", "-out", "crl.der"],
         ] {
             let result = try CommandRunner.run("/usr/bin/openssl", arguments, currentDirectory: directory)
