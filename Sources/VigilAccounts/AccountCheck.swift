@@ -274,7 +274,7 @@ public struct AccountCheck: Sendable {
     func retire(_ old: Certificate, at endpoint: Endpoint, replacedBy new: Certificate) async throws {
         guard old != new else { return }
         for approval in try await approvals.list()
-        where approval.host == endpoint.host && approval.port == endpoint.port && approval.sha256 == old.sha256Fingerprint {
+        where Endpoint(host: approval.host, port: approval.port).isSameOrigin(as: endpoint) && approval.sha256 == old.sha256Fingerprint {
             if let id = approval.id { _ = try await approvals.revoke(id: id, reason: "replaced by \(new.sha256Fingerprint)") }
         }
     }
@@ -286,14 +286,16 @@ public struct AccountCheck: Sendable {
         let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         func done(_ result: Result) -> (Result, [Certificate], TrustEvaluation, Endpoint) { (result, chain, evaluation, endpoint) }
 
-        let refusals = ApprovalRule.refusals(evaluation, sent: chain)
-        if !refusals.isEmpty { return done(.refused(reasons: refusals)) }
         guard let leaf = chain.first else {
             return done(.refused(reasons: [ApprovalRule.Refusal(code: .noCertificate, message: "\(endpoint) sent no certificate.")]))
         }
-        let approvedLeaves = try await approvals.approvedLeaves(host: endpoint.host, port: endpoint.port)
-            .union(options.preApproved.fingerprints(for: endpoint))
-        let passed = evaluation.verdict.isTrusted || approvedLeaves.contains(leaf.sha256Fingerprint)
+        // The one decision (ConnectionDecision): what no approval overrides refuses; trusted or
+        // approved for this origin passes.
+        let approvedLeaves = try await approvals.leaves(for: [endpoint], preApproved: options.preApproved)
+        let decision = ConnectionDecision.decide(evaluation, chain: chain, endpoint: endpoint, approvals: approvedLeaves)
+        let refusals = decision.refusesApproval
+        if !refusals.isEmpty { return done(.refused(reasons: refusals.map { ApprovalRule.Refusal(code: $0.code, message: $0.message) })) }
+        let passed = decision.allowsRequest
         let stored = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) }) ?? nil
         guard let stored, let storedLeaf = stored.first else {
             // Nothing to compare with (an account from before Vigil kept the chain): never a
@@ -344,7 +346,7 @@ public struct AccountCheck: Sendable {
         if !passed {
             // The user's approval of the reviewed leaf carries over to the renewal the rule
             // accepted; a renewal of a CA-trusted leaf that no CA trusts has nothing to carry.
-            guard approvedLeaves.contains(storedLeaf.sha256Fingerprint) else {
+            guard approvedLeaves.source(of: storedLeaf, at: endpoint) != nil else {
                 return done(
                     .changed(
                         reason:

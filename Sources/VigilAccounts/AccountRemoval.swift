@@ -72,7 +72,7 @@ public struct AccountRemoval: Sendable {
         let stillUsed = Set(others.flatMap { Self.origins(of: $0) })
         var revoked: [ApprovedCertificate] = []
         for origin in Self.origins(of: account) where !stillUsed.contains(origin) {
-            for approval in try await approvals.list() where approval.host.lowercased() == origin.host && approval.port == origin.port {
+            for approval in try await approvals.list() where Endpoint(host: approval.host, port: approval.port).originKey == origin.key {
                 guard let id = approval.id else { continue }
                 await revoked.append(try approvals.revoke(id: id, reason: "its last account (\(account.user) on \(account.server)) was removed"))
             }
@@ -84,17 +84,17 @@ public struct AccountRemoval: Sendable {
     /// is on another host.
     static func origins(of account: Account) -> [Origin] {
         guard let server = try? Endpoint(url: account.server) else { return [] }
-        var origins = [Origin(host: server.host.lowercased(), port: server.port)]
+        var origins = [Origin(key: server.originKey)]
         if let provider = AccountCheck.provider(of: account, server: server)?.endpoint {
-            origins.append(Origin(host: provider.host.lowercased(), port: provider.port))
+            origins.append(Origin(key: provider.originKey))
         }
         return origins
     }
 
     /// A host (lower-cased) and port.
+    /// An origin by its key (``Endpoint/originKey``: one spelling of the host, the port).
     struct Origin: Hashable {
-        var host: String
-        var port: Int
+        var key: String
     }
 
     /// Logs account `id` out: its tokens revoked as for a removal (with `check`; nil: not

@@ -58,12 +58,12 @@ extension AccountSetup {
         if let headers = options.accessHeaders, options.accessHeadersOrigin == endpoint {
             configuration.accessHeaders = AccessHeadersBinding(headers: headers, origin: endpoint)
         }
-        var approved: [Endpoint: Set<String>] = [:]
         var reviewedLeaves: [Endpoint: String] = [:]
-        for (each, leaf) in [(endpoint, reviewed)] + (provider.map { [($0.endpoint, $0.reviewed)] } ?? []) {
-            approved[each] = try await approvals.approvedLeaves(host: each.host, port: each.port).union(options.preApproved.fingerprints(for: each))
+        let origins = [(endpoint, reviewed)] + (provider.map { [($0.endpoint, $0.reviewed)] } ?? [])
+        for (each, leaf) in origins {
             if let leaf { reviewedLeaves[each] = leaf.sha256Fingerprint }
         }
+        let approved = try await approvals.leaves(for: origins.map(\.0), preApproved: options.preApproved)
         return HTTPClient(
             policy: EvaluatorTrustPolicy(
                 judge: ConnectionJudge(evaluator: evaluator, requirements: options.requirements), approvals: approved, reviewedLeaves: reviewedLeaves),
@@ -121,28 +121,36 @@ extension AccountSetup {
         }
     }
 
+    /// Asks ``VigilHTTP/ConnectionDecision`` about a chain no CA vouches for: what no approval can
+    /// make acceptable is refused before the user is asked (an earlier approval does not count
+    /// either); a leaf approved before, by the user or the administrator, goes on; otherwise the
+    /// user reviews it, and an approval is kept.
     func approveIfTheUserAgrees(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint, interaction: any AccountSetupInteraction) async throws
     {
-        guard let leaf = chain.first else { throw AccountSetupError(.certificateRejected, "\(endpoint) sent no certificate.") }
-        // Broken cryptography or another name: refused before the user is asked, and an earlier
-        // approval does not count either.
-        let refusals = ApprovalRule.refusals(evaluation, sent: chain)
-        if !refusals.isEmpty {
-            throw AccountSetupError(
-                .certificateRejected,
-                "The certificate of \(endpoint) cannot be approved: " + refusals.map(\.message).joined(separator: " ") + " Nothing was sent.")
-        }
-        if try await approvals.approvedLeaves(host: endpoint.host, port: endpoint.port).contains(leaf.sha256Fingerprint) {
-            await interaction.progress("The certificate is not trusted, but was approved before for \(endpoint.host):\(endpoint.port).")
+        guard chain.first != nil else { throw AccountSetupError(.certificateRejected, "\(endpoint) sent no certificate.") }
+        let decision = ConnectionDecision.decide(
+            evaluation, chain: chain, endpoint: endpoint, approvals: try await approvals.leaves(for: [endpoint], preApproved: options.preApproved))
+        switch decision.outcome {
+        case .trusted:
             return
-        }
-        if options.preApproved.fingerprints(for: endpoint).contains(leaf.sha256Fingerprint) {
-            await interaction.progress(
-                "The certificate is not trusted, but the administrator approved it in advance for \(endpoint.host):\(endpoint.port) (connection.approved-certificates)."
-            )
+        case .approved:
+            if decision.approvedBy == .administrator {
+                await interaction.progress(
+                    "The certificate is not trusted, but the administrator approved it in advance for \(endpoint.host):\(endpoint.port) (connection.approved-certificates)."
+                )
+            } else {
+                await interaction.progress("The certificate is not trusted, but was approved before for \(endpoint.host):\(endpoint.port).")
+            }
             return
+        case .refused:
+            let refusals = decision.refusesApproval
+            if !refusals.isEmpty {
+                throw AccountSetupError(
+                    .certificateRejected,
+                    "The certificate of \(endpoint) cannot be approved: " + refusals.map(\.message).joined(separator: " ") + " Nothing was sent.")
+            }
         }
-        guard await interaction.approveCertificate(evaluation, chain: chain, endpoint: endpoint) else {
+        guard let leaf = chain.first, await interaction.approveCertificate(evaluation, chain: chain, endpoint: endpoint) else {
             throw AccountSetupError(.certificateRejected, "The certificate of \(endpoint) is not trusted and was not approved; nothing was sent.")
         }
         try await approvals.approve(leaf, host: endpoint.host, port: endpoint.port, note: "approved while adding an account")

@@ -62,13 +62,13 @@ public struct ApprovalAudit: Sendable {
                 // An account still reviewed with this very certificate, and no active approval of
                 // it left: its next connection is untrusted, and asks for a review again.
                 let dependents = accountList.filter { account in
-                    guard let server = try? Endpoint(url: account.server), server.host.lowercased() == approval.host.lowercased(), server.port == approval.port,
+                    guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: Endpoint(host: approval.host, port: approval.port)),
                         let leaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first
                     else { return false }
                     return leaf.sha256Fingerprint == approval.sha256
                 }
                 let stillApproved = all.contains {
-                    $0.isActive && $0.sha256 == approval.sha256 && $0.host.lowercased() == approval.host.lowercased() && $0.port == approval.port
+                    $0.isActive && $0.sha256 == approval.sha256 && Endpoint(host: $0.host, port: $0.port).isSameOrigin(as: Endpoint(host: approval.host, port: approval.port))
                 }
                 for account in dependents where !stillApproved {
                     add(
@@ -93,7 +93,7 @@ public struct ApprovalAudit: Sendable {
             } else {
                 add("not-kept", "The approval predates Vigil keeping the certificate; expiry and strength cannot be checked offline (run with --live).")
             }
-            if !servers.contains(where: { $0.host.lowercased() == approval.host.lowercased() && $0.port == approval.port }) {
+            if !servers.contains(where: { $0.isSameOrigin(as: Endpoint(host: approval.host, port: approval.port)) }) {
                 add("unused", "No account uses \(target).")
             }
             if live {

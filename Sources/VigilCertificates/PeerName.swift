@@ -24,10 +24,14 @@ public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// An IP literal (v4, v6, with or without brackets) becomes `.ip`, anything else `.dns`.
+    /// A fully qualified name's trailing dot (`files.example.com.`) is dropped: it names the same
+    /// host, and certificates never carry it (as curl and browsers match it).
     public init(host: String) {
         var host = host
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        self.init(kind: PeerName.isIPAddress(host) ? .ip : .dns, value: host)
+        let isIP = PeerName.isIPAddress(host)
+        if !isIP, host.count > 1, host.hasSuffix("."), !host.hasSuffix("..") { host.removeLast() }
+        self.init(kind: isIP ? .ip : .dns, value: host)
     }
 
     /// The name itself.

@@ -62,6 +62,8 @@ extension TrustReason {
         public static let internalError = Code(rawValue: "internal")
         /// Trusted by the evaluator but not by this connection's policy (the HTTP layer adds it).
         public static let notReviewed = Code(rawValue: "not-reviewed")
+        /// Not trusted, and its leaf is not approved for this origin (the user may review it).
+        public static let notApproved = Code(rawValue: "not-approved")
         /// The connection is below the minimum TLS version (the HTTP layer adds it).
         public static let tlsVersion = Code(rawValue: "tls-version")
         /// A pinned host whose chain holds none of its pinned keys (the HTTP layer adds it).

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 public import VigilCertificates
+import VigilText
 
 /// An `https://host[:port]` endpoint. Only https is accepted.
 public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
@@ -47,8 +48,15 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Endpoint {
-    /// The same https origin: host (letters' case aside) and port.
+    /// The same https origin: the same host in any of its spellings (``VigilText/HostName``: case,
+    /// a trailing dot, IPv6 forms) and the same port.
     public func isSameOrigin(as other: Endpoint) -> Bool {
-        host.lowercased() == other.host.lowercased() && port == other.port
+        port == other.port && HostName.same(host, other.host)
+    }
+
+    /// The origin as one key (canonical host, port): what approvals and reviewed leaves are kept under.
+    public var originKey: String {
+        let host = HostName.canonical(host)
+        return (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
     }
 }

@@ -1,27 +1,13 @@
 import FoundationEssentials
 import Glibc
+import VigilText
 
-/// How a host is written in settings keyed by host (pins, pre-approvals): lower case, an IP
-/// address in its canonical form (`[0:0:0:0:0:0:0:1]` and `::1` are the same host), IPv6 in brackets.
+/// How a host is written in settings keyed by host (pins, pre-approvals): ``VigilText/HostName``'s
+/// canonical form, IPv6 in brackets.
 enum HostKey {
     static func canonical(_ host: String) -> String {
-        var bare = host.lowercased()
-        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, bare, &v6) == 1 {
-            var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            if inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil {
-                return "[" + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "]"
-            }
-        }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, bare, &v4) == 1 {
-            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            if inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil {
-                return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
-        }
-        return bare
+        let bare = HostName.canonical(host)
+        return bare.contains(":") ? "[\(bare)]" : bare
     }
 
     /// `host` or `host:port` from a setting's key, canonical; the port as a number.

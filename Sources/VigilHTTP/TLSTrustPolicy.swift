@@ -34,27 +34,35 @@ public enum TLSDecision: Sendable {
     }
 }
 
-/// The standard policy: the ``ConnectionJudge``'s verdict, plus the leaf certificates a user
-/// approved after reviewing them, by SHA-256 fingerprint, for this host and port. An approval
-/// never overrides what ``VigilCertificates/ApprovalRule`` refuses (another name, a weak key or
-/// signature, a CA as leaf, revoked), even when the database holds one.
+/// The standard policy: ``ConnectionDecision`` on every connection, with the ``ConnectionJudge``'s
+/// verdict, the leaves approved for each origin (by the user after reviewing them, or by the
+/// administrator) and the leaves reviewed moments before. An approval never overrides what
+/// ``VigilCertificates/ApprovalRule`` refuses (another name, a weak key or signature, a CA as
+/// leaf, revoked), even when the database holds one.
 public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     /// Judges the chain, the protocol, the pins and revocation.
     public var judge: ConnectionJudge
-    /// SHA-256 fingerprints (hex, as ``VigilCertificates/Certificate/sha256Fingerprint`` gives them)
-    /// of approved leaves, per host and port: an approval counts for the endpoint it was made for
+    /// The leaves approved per origin: an approval counts for the host and port it was made for
     /// and no other, even when the same client reaches several hosts.
-    public var approvals: [Endpoint: Set<String>]
-    /// The leaf (SHA-256 fingerprint) an endpoint must present, trusted or not: the one the user
-    /// reviewed, or an account's rules accepted, moments before. Another leaf is refused even when
-    /// a CA trusts it, so that nothing changes between the review and the request.
-    public var reviewedLeaves: [Endpoint: String]
+    public var approvals: ApprovedLeaves
+    /// The leaf (SHA-256 fingerprint) an origin must present, trusted or not: the one the user
+    /// reviewed, or an account's rules accepted, moments before, under ``Endpoint/originKey``.
+    /// Another leaf is refused even when a CA trusts it, so that nothing changes between the
+    /// review and the request.
+    public var reviewedLeaves: [String: String]
 
-    /// A policy with `judge`, the user's approvals and the leaves just reviewed.
-    public init(judge: ConnectionJudge, approvals: [Endpoint: Set<String>] = [:], reviewedLeaves: [Endpoint: String] = [:]) {
+    /// A policy with `judge`, the approvals and the leaves just reviewed.
+    public init(judge: ConnectionJudge, approvals: ApprovedLeaves, reviewedLeaves: [Endpoint: String] = [:]) {
         self.judge = judge
         self.approvals = approvals
-        self.reviewedLeaves = reviewedLeaves
+        self.reviewedLeaves = Dictionary(reviewedLeaves.map { ($0.key.originKey, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A policy with `judge`, the user's approvals (SHA-256 fingerprints per endpoint) and the leaves just reviewed.
+    public init(judge: ConnectionJudge, approvals: [Endpoint: Set<String>] = [:], reviewedLeaves: [Endpoint: String] = [:]) {
+        var leaves = ApprovedLeaves()
+        for (endpoint, fingerprints) in approvals { leaves.add(fingerprints, for: endpoint, by: .user) }
+        self.init(judge: judge, approvals: leaves, reviewedLeaves: reviewedLeaves)
     }
 
     /// With the default requirements (TLS 1.2, soft-fail revocation) but for `pins` and `revocation`.
@@ -67,43 +75,39 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
             reviewedLeaves: reviewedLeaves)
     }
 
-    /// Adds the revocation verdict: revoked, must-staple unmet or unknown under hard-fail is refused, even when approved.
-    public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision {
-        let evaluation = judge.revocationVerdict(decision.evaluation, chain: chain, staple: staple)
-        // Revoked, must-staple unmet, or unknown under hard-fail: refused, approved or not.
-        if evaluation.revocation?.reasons.isEmpty == false { return .refused(evaluation) }
-        switch decision {
-        case .trusted: return .trusted(evaluation)
-        case .approved: return .approved(evaluation)
-        case .refused: return .refused(evaluation)
-        }
+    /// The decision for `chain` at `endpoint` before revocation (``ConnectionDecision``).
+    public func decision(chain: [Certificate], negotiated: TLSProtocolVersion?, for endpoint: Endpoint) -> ConnectionDecision {
+        ConnectionDecision.decide(
+            judge.chainVerdict(chain, negotiated: negotiated, for: endpoint), chain: chain, endpoint: endpoint, approvals: approvals,
+            reviewedLeaf: reviewedLeaves[endpoint.originKey])
     }
 
-    /// The leaves approved for `endpoint` (host compared case-insensitively).
-    public func approvedLeaves(for endpoint: Endpoint) -> Set<String> {
-        approvals.first { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port }?.value ?? []
-    }
-
-    /// Refuses a leaf other than the one reviewed; otherwise trusted, approved (an approved leaf the approval rule allows), or refused.
+    /// Trusted, approved (an approved leaf the approval rule allows), or refused (a leaf other than the one reviewed among them).
     public func decide(chain: [Certificate], negotiated: TLSProtocolVersion?, for endpoint: Endpoint) -> TLSDecision {
-        var evaluation = judge.chainVerdict(chain, negotiated: negotiated, for: endpoint)
-        if let reviewed = reviewedLeaves.first(where: { $0.key.host.lowercased() == endpoint.host.lowercased() && $0.key.port == endpoint.port })?.value,
-            chain.first?.sha256Fingerprint != reviewed
-        {
-            evaluation.verdict = .untrusted(
-                evaluation.verdict.reasons + [
-                    TrustReason(
-                        code: .notReviewed,
-                        message: "\(endpoint) presents another certificate than the one reviewed moments before (\(reviewed)).")
-                ])
-            return .refused(evaluation)
+        TLSDecision(decision(chain: chain, negotiated: negotiated, for: endpoint))
+    }
+
+    /// Adds the revocation verdict (``ConnectionDecision/requiring(revocation:)``): revoked,
+    /// must-staple unmet or unknown under hard-fail is refused, even when approved.
+    public func decide(_ decision: TLSDecision, chain: [Certificate], staple: [UInt8]?, for endpoint: Endpoint) -> TLSDecision {
+        let outcome: ConnectionDecision.Outcome
+        switch decision {
+        case .trusted: outcome = .trusted
+        case .approved: outcome = .approved
+        case .refused: outcome = .refused
         }
-        if evaluation.verdict.isTrusted { return .trusted(evaluation) }
-        guard let leaf = chain.first, approvedLeaves(for: endpoint).contains(leaf.sha256Fingerprint),
-            ApprovalRule.refusals(evaluation, sent: chain).isEmpty
-        else {
-            return .refused(evaluation)
+        let before = ConnectionDecision(outcome: outcome, policies: [], evaluation: decision.evaluation, approvedBy: nil)
+        return TLSDecision(before.requiring(revocation: judge.revocationVerdict(decision.evaluation, chain: chain, staple: staple)))
+    }
+}
+
+extension TLSDecision {
+    /// The TLS layer's form of a ``ConnectionDecision``.
+    public init(_ decision: ConnectionDecision) {
+        switch decision.outcome {
+        case .trusted: self = .trusted(decision.evaluation)
+        case .approved: self = .approved(decision.evaluation)
+        case .refused: self = .refused(decision.evaluation)
         }
-        return .approved(evaluation)
     }
 }

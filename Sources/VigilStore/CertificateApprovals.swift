@@ -1,6 +1,7 @@
 public import FoundationEssentials
 import Glibc
 public import VigilCertificates
+import VigilText
 
 /// The certificates users approved, per host and port, with revocation and an audit trail.
 /// Approving and revoking each write their audit event in the same transaction.
@@ -52,10 +53,12 @@ public struct CertificateApprovals: Sendable {
     /// `VigilHTTP.EvaluatorTrustPolicy`.
     public func approvedLeaves(host: String, port: Int) throws -> Set<String> {
         let host = try Self.normalized(host: host, port: port)
+        // Every active approval for the port, its host compared in canonical form: a row written
+        // before hosts were canonical (`[0:0::1]`, `example.com.`) still counts for its host.
         return try read { db in
             Set(
-                try ApprovedCertificate.fetchAll(db, where: "host = ? AND port = ? AND revokedAt IS NULL", [.text(host), SQLiteValue(port)]).map(\.sha256)
-            )
+                try ApprovedCertificate.fetchAll(db, where: "port = ? AND revokedAt IS NULL", [SQLiteValue(port)])
+                    .filter { HostName.canonical($0.host) == host }.map(\.sha256))
         }
     }
 
@@ -67,14 +70,14 @@ public struct CertificateApprovals: Sendable {
     }
 
     static func active(_ db: SQLiteConnection, host: String, port: Int, sha256: String) throws -> ApprovedCertificate? {
-        try ApprovedCertificate.fetchFirst(
-            db, where: "host = ? AND port = ? AND sha256 = ? AND revokedAt IS NULL", [.text(host), SQLiteValue(port), .text(sha256)])
+        try ApprovedCertificate.fetchAll(db, where: "port = ? AND sha256 = ? AND revokedAt IS NULL", [SQLiteValue(port), .text(sha256)])
+            .first { HostName.canonical($0.host) == host }
     }
 
-    /// Host names compare case-insensitively; IPv6 literals without brackets.
+    /// Hosts in ``VigilText/HostName``'s canonical form (case, trailing dot, IPv6 spelling);
+    /// IPv6 literals without brackets.
     static func normalized(host: String, port: Int) throws -> String {
-        var host = host.lowercased()
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let host = HostName.canonical(host)
         guard !host.isEmpty, host.utf8.count <= 253, (1...65_535).contains(port) else {
             throw StoreError(.invalid, "An approval needs a host name and a port from 1 to 65535.")
         }

@@ -123,7 +123,8 @@ extension Vigil {
                     }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
                     let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: requirements).verdict(for: handshake, endpoint: endpoint)
-                    let refusals = ApprovalRule.refusals(evaluation, sent: handshake.chain)
+                    // The one decision (ConnectionDecision): what no approval can make acceptable is refused.
+                    let refusals = ConnectionDecision.decide(evaluation, chain: handshake.chain, endpoint: endpoint).refusesApproval
                     guard refusals.isEmpty else {
                         StandardStream.writeError("vigil: not approved: \(SafeText.escaped(refusals.map(\.message).joined(separator: " ")))\n")
                         throw ExitCode(ExitStatus.untrusted)

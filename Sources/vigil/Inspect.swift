@@ -151,7 +151,7 @@ extension Vigil {
                 from.append("approved for \(endpoint)")
             }
             for account in (try? await Accounts(database: database).list()) ?? [] {
-                guard let server = try? Endpoint(url: account.server), server.host.lowercased() == endpoint.host.lowercased(), server.port == endpoint.port,
+                guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: endpoint),
                     let pem = account.reviewedChainPEM, let reviewed = try? Certificate.parsePEM(pem).first
                 else { continue }
                 known.insert(reviewed.sha256Fingerprint)

@@ -1,0 +1,33 @@
+import Glibc
+
+/// One spelling of a host, so that every comparison of hosts (approvals, pins, pre-approvals,
+/// reviewed leaves, the connection decision) treats the forms of one host as one: letters in
+/// lower case, a fully qualified name's trailing dot dropped (`example.com.` is `example.com`),
+/// brackets around an IPv6 literal dropped, and an IP address in its canonical form
+/// (`0:0:0:0:0:0:0:1` and `::1` are one host; `127.000.000.001` is not an address and stays text).
+public enum HostName {
+    /// The canonical spelling of `host` (IPv6 without brackets).
+    public static func canonical(_ host: String) -> String {
+        var bare = host.lowercased()
+        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, bare, &v6) == 1 {
+            var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            if inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil { return text(buffer) }
+        }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, bare, &v4) == 1 {
+            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            if inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil { return text(buffer) }
+        }
+        if bare.count > 1, bare.hasSuffix("."), !bare.hasSuffix("..") { bare.removeLast() }
+        return bare
+    }
+
+    /// True when `a` and `b` name the same host.
+    public static func same(_ a: String, _ b: String) -> Bool { canonical(a) == canonical(b) }
+
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
