@@ -68,7 +68,8 @@ public struct ApprovalAudit: Sendable {
                     return leaf.sha256Fingerprint == approval.sha256
                 }
                 let stillApproved = all.contains {
-                    $0.isActive && $0.sha256 == approval.sha256 && Endpoint(host: $0.host, port: $0.port).isSameOrigin(as: Endpoint(host: approval.host, port: approval.port))
+                    $0.isActive && $0.sha256 == approval.sha256
+                        && Endpoint(host: $0.host, port: $0.port).isSameOrigin(as: Endpoint(host: approval.host, port: approval.port))
                 }
                 for account in dependents where !stillApproved {
                     add(

@@ -157,7 +157,8 @@ public struct RevocationReport: Codable, Sendable, Hashable {
                         let checks = CRLEvaluation.check(path: evaluation.verifiedChain, others: sent, lists: fetchedLists, at: time, source: .crl, url: url)
                         record(
                             depth < checks.count
-                                ? checks[depth] : RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "not on the path"))
+                                ? checks[depth]
+                                : RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "not on the path"))
                     } catch {
                         record(RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "\(error)"))
                     }

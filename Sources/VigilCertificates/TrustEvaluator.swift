@@ -155,7 +155,9 @@ public struct TrustEvaluator: Sendable {
         if case .trusted(let basis) = chosen.verdict, basis.source == .locallyAdded { evaluation.findings.append(.locallyAddedRoot(basis)) }
         evaluation.profile = chosen.profile
         evaluation.rulesNotApplied = chosen.notApplied
-        if !revocationLists.isEmpty && chosen.reachedAnchor { evaluation = evaluation.requiring(givenCRLs: checkCRLs(path: chosen.chain, sent: chain, at: time)) }
+        if !revocationLists.isEmpty && chosen.reachedAnchor {
+            evaluation = evaluation.requiring(givenCRLs: checkCRLs(path: chosen.chain, sent: chain, at: time))
+        }
         return evaluation
     }
 

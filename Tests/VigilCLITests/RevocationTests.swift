@@ -25,7 +25,8 @@ struct RevocationTests {
     /// revoked intermediate is untrusted offline.
     @Test func everyCertificateOfThePathIsChecked() throws {
         let leafOnly = try inspect("valid-127.0.0.2", host: "127.0.0.2", crls: [try TestCRL.revoking(nil).pem])
-        #expect(leafOnly.status == 1 && leafOnly.standardOutput.contains("No CRL given can be used for the certificate at depth 1"), "\(leafOnly.standardOutput)")
+        #expect(
+            leafOnly.status == 1 && leafOnly.standardOutput.contains("No CRL given can be used for the certificate at depth 1"), "\(leafOnly.standardOutput)")
         let revokedIntermediate = try TestCRL.revoking("intermediate-ca", issuer: "root-ca")
         let result = try inspect("valid-127.0.0.2", host: "127.0.0.2", crls: [try TestCRL.revoking(nil).pem, revokedIntermediate.pem])
         #expect(result.status == 1 && result.standardOutput.contains("The certificate at depth 1"), "\(result.standardOutput)")

@@ -56,7 +56,7 @@ struct ConnectionDecisionTests {
         // Another port is another origin.
         let elsewhere = Endpoint(host: askedAt.host, port: 8443)
         let other = ConnectionDecision.decide(evaluation, chain: chain, endpoint: elsewhere, approvals: approvals)
-        #expect(other.outcome == .refused && other.refusesApproval.isEmpty && other.reasons.map(\.code) .contains(.notApproved))
+        #expect(other.outcome == .refused && other.refusesApproval.isEmpty && other.reasons.map(\.code).contains(.notApproved))
     }
 
     /// What no approval overrides is refused whatever is approved, and says so by its policy.
@@ -65,7 +65,8 @@ struct ConnectionDecisionTests {
         let leaf = try #require(chain.first)
         let endpoint = try Endpoint(url: "https://other.example.com")
         let evaluation = try TrustEvaluator(configuration: .anchors([])).evaluate(chain, for: endpoint.peerName)
-        let decision = ConnectionDecision.decide(evaluation, chain: chain, endpoint: endpoint, approvals: ApprovedLeaves([leaf.sha256Fingerprint], for: endpoint))
+        let decision = ConnectionDecision.decide(
+            evaluation, chain: chain, endpoint: endpoint, approvals: ApprovedLeaves([leaf.sha256Fingerprint], for: endpoint))
         #expect(decision.outcome == .refused)
         #expect(decision.policies.map(\.policy) == ["chain", "approval-rule"])
         #expect(decision.refusesApproval.contains { $0.code == .anotherName }, "\(decision.reasons)")
