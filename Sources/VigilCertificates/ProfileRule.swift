@@ -38,10 +38,8 @@ struct ProfileRule: Sendable, Hashable {
     static let authorityKeyIDWithoutKeyID = ProfileRule("aki-without-keyid", .rfc5280)
     /// anyExtendedKeyUsage in a server certificate.
     static let anyExtendedKeyUsage = ProfileRule("any-eku", .webpki)
-    /// A CA certificate (cA=TRUE) as the server's certificate: the Baseline Requirements' rule
-    /// (and browsers'); RFC 5280's path validation allows it (x509-limbo `rfc5280::ca-as-leaf`,
-    /// PKITS 4.6.8), so on a private chain it is a finding.
-    static let caAsLeaf = ProfileRule("ca-as-leaf", .webpki)
+    /// A CA certificate (cA=TRUE) as the server's certificate.
+    static let caAsLeaf = ProfileRule("ca-as-leaf", .rfc5280)
     /// A CA certificate without a key usage extension (OpenSSL's strict mode, error 92). RFC 5280
     /// 4.2.1.3 makes it a rule for the CA that issues, not for the validator (6.1 never checks
     /// it; 6.3.3 checks cRLSign only if key usage is present); the Baseline Requirements require it.

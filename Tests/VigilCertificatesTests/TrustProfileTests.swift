@@ -42,23 +42,11 @@ struct TrustProfileTests {
 
     /// RFC 5280's own rules still decide under rfc5280.
     @Test func rfc5280RulesStillDecide() throws {
-        for name in ["wrong-eku", "unknown-critical", "expired-intermediate"] {
+        for name in ["ca-as-leaf", "wrong-eku", "unknown-critical", "expired-intermediate"] {
             let chain = try Certificate.load(path: TestPaths.testcert("\(name)-chain.pem"))
             let evaluation = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate(chain, for: PeerName(host: "127.0.0.1"))
             #expect(!evaluation.verdict.isTrusted, "\(name)")
         }
-    }
-
-    /// A CA certificate as the server's is the Baseline Requirements' rule, not RFC 5280's
-    /// (x509-limbo rfc5280::ca-as-leaf): refused on a public chain, a finding on a private one.
-    @Test func aCAAsLeafIsAWebPKIRule() throws {
-        let chain = try Certificate.load(path: TestPaths.testcert("ca-as-leaf-chain.pem"))
-        let asPrivate = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])).evaluate(chain, for: PeerName(host: "127.0.0.1"))
-        #expect(asPrivate.verdict.isTrusted && asPrivate.rulesNotApplied.map(\.code.rawValue) == ["profile-ca-as-leaf"], "\(asPrivate.verdict.reasons)")
-        var webpki = TrustEvaluator.Configuration.caFiles([TestPaths.caBundle])
-        webpki.profile = .forced(.webpki)
-        let asPublic = try TrustEvaluator(configuration: webpki).evaluate(chain, for: PeerName(host: "127.0.0.1"))
-        #expect(!asPublic.verdict.isTrusted && asPublic.verdict.reasons.contains { $0.code.rawValue == "profile-ca-as-leaf" })
     }
 
     /// A root that is also a public root is the Web PKI, even when passed with --ca-file.

@@ -12,10 +12,8 @@ struct ApprovedLeafPolicyTests {
         let chain = try Certificate.load(path: TestPaths.testcert("\(name)-chain.pem"))
         let leaf = try #require(chain.first)
         let endpoint = Endpoint(host: "127.0.0.1", port: 443)
-        // Judged as a public chain would be (a CA as leaf is a finding, not a refusal, on a private one).
-        var configuration = TrustEvaluator.Configuration.caFiles([TestPaths.caBundle])
-        configuration.profile = .forced(.webpki)
-        let policy = EvaluatorTrustPolicy(evaluator: try TrustEvaluator(configuration: configuration), approvals: [endpoint: [leaf.sha256Fingerprint]])
+        let policy = EvaluatorTrustPolicy(
+            evaluator: try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle])), approvals: [endpoint: [leaf.sha256Fingerprint]])
         let decision = policy.decide(chain: chain, negotiated: .tls13, for: endpoint)
         #expect(decision.allowsRequest == allowed, "\(name)")
         // The same approval for another port or host counts for nothing.
