@@ -104,7 +104,7 @@ public struct RevocationReport: Codable, Sendable, Hashable {
         report.notFetched = !fetching
         if !fetching && policy != .off {
             var addresses: [String] = []
-            for certificate in sent where !certificate.isSelfSigned {
+            for certificate in sent {
                 for url in certificate.ocspResponders + certificate.crlURLs where !addresses.contains(url) { addresses.append(url) }
             }
             report.addressesNotAsked = addresses

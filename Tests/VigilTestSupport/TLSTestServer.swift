@@ -28,6 +28,11 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
         try self.init(arguments: arguments, host: bind)
     }
 
+    /// Serves the certificate in `certificateFile` (PEM, leaf first) with the key in `keyFile`.
+    public convenience init(certificateFile: String, keyFile: String, bind: String = "127.0.0.1") throws {
+        try self.init(arguments: ["s_server", "-accept", "\(bind):0", "-www", "-cert", certificateFile, "-key", keyFile], host: bind)
+    }
+
     /// Serves `chainPEM` (leaf first) with `keyPEM`, stapling `staple` (a DER OCSP response) to
     /// every handshake (`-status_file`).
     public convenience init(chainPEM: String, keyPEM: String, staple: [UInt8], bind: String = "127.0.0.1") throws {
@@ -131,19 +136,24 @@ public func closedLoopbackPort() -> Int {
 /// A socket on 127.0.0.1 that accepts TCP connections. Silent, it never speaks (connections wait
 /// in the kernel backlog); with `reply`, it answers every connection with those bytes (plain
 /// HTTP, say) and closes it.
-public final class SilentListener: @unchecked Sendable {  // fd is immutable, closed once
+public final class SilentListener: @unchecked Sendable {  // fd is immutable, closed once; the count is locked
     public let port: Int
     private let fd: Int32
+    private let count = NSLock()
+    private var acceptedCount = 0
+    /// How many connections a replying listener has accepted.
+    public var accepted: Int { count.withLock { acceptedCount } }
     public init(reply: Data? = nil) {
         TestPaths.ignoreBrokenPipes()
         (fd, port) = boundLoopbackSocket()
         _ = listen(fd, 8)
         if let reply {
             let fd = self.fd
-            let thread = Thread {
+            let thread = Thread { [self] in
                 while true {
                     let client = accept(fd, nil, nil)
                     if client < 0 { return }
+                    count.withLock { acceptedCount += 1 }
                     var buffer = [UInt8](repeating: 0, count: 4096)
                     _ = read(client, &buffer, buffer.count)
                     _ = reply.withUnsafeBytes { send(client, $0.baseAddress, reply.count, Int32(MSG_NOSIGNAL)) }
