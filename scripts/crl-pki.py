@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Test PKIs for CRL revocation, one per rule of RFC 5280 section 6.3 that Vigil covers.
 
-Usage: scripts/crl-pki.py OUTPUT_DIR
+Usage: scripts/crl-pki.py OUTPUT_DIR [--heavy N]
 
 Writes OUTPUT_DIR/cases.json and, per case, OUTPUT_DIR/CASE/{chain.pem,root.pem,crls.pem} plus
 each CRL as DER under OUTPUT_DIR/CASE/crl/NAME.crl (what a distribution point
@@ -9,7 +9,9 @@ http://crl.test/NAME.crl serves). Every case is judged at 2026-01-15T00:00:00Z. 
 lists, per case, the verdict expected offline (`--crl-file`) and online (the CRLs fetched from
 the distribution points the certificates name), and each certificate's expected status
 ("good", "revoked" or "none": no usable CRL). Built with Debian's python3-cryptography: the
-keys are new on every run, so nothing here is tuned to one set of bytes.
+keys are new on every run, so nothing here is tuned to one set of bytes. With --heavy N, one more
+case, heavy-crl: the issuing CA's CRL lists N other certificates (a CRL-heavy enterprise PKI, for
+scripts/bench-crl.sh).
 """
 
 import datetime
@@ -108,6 +110,38 @@ def crl(issuer, number, revoked=(), this=THIS, next_update=NEXT, idp=None, delta
     return builder.sign(signer_key or issuer.key, hashes.SHA256())
 
 
+def der_length(n):
+    if n < 0x80:
+        return bytes([n])
+    body = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(body)]) + body
+
+
+def der(tag, content):
+    return bytes([tag]) + der_length(len(content)) + content
+
+
+def crl_without_next_update(issuer, number, this):
+    """A CRL with no nextUpdate (RFC 5280 requires one; Python's builder always writes it), DER
+    written here, signed by the issuer's key."""
+    from cryptography.hazmat.primitives.asymmetric import ec as ec_module
+
+    ecdsa_sha256 = der(0x30, der(0x06, bytes.fromhex("2a8648ce3d040302")))
+    number_ext = der(0x30, der(0x06, bytes.fromhex("551d14")) + der(0x04, der(0x02, bytes([number]))))
+    aki = x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer.key.public_key()).key_identifier
+    aki_ext = der(0x30, der(0x06, bytes.fromhex("551d23")) + der(0x04, der(0x30, der(0x80, aki))))
+    tbs = der(
+        0x30,
+        der(0x02, b"\x01")
+        + ecdsa_sha256
+        + issuer.name.public_bytes()
+        + der(0x17, this.strftime("%y%m%d%H%M%SZ").encode())
+        + der(0xA0, der(0x30, number_ext + aki_ext)),
+    )
+    signature = issuer.key.sign(tbs, ec_module.ECDSA(hashes.SHA256()))
+    return x509.load_der_x509_crl(der(0x30, tbs + ecdsa_sha256 + der(0x03, b"\x00" + signature)))
+
+
 def idp(url=None, user=False, ca=False, attr=False, reasons=None, indirect=False):
     return x509.IssuingDistributionPoint(
         [x509.UniformResourceIdentifier(BASE + url)] if url else None, None, user, ca, frozenset(reasons) if reasons else None, indirect, attr
@@ -143,7 +177,7 @@ def write(out, case, chain, root, crls, expect_offline, statuses, expect_online=
     }
 
 
-def main(out):
+def main(out, heavy=0):
     os.makedirs(out, exist_ok=True)
 
     def pki():
@@ -191,6 +225,15 @@ def main(out):
         out, "crl-wrong-key", [leaf, ca], root, [("root", crl(root, 1)), ("ca", crl(impostor, 1))], "none", ["none", "good"],
         rule="a CRL in the issuer's name signed by another key",
     )
+
+    # A CRL without nextUpdate: a week after its thisUpdate it says nothing (an old one replayed).
+    for variant, this in (("fresh", datetime.datetime(2026, 1, 10)), ("old", datetime.datetime(2025, 11, 1))):
+        root, ca, leaf = pki()
+        write(
+            out, "no-next-update-" + variant, [leaf, ca], root, [("root", crl(root, 1)), ("ca", crl_without_next_update(ca, 1, this))],
+            "trusted" if variant == "fresh" else "none", ["good" if variant == "fresh" else "none", "good"],
+            rule="a CRL without nextUpdate counts for a week after its thisUpdate",
+        )
 
     # Key rollover: the CA's old and new keys, each certified by the root under the same name;
     # the server's certificate is signed by the old key, the CRL by the new one.
@@ -279,9 +322,14 @@ def main(out):
             rule="delta CRLs with their base (deltaCRLIndicator, freshestCRL, removeFromCRL)",
         )
 
+    if heavy:
+        root, ca, leaf = pki()
+        many = [(10**6 + i, R.key_compromise) for i in range(heavy)]
+        write(out, "heavy-crl", [leaf, ca], root, [("root", crl(root, 1)), ("ca", crl(ca, 1, many))], "trusted", ["good", "good"], rule="a CRL of many entries")
+
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump({"at": "2026-01-15T00:00:00Z", "cases": cases}, f, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--heavy" else 0)

@@ -11,7 +11,8 @@ import Glibc
 /// points (`onlyContainsUserCerts`, `onlyContainsCACerts`, `onlyContainsAttributeCerts`,
 /// `onlySomeReasons`, a partition matched against the certificate's distribution points), delta
 /// CRLs with their base and `removeFromCRL`, reason codes (`certificateHold` is revoked), and a
-/// CRL past its `nextUpdate`. docs/trust.md has the table of what is covered.
+/// CRL past its `nextUpdate` (or without one, more than a week old). A certificate is "good" only
+/// when a CRL was read for it and raised no error. docs/trust.md has the table of what is covered.
 ///
 /// A function of its inputs: the same path, certificates, CRLs and time give the same checks.
 public enum CRLEvaluation {
@@ -37,7 +38,7 @@ public enum CRLEvaluation {
                     source: source, url: url, subject: certificate.subject, depth: depth,
                     problem: "the path could not be rebuilt for the CRL check (OpenSSL built another)")
             }
-            return Self.check(run.results[depth], source: source, url: url, subject: certificate.subject, depth: depth)
+            return Self.check(run.results[depth], source: source, url: url, subject: certificate.subject, depth: depth, at: time)
         }
     }
 
@@ -74,7 +75,11 @@ public enum CRLEvaluation {
         return Run(results: results, built: chain)
     }
 
-    static func check(_ result: vigil_crl_result, source: RevocationCheck.Source, url: String?, subject: String, depth: Int) -> RevocationCheck {
+    /// A CRL without nextUpdate (which RFC 5280 requires) counts for a week after its thisUpdate,
+    /// as an OCSP answer without one does: an old one replayed says nothing.
+    static let withoutNextUpdate: TimeInterval = 7 * 86_400
+
+    static func check(_ result: vigil_crl_result, source: RevocationCheck.Source, url: String?, subject: String, depth: Int, at time: Date) -> RevocationCheck {
         func date(_ seconds: Int64) -> Date? { seconds < 0 ? nil : Date(timeIntervalSince1970: TimeInterval(seconds)) }
         var result = result
         let signer = withUnsafeBytes(of: &result.signer) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
@@ -84,6 +89,11 @@ public enum CRLEvaluation {
         check.thisUpdate = date(result.this_update)
         check.nextUpdate = date(result.next_update)
         switch result.error {
+        case X509_V_OK where result.this_update < 0:
+            // No error, but no CRL was read for it either (OpenSSL skipped the certificate).
+            check.problem = "no CRL was read for it"
+        case X509_V_OK where result.next_update < 0 && time.timeIntervalSince1970 - TimeInterval(result.this_update) > withoutNextUpdate:
+            check.problem = "the CRL has no nextUpdate and is more than a week old"
         case X509_V_OK:
             check.status = .good
         case X509_V_ERR_CERT_REVOKED:
@@ -115,6 +125,7 @@ public enum CRLEvaluation {
             "the CRL's scope leaves it out (its issuing distribution point: only user, CA or attribute certificates, or another partition)"
         case X509_V_ERR_ERROR_IN_CRL_LAST_UPDATE_FIELD, X509_V_ERR_ERROR_IN_CRL_NEXT_UPDATE_FIELD:
             "the CRL's update times cannot be read"
+        case X509_V_ERR_UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY: "the CRL issuer's public key cannot be read"
         default: X509_verify_cert_error_string(Int(error)).map { String(cString: $0) } ?? "OpenSSL error \(error)"
         }
     }

@@ -30,7 +30,7 @@ public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {
         var host = host
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let isIP = PeerName.isIPAddress(host)
-        if !isIP, host.count > 1, host.hasSuffix("."), !host.hasSuffix("..") { host.removeLast() }
+        if !isIP, host.hasSuffix("."), !host.hasSuffix(".."), host.dropLast().contains(".") { host.removeLast() }
         self.init(kind: isIP ? .ip : .dns, value: host)
     }
 

@@ -1,5 +1,5 @@
 internal import COpenSSL
-public import FoundationEssentials
+import FoundationEssentials
 import Glibc
 
 /// One certificate revocation list (RFC 5280 section 5), parsed by OpenSSL: given offline
@@ -24,10 +24,10 @@ public struct RevocationList: Sendable, Hashable {
         // PEM: every block, in order; a file with an unreadable block is refused whole.
         let marker = Array("-----BEGIN X509 CRL-----".utf8)
         var blocks = 0
-        var index = bytes.startIndex
-        while let found = bytes[index...].firstRange(of: marker) {
+        var offset = 0
+        while let found = PEMBlocks.find(marker, in: bytes, from: offset) {
             blocks += 1
-            index = found.upperBound
+            offset = found + marker.count
         }
         var lists: [RevocationList] = []
         bytes.withUnsafeBufferPointer { buffer in

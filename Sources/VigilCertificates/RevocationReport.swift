@@ -91,16 +91,18 @@ public struct RevocationReport: Codable, Sendable, Hashable {
     /// `given`: an OCSP response for the server's certificate given offline (`--ocsp-response`),
     /// read after the staple.
     /// `mayFetch`: the caller allows fetching. Nothing is fetched for a chain no CA vouches for
-    /// (untrusted, or trusted only because the user approved it): a revocation statement counts
-    /// only from a trusted CA, and the addresses such a chain names could be anyone's, internal
-    /// ones included. They are listed in ``addressesNotAsked``.
+    /// (``TrustEvaluation/reachesTrustedAnchor`` false: a self-signed leaf, an unknown CA, even
+    /// approved by the user): a revocation statement counts only from a trusted CA, and the
+    /// addresses such a chain names could be anyone's, internal ones included. They are listed in
+    /// ``addressesNotAsked``. A chain that reaches a trusted anchor but fails for another reason
+    /// (an expired intermediate) is asked: its addresses are its CA's.
     public static func check(
         _ evaluation: TrustEvaluation, sent: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil, policy: RevocationPolicy, mayFetch: Bool = true,
         fetch: (RevocationRequest) throws -> [UInt8]
     ) -> RevocationReport {
         var report = RevocationReport(policy: policy)
         report.mustStaple = sent.first?.mustStaple ?? false
-        let fetching = policy != .off && mayFetch && evaluation.verdict.isTrusted
+        let fetching = policy != .off && mayFetch && (evaluation.verdict.isTrusted || evaluation.reachesTrustedAnchor)
         report.notFetched = !fetching
         if !fetching && policy != .off {
             var addresses: [String] = []
@@ -154,11 +156,7 @@ public struct RevocationReport: Codable, Sendable, Hashable {
                             continue
                         }
                         fetchedLists += lists.filter { !fetchedLists.contains($0) }
-                        let checks = CRLEvaluation.check(path: evaluation.verifiedChain, others: sent, lists: fetchedLists, at: time, source: .crl, url: url)
-                        record(
-                            depth < checks.count
-                                ? checks[depth]
-                                : RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "not on the path"))
+                        record(crlCheck(evaluation, sent: sent, own: lists, all: fetchedLists, depth: depth, url: url))
                     } catch {
                         record(RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "\(error)"))
                     }
@@ -175,9 +173,29 @@ public struct RevocationReport: Codable, Sendable, Hashable {
         return report
     }
 
-    /// Each certificate with its issuer, leaf first, up to (not including) the anchor.
+    /// What the CRLs fetched say about the certificate at `depth`: read with this URL's CRLs
+    /// alone and with every CRL fetched so far (a CRL partitioned by reasons is whole only with
+    /// its other part; a forged CRL fetched elsewhere must not stand in for this one). A usable
+    /// answer wins over none, and "revoked" over "good".
+    static func crlCheck(
+        _ evaluation: TrustEvaluation, sent: [Certificate], own: [RevocationList], all: [RevocationList], depth: Int, url: String
+    ) -> RevocationCheck {
+        func at(_ lists: [RevocationList]) -> RevocationCheck? {
+            let checks = CRLEvaluation.check(path: evaluation.verifiedChain, others: sent, lists: lists, at: evaluation.time, source: .crl, url: url)
+            return depth < checks.count ? checks[depth] : nil
+        }
+        let alone = at(own)
+        let together = all.count > own.count ? at(all) : nil
+        let answers = [alone, together].compactMap { $0 }
+        if let revoked = answers.first(where: { $0.status == .revoked }) { return revoked }
+        if let usable = answers.first(where: { $0.status != nil }) { return usable }
+        return alone ?? RevocationCheck(source: .crl, url: url, subject: "", depth: depth, problem: "the certificate is not on the verified path")
+    }
+
+    /// Each certificate with its issuer, leaf first, up to (not including) the anchor: the verified
+    /// path when a CA vouches for it, else the sent certificates each signed by the next.
     static func issuerPath(_ evaluation: TrustEvaluation, sent: [Certificate]) -> [(Certificate, Certificate)] {
-        if evaluation.verdict.isTrusted {
+        if evaluation.verdict.isTrusted || evaluation.reachesTrustedAnchor {
             let chain = evaluation.verifiedChain
             return chain.count < 2 ? [] : (0..<(chain.count - 1)).map { (chain[$0], chain[$0 + 1]) }
         }

@@ -152,6 +152,14 @@ public struct TrustEvaluator: Sendable {
         {
             evaluation.anchor = basis(for: last)
         }
+        // A CA vouches for the certificates' contents (their revocation addresses among them) when
+        // the path ends in one of the anchors with every signature verified, whatever else fails
+        // (an expired intermediate, a wrong key usage): not for a self-signed leaf or an unknown CA.
+        if let last = chosen.chain.last, chosen.chain.count >= 2, last.isSelfSigned, isTrustAnchor(last),
+            chosen.verdict.isTrusted || !chosen.verdict.reasons.contains(where: { forged.contains($0.code) })
+        {
+            evaluation.reachesTrustedAnchor = true
+        }
         if case .trusted(let basis) = chosen.verdict, basis.source == .locallyAdded { evaluation.findings.append(.locallyAddedRoot(basis)) }
         evaluation.profile = chosen.profile
         evaluation.rulesNotApplied = chosen.notApplied
@@ -212,6 +220,14 @@ public struct TrustEvaluator: Sendable {
         CRLEvaluation.check(path: path, others: sent, lists: revocationLists, at: time, securityLevel: configuration.securityLevel)
     }
 
+    /// `certificate` is one of this evaluator's anchors (a CA file's, one given in code, the
+    /// system store's or the played store's).
+    func isTrustAnchor(_ certificate: Certificate) -> Bool {
+        if fileAnchors.contains(where: { $0.certificates.contains(certificate) }) || configuration.anchors.contains(certificate) { return true }
+        guard configuration.useSystemStore else { return false }
+        return configuration.systemStoreFiles == nil ? SystemAnchors.contains(certificate) : systemStoreAnchors.contains(certificate)
+    }
+
     func basis(for anchor: Certificate) -> TrustBasis {
         let subject = anchor.subject
         let fingerprint = anchor.sha256Fingerprint
@@ -269,6 +285,10 @@ public struct TrustEvaluation: Sendable {
     /// The anchor the path ends in, whatever the verdict (nil when it reached none Vigil knows);
     /// for a trusted verdict, its basis.
     public var anchor: TrustBasis?
+    /// The path ends in one of the evaluator's anchors and every signature on it verifies, trusted
+    /// or not (an expired intermediate, a wrong key usage): a CA vouches for what the certificates
+    /// say, their OCSP and CRL addresses among them. False for a self-signed leaf or an unknown CA.
+    public var reachesTrustedAnchor = false
     /// Findings about the path as a whole (a chain that ends in a locally added root; an
     /// interception), shown with the verdict in text and JSON; they do not decide it.
     public var findings: [Finding] = []

@@ -66,7 +66,10 @@ public struct ConnectionDecision: Sendable {
         reviewedLeaf: String? = nil
     ) -> ConnectionDecision {
         var decision = ConnectionDecision(outcome: .refused, policies: [], evaluation: evaluation, approvedBy: nil)
-        if let reviewedLeaf, ApprovedLeaves.normalized(chain.first?.sha256Fingerprint ?? "") != ApprovedLeaves.normalized(reviewedLeaf) {
+        if let reviewedLeaf,
+            ApprovedLeaves.normalized(reviewedLeaf).isEmpty
+                || ApprovedLeaves.normalized(chain.first?.sha256Fingerprint ?? "") != ApprovedLeaves.normalized(reviewedLeaf)
+        {
             let reason = TrustReason(
                 code: .notReviewed, message: "\(endpoint) presents another certificate than the one reviewed moments before (\(reviewedLeaf)).")
             decision.policies.append(PolicyResult(policy: "reviewed-leaf", passed: false, reasons: [reason]))

@@ -38,18 +38,18 @@ public struct ConnectionJudge: Sendable {
     }
 
     /// Step 4 (blocking: it may fetch, when a CA vouches for the chain). `given`: an OCSP
-    /// response given offline. A chain trusted only because the user approved it has no CA whose
-    /// revocation statement counts: its staple is read, its addresses are not asked.
+    /// response given offline. A chain no CA vouches for (a self-signed leaf or an unknown CA,
+    /// even approved by the user) has no revocation statement that counts: its staple is read,
+    /// its addresses are not asked (``VigilCertificates/RevocationReport``).
     public func revocationVerdict(_ evaluation: TrustEvaluation, chain: [Certificate], staple: [UInt8]?, given: [UInt8]? = nil) -> TrustEvaluation {
-        requirements.revocation.apply(to: evaluation, sent: chain, staple: staple, given: given, mayFetch: evaluation.verdict.isTrusted)
+        requirements.revocation.apply(to: evaluation, sent: chain, staple: staple, given: given, mayFetch: true)
     }
 
     /// Every step, for a probe's completed handshake (revocation on a thread of its own).
     public func verdict(for handshake: TLSProbe.Handshake, endpoint: Endpoint, given: [UInt8]? = nil) async -> TrustEvaluation {
         let evaluation = chainVerdict(handshake.chain, negotiated: handshake.negotiated, for: endpoint)
-        // The CA's responders and CRLs only for a trusted chain: a chain under review (not yet
-        // approved) could name any URL, and Vigil does not go where a hostile server points.
-        return await requirements.revocation.apply(
-            to: evaluation, sent: handshake.chain, staple: handshake.staple, given: given, mayFetch: evaluation.verdict.isTrusted)
+        // The CA's responders and CRLs only for a chain a CA vouches for (the report decides): a
+        // chain under review could name any URL, and Vigil does not go where a hostile server points.
+        return await requirements.revocation.apply(to: evaluation, sent: handshake.chain, staple: handshake.staple, given: given, mayFetch: true)
     }
 }

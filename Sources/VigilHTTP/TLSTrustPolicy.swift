@@ -55,7 +55,9 @@ public struct EvaluatorTrustPolicy: TLSTrustPolicy {
     public init(judge: ConnectionJudge, approvals: ApprovedLeaves, reviewedLeaves: [Endpoint: String] = [:]) {
         self.judge = judge
         self.approvals = approvals
-        self.reviewedLeaves = Dictionary(reviewedLeaves.map { ($0.key.originKey, $0.value) }, uniquingKeysWith: { first, _ in first })
+        // Two spellings of one origin with different reviewed leaves: no leaf is that origin's
+        // (an empty fingerprint matches none), whatever order the dictionary gives.
+        self.reviewedLeaves = Dictionary(reviewedLeaves.map { ($0.key.originKey, $0.value) }, uniquingKeysWith: { a, b in a == b ? a : "" })
     }
 
     /// A policy with `judge`, the user's approvals (SHA-256 fingerprints per endpoint) and the leaves just reviewed.

@@ -2,7 +2,8 @@ import Glibc
 
 /// One spelling of a host, so that every comparison of hosts (approvals, pins, pre-approvals,
 /// reviewed leaves, the connection decision) treats the forms of one host as one: letters in
-/// lower case, a fully qualified name's trailing dot dropped (`example.com.` is `example.com`),
+/// lower case, a fully qualified name's trailing dot dropped (`example.com.` is `example.com`; a single label
+/// keeps it),
 /// brackets around an IPv6 literal dropped, and an IP address in its canonical form
 /// (`0:0:0:0:0:0:0:1` and `::1` are one host; `127.000.000.001` is not an address and stays text).
 public enum HostName {
@@ -20,7 +21,9 @@ public enum HostName {
             var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             if inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil { return text(buffer) }
         }
-        if bare.count > 1, bare.hasSuffix("."), !bare.hasSuffix("..") { bare.removeLast() }
+        // Only a name of two labels or more: a single label with its dot (`files.`) is absolute,
+        // without it (`files`) the resolver's search domains may make it another host.
+        if bare.hasSuffix("."), !bare.hasSuffix(".."), bare.dropLast().contains(".") { bare.removeLast() }
         return bare
     }
 

@@ -46,7 +46,7 @@ struct CRLPathTests {
         "whole-path-good", "revoked-leaf", "revoked-intermediate", "intermediate-uncovered", "certificate-hold", "expired-crl", "crl-wrong-key",
         "key-rollover", "key-rollover-revoked", "indirect-crl-good", "indirect-crl-revoked", "indirect-crl-issuer-missing", "indirect-crl-not-indirect",
         "idp-only-ca", "idp-only-user", "idp-only-attribute", "some-reasons-complete", "some-reasons-partial", "partition-shard-1",
-        "partition-shard-2", "delta-revokes", "delta-removes-hold", "delta-wrong-base",
+        "partition-shard-2", "delta-revokes", "delta-removes-hold", "delta-wrong-base", "no-next-update-fresh", "no-next-update-old",
     ]
 
     /// What a check says, in the fixtures' words.
@@ -121,6 +121,33 @@ struct CRLPathTests {
             }
             #expect(try run() == run(), "\(name)")
         }
+    }
+
+    /// A chain that reaches a trusted anchor with every signature verified is vouched for by a CA,
+    /// even when it fails for another reason (here, another name): its CRLs are asked. A
+    /// self-signed leaf is not: nothing is asked, its addresses are listed.
+    @Test func revocationIsAskedOnlyWhereACAVouches() throws {
+        let fixtures = try Fixtures.shared.get()
+        let chain = try fixtures.certificates("whole-path-good", "chain.pem")
+        var configuration = TrustEvaluator.Configuration.caFiles([fixtures.directory.appendingPathComponent("whole-path-good/root.pem").path])
+        configuration.time = fixtures.at
+        let misnamed = try TrustEvaluator(configuration: configuration).evaluate(chain, for: PeerName(host: "other.test"))
+        #expect(!misnamed.verdict.isTrusted && misnamed.reachesTrustedAnchor)
+        var asked: [String] = []
+        _ = RevocationReport.check(misnamed, sent: chain, staple: nil, policy: .softFail) { request in
+            asked.append(request.url)
+            throw CocoaError(.fileNoSuchFile)
+        }
+        #expect(asked == ["http://crl.test/root.crl", "http://crl.test/ca.crl"])
+
+        let unknown = try TrustEvaluator(configuration: .anchors([])).evaluate(chain, for: PeerName(host: "server.test"))
+        #expect(!unknown.reachesTrustedAnchor)
+        let report = RevocationReport.check(unknown, sent: chain, staple: nil, policy: .hardFail) { request in
+            Issue.record("asked \(request.url) for a chain no CA vouches for")
+            return []
+        }
+        #expect(report.notFetched && report.reasons.isEmpty)
+        #expect(report.addressesNotAsked == ["http://crl.test/ca.crl", "http://crl.test/root.crl"])
     }
 
     /// A CRL file that is not one is refused before any verdict, with its code.
