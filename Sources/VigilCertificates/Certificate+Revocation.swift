@@ -12,6 +12,9 @@ extension Certificate {
     /// The CRL distribution points the certificate names, http(s) only (an LDAP point is not fetched).
     public var crlURLs: [String] { crlDistributionPoints.filter(Self.isFetchable) }
 
+    /// Where its delta CRLs are (freshestCRL), http(s) only.
+    public var deltaCRLURLs: [String] { freshestCRLPoints.filter(Self.isFetchable) }
+
     static func isFetchable(_ url: String) -> Bool {
         let lower = url.lowercased()
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")

@@ -279,8 +279,14 @@ extension Certificate {
         return access
     }
 
-    var crlDistributionPoints: [String] {
-        guard let stack = X509_get_ext_d2i(storage.x509, NID_crl_distribution_points, nil, nil) else { return [] }
+    var crlDistributionPoints: [String] { Self.distributionPointNames(X509_get_ext_d2i(storage.x509, NID_crl_distribution_points, nil, nil)) }
+
+    /// Where the delta CRLs are (freshestCRL, RFC 5280 4.2.1.15).
+    var freshestCRLPoints: [String] { Self.distributionPointNames(X509_get_ext_d2i(storage.x509, NID_freshest_crl, nil, nil)) }
+
+    /// The full names of a decoded CRLDistributionPoints (or FreshestCRL) extension, which is freed.
+    static func distributionPointNames(_ stack: UnsafeMutableRawPointer?) -> [String] {
+        guard let stack else { return [] }
         defer { vigil_CRL_DIST_POINTS_free(stack) }
         var points: [String] = []
         for index in 0..<vigil_sk_num(stack) {

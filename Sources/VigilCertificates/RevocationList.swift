@@ -12,6 +12,10 @@ public struct RevocationList: Sendable, Hashable {
     public var hasNumber: Bool { vigil_crl_has_number(storage.crl) == 1 }
     /// The DER encoding.
     public var der: [UInt8] { storage.der }
+    /// Where this complete CRL's delta CRLs are (freshestCRL, RFC 5280 5.2.6), http(s) only.
+    public var deltaCRLURLs: [String] {
+        Certificate.distributionPointNames(X509_CRL_get_ext_d2i(storage.crl, NID_freshest_crl, nil, nil)).filter(Certificate.isFetchable)
+    }
 
     let storage: Storage
 

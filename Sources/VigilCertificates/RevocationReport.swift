@@ -155,8 +155,17 @@ public struct RevocationReport: Codable, Sendable, Hashable {
                             record(RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "the CRL cannot be read"))
                             continue
                         }
-                        fetchedLists += lists.filter { !fetchedLists.contains($0) }
-                        record(crlCheck(evaluation, sent: sent, own: lists, all: fetchedLists, depth: depth, url: url))
+                        // Its delta CRL, where the certificate or the CRL names one (freshestCRL):
+                        // at most one fetch; without it the complete CRL decides alone.
+                        var own = lists
+                        let deltaURLs = certificate.deltaCRLURLs + lists.flatMap(\.deltaCRLURLs)
+                        if let deltaURL = deltaURLs.first(where: { !crls.contains($0) }),
+                            let deltas = try? RevocationList.parse(try fetch(.crl(url: deltaURL)))
+                        {
+                            own += deltas
+                        }
+                        fetchedLists += own.filter { !fetchedLists.contains($0) }
+                        record(crlCheck(evaluation, sent: sent, own: own, all: fetchedLists, depth: depth, url: url))
                     } catch {
                         record(RevocationCheck(source: .crl, url: url, subject: certificate.subject, depth: depth, problem: "\(error)"))
                     }
