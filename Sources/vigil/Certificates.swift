@@ -133,7 +133,8 @@ extension Vigil {
                     logger.privacy.notice("Approved a certificate for \(endpoint.description)", metadata: ["tags": "certificates"])
                     print(
                         SafeText.escaped(
-                            "approved \(approval.id.map(String.init) ?? "?")  \(approval.host):\(approval.port)  \(approval.sha256)  \(approval.subject)"))
+                            "approved \(approval.id.map(String.init) ?? "?")  \(Endpoint(host: approval.host, port: approval.port).originKey)  \(approval.sha256)  \(approval.subject)"
+                        ))
                 } catch {
                     ExitStatus.fail(error)
                 }

@@ -62,6 +62,25 @@ struct CertificatesCommandTests {
     /// Listings copy the stored bytes to the output (issue 14): hostile text in a row (escape
     /// sequences, a line break, right-to-left override, quotes, a NUL) comes out escaped in text and
     /// in JSON, and dates from their stored form as ISO 8601, before 1970 too.
+    /// An approval is kept under one spelling of its host (`ConnectionDecision`'s origins): the
+    /// same leaf approved again under another spelling, or with the port written out, is the same
+    /// approval.
+    @Test func oneApprovalPerOriginWhateverTheSpelling() async throws {
+        let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
+        let leaf = TestPaths.testcert("valid-ipv6.pem")
+        let fingerprint = try TestPaths.sha256Fingerprint(of: "valid-ipv6")
+        let first = try await vigil([
+            "certificates", "approve", "--file", leaf, "--host", "[0:0:0:0:0:0:0:1]", "--fingerprint", fingerprint, "--database", database,
+        ])
+        #expect(first.status == 0 && first.standardOutput.contains("approved 1  [::1]:443"), "\(first.standardOutput) \(first.standardError)")
+        let second = try await vigil([
+            "certificates", "approve", "--file", leaf, "--host", "[::0001]:443", "--fingerprint", fingerprint, "--database", database,
+        ])
+        #expect(second.status == 0 && second.standardOutput.contains("approved 1  [::1]:443"), "\(second.standardOutput) \(second.standardError)")
+        let other = try await vigil(["certificates", "approve", "--file", leaf, "--host", "[::1]:8443", "--fingerprint", fingerprint, "--database", database])
+        #expect(other.status == 0 && other.standardOutput.contains("approved 2  [::1]:8443"), "another port is another origin: \(other.standardOutput)")
+    }
+
     @Test func listingsEscapeWhatTheStoreHolds() async throws {
         let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
         #expect(try await vigil(["certificates", "list", "--database", database]).status == 0)
