@@ -40,6 +40,17 @@ struct CRLPathTests {
         func certificates(_ name: String, _ file: String) throws -> [Certificate] {
             try Certificate.load(path: directory.appendingPathComponent(name).appendingPathComponent(file).path)
         }
+
+        /// The evaluator of case `name`: its root the only anchor, at the cases' time, with the
+        /// case's CRLs given offline when `givingCRLs`.
+        func evaluator(_ name: String, givingCRLs: Bool) throws -> TrustEvaluator {
+            var configuration = TrustEvaluator.Configuration.caFiles([directory.appendingPathComponent("\(name)/root.pem").path])
+            configuration.time = at
+            if givingCRLs {
+                configuration.crlsPEM = [try String(contentsOf: directory.appendingPathComponent("\(name)/crls.pem"), encoding: .utf8)]
+            }
+            return try TrustEvaluator(configuration: configuration)
+        }
     }
 
     static let names = [
@@ -70,11 +81,8 @@ struct CRLPathTests {
     func offline(_ name: String) throws {
         let fixtures = try Fixtures.shared.get()
         let expected = try #require(fixtures.cases[name])
-        var configuration = TrustEvaluator.Configuration.caFiles([fixtures.directory.appendingPathComponent("\(name)/root.pem").path])
-        configuration.time = fixtures.at
-        configuration.crlsPEM = [try String(contentsOf: fixtures.directory.appendingPathComponent("\(name)/crls.pem"), encoding: .utf8)]
         let chain = try fixtures.certificates(name, "chain.pem")
-        let evaluation = try TrustEvaluator(configuration: configuration).evaluate(chain, for: PeerName(host: "server.test"))
+        let evaluation = try fixtures.evaluator(name, givingCRLs: true).evaluate(chain, for: PeerName(host: "server.test"))
         let checks = evaluation.revocation?.checks ?? []
         #expect(checks.allSatisfy { $0.source == .crlFile })
         #expect(
@@ -88,10 +96,8 @@ struct CRLPathTests {
     func online(_ name: String) throws {
         let fixtures = try Fixtures.shared.get()
         let expected = try #require(fixtures.cases[name])
-        var configuration = TrustEvaluator.Configuration.caFiles([fixtures.directory.appendingPathComponent("\(name)/root.pem").path])
-        configuration.time = fixtures.at
         let chain = try fixtures.certificates(name, "chain.pem")
-        let evaluation = try TrustEvaluator(configuration: configuration).evaluate(chain, for: PeerName(host: "server.test"))
+        let evaluation = try fixtures.evaluator(name, givingCRLs: false).evaluate(chain, for: PeerName(host: "server.test"))
         #expect(evaluation.verdict.isTrusted, "\(evaluation.verdict.reasons.map(\.message))")
         var asked: [String] = []
         // The distribution point http://crl.test/NAME.crl serves the case's crl/NAME.crl.
@@ -113,11 +119,7 @@ struct CRLPathTests {
         let fixtures = try Fixtures.shared.get()
         for name in Self.names {
             func run() throws -> [RevocationCheck] {
-                var configuration = TrustEvaluator.Configuration.caFiles([fixtures.directory.appendingPathComponent("\(name)/root.pem").path])
-                configuration.time = fixtures.at
-                configuration.crlsPEM = [try String(contentsOf: fixtures.directory.appendingPathComponent("\(name)/crls.pem"), encoding: .utf8)]
-                return try TrustEvaluator(configuration: configuration).evaluate(try fixtures.certificates(name, "chain.pem"), for: nil).revocation?.checks
-                    ?? []
+                try fixtures.evaluator(name, givingCRLs: true).evaluate(try fixtures.certificates(name, "chain.pem"), for: nil).revocation?.checks ?? []
             }
             #expect(try run() == run(), "\(name)")
         }
@@ -129,9 +131,7 @@ struct CRLPathTests {
     @Test func revocationIsAskedOnlyWhereACAVouches() throws {
         let fixtures = try Fixtures.shared.get()
         let chain = try fixtures.certificates("whole-path-good", "chain.pem")
-        var configuration = TrustEvaluator.Configuration.caFiles([fixtures.directory.appendingPathComponent("whole-path-good/root.pem").path])
-        configuration.time = fixtures.at
-        let misnamed = try TrustEvaluator(configuration: configuration).evaluate(chain, for: PeerName(host: "other.test"))
+        let misnamed = try fixtures.evaluator("whole-path-good", givingCRLs: false).evaluate(chain, for: PeerName(host: "other.test"))
         #expect(!misnamed.verdict.isTrusted && misnamed.reachesTrustedAnchor)
         var asked: [String] = []
         _ = RevocationReport.check(misnamed, sent: chain, staple: nil, policy: .softFail) { request in

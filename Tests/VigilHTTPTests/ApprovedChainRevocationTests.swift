@@ -42,6 +42,11 @@ struct ApprovedChainRevocationTests {
         return directory
     }
 
+    /// `openssl s_server` with the PKI's leaf.
+    func serve(_ directory: URL) throws -> TLSTestServer {
+        try TLSTestServer(certificateFile: directory.appendingPathComponent("leaf.pem").path, keyFile: directory.appendingPathComponent("leaf.key").path)
+    }
+
     func config(_ directory: URL, _ extensions: String) throws -> String {
         let file = directory.appendingPathComponent("req.cnf")
         try "[req]\ndistinguished_name = dn\n[dn]\n[v3]\n\(extensions)".write(to: file, atomically: true, encoding: .utf8)
@@ -60,8 +65,7 @@ struct ApprovedChainRevocationTests {
     @Test func anApprovedChainsAddressesReceiveNothing() async throws {
         let listener = SilentListener(reply: Self.reply)
         let directory = try pki(naming: listener.port, selfSigned: true)
-        let server = try TLSTestServer(
-            certificateFile: directory.appendingPathComponent("leaf.pem").path, keyFile: directory.appendingPathComponent("leaf.key").path)
+        let server = try serve(directory)
         defer { server.stop() }
         let endpoint = try Endpoint(url: server.url)
         let leaf = try #require(try Certificate.load(path: directory.appendingPathComponent("leaf.pem").path).first)
@@ -85,8 +89,7 @@ struct ApprovedChainRevocationTests {
     @Test func aTrustedChainsAddressesAreAsked() async throws {
         let listener = SilentListener(reply: Self.reply)
         let directory = try pki(naming: listener.port, selfSigned: false)
-        let server = try TLSTestServer(
-            certificateFile: directory.appendingPathComponent("leaf.pem").path, keyFile: directory.appendingPathComponent("leaf.key").path)
+        let server = try serve(directory)
         defer { server.stop() }
         let evaluator = try TrustEvaluator(configuration: .caFiles([directory.appendingPathComponent("ca.pem").path]))
         await #expect(throws: HTTPError.self) {
