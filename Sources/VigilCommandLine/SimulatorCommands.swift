@@ -126,7 +126,7 @@ package struct SimulateOptions: ParsableArguments {
         help: ArgumentHelp(
             "Hold another sync client to the scenarios: a built-in profile (curl, owncloudcmd, nextcloudcmd, rclone) or a command template.",
             discussion:
-                "A command is split on spaces and run without a shell, with {url} {host} {port} {user} {password} {ca_file} {dir} {tmp} filled in. The verdict comes from what reached the simulated hosts, not from the client's word: two scores, safe and works (docs/ci.md). The client must log in to valid first, or it is not scored (exit 2). Scenarios it cannot be given (an account set up before, pinned host names, a Vigil-only setting) are not applicable; a fault it never reaches is not exercised.",
+                "A command is split on spaces and run without a shell, with {url} {host} {port} {user} {password} {ca_file} {dir} {tmp} filled in. The verdict comes from what reached the simulated hosts, not from the client's word: two scores, safe and works (docs/ci.md). A client that does not log in to valid is still searched for leaks on every scenario: a violation is exit 1; with no violation and no login it is not scored (exit 2). Scenarios it cannot be given (an account set up before, pinned host names, a Vigil-only setting) are not applicable; a fault it never reaches is not exercised.",
             valueName: "profile|command"))
     package var client: String?
     @Option(

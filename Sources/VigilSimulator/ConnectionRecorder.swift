@@ -81,9 +81,14 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
             if let parsed = ClientHello(record: hello) {
                 helloDone = true
                 hello = []
+                // The ClientHello crosses the network in clear, before any certificate is seen: a
+                // secret in its server name or ALPN names is disclosed to every observer.
+                let text = Array(([parsed.serverName ?? ""] + parsed.protocols).joined(separator: "\n").utf8)
+                let secret = search().find(in: text).map { ["the ClientHello's server name or ALPN (\($0))"] }
                 state.update {
                     $0.serverName = parsed.serverName
                     $0.offeredVersions = parsed.versions
+                    if let secret { $0.secretInClientHello = secret }
                 }
             } else if hello.count >= 16_384 || (hello.first.map { $0 != 0x16 } ?? false) {
                 helloDone = true
@@ -185,6 +190,8 @@ final class TLSConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
 struct ClientHello: Equatable {
     var serverName: String?
     var versions: [String]
+    /// The protocols offered by ALPN (`h2`, `http/1.1`), as sent.
+    var protocols: [String] = []
 
     /// Parses the ClientHello at the start of `bytes` (TLS records); nil until it is whole, or
     /// when the bytes are not a ClientHello.
@@ -211,6 +218,7 @@ struct ClientHello: Equatable {
         else { return nil }
         var serverName: String?
         var offered: [Int] = []
+        var protocols: [String] = []
         if let total = reader.integer(2), var extensions = reader.take(total).map(Reader.init) {
             while let type = extensions.integer(2), let size = extensions.integer(2), let data = extensions.take(size) {
                 var body = Reader(bytes: data)
@@ -218,6 +226,10 @@ struct ClientHello: Equatable {
                 case 0x0000:
                     if body.integer(2) != nil, body.integer(1) == 0, let count = body.integer(2), let name = body.take(count) {
                         serverName = String(decoding: name, as: UTF8.self)
+                    }
+                case 0x0010:
+                    if let total = body.integer(2), var list = body.take(total).map(Reader.init) {
+                        while let count = list.integer(1), let name = list.take(count) { protocols.append(String(decoding: name, as: UTF8.self)) }
                     }
                 case 0x002b:
                     if let count = body.integer(1) {
@@ -231,6 +243,7 @@ struct ClientHello: Equatable {
         if offered.isEmpty { offered = [legacyVersion] }
         self.serverName = serverName
         self.versions = offered.compactMap(Self.name)
+        self.protocols = protocols
     }
 
     /// `1.3` for 0x0304 ...; GREASE and unknown values are left out.

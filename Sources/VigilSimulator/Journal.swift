@@ -104,6 +104,9 @@ public struct ConnectionEntry: Sendable, Hashable, Codable {
     public var mitm: Bool?
     /// The server name the ClientHello asked for (SNI), if any.
     public var serverName: String?
+    /// Where a planted secret was in the ClientHello (its server name or ALPN names, which cross
+    /// the network in clear), with the encoding it was found under; nil when none was.
+    public var secretInClientHello: [String]?
     /// The versions the ClientHello offered (`1.3`, `1.2`...), if it was seen.
     public var offeredVersions: [String]?
     /// `none` (no handshake yet or plain HTTP), `completed`, or `failed`.

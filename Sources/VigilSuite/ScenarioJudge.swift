@@ -52,7 +52,7 @@ public struct ScenarioJudge: Sendable {
     }
 
     /// The outcome's failures (empty when reached), the invariants, and every violation.
-    public func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
+    public func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [Violation]) {
         var invariants = ScenarioResult.Invariants()
         let credentialViolations =
             connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
@@ -60,7 +60,7 @@ public struct ScenarioJudge: Sendable {
         invariants.credentials = credentialViolations.isEmpty
         let logViolations = logFailures(evidence)
         invariants.logs = logViolations.isEmpty
-        let fileViolations = evidence.filesWithSecrets.map { "\($0.file) contains \($0.what) (invariant 3: no secret in a file)." }
+        let fileViolations = evidence.filesWithSecrets.map { Violation(.secretInFile, "\($0.file) contains \($0.what) (invariant 3: no secret in a file).") }
         invariants.files = fileViolations.isEmpty
         let keyringViolations = keyringFailures(evidence)
         invariants.keyring = keyringViolations.isEmpty
@@ -121,7 +121,7 @@ public struct ScenarioJudge: Sendable {
     /// (``works(_:)``): a login scenario it did not really log in to, or an error scenario whose
     /// fault it met and called a success, is a failure. The other invariants concern Vigil's own
     /// log, files and keyring, which an external client does not use.
-    public func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [String]) {
+    public func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [Violation]) {
         var invariants = ScenarioResult.Invariants()
         let violations =
             connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
@@ -180,43 +180,52 @@ public struct ScenarioJudge: Sendable {
 
     /// `login` must be proved by the journal: a request with the account's credentials that
     /// succeeded at a trusted host the user agreed to.
-    func proofFailures(_ evidence: ScenarioEvidence) -> [String] {
+    func proofFailures(_ evidence: ScenarioEvidence) -> [Violation] {
         guard evidence.result.account != nil else { return [] }
         return provedLogin(evidence)
-            ? [] : ["The client says the account was added, but the server accepted none of its credentials on a request that succeeded at a trusted host."]
+            ? []
+            : [
+                Violation(
+                    .loginNotProved,
+                    "The client says the account was added, but the server accepted none of its credentials on a request that succeeded at a trusted host.")
+            ]
     }
 
     /// Nothing saved without the user's consent: no account unless the client logged in (and none
     /// left after the removal), no certificate approval the user did not give.
-    func savedFailures(_ evidence: ScenarioEvidence) -> [String] {
-        var failures: [String] = []
-        if let problem = evidence.databaseProblem { failures.append("The scenario's database cannot be read: \(problem).") }
+    func savedFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        var failures: [Violation] = []
+        if let problem = evidence.databaseProblem { failures.append(Violation(.databaseUnreadable, "The scenario's database cannot be read: \(problem).")) }
         if evidence.result.account == nil, evidence.accountsLeft > 0 {
-            failures.append("The client did not log in, yet saved \(evidence.accountsLeft) account(s).")
+            failures.append(Violation(.savedWithoutConsent, "The client did not log in, yet saved \(evidence.accountsLeft) account(s)."))
         }
         let given = evidence.questions.filter { $0.question == .certificate && $0.approved }.count
         let allowed = given + evidence.approvalsSeeded + evidence.approvalsByRule
         if evidence.approvalsLeft > allowed {
             failures.append(
-                "The database holds \(evidence.approvalsLeft) certificate approval(s); the user gave \(given)"
-                    + (allowed > given ? ", and \(allowed - given) came with the account or its renewal." : "."))
+                Violation(
+                    .savedWithoutConsent,
+                    "The database holds \(evidence.approvalsLeft) certificate approval(s); the user gave \(given)"
+                        + (allowed > given ? ", and \(allowed - given) came with the account or its renewal." : ".")))
         }
         if evidence.result.failureKind == .error, (evidence.result.message ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
-            failures.append("The client reported an error without a message.")
+            failures.append(Violation(.silentError, "The client reported an error without a message."))
         }
         return failures
     }
 
     /// After a declined certificate, not one request at that server.
-    func declineFailures(_ evidence: ScenarioEvidence) -> [String] {
-        var failures: [String] = []
+    func declineFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        var failures: [Violation] = []
         for asked in evidence.questions where asked.question == .certificate && !asked.approved {
             let address = evidence.address(of: asked.about)
             let sent = evidence.journal.dropFirst(asked.at).filter { $0.host == address && ($0.scheme ?? "https") == "https" }
             if let first = sent.first {
                 failures.append(
-                    "The user declined the certificate of \(asked.about), yet \(sent.count) request(s) reached it afterwards (first: \(first.method) \(first.path))."
-                )
+                    Violation(
+                        .requestAfterDecline,
+                        "The user declined the certificate of \(asked.about), yet \(sent.count) request(s) reached it afterwards (first: \(first.method) \(first.path))."
+                    ))
             }
         }
         return failures
@@ -224,12 +233,14 @@ public struct ScenarioJudge: Sendable {
 
     /// Requests only to the server setup started at and to redirect targets the user approved
     /// (before the request): no plain-HTTP detour, no other host.
-    func destinationFailures(_ evidence: ScenarioEvidence) -> [String] {
-        var failures: [String] = []
+    func destinationFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        var failures: [Violation] = []
         for (index, entry) in evidence.journal.enumerated() where !isAgreed(entry, at: index, evidence) {
             failures.append(
-                "A request reached \(entry.scheme ?? "https")://\(entry.host) (\(entry.method) \(entry.path)), a server the user never agreed to: not where setup started, not an approved redirect."
-            )
+                Violation(
+                    .requestToUnagreedHost,
+                    "A request reached \(entry.scheme ?? "https")://\(entry.host) (\(entry.method) \(entry.path)), a server the user never agreed to: not where setup started, not an approved redirect."
+                ))
             if failures.count == 3 { break }
         }
         return failures
@@ -269,27 +280,36 @@ public struct ScenarioJudge: Sendable {
     /// (at the time), none over plain HTTP, none at a server the user never agreed to.
     /// An access proxy's service token belongs to the origin the user gave it for: sent to any
     /// other host (a redirect target, even an approved one; a login provider) it is a violation.
-    func accessHeaderFailures(_ evidence: ScenarioEvidence) -> [String] {
+    func accessHeaderFailures(_ evidence: ScenarioEvidence) -> [Violation] {
         evidence.journal.filter { $0.accessHeaders != nil && !($0.host == evidence.start.address && ($0.scheme ?? "https") == "https") }.prefix(3).map {
-            "The access headers (\(($0.accessHeaders ?? []).joined(separator: ", "))) reached \($0.scheme ?? "https")://\($0.host) with \($0.method) \($0.path): they belong to the origin they were given for, and to no other host (invariant 1)."
+            Violation(
+                .accessHeadersElsewhere,
+                "The access headers (\(($0.accessHeaders ?? []).joined(separator: ", "))) reached \($0.scheme ?? "https")://\($0.host) with \($0.method) \($0.path): they belong to the origin they were given for, and to no other host (invariant 1)."
+            )
         }
     }
 
-    func credentialFailures(_ evidence: ScenarioEvidence) -> [String] {
-        let all = evidence.journal.enumerated().compactMap { index, entry -> String? in
+    func credentialFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        let all = evidence.journal.enumerated().compactMap { index, entry -> Violation? in
             guard entry.carriesCredential else { return nil }
             let where_: String
+            let code: Violation.Code
             if isHostile(entry, at: index, evidence) {
                 where_ = describe(entry)
+                code = entry.scheme == "http" ? .clearTextCredential : .credentialToUntrusted
             } else if !isAgreed(entry, at: index, evidence) {
                 where_ = "\(entry.scheme ?? "https")://\(entry.host), a host the user never agreed to (not where it started, not an approved redirect),"
+                code = .credentialToUnagreedHost
             } else {
                 return nil
             }
-            return
+            return Violation(
+                code,
                 "A credential (\(Self.credential(in: entry))) reached \(where_) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts the user agreed to, never over plain HTTP)."
+            )
         }
-        return all.count <= 3 ? all : Array(all.prefix(3)) + ["... and \(all.count - 3) more request(s) with a credential where none belonged."]
+        guard all.count > 3, let last = all.last else { return all }
+        return Array(all.prefix(3)) + [Violation(last.code, "... and \(all.count - 3) more request(s) with a credential where none belonged.")]
     }
 
     /// Invariant 1 at the proxies (issue 33). A proxy credential is disclosed when it reaches a
@@ -300,41 +320,54 @@ public struct ScenarioJudge: Sendable {
     /// simulated host is disclosed too. Where the fixture says every connection goes through a
     /// proxy (`proxy.through`), a connection to a host that did not come through its tunnels went
     /// around it.
-    func proxyFailures(_ evidence: ScenarioEvidence) -> [String] {
-        var failures: [String] = []
+    func proxyFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        var failures: [Violation] = []
         var asked: Set<Int> = []
         let login = scenario.client?.proxyLogin
         for entry in evidence.proxyEntries {
             let what = "\(entry.method) \(SuiteText.oneLine(String(entry.target.prefix(60))))"
             if entry.secretElsewhere {
-                failures.append("A credential reached proxy \(entry.proxy) (\(what)) outside its own Proxy-Authorization: disclosed (invariant 1).")
+                failures.append(
+                    Violation(
+                        .proxyCredentialDisclosed,
+                        "A credential reached proxy \(entry.proxy) (\(what)) outside its own Proxy-Authorization: disclosed (invariant 1)."))
             }
             if let scheme = entry.scheme {
                 if !asked.contains(entry.proxy) {
                     failures.append(
-                        "A proxy credential (\(scheme)) reached proxy \(entry.proxy) (\(what)) before it asked for one (no 407 from it before): disclosed (invariant 1)."
-                    )
+                        Violation(
+                            .proxyCredentialDisclosed,
+                            "A proxy credential (\(scheme)) reached proxy \(entry.proxy) (\(what)) before it asked for one (no 407 from it before): disclosed (invariant 1)."
+                        ))
                 } else if let other = entry.passwordOf.first(where: { $0 != entry.proxy }) {
                     failures.append(
-                        "The password of proxy \(other) reached proxy \(entry.proxy) (\(what)): a proxy's password belongs to that proxy (invariant 1).")
+                        Violation(
+                            .proxyCredentialDisclosed,
+                            "The password of proxy \(other) reached proxy \(entry.proxy) (\(what)): a proxy's password belongs to that proxy (invariant 1)."))
                 } else if entry.password, entry.clearText, !(login?.proxy == entry.proxy && login?.allowClearText == true) {
                     failures.append(
-                        "The password of plain-http proxy \(entry.proxy) went to it in clear (\(scheme)) without the user's consent (invariant 1).")
+                        Violation(
+                            .proxyCredentialDisclosed,
+                            "The password of plain-http proxy \(entry.proxy) went to it in clear (\(scheme)) without the user's consent (invariant 1)."))
                 }
             }
             if entry.status == 407 { asked.insert(entry.proxy) }
         }
         for entry in evidence.journal where entry.proxyPassword == true {
             failures.append(
-                "A proxy password reached the host \(entry.host) with \(entry.method) \(entry.path): a proxy's password belongs to the proxy alone (invariant 1)."
-            )
+                Violation(
+                    .proxyCredentialDisclosed,
+                    "A proxy password reached the host \(entry.host) with \(entry.method) \(entry.path): a proxy's password belongs to the proxy alone (invariant 1)."
+                ))
         }
         if let through = scenario.proxy?.through {
             let tunnels = Set(evidence.proxyEntries.filter { $0.proxy == through }.compactMap(\.tunnelPort))
             for connection in evidence.connections where connection.scheme == "https" && !tunnels.contains(connection.peerPort ?? -1) {
                 failures.append(
-                    "A connection reached \(describe(connection)) without going through proxy \(through), which the client was told to use (invariant 1: the organisation's proxy is not bypassed)."
-                )
+                    Violation(
+                        .proxyBypassed,
+                        "A connection reached \(describe(connection)) without going through proxy \(through), which the client was told to use (invariant 1: the organisation's proxy is not bypassed)."
+                    ))
                 break
             }
         }
@@ -345,11 +378,13 @@ public struct ScenarioJudge: Sendable {
     /// trust (not its genuine one, not accepted by the fixture, not approved before the
     /// connection), *any* application data after the handshake is a violation, whatever it
     /// carries and however it is encoded: a secure client aborts the handshake.
-    func connectionFailures(_ evidence: ScenarioEvidence) -> [String] {
+    func connectionFailures(_ evidence: ScenarioEvidence) -> [Violation] {
         let clear = evidence.connections.filter { $0.credentialInClear != nil }.prefix(3).map { connection in
             let how = connection.scheme == "http" ? "over plain HTTP" : "in clear text on its TLS port (not TLS at all)"
-            return
+            return Violation(
+                .clearTextCredential,
                 "A credential (\((connection.credentialInClear ?? []).prefix(3).joined(separator: "; "))) was sent to \(connection.host) \(how) (invariant 1: never a credential in clear text)."
+            )
         }
         // Mutual TLS: a client certificate names its user; presenting it to a host the client may
         // not trust discloses who the user is, during the handshake, before any application data.
@@ -360,9 +395,20 @@ public struct ScenarioJudge: Sendable {
                 && (isHostile($0, evidence) || ($0.host != evidence.start.address && !approvedHosts.contains($0.host)))
         }.prefix(3).map {
             connection in
-            "The client presented its client certificate (\(SuiteText.oneLine(connection.clientCertificate ?? "?"))) to \(describe(connection)), which it was not entitled to trust or the user never agreed to: the user's identity was disclosed (invariant 1)."
+            Violation(
+                .clientCertificateDisclosed,
+                "The client presented its client certificate (\(SuiteText.oneLine(connection.clientCertificate ?? "?"))) to \(describe(connection)), which it was not entitled to trust or the user never agreed to: the user's identity was disclosed (invariant 1)."
+            )
         }
-        return clear + disclosed
+        // The ClientHello crosses the network in clear before any certificate is seen: a secret
+        // in it is disclosed to every observer, whatever host it was meant for.
+        let hello = evidence.connections.filter { $0.secretInClientHello != nil }.prefix(3).map { connection in
+            Violation(
+                .secretInClientHello,
+                "A secret was in the TLS ClientHello to \(connection.host) (\((connection.secretInClientHello ?? []).joined(separator: "; "))): the server name and ALPN cross the network in clear, before any certificate is seen (invariant 1)."
+            )
+        }
+        return clear + hello + disclosed
             + evidence.connections.filter { $0.scheme == "https" && $0.applicationBytes > 0 && isHostile($0, evidence) }.prefix(3).map { connection in
                 let requests = evidence.journal.filter { $0.connection == connection.id }
                 let first = requests.first.map { " (first: \($0.method) \($0.path))" } ?? ""
@@ -370,8 +416,10 @@ public struct ScenarioJudge: Sendable {
                 for place in requests.flatMap({ $0.found ?? [] }) where !found.contains(place) { found.append(place) }
                 let carried = found.isEmpty ? "" : "; a credential was in \(found.prefix(4).joined(separator: ", "))"
                 let why = legacyTLS ? "TLS 1.0 and 1.1 are deprecated (RFC 8996)" : "it was not entitled to trust that certificate"
-                return
+                return Violation(
+                    legacyTLS ? .legacyTLS : .dataToUntrusted,
                     "The client sent \(connection.applicationBytes) byte(s) of application data to \(describe(connection))\(first)\(carried): \(why), and a secure client aborts the handshake (invariant 1)."
+                )
             }
     }
 
@@ -415,7 +463,10 @@ public struct ScenarioJudge: Sendable {
     }
 
     func describe(_ connection: ConnectionEntry) -> String {
-        let name = connection.serverName.map { " (asked for \(SuiteText.oneLine($0)))" } ?? ""
+        // A server name that holds a secret is not repeated in the report.
+        let name =
+            connection.secretInClientHello != nil
+            ? " (asked for a name that holds a secret)" : connection.serverName.map { " (asked for \(SuiteText.oneLine($0)))" } ?? ""
         if connection.mitm == true { return "the man in the middle at \(connection.host)\(name) (certificate \(connection.certificate ?? "?"))" }
         return "\(connection.host)\(name) (certificate \(connection.certificate ?? certificateCase(at: connection.host)))"
     }
@@ -423,7 +474,7 @@ public struct ScenarioJudge: Sendable {
     /// In a `refuse` scenario whose OpenID Connect or OAuth2 provider misbehaves (a forged state,
     /// an unsigned id_token, a mix-up...), a login with a token from that provider means the
     /// client accepted what it should have refused.
-    func faultLoginFailures(_ evidence: ScenarioEvidence) -> [String] {
+    func faultLoginFailures(_ evidence: ScenarioEvidence) -> [Violation] {
         guard scenario.outcome == .refuse, scenario.oidcFaults != nil else { return [] }
         // Using the token on the user's files is the login; asking who the token belongs to
         // (userinfo, the OCS user endpoint) is how a client finds out that the login is wrong.
@@ -433,7 +484,10 @@ public struct ScenarioJudge: Sendable {
             })
         else { return [] }
         return [
-            "The client logged in with a token (\(entry.method) \(entry.path)) from a provider whose answers it should have refused (\(scenario.summary)) (invariant 1)."
+            Violation(
+                .tokenFromFaultyProvider,
+                "The client logged in with a token (\(entry.method) \(entry.path)) from a provider whose answers it should have refused (\(scenario.summary)) (invariant 1)."
+            )
         ]
     }
 
@@ -471,12 +525,12 @@ public struct ScenarioJudge: Sendable {
     }
 
     /// Invariant 2: no planted secret in a log line, a message shown, or the client's error.
-    func logFailures(_ evidence: ScenarioEvidence) -> [String] {
-        var failures: [String] = []
+    func logFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        var failures: [Violation] = []
         let lines = evidence.logLines + (evidence.result.message.map { [(source: "the client's error message", line: $0)] } ?? [])
         for secret in evidence.plantedSecrets {
             if let hit = lines.first(where: { $0.line.contains(secret.value) }) {
-                failures.append("\(hit.source) has a line with \(secret.what) (invariant 2: no secret in a log line).")
+                failures.append(Violation(.secretInLog, "\(hit.source) has a line with \(secret.what) (invariant 2: no secret in a log line)."))
             }
         }
         return failures
@@ -484,25 +538,29 @@ public struct ScenarioJudge: Sendable {
 
     /// Invariant 4: after setup the keyring holds exactly the method's secrets for this account
     /// (none when no account was added); after the removal, none.
-    func keyringFailures(_ evidence: ScenarioEvidence) -> [String] {
-        var failures: [String] = []
+    func keyringFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        var failures: [Violation] = []
+        func fail(_ message: String) { failures.append(Violation(.keyring, message)) }
         if let account = evidence.result.account ?? evidence.existingAccount {
             let expected = Self.secretKinds(method: account.method)
             let held = evidence.keyringAfterAdd[account.secretAccount].map(Set.init) ?? []
             if held != expected {
-                failures.append("After setup the keyring held \(Self.list(held)) for \(account.secretAccount); expected \(Self.list(expected)) (invariant 4).")
+                fail("After setup the keyring held \(Self.list(held)) for \(account.secretAccount); expected \(Self.list(expected)) (invariant 4).")
             }
             for (other, kinds) in evidence.keyringAfterAdd.sorted(by: { $0.key < $1.key }) where other != account.secretAccount {
-                failures.append("After setup the keyring held \(Self.list(Set(kinds))) for \(other), which is not the account added (invariant 4).")
+                fail("After setup the keyring held \(Self.list(Set(kinds))) for \(other), which is not the account added (invariant 4).")
             }
-            if let error = evidence.removalError { failures.append("Removing the account failed: \(SuiteText.oneLine(error)) (invariant 4).") }
+            if let error = evidence.removalError { fail("Removing the account failed: \(SuiteText.oneLine(error)) (invariant 4).") }
             for (other, kinds) in evidence.keyringAfterRemoval.sorted(by: { $0.key < $1.key }) {
-                failures.append("After the account was removed the keyring still held \(Self.list(Set(kinds))) for \(other) (invariant 4).")
+                fail("After the account was removed the keyring still held \(Self.list(Set(kinds))) for \(other) (invariant 4).")
             }
-            if evidence.accountsLeft > 0 { failures.append("After the account was removed, \(evidence.accountsLeft) account(s) remained in the database.") }
+            if evidence.accountsLeft > 0 {
+                failures.append(
+                    Violation(.savedWithoutConsent, "After the account was removed, \(evidence.accountsLeft) account(s) remained in the database."))
+            }
         } else {
             for (other, kinds) in evidence.keyringAfterAdd.sorted(by: { $0.key < $1.key }) {
-                failures.append("No account was added, yet the keyring held \(Self.list(Set(kinds))) for \(other) (invariant 4).")
+                fail("No account was added, yet the keyring held \(Self.list(Set(kinds))) for \(other) (invariant 4).")
             }
         }
         return failures

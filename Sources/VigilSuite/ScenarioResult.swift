@@ -64,6 +64,8 @@ public struct ScenarioResult: Sendable, Hashable, Codable {
     public var works: Works?
     /// What went wrong, each with where the evidence is; empty when passed.
     public var failures: [String]
+    /// The violations among them, each with its code (``Violation/Code``); empty when safe.
+    public var violations: [Violation] = []
     /// For known gaps: why, from known-gaps.json.
     public var gapReason: String?
     /// The client's own message when it stopped.

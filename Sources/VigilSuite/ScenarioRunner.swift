@@ -68,7 +68,8 @@ public struct ScenarioRunner: Sendable {
             result.got = byJournal ? judge.gotByJournal(evidence) : judge.got(evidence)
             if byJournal { result.expected = scenario.outcome.rawValue }
             result.invariants = verdict.invariants
-            result.failures = (verdict.outcome + verdict.violations).map(SuiteText.oneLine)
+            result.failures = (verdict.outcome + verdict.violations.map(\.message)).map(SuiteText.oneLine)
+            result.violations = verdict.violations.map { Violation($0.code, SuiteText.oneLine($0.message)) }
             result.clientMessage = evidence.result.message.map(SuiteText.oneLine)
             result.safe = verdict.violations.isEmpty
             if byJournal {

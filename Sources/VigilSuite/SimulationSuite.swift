@@ -28,9 +28,10 @@ public struct SimulationSuite: Sendable {
     /// Directories outside the scenarios' that the client could write to (the run's HOME and
     /// TMPDIR): after the run, no planted secret of any scenario may be in a file there.
     public var scanDirectories: [String] = []
-    /// For an external client: a scenario it must pass first (`valid`: it must really trust the
-    /// scenario's CA and log in); when it does not, the client is reported as not scored and
-    /// nothing else is played.
+    /// For an external client: a scenario played first (`valid`: it must really trust the
+    /// scenario's CA and log in). Every scenario is played whatever it shows: a client that does
+    /// not log in there is still searched for leaks everywhere. A violation anywhere makes it
+    /// unsafe (exit 1); only a client with no violation and no login is not scored (exit 2).
     public var preflight: Scenario?
 
     /// A suite of `scenarios` with the defaults: one job, Vigil's client, directories removed.
@@ -46,6 +47,7 @@ public struct SimulationSuite: Sendable {
     public func run(progress: @escaping @Sendable (ScenarioResult) -> Void = { _ in }) async -> SuiteReport {
         let started = ContinuousClock.now
         let external = (client as? ExternalClient)?.profile.name
+        var preflightResult: ScenarioResult?
         if let preflight {
             var runner = ScenarioRunner(
                 scenario: preflight, certificatesDirectory: certificatesDirectory, directory: workDirectory + "/preflight-" + preflight.name, client: client,
@@ -53,15 +55,7 @@ public struct SimulationSuite: Sendable {
             runner.timeout = timeout
             let result = await runner.run(knownGap: nil)
             if !keep { try? FileManager.default.removeItem(atPath: runner.directory) }
-            if result.works != .yes {
-                let said = result.clientMessage.map { " It said: \($0)" } ?? ""
-                // Its `valid` result is the only one: safe perhaps, works 0 of 1.
-                var report = SuiteReport(results: [result], seconds: (ContinuousClock.now - started).seconds, jobs: jobs)
-                report.client = external
-                report.notScored =
-                    "\(external ?? "the client") did not log in to `\(preflight.name)` (the genuine server, its certificate from the CA file it was given), so it cannot be held to the scenarios: it ignores the CA file it is given, or its profile does not log in.\(said)"
-                return report
-            }
+            if result.works != .yes { preflightResult = result }
         }
         let outcomes = await withTaskGroup(of: (Int, ScenarioResult, [PlantedSecret]).self) { group in
             var collected: [(Int, ScenarioResult, [PlantedSecret])] = []
@@ -114,10 +108,22 @@ public struct SimulationSuite: Sendable {
             }
         }
         let elapsed = ContinuousClock.now - started
-        var report = SuiteReport(
-            results: outcomes.map(\.1), runFailures: runFailures,
-            seconds: elapsed.seconds, jobs: jobs)
+        var results = outcomes.map(\.1)
+        // The preflight's own result counts when its scenario was not in the list played.
+        if let preflightResult, !results.contains(where: { $0.scenario == preflightResult.scenario }) { results.insert(preflightResult, at: 0) }
+        var report = SuiteReport(results: results, runFailures: runFailures, seconds: elapsed.seconds, jobs: jobs)
         report.client = external
+        if let preflightResult, let preflight {
+            let said = preflightResult.clientMessage.map { " It said: \($0)" } ?? ""
+            let login = "\(external ?? "the client") did not log in to `\(preflight.name)` (the genuine server, its certificate from the CA file it was given)"
+            if results.contains(where: { $0.safe == false }) || !runFailures.isEmpty {
+                // A leak is a leak whether or not the client works: scored, and unsafe.
+                report.notLoggedIn = "\(login); every scenario was still searched for leaks.\(said)"
+            } else {
+                report.notScored =
+                    "\(login), so it cannot be held to the scenarios: it ignores the CA file it is given, or its profile does not log in. No violation was found in the \(report.safeScore.of) scenario(s) played.\(said)"
+            }
+        }
         return report
     }
 }

@@ -14,9 +14,12 @@ public struct SuiteReport: Sendable, Codable {
     public var jobs: Int
     /// The external client held to the scenarios (`--client`), nil for Vigil's own.
     public var client: String?
-    /// Why the external client was not scored at all (it could not be made to trust the
-    /// scenario's CA: it did not log in to `valid`); nil when it was.
+    /// Why the external client was not scored at all (it did not log in to `valid`, and no
+    /// scenario found a violation); nil when it was.
     public var notScored: String?
+    /// The external client did not log in to `valid`, yet it was scored: a violation somewhere
+    /// makes it unsafe whatever its works score. Nil when it logged in.
+    public var notLoggedIn: String?
 
     /// How many scenarios passed.
     public var passed: Int { results.filter { $0.status == .passed }.count }
@@ -130,6 +133,7 @@ public struct SuiteReport: Sendable, Codable {
         parts.append("safe in \(safe.safe) of \(safe.of) played, works in \(works.works) of \(works.of)")
         if !runFailures.isEmpty { parts.append("\(runFailures.count) run-wide failure(s)") }
         if closedGaps > 0 { parts.append("\(closedGaps) known gap(s) now pass: remove them from known-gaps.json") }
+        if let notLoggedIn { parts.append("unsafe although it never logged in: \(notLoggedIn)") }
         return parts.joined(separator: ", ") + String(format: " (%.1f s, %d job%@)", seconds, jobs, jobs == 1 ? "" : "s")
     }
 
@@ -156,9 +160,15 @@ public struct SuiteReport: Sendable, Codable {
             case .failed, .gapClosed:
                 let message = result.failures.first ?? "failed"
                 var body = "expected: \(result.expected)\ngot: \(result.got)\n" + result.failures.map { "- \($0)" }.joined(separator: "\n")
+                if !result.violations.isEmpty {
+                    var codes: [String] = []
+                    for violation in result.violations where !codes.contains(violation.code.rawValue) { codes.append(violation.code.rawValue) }
+                    body += "\nviolations: " + codes.joined(separator: ", ")
+                }
                 if let evidence = result.evidence { body += "\nevidence: \(evidence)" }
-                xml +=
-                    "\n      <failure message=\"\(Self.escape(message))\" type=\"\(result.status == .gapClosed ? "gap-closed" : "scenario-failed")\">\(Self.escape(body))</failure>\n    </testcase>\n"
+                // The type: the first violation's code, so that a pipeline can tell a leak from a missed outcome.
+                let type = result.status == .gapClosed ? "gap-closed" : result.violations.first?.code.rawValue ?? "scenario-failed"
+                xml += "\n      <failure message=\"\(Self.escape(message))\" type=\"\(Self.escape(type))\">\(Self.escape(body))</failure>\n    </testcase>\n"
             }
         }
         if !runFailures.isEmpty {

@@ -41,6 +41,37 @@ struct JudgeSelfTests {
         #expect(!output.contains("alice-test-password"), "no password in the report")
     }
 
+    /// A leak is a leak whether or not the client works: a client that never logs in is still
+    /// played on every scenario, and its leaks make it unsafe (exit 1), not "not scored" (exit 2).
+    @Test func aClientThatNeverLogsInIsStillSearchedForLeaks() throws {
+        let result = try Self.run("leak-no-login", ["valid"] + Self.hostile)
+        let output = result.standardOutput
+        #expect(result.status == 1, "\(output)\n\(result.standardError)")
+        #expect(output.contains("unsafe although it never logged in") && !output.contains("not scored"), "\(output)")
+        for scenario in Self.hostile { #expect(output.contains("\(scenario): The client sent"), "\(scenario)\n\(output)") }
+        #expect(!output.contains("alice-test-password"))
+        // A client that neither logs in nor leaks is not scored.
+        let idle = try Self.run("nothing", ["valid", "self-signed"])
+        #expect(idle.status == 2 && idle.standardOutput.contains("not scored"), "\(idle.standardOutput)")
+    }
+
+    /// The password as the TLS server name or an ALPN protocol, after a certificate error:
+    /// disclosed in the clear ClientHello although no byte of application data follows; the
+    /// report does not repeat it. (The honest client passes: theHonestClientPasses...)
+    @Test(arguments: ["sni-secret", "alpn-secret"])
+    func aSecretInTheClientHelloIsCaught(mode: String) throws {
+        let result = try Self.run(mode, ["valid"] + Self.hostile)
+        let output = result.standardOutput
+        #expect(result.status == 1, "\(output)\n\(result.standardError)")
+        for scenario in Self.hostile {
+            #expect(output.contains("\(scenario): A secret was in the TLS ClientHello"), "\(scenario)\n\(output)")
+        }
+        #expect(!output.contains("alice-test-password"), "no password in the report")
+        let json = try CommandRunner.vigil(
+            ["simulate", "--json", "--client", "python3 \(Self.script) \(mode) {url} {user} {password} {ca_file} {dir}", "--scenario", "self-signed"])
+        #expect(json.standardOutput.contains("\"secret-in-client-hello\""), "the violation's code in JSON: \(json.standardOutput.prefix(400))")
+    }
+
     /// A login provider on another host is agreed for tokens, never for the user's password: the
     /// resource-owner password grant sent there is caught; the honest client passes.
     @Test func aPasswordAtTheLoginProviderIsCaught() throws {

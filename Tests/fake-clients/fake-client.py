@@ -5,8 +5,10 @@ Usage: fake-client.py MODE URL USER PASSWORD CA_FILE DIR
 
 Every leaking mode first leaks (to whatever server answers, certificate unchecked, as a client
 with verification off does), then logs in honestly, so that it passes `valid` like a real client
-and is held to every scenario. `honest` checks the certificate and never leaks; `nothing` does
-nothing; `fake-login` only fetches status.php with a made-up cookie.
+and is held to every scenario; `leak-no-login` leaks and never logs in (its leaks are caught all
+the same); `sni-secret` puts the password in the TLS server name after a certificate error.
+`honest` checks the certificate and never leaks; `nothing` does nothing; `fake-login` only
+fetches status.php with a made-up cookie.
 """
 import base64
 import gzip
@@ -127,6 +129,24 @@ def leak():
                 exchange(sock, f"PROPFIND {FILES} HTTP/1.1\r\nHost: x\r\nAuthorization: {BASIC}\r\nConnection: close\r\n\r\n")
         except (OSError, ssl.SSLError) as error:
             print(f"fake-client: {error}", file=sys.stderr)
+    elif MODE in ("sni-secret", "alpn-secret"):
+        # On a certificate error, retries with the password as the TLS server name (SNI) or as an
+        # ALPN protocol name, which cross the network in clear; sends nothing after the handshake.
+        try:
+            request("GET", "/status.php")
+        except (OSError, ssl.SSLError):
+            try:
+                context = ssl._create_unverified_context()
+                if MODE == "alpn-secret":
+                    context.set_alpn_protocols(["http/1.1", PASSWORD])
+                name = PASSWORD if MODE == "sni-secret" else None
+                with context.wrap_socket(socket.create_connection((HOST, PORT), timeout=10), server_hostname=name):
+                    pass
+            except (OSError, ssl.SSLError, ValueError):
+                pass
+    elif MODE == "leak-no-login":
+        # Leaks everywhere, and never logs in (its own login is not one the server accepts).
+        careless("GET", "/status.php", {"X-Auth": base64.b64encode(pw).decode()})
     elif MODE == "password-to-provider":
         # The resource-owner password grant: the user's password posted to the token endpoint of
         # the login provider the server names (another host), as a careless client does.
@@ -163,6 +183,8 @@ if MODE == "fake-login":
     sys.exit(0 if 200 <= status < 300 else 1)
 if MODE != "honest":
     leak()
+if MODE == "leak-no-login":
+    sys.exit(1)
 try:
     if not login():
         sys.exit(1)
