@@ -43,7 +43,7 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
     private let state: ConnectionState
     private let tls: Bool
     private let search: @Sendable () -> CredentialSearch
-    /// The first bytes of a TLS connection, until the ClientHello is whole (at most 16 KiB).
+    /// The first bytes of a TLS connection, until the ClientHello is whole (at most ``helloLimit``).
     private var hello: [UInt8] = []
     private var helloDone = false
     /// The client sends clear text (plain HTTP, or not TLS on a TLS port).
@@ -51,6 +51,9 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
     /// The last bytes of clear text searched, so that a secret split across reads is found.
     private var tail: [UInt8] = []
     static let overlap = 4096
+    /// The most of a ClientHello read: a handshake message may take 64 KiB and more; what is
+    /// longer is searched as it came, not parsed.
+    static let helloLimit = 65_536 + 5 * 16
 
     init(state: ConnectionState, tls: Bool, search: @escaping @Sendable () -> CredentialSearch) {
         self.state = state
@@ -77,21 +80,29 @@ final class RawConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
             }
             search(Array(buffer.readableBytesView))
         } else if !helloDone {
-            hello += buffer.readableBytesView.prefix(16_384 - hello.count)
+            hello += buffer.readableBytesView.prefix(Self.helloLimit - hello.count)
             if let parsed = ClientHello(record: hello) {
                 helloDone = true
-                hello = []
                 // The ClientHello crosses the network in clear, before any certificate is seen: a
-                // secret in its server name or ALPN names is disclosed to every observer.
-                let text = Array(([parsed.serverName ?? ""] + parsed.protocols).joined(separator: "\n").utf8)
-                let secret = search().find(in: text).map { ["the ClientHello's server name or ALPN (\($0))"] }
+                // secret in its server name or ALPN names (read as names: split by dots, in any
+                // case), or anywhere else in it (the session id, an extension), is disclosed to
+                // every observer.
+                let search = search()
+                var found: [String] = []
+                for name in [parsed.serverName].compactMap({ $0 }) + parsed.protocols {
+                    if let how = search.findInName(Array(name.utf8)) { found.append("the ClientHello's server name or ALPN (\(how))") }
+                }
+                if found.isEmpty, let how = search.find(in: hello) { found.append("the ClientHello (\(how))") }
+                hello = []
                 state.update {
                     $0.serverName = parsed.serverName
                     $0.offeredVersions = parsed.versions
-                    if let secret { $0.secretInClientHello = secret }
+                    if !found.isEmpty { $0.secretInClientHello = found }
                 }
-            } else if hello.count >= 16_384 || (hello.first.map { $0 != 0x16 } ?? false) {
+            } else if hello.count >= Self.helloLimit || (hello.first.map { $0 != 0x16 } ?? false) {
+                // Too long to parse, or not a ClientHello: still searched as it came.
                 helloDone = true
+                if let how = search().find(in: hello) { state.update { $0.secretInClientHello = ["the ClientHello (\(how))"] } }
                 hello = []
             }
         }

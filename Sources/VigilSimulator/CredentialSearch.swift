@@ -37,6 +37,22 @@ struct CredentialSearch: Sendable {
         self.forms = forms
     }
 
+    /// Where a secret is in a name (a TLS server name, a DNS name): as ``find(in:)`` finds it, or
+    /// with the dots a name needs between labels taken out, or in another letter case (names are
+    /// case-insensitive, and clients lower-case them).
+    func findInName(_ bytes: [UInt8]) -> String? {
+        if let how = find(in: bytes) { return how }
+        let undotted = bytes.filter { $0 != UInt8(ascii: ".") }
+        if undotted.count != bytes.count, let how = find(in: undotted) { return "split by dots, then \(how)" }
+        func lowered(_ text: [UInt8]) -> [UInt8] { text.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 } }
+        let lowerName = lowered(bytes), lowerUndotted = lowered(undotted)
+        for secret in secrets.map(lowered) where Self.contains(lowerName, secret) || Self.contains(lowerUndotted, secret) {
+            _ = secret
+            return "in another letter case"
+        }
+        return nil
+    }
+
     /// The encoding under which a secret is in `bytes` (`as sent`, `base64`, `percent-encoded,
     /// then base64`, `hex of its SHA-256`), or nil.
     func find(in bytes: [UInt8]) -> String? {

@@ -308,8 +308,8 @@ public struct ScenarioJudge: Sendable {
                 "A credential (\(Self.credential(in: entry))) reached \(where_) with \(entry.method) \(entry.path) (invariant 1: credentials only to trusted or approved hosts the user agreed to, never over plain HTTP)."
             )
         }
-        guard all.count > 3, let last = all.last else { return all }
-        return Array(all.prefix(3)) + [Violation(last.code, "... and \(all.count - 3) more request(s) with a credential where none belonged.")]
+        guard all.count > 3 else { return all }
+        return Array(all.prefix(3)) + [Violation(all[3].code, "... and \(all.count - 3) more request(s) with a credential where none belonged.")]
     }
 
     /// Invariant 1 at the proxies (issue 33). A proxy credential is disclosed when it reaches a
@@ -329,7 +329,7 @@ public struct ScenarioJudge: Sendable {
             if entry.secretElsewhere {
                 failures.append(
                     Violation(
-                        .proxyCredentialDisclosed,
+                        .credentialToProxy,
                         "A credential reached proxy \(entry.proxy) (\(what)) outside its own Proxy-Authorization: disclosed (invariant 1)."))
             }
             if let scheme = entry.scheme {
@@ -554,10 +554,7 @@ public struct ScenarioJudge: Sendable {
             for (other, kinds) in evidence.keyringAfterRemoval.sorted(by: { $0.key < $1.key }) {
                 fail("After the account was removed the keyring still held \(Self.list(Set(kinds))) for \(other) (invariant 4).")
             }
-            if evidence.accountsLeft > 0 {
-                failures.append(
-                    Violation(.savedWithoutConsent, "After the account was removed, \(evidence.accountsLeft) account(s) remained in the database."))
-            }
+            if evidence.accountsLeft > 0 { fail("After the account was removed, \(evidence.accountsLeft) account(s) remained in the database.") }
         } else {
             for (other, kinds) in evidence.keyringAfterAdd.sorted(by: { $0.key < $1.key }) {
                 fail("No account was added, yet the keyring held \(Self.list(Set(kinds))) for \(other) (invariant 4).")

@@ -48,14 +48,16 @@ public struct SimulationSuite: Sendable {
         let started = ContinuousClock.now
         let external = (client as? ExternalClient)?.profile.name
         var preflightResult: ScenarioResult?
+        var preflightSecrets: [PlantedSecret] = []
         if let preflight {
             var runner = ScenarioRunner(
                 scenario: preflight, certificatesDirectory: certificatesDirectory, directory: workDirectory + "/preflight-" + preflight.name, client: client,
                 secrets: secrets)
             runner.timeout = timeout
-            let result = await runner.run(knownGap: nil)
+            let (result, planted) = await runner.runKeepingSecrets(knownGap: nil)
             if !keep { try? FileManager.default.removeItem(atPath: runner.directory) }
-            if result.works != .yes { preflightResult = result }
+            preflightResult = result
+            preflightSecrets = planted
         }
         let outcomes = await withTaskGroup(of: (Int, ScenarioResult, [PlantedSecret]).self) { group in
             var collected: [(Int, ScenarioResult, [PlantedSecret])] = []
@@ -99,9 +101,11 @@ public struct SimulationSuite: Sendable {
                 runFailures.append("After the run the suite's keyring cannot be listed: \(error).")
             }
         }
-        let planted = outcomes.flatMap(\.2)
+        let planted = preflightSecrets + outcomes.flatMap(\.2)
+        var leakedToFiles = false
         for directory in scanDirectories {
             for hit in ScenarioRunner.files(under: directory, containing: planted) {
+                leakedToFiles = true
                 runFailures.append(
                     SuiteText.oneLine(
                         "\(directory)/\(hit.file) contains \(hit.what) (invariant 3: no secret in a file, outside the scenarios' directories too)."))
@@ -109,14 +113,23 @@ public struct SimulationSuite: Sendable {
         }
         let elapsed = ContinuousClock.now - started
         var results = outcomes.map(\.1)
-        // The preflight's own result counts when its scenario was not in the list played.
-        if let preflightResult, !results.contains(where: { $0.scenario == preflightResult.scenario }) { results.insert(preflightResult, at: 0) }
+        // The preflight's own result counts when its scenario was not in the list played and it
+        // did not pass cleanly: its violations, or the login it did not make.
+        if let preflightResult, preflightResult.safe == false || preflightResult.works != .yes,
+            !results.contains(where: { $0.scenario == preflightResult.scenario })
+        {
+            results.insert(preflightResult, at: 0)
+        }
         var report = SuiteReport(results: results, runFailures: runFailures, seconds: elapsed.seconds, jobs: jobs)
         report.client = external
-        if let preflightResult, let preflight {
+        // Logged in: at the preflight, or (played again) in the list.
+        let loggedIn = results.contains { $0.scenario == preflight?.name && $0.works == .yes } || preflightResult?.works == .yes
+        if let preflightResult, let preflight, !loggedIn {
             let said = preflightResult.clientMessage.map { " It said: \($0)" } ?? ""
             let login = "\(external ?? "the client") did not log in to `\(preflight.name)` (the genuine server, its certificate from the CA file it was given)"
-            if results.contains(where: { $0.safe == false }) || !runFailures.isEmpty {
+            // The client's own doing only: a violation, or a secret it left in a file (not the
+            // suite's keyring failing to answer).
+            if results.contains(where: { $0.safe == false }) || leakedToFiles {
                 // A leak is a leak whether or not the client works: scored, and unsafe.
                 report.notLoggedIn = "\(login); every scenario was still searched for leaks.\(said)"
             } else {

