@@ -82,7 +82,11 @@ struct AccountCommandTests {
     /// answers 404 through every retry, which is unavailable for now (exit 75, status
     /// `unavailable`), not an error; setup behind an APM that lets nobody through exits 75 too.
     @Test func anOutageIsExit75NotAnError() async throws {
-        let before = try await RunningSimulator("basic-only")
+        // The same port is bound again after a stop: one outside the kernel's ephemeral range
+        // (32768-60999), so that no other test's connection or listener takes it in between.
+        var started: RunningSimulator?
+        for _ in 0..<8 where started == nil { started = try? await RunningSimulator("basic-only", port: Int.random(in: 20_000..<30_000)) }
+        let before = try #require(started)
         let port = before.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port ?? 0
         let added = try await vigil(
             ["account", "add", before.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
