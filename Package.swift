@@ -234,7 +234,7 @@ let package = Package(
             name: "VigilSuite",
             dependencies: [
                 "VigilErrors", "VigilText", "VigilAccounts", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
-                "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", .product(name: "Logging", package: "swift-log"),
+                "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", "CVigilSystem", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strictSettings

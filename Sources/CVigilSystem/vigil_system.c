@@ -237,3 +237,24 @@ long vigil_read_secret(const char *prompt, char *buffer, size_t capacity) {
     close(tty);
     return result;
 }
+
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+int vigil_loopback_up(void) {
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return errno;
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+    int result = 0;
+    if (ioctl(fd, SIOCGIFFLAGS, &request) < 0) {
+        result = errno;
+    } else {
+        request.ifr_flags |= IFF_UP;
+        if (ioctl(fd, SIOCSIFFLAGS, &request) < 0) result = errno;
+    }
+    close(fd);
+    return result;
+}

@@ -132,6 +132,13 @@ package struct SimulateOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp("Hold the client a profile file describes (JSON) to the scenarios.", valueName: "file"), completion: .file(extensions: ["json"]))
     package var clientProfile: String?
+    @Flag(
+        help: ArgumentHelp(
+            "Run the client in this machine's own network instead of a network namespace of its own (a weaker judgement, said in the report).",
+            discussion:
+                "By default an external client's run (the simulated hosts and the client) is executed in a new network namespace with only loopback, so nothing the client sends beyond the simulated hosts leaves the machine; where one cannot be made, vigil simulate says so and exits 2."
+        ))
+    package var noNetworkNamespace = false
     @OptionGroup package var logOptions: LogOptions
 
     package init() {}
@@ -141,5 +148,8 @@ package struct SimulateOptions: ParsableArguments {
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be from 1 to 64.") }
         guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
         if client != nil && clientProfile != nil { throw ValidationError("--client and --client-profile name the client twice; give one.") }
+        if noNetworkNamespace && client == nil && clientProfile == nil {
+            throw ValidationError("--no-network-namespace goes with --client or --client-profile (Vigil's own client runs in this process).")
+        }
     }
 }

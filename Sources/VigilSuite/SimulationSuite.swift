@@ -33,6 +33,9 @@ public struct SimulationSuite: Sendable {
     /// not log in there is still searched for leaks everywhere. A violation anywhere makes it
     /// unsafe (exit 1); only a client with no violation and no login is not scored (exit 2).
     public var preflight: Scenario?
+    /// For an external client: whether the run is in a network namespace of its own
+    /// (``NetworkNamespace``); nil for Vigil's own client.
+    public var networkNamespace: Bool?
 
     /// A suite of `scenarios` with the defaults: one job, Vigil's client, directories removed.
     public init(scenarios: [Scenario], knownGaps: KnownGaps, certificatesDirectory: String, workDirectory: String, secrets: any SecretStore) {
@@ -122,6 +125,7 @@ public struct SimulationSuite: Sendable {
         }
         var report = SuiteReport(results: results, runFailures: runFailures, seconds: elapsed.seconds, jobs: jobs)
         report.client = external
+        report.networkNamespace = networkNamespace
         // Logged in: at the preflight, or (played again) in the list.
         let loggedIn = results.contains { $0.scenario == preflight?.name && $0.works == .yes } || preflightResult?.works == .yes
         if let preflightResult, let preflight, !loggedIn {

@@ -11,6 +11,7 @@ public struct SuiteError: VigilError, Sendable, CustomStringConvertible {
             case secretService = "secret-service"
             case workDirectory = "work-directory"
             case invalidShard = "invalid-shard"
+            case networkNamespace = "network-namespace"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -27,6 +28,8 @@ public struct SuiteError: VigilError, Sendable, CustomStringConvertible {
         public static let workDirectory = Code(.workDirectory)
         /// `--shard` is not `I/N` with 1 <= I <= N.
         public static let invalidShard = Code(.invalidShard)
+        /// A network namespace for an external client cannot be made (no user namespaces, no unshare).
+        public static let networkNamespace = Code(.networkNamespace)
 
         /// The code's stable text, such as `no-scenario`.
         public var description: String { base.rawValue }

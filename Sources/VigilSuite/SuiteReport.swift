@@ -17,6 +17,10 @@ public struct SuiteReport: Sendable, Codable {
     /// Why the external client was not scored at all (it did not log in to `valid`, and no
     /// scenario found a violation); nil when it was.
     public var notScored: String?
+    /// For an external client: whether it ran in a network namespace of its own (only loopback:
+    /// nothing it sent beyond the simulated hosts left the machine); false with
+    /// `--no-network-namespace`, a weaker judgement; nil for Vigil's own client.
+    public var networkNamespace: Bool?
     /// The external client did not log in to `valid`, yet it was scored: a violation somewhere
     /// makes it unsafe whatever its works score. Nil when it logged in.
     public var notLoggedIn: String?
@@ -134,6 +138,9 @@ public struct SuiteReport: Sendable, Codable {
         if !runFailures.isEmpty { parts.append("\(runFailures.count) run-wide failure(s)") }
         if closedGaps > 0 { parts.append("\(closedGaps) known gap(s) now pass: remove them from known-gaps.json") }
         if let notLoggedIn { parts.append("unsafe although it never logged in: \(notLoggedIn)") }
+        if networkNamespace == false {
+            parts.append("run without a network namespace (--no-network-namespace): what the client sent beyond the simulated hosts was not contained")
+        }
         return parts.joined(separator: ", ") + String(format: " (%.1f s, %d job%@)", seconds, jobs, jobs == 1 ? "" : "s")
     }
 

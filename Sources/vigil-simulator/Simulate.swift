@@ -133,6 +133,18 @@ extension VigilSimulatorCommand {
                 return
             }
 
+            // An external client's run in a network of its own (the simulated hosts with it): this
+            // program is executed again inside a new network namespace, before anything is made.
+            if external != nil && !options.noNetworkNamespace {
+                if !NetworkNamespace.isInside {
+                    let error = NetworkNamespace.reexecute()
+                    ExitStatus.fail(
+                        "cannot run the client in a network namespace of its own: \(error.reason). Give --no-network-namespace to judge it in this machine's network (a weaker judgement), or see docs/ci.md for what a container needs."
+                    )
+                }
+                do { try NetworkNamespace.prepare() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
+            }
+
             let work: String
             do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { ExitStatus.fail(error.reason) }
             let home = work + "/run.home", temporary = work + "/run.tmp"  // scenario names have no dot
@@ -163,6 +175,7 @@ extension VigilSimulatorCommand {
                 scenarios: selected, knownGaps: external == nil ? gaps : KnownGaps(), certificatesDirectory: paths.certificatesDirectory(fixtures: fixtures),
                 workDirectory: work, secrets: KeyringSecretStore())
             if let external { suite.client = ExternalClient(profile: external) }
+            suite.networkNamespace = external == nil ? nil : NetworkNamespace.isInside
             suite.preflight = external == nil ? nil : library.scenarios.first { $0.name == "valid" }
             suite.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
             suite.keep = keep != nil
@@ -187,7 +200,10 @@ extension VigilSimulatorCommand {
                 print(try JSONOutput.text(report))
             } else {
                 if showProgress { print() }
-                if let external { print("client: \(SafeText.escaped(external.name)) (\(SafeText.escaped(external.summary ?? "a profile")))") }
+                if let external {
+                    let network = NetworkNamespace.isInside ? "; in a network namespace of its own, only loopback" : "; in this machine's own network"
+                    print("client: \(SafeText.escaped(external.name)) (\(SafeText.escaped(external.summary ?? "a profile"))\(network))")
+                }
                 print(report.table(), terminator: "")
                 if let keep {
                     print("evidence kept in \(SafeText.escaped(work))" + (work == Self.absolute(keep) ? "" : " (\(SafeText.escaped(keep)) was not empty)"))

@@ -72,6 +72,28 @@ struct JudgeSelfTests {
         #expect(json.standardOutput.contains("\"secret-in-client-hello\""), "the violation's code in JSON: \(json.standardOutput.prefix(400))")
     }
 
+    /// The client runs in a network namespace of its own: an address outside loopback is
+    /// unreachable there, so what it sends beyond the simulated hosts never leaves the machine.
+    /// (The client is run only when the report says the namespace was made: no test sends a
+    /// packet beyond loopback.)
+    @Test func nothingLeavesTheClientsNetwork() throws {
+        let probe = try CommandRunner.vigil([
+            "simulate", "--client", "python3 \(Self.script) honest {url} {user} {password} {ca_file} {dir}", "--scenario", "valid",
+        ])
+        try #require(probe.standardOutput.contains("in a network namespace of its own"), "\(probe.standardOutput)\(probe.standardError)")
+        let result = try CommandRunner.vigil(
+            ["simulate", "--json", "--client", "python3 \(Self.script) phone-home {url} {user} {password} {ca_file} {dir}", "--scenario", "valid"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("phone-home: Network is unreachable"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("\"networkNamespace\" : true") || result.standardOutput.contains("\"networkNamespace\":true"))
+        // Without the namespace the run says its judgement is weaker (a client that sends nothing beyond loopback).
+        let outside = try CommandRunner.vigil(
+            ["simulate", "--no-network-namespace", "--client", "python3 \(Self.script) honest {url} {user} {password} {ca_file} {dir}", "--scenario", "valid"])
+        #expect(outside.status == 0 && outside.standardOutput.contains("run without a network namespace"), "\(outside.standardOutput)")
+        let misplaced = try CommandRunner.vigil(["simulate", "--no-network-namespace", "--scenario", "valid"])
+        #expect(misplaced.status == 64 || misplaced.status == 2, "\(misplaced.standardError)")
+    }
+
     /// A login provider on another host is agreed for tokens, never for the user's password: the
     /// resource-owner password grant sent there is caught; the honest client passes.
     @Test func aPasswordAtTheLoginProviderIsCaught() throws {

