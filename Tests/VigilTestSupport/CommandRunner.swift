@@ -72,7 +72,16 @@ public enum CommandRunner {
         _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
         currentDirectory: String? = nil
     ) throws -> CommandResult {
-        try run(TestPaths.vigilBinary, arguments, environment: hermetic(environment), input: input, currentDirectory: currentDirectory)
+        try run(TestPaths.vigilBinary, withNetworkFallback(arguments), environment: hermetic(environment), input: input, currentDirectory: currentDirectory)
+    }
+
+    /// `vigil simulate --client` where network namespaces cannot be made: with
+    /// `--no-network-namespace` (``TestPaths/networkNamespaces``).
+    static func withNetworkFallback(_ arguments: [String]) -> [String] {
+        guard arguments.first == "simulate", arguments.contains(where: { $0 == "--client" || $0 == "--client-profile" }),
+            !arguments.contains("--no-network-namespace"), !TestPaths.networkNamespaces
+        else { return arguments }
+        return arguments + ["--no-network-namespace"]
     }
 
     /// Starts the built `vigil` as ``vigil(_:environment:input:currentDirectory:)`` does, without

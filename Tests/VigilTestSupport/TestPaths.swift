@@ -35,6 +35,25 @@ public enum TestPaths {
     /// A real Secret Service runs for this test process (`make test`'s keyring session).
     public static var hasKeyring: Bool { keyringDirectory != nil }
 
+    /// Network namespaces can be made here (as `vigil simulate --client` makes them: `unshare
+    /// --net`, in a user namespace when not root). Where they cannot (a container without the
+    /// capability), external clients are judged with `--no-network-namespace`, and said so once.
+    public static let networkNamespaces: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = (geteuid() == 0 ? ["--net"] : ["--user", "--map-root-user", "--net"]) + ["--", "/bin/true"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        let available = process.terminationStatus == 0
+        if !available {
+            FileHandle.standardError.write(
+                Data("note: network namespaces cannot be made here; vigil simulate --client runs with --no-network-namespace in these tests.\n".utf8))
+        }
+        return available
+    }()
+
     /// The `vigil` binary built next to the test bundle (or `VIGIL_BINARY`).
     public static var vigilBinary: String {
         if let path = ProcessInfo.processInfo.environment["VIGIL_BINARY"] { return path }
