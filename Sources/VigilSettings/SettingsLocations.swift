@@ -32,10 +32,13 @@ public struct SettingsLocations: Sendable, Hashable {
 
     /// Variables starting with `VIGIL_` that are not settings.
     /// (`VIGIL_PROXY_CA_FILE`, `VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS`, `VIGIL_PUBLIC_ROOTS` and
-    /// `VIGIL_PACTESTER` are read by the HTTP client and the trust evaluator: docs/proxies.md, docs/trust.md.)
+    /// `VIGIL_PACTESTER` are read by the HTTP client and the trust evaluator: docs/proxies.md, docs/trust.md;
+    /// `VIGIL_SIMULATE_NETWORK_NAMESPACE` marks a `vigil simulate --client` run executed again in its
+    /// network namespace.)
     public static let controlVariables: Set<String> = [
         managedFileVariable, "VIGIL_BINARY", "VIGIL_PUBLIC_SUFFIX_LIST", "VIGIL_LIMBO_DIR", "VIGIL_DATA_DIR", "VIGIL_PROXY_CA_FILE",
         "VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS", "VIGIL_PUBLIC_ROOTS", "VIGIL_PACTESTER", "VIGIL_ALLOW_SSLKEYLOGFILE",
+        "VIGIL_SIMULATE_NETWORK_NAMESPACE",
     ]
 
     /// The locations for `environment`. `systemManagedFileExists` overrides the check for

@@ -4,10 +4,11 @@ import Foundation
 /// The network of its own that `vigil simulate --client` runs in: the whole run (the simulated
 /// hosts, their listeners and the client) is executed again in a new network namespace (and a
 /// user namespace of its own when not run as root), made by util-linux's `unshare` for that run
-/// and gone when it ends. Inside there is only loopback: the simulated hosts answer there, and
-/// nothing the client sends anywhere else leaves the machine (a crash reporter, an update check,
-/// a telemetry endpoint: "Network is unreachable"). `--no-network-namespace` runs in the
-/// machine's own network, reported as a weaker judgement.
+/// and gone when it ends. Inside there is only loopback, and every IPv4 address is local: the
+/// simulated hosts answer on theirs, ``VigilSimulator/OtherHostRecorder`` on every other one
+/// (a crash reporter, an update check, a telemetry endpoint, a second loopback address), and
+/// nothing the client sends leaves the machine. `--no-network-namespace` runs in the machine's
+/// own network, reported as a weaker judgement.
 ///
 /// Chosen over a veth pair or a TUN device: the run needs no address outside loopback, and a
 /// namespace holding the whole run needs no bridge between two networks.
@@ -59,11 +60,31 @@ public enum NetworkNamespace {
         return SuiteError(.networkNamespace, "\(unshare) cannot be executed: \(reason)")
     }
 
-    /// Inside: the loopback interface up (a new namespace has it down).
+    /// Inside: the loopback interface up (a new namespace has it down), and every IPv4 address
+    /// made this namespace's own ("AnyIP": `ip route add local 0.0.0.0/0 dev lo`), so that a
+    /// connection to any host reaches ``VigilSimulator/OtherHostRecorder`` instead of failing.
     public static func prepare() throws {
         let result = vigil_loopback_up()
         guard result == 0 else {
             throw SuiteError(.networkNamespace, "the namespace's loopback cannot be brought up: \(String(cString: strerror(result)))")
+        }
+        guard let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw SuiteError(.networkNamespace, "iproute2's ip is not installed (the namespace's routes are made with it)")
+        }
+        let route = Process()
+        route.executableURL = URL(fileURLWithPath: ip)
+        route.arguments = ["route", "add", "local", "0.0.0.0/0", "dev", "lo"]
+        let errors = Pipe()
+        route.standardError = errors
+        do {
+            try route.run()
+            route.waitUntilExit()
+        } catch {
+            throw SuiteError(.networkNamespace, "\(ip) cannot be run: \(error.localizedDescription)")
+        }
+        guard route.terminationStatus == 0 else {
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw SuiteError(.networkNamespace, "the namespace's route to every address cannot be made: \(said)")
         }
     }
 }

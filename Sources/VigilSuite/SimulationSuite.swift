@@ -36,6 +36,9 @@ public struct SimulationSuite: Sendable {
     /// For an external client: whether the run is in a network namespace of its own
     /// (``NetworkNamespace``); nil for Vigil's own client.
     public var networkNamespace: Bool?
+    /// In that namespace: the listener for every host outside the scenarios, whose contacts are
+    /// reported and searched for every scenario's planted secrets after the run.
+    public var otherHosts: OtherHostRecorder?
 
     /// A suite of `scenarios` with the defaults: one job, Vigil's client, directories removed.
     public init(scenarios: [Scenario], knownGaps: KnownGaps, certificatesDirectory: String, workDirectory: String, secrets: any SecretStore) {
@@ -114,6 +117,30 @@ public struct SimulationSuite: Sendable {
                         "\(directory)/\(hit.file) contains \(hit.what) (invariant 3: no secret in a file, outside the scenarios' directories too)."))
             }
         }
+        // Hosts outside the scenarios: a planted secret that reached one is a violation of the run
+        // (which scenario sent it cannot be told when scenarios are played at once).
+        var runViolations: [Violation] = []
+        var contacted: [String] = []
+        if let otherHosts {
+            let leaks = otherHosts.secrets(planted)
+            // A server name that holds a secret is not repeated in the report.
+            let secretNames = Set(leaks.compactMap { $0.found.hasPrefix("its server name") ? $0.contact.serverName : nil })
+            for contact in otherHosts.contacts {
+                let name = contact.serverName.map {
+                    secretNames.contains($0) ? ", a server name that holds a secret" : ", server name \(SuiteText.oneLine($0))"
+                }
+                let line = "\(contact.destination) (\(contact.tls ? "TLS" : "clear text")\(name ?? ""), \(contact.bytes) byte(s))"
+                if !contacted.contains(line) { contacted.append(line) }
+            }
+            for (contact, found) in leaks {
+                let violation = Violation(
+                    .secretToOtherHost,
+                    "A secret reached \(contact.destination), a host outside the scenario (\(found)): the client sends the user's secrets where no one agreed (invariant 1)."
+                )
+                if !runViolations.contains(violation) && runViolations.count < 5 { runViolations.append(violation) }
+            }
+        }
+        runFailures += runViolations.map(\.message)
         let elapsed = ContinuousClock.now - started
         var results = outcomes.map(\.1)
         // The preflight's own result counts when its scenario was not in the list played and it
@@ -126,6 +153,8 @@ public struct SimulationSuite: Sendable {
         var report = SuiteReport(results: results, runFailures: runFailures, seconds: elapsed.seconds, jobs: jobs)
         report.client = external
         report.networkNamespace = networkNamespace
+        report.otherHostsContacted = otherHosts == nil ? nil : contacted
+        report.runViolations = runViolations
         // Logged in: at the preflight, or (played again) in the list.
         let loggedIn = results.contains { $0.scenario == preflight?.name && $0.works == .yes } || preflightResult?.works == .yes
         if let preflightResult, let preflight, !loggedIn {
@@ -133,7 +162,7 @@ public struct SimulationSuite: Sendable {
             let login = "\(external ?? "the client") did not log in to `\(preflight.name)` (the genuine server, its certificate from the CA file it was given)"
             // The client's own doing only: a violation, or a secret it left in a file (not the
             // suite's keyring failing to answer).
-            if results.contains(where: { $0.safe == false }) || leakedToFiles {
+            if results.contains(where: { $0.safe == false }) || leakedToFiles || !runViolations.isEmpty {
                 // A leak is a leak whether or not the client works: scored, and unsafe.
                 report.notLoggedIn = "\(login); every scenario was still searched for leaks.\(said)"
             } else {

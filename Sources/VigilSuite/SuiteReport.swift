@@ -17,6 +17,11 @@ public struct SuiteReport: Sendable, Codable {
     /// Why the external client was not scored at all (it did not log in to `valid`, and no
     /// scenario found a violation); nil when it was.
     public var notScored: String?
+    /// In a network namespace: the hosts outside the scenarios the client contacted (address,
+    /// port, TLS and server name, bytes), whether or not they carried a secret; nil outside one.
+    public var otherHostsContacted: [String]?
+    /// Violations of the run as a whole (a secret at a host outside the scenarios).
+    public var runViolations: [Violation] = []
     /// For an external client: whether it ran in a network namespace of its own (only loopback:
     /// nothing it sent beyond the simulated hosts left the machine); false with
     /// `--no-network-namespace`, a weaker judgement; nil for Vigil's own client.
@@ -138,6 +143,9 @@ public struct SuiteReport: Sendable, Codable {
         if !runFailures.isEmpty { parts.append("\(runFailures.count) run-wide failure(s)") }
         if closedGaps > 0 { parts.append("\(closedGaps) known gap(s) now pass: remove them from known-gaps.json") }
         if let notLoggedIn { parts.append("unsafe although it never logged in: \(notLoggedIn)") }
+        if let otherHostsContacted, !otherHostsContacted.isEmpty {
+            parts.append("other hosts contacted: \(otherHostsContacted.prefix(5).joined(separator: ", "))" + (otherHostsContacted.count > 5 ? ", ..." : ""))
+        }
         if networkNamespace == false {
             parts.append("run without a network namespace (--no-network-namespace): what the client sent beyond the simulated hosts was not contained")
         }

