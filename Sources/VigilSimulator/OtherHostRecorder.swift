@@ -21,7 +21,7 @@ public final class OtherHostRecorder: Sendable {
         public var tls: Bool
         /// The server name its ClientHello asked for, when one was seen.
         public var serverName: String?
-        /// Bytes received (the ClientHello included; decrypted bytes after a handshake).
+        /// Bytes received in clear, or decrypted after a TLS handshake (the ClientHello not counted).
         public var bytes: Int
     }
 
@@ -29,6 +29,8 @@ public final class OtherHostRecorder: Sendable {
     public static let ports = [80, 443, 8080, 8443]
     /// The most kept of one connection's bytes.
     static let keep = 64 * 1024
+    /// The most connections kept in one run.
+    static let maximumConnections = 512
 
     private let channels = Mutex<[any Channel]>([])
     private let records = Mutex<[Int: Record]>([:])
@@ -56,6 +58,12 @@ public final class OtherHostRecorder: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let id = recorder.next.wrappingAdd(1, ordering: .relaxed).oldValue
+                        // At most ``maximumConnections`` kept: a client that retries forever cannot
+                        // take the run's memory; the later ones are closed at once.
+                        guard id < OtherHostRecorder.maximumConnections else {
+                            channel.close(promise: nil)
+                            return
+                        }
                         let destination = channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
                         recorder.records.withLock { $0[id] = Record(contact: Contact(destination: destination, tls: false, serverName: nil, bytes: 0)) }
                         try channel.pipeline.syncOperations.addHandler(Sniffer(recorder: recorder, id: id, context: context))
@@ -157,6 +165,8 @@ public final class OtherHostRecorder: Sendable {
         let recorder: OtherHostRecorder
         let id: Int
         var seen: [UInt8] = []
+        var continued = false
+        var answered = false
 
         init(recorder: OtherHostRecorder, id: Int) {
             self.recorder = recorder
@@ -172,7 +182,16 @@ public final class OtherHostRecorder: Sendable {
                 $0.clear = kept
                 $0.contact.bytes += bytes.count
             }
-            if seen.count >= OtherHostRecorder.keep || HTTPHead.complete(seen) {
+            guard !answered else { return }
+            if !continued, HTTPHead.end(seen) != nil, HTTPHead.header("expect", in: seen)?.lowercased() == "100-continue" {
+                // The body follows only when asked for: ask.
+                continued = true
+                var go = context.channel.allocator.buffer(capacity: 32)
+                go.writeString("HTTP/1.1 100 Continue\r\n\r\n")
+                context.writeAndFlush(NIOAny(go), promise: nil)
+            }
+            if seen.count >= OtherHostRecorder.keep || HTTPHead.requestComplete(seen) {
+                answered = true
                 var answer = context.channel.allocator.buffer(capacity: 64)
                 answer.writeString("HTTP/1.1 204 No Content\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
                 context.writeAndFlush(NIOAny(answer)).whenComplete { _ in context.close(promise: nil) }
@@ -182,14 +201,38 @@ public final class OtherHostRecorder: Sendable {
         func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
     }
 
-    /// An HTTP head ends with an empty line.
+    /// Where an HTTP request's head and body end, so that the whole request (its body too) is kept
+    /// before the answer.
     enum HTTPHead {
-        static func complete(_ bytes: [UInt8]) -> Bool {
-            guard bytes.count >= 4 else { return false }
+        /// The index just past the head's empty line; nil until it came.
+        static func end(_ bytes: [UInt8]) -> Int? {
+            guard bytes.count >= 4 else { return nil }
             for index in 3..<bytes.count where bytes[index - 3] == 13 && bytes[index - 2] == 10 && bytes[index - 1] == 13 && bytes[index] == 10 {
-                return true
+                return index + 1
             }
-            return false
+            return nil
+        }
+
+        /// A header's value in the head, by its lower-case name.
+        static func header(_ name: String, in bytes: [UInt8]) -> String? {
+            guard let end = end(bytes) else { return nil }
+            for line in String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n").dropFirst() {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == name { return parts[1].trimmingCharacters(in: .whitespaces) }
+            }
+            return nil
+        }
+
+        /// The head and its body (Content-Length, or chunked to its last chunk) have come; bytes
+        /// that are not HTTP are never complete (they are kept until the client stops).
+        static func requestComplete(_ bytes: [UInt8]) -> Bool {
+            guard let end = end(bytes) else { return false }
+            if header("transfer-encoding", in: bytes)?.lowercased().contains("chunked") == true {
+                let tail = Array(bytes[end...])
+                return tail.count >= 5 && Array(tail.suffix(5)) == Array("0\r\n\r\n".utf8)
+            }
+            let length = header("content-length", in: bytes).flatMap { Int($0) } ?? 0
+            return bytes.count - end >= length
         }
     }
 }

