@@ -67,23 +67,15 @@ public enum NetworkNamespace {
         guard let unshare else { return SuiteError(.networkNamespace, "util-linux's unshare is not installed") }
         guard let ip else { return SuiteError(.networkNamespace, "iproute2's ip is not installed (the namespace's routes are made with it)") }
         guard let outer = currentNetwork else { return SuiteError(.networkNamespace, "/proc/self/ns/net cannot be read") }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: unshare)
-        probe.arguments = options + ["--", "/bin/sh", "-c", "\(ip) link set lo up && \(ip) route add local 0.0.0.0/0 dev lo"]
-        let errors = Pipe()
-        probe.standardError = errors
-        probe.standardOutput = FileHandle.nullDevice
+        let probe: (status: Int32, said: String)
         do {
-            try probe.run()
-            probe.waitUntilExit()
+            probe = try run(unshare, options + ["--", "/bin/sh", "-c", "\(ip) link set lo up && \(ip) route add local 0.0.0.0/0 dev lo"])
         } catch {
             return SuiteError(.networkNamespace, "\(unshare) cannot be run: \(error.localizedDescription)")
         }
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        try? errors.fileHandleForReading.close()
-        guard probe.terminationStatus == 0 else {
+        guard probe.status == 0 else {
             return SuiteError(
-                .networkNamespace, "unshare \(options.joined(separator: " ")) fails here (\(said.isEmpty ? "exit \(probe.terminationStatus)" : said))")
+                .networkNamespace, "unshare \(options.joined(separator: " ")) fails here (\(probe.said.isEmpty ? "exit \(probe.status)" : probe.said))")
         }
         guard let program = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             return SuiteError(.networkNamespace, "this program's own path cannot be read from /proc/self/exe")
@@ -114,26 +106,33 @@ public enum NetworkNamespace {
             throw SuiteError(.networkNamespace, "the namespace's loopback cannot be brought up: \(String(cString: strerror(result)))")
         }
         guard let ip else { throw SuiteError(.networkNamespace, "iproute2's ip is not installed (the namespace's routes are made with it)") }
-        let route = Process()
-        route.executableURL = URL(fileURLWithPath: ip)
-        route.arguments = ["route", "add", "local", "0.0.0.0/0", "dev", "lo"]
-        let errors = Pipe()
-        route.standardError = errors
-        route.standardOutput = FileHandle.nullDevice
+        let route: (status: Int32, said: String)
         do {
-            try route.run()
-            route.waitUntilExit()
+            route = try run(ip, ["route", "add", "local", "0.0.0.0/0", "dev", "lo"])
         } catch {
             throw SuiteError(.networkNamespace, "\(ip) cannot be run: \(error.localizedDescription)")
         }
-        guard route.terminationStatus == 0 else {
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw SuiteError(.networkNamespace, "the namespace's route to every address cannot be made: \(said)")
-        }
+        guard route.status == 0 else { throw SuiteError(.networkNamespace, "the namespace's route to every address cannot be made: \(route.said)") }
         for path in hostSockets where FileManager.default.fileExists(atPath: path) {
             guard mount("tmpfs", path, "tmpfs", UInt(MS_NOSUID | MS_NODEV), "mode=755") == 0 else {
                 throw SuiteError(.networkNamespace, "\(path) cannot be hidden in the run's mount namespace: \(String(cString: strerror(errno)))")
             }
         }
+    }
+
+    /// Runs `path` with `arguments` to its end: its exit status and what it wrote to standard
+    /// error (standard output dropped).
+    static func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, said: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try? errors.fileHandleForReading.close()
+        process.waitUntilExit()
+        return (process.terminationStatus, said)
     }
 }
