@@ -194,7 +194,8 @@ public final class OtherHostRecorder: Sendable {
                 answered = true
                 var answer = context.channel.allocator.buffer(capacity: 64)
                 answer.writeString("HTTP/1.1 204 No Content\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-                context.writeAndFlush(NIOAny(answer)).whenComplete { _ in context.close(promise: nil) }
+                let channel = context.channel
+                context.writeAndFlush(NIOAny(answer)).whenComplete { _ in channel.close(promise: nil) }
             }
         }
 
