@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import VigilText
 
 /// The name a certificate must be valid for: a DNS name, an IP address or an email address.
 public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -30,8 +31,7 @@ public struct PeerName: Sendable, Hashable, Codable, CustomStringConvertible {
         var host = host
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let isIP = PeerName.isIPAddress(host)
-        if !isIP, host.hasSuffix("."), !host.hasSuffix(".."), host.dropLast().contains(".") { host.removeLast() }
-        self.init(kind: isIP ? .ip : .dns, value: host)
+        self.init(kind: isIP ? .ip : .dns, value: isIP ? host : HostName.withoutTrailingDot(host))
     }
 
     /// The name itself.

@@ -21,10 +21,16 @@ public enum HostName {
             var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             if inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil { return text(buffer) }
         }
-        // Only a name of two labels or more: a single label with its dot (`files.`) is absolute,
-        // without it (`files`) the resolver's search domains may make it another host.
-        if bare.hasSuffix("."), !bare.hasSuffix(".."), bare.dropLast().contains(".") { bare.removeLast() }
-        return bare
+        return withoutTrailingDot(bare)
+    }
+
+    /// `name` without a fully qualified name's trailing dot (`files.example.com.` is
+    /// `files.example.com`), the one rule for hosts and for the names certificates are checked
+    /// against. Only a name of two labels or more: a single label with its dot (`files.`) is
+    /// absolute, without it (`files`) the resolver's search domains may make it another host.
+    public static func withoutTrailingDot(_ name: String) -> String {
+        guard name.hasSuffix("."), !name.hasSuffix(".."), name.dropLast().contains(".") else { return name }
+        return String(name.dropLast())
     }
 
     /// True when `a` and `b` name the same host.
