@@ -37,10 +37,15 @@ package enum SimulatorCommands {
             known-gaps.json beside the fixtures may miss their outcome (never an invariant); one that passes \
             fails the suite until it leaves the list.
 
+            Examples: vigil simulate --junit results/simulate.xml (Vigil's own client, every scenario); \
+            vigil simulate --client curl --scenario 'mitm-*' (another client, in a network namespace of its \
+            own; --no-network-namespace where one cannot be made).
+
             Exit codes: 0 every scenario passed or is a known gap (with --client: not exercised or not \
-            applicable); 1 a scenario failed; 2 the suite could not run (no D-Bus or keyring daemon, a \
-            malformed fixture or known-gaps.json, no vigil-simulator beside vigil) or the --client could not be \
-            scored; 64 usage.
+            applicable); 1 a scenario failed, or the --client leaked (whether or not it logged in); 2 the suite \
+            could not run (no D-Bus or keyring daemon, a malformed fixture or known-gaps.json, no \
+            vigil-simulator beside vigil, no network namespace for --client) or the --client could not be \
+            scored (no login and no violation); 64 usage.
             """
     )
 }

@@ -20,6 +20,10 @@ extension Vigil {
 
                 Files: vigil inspect --file LEAF.pem [MORE.pem ...] (PEM with one or many certificates, or DER).
 
+                Offline revocation of the whole path: vigil inspect --file chain.pem --ca-file root.pem \
+                --crl-file crls.pem --at 2026-01-15 --host files.example.com (every certificate but the root \
+                must be covered by a CRL given).
+
                 Exit codes: 0 trusted, 1 untrusted, 2 error (bad input, unreachable host), 64 usage error.
                 """
         )
