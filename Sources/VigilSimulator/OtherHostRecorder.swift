@@ -5,36 +5,52 @@ import NIOSSL
 import Synchronization
 
 /// In a run's own network namespace, where every IPv4 address is this machine's own (an "AnyIP"
-/// route: `ip route add local 0.0.0.0/0 dev lo`): the listener for every host that is not a
-/// simulated one, on the ports clients use (80, 443, 8080, 8443). A client that talks to a crash
-/// reporter, an update server, a telemetry endpoint or a second loopback address reaches it, and
-/// nothing leaves the machine. It completes TCP, reads the TLS ClientHello's server name, answers
-/// TLS with a certificate from a CA the client does not trust (so a client that checks nothing
-/// sends its request, which is kept), and keeps every byte sent in clear. The address the client
-/// dialled is the connection's own local address.
+/// route: `ip route add local 0.0.0.0/0 dev lo`) and every TCP connection or UDP datagram to a
+/// port outside the ephemeral range (where the simulated hosts listen) is redirected here by the
+/// namespace's nftables rules: the listener for every host that is not a simulated one. A client
+/// that talks to a crash reporter, an update server, a telemetry endpoint, a second loopback
+/// address or the scenario's own host on another port reaches it, and nothing leaves the machine.
+/// It completes TCP, reads the TLS ClientHello's server name, answers TLS with a certificate from
+/// a CA the client does not trust (so a client that checks nothing sends its request, which is
+/// kept), and keeps every byte sent in clear, and every UDP datagram. The address the client
+/// dialled is read from the connection's NAT record (`SO_ORIGINAL_DST`); the name it looked up
+/// for it, from ``OtherHostNames``.
 public final class OtherHostRecorder: Sendable {
-    /// One connection to a host outside the scenario.
+    /// One connection (or one UDP sender's datagrams) to a host outside the scenario.
     public struct Contact: Sendable, Hashable, Codable {
-        /// The address and port the client dialled (`192.0.2.1:443`).
+        /// The address and port the client dialled (`127.1.0.3:443`); for UDP, `udp`.
         public var destination: String
+        /// The name the client looked up for that address, when it asked the run's name servers.
+        public var name: String?
         /// It began a TLS handshake.
         public var tls: Bool
         /// The server name its ClientHello asked for, when one was seen.
         public var serverName: String?
-        /// Bytes received in clear, or decrypted after a TLS handshake (the ClientHello not counted).
+        /// Bytes received in clear, or decrypted after a TLS handshake (the ClientHello not
+        /// counted); for UDP, every datagram's.
         public var bytes: Int
+        /// UDP datagrams, not a TCP connection.
+        public var udp: Bool = false
+
+        /// `telemetry.example.net:443 (127.1.0.3)`, or the address alone.
+        public var place: String {
+            guard let name, let colon = destination.lastIndex(of: ":") else { return destination }
+            return "\(name)\(destination[colon...]) (\(destination[..<colon]))"
+        }
     }
 
-    /// The ports listened on.
-    public static let ports = [80, 443, 8080, 8443]
     /// The most kept of one connection's bytes.
     static let keep = 64 * 1024
     /// The most connections kept in one run.
     static let maximumConnections = 512
+    /// `SO_ORIGINAL_DST` (linux/netfilter_ipv4.h), at level `SOL_IP`.
+    static let originalDestination: Int32 = 80
 
     private let channels = Mutex<[any Channel]>([])
     private let records = Mutex<[Int: Record]>([:])
     private let next = Atomic<Int>(0)
+    private let ports = Mutex<(tcp: Int, udp: Int)>((0, 0))
+    let names: OtherHostNames?
 
     struct Record {
         var contact: Contact
@@ -42,40 +58,77 @@ public final class OtherHostRecorder: Sendable {
         var clear: [UInt8] = []
     }
 
-    /// Listens on 0.0.0.0 on each of ``ports`` (NIO's shared event loops), answering TLS with
-    /// `certificate` and `key` (PEM files).
-    public static func start(certificate: String, key: String) async throws -> OtherHostRecorder {
+    /// The TCP port every redirected connection reaches (on every address).
+    public var port: Int { ports.withLock { $0.tcp } }
+    /// The UDP port every redirected datagram reaches (127.0.0.1).
+    public var udpPort: Int { ports.withLock { $0.udp } }
+
+    /// Listens on 0.0.0.0 (TCP) and 127.0.0.1 (UDP), each on a free port (NIO's shared event
+    /// loops), answering TLS with `certificate` and `key` (PEM files); `names` tells which name
+    /// an address was given for.
+    public static func start(certificate: String, key: String, names: OtherHostNames? = nil) async throws -> OtherHostRecorder {
         let group = MultiThreadedEventLoopGroup.singleton
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
         tls.minimumTLSVersion = .tlsv1
         let context = try NIOSSLContext(configuration: tls)
-        let recorder = OtherHostRecorder()
-        for port in ports {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let id = recorder.next.wrappingAdd(1, ordering: .relaxed).oldValue
+        let recorder = OtherHostRecorder(names: names)
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard let id = recorder.newRecord(destination: channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?")
+                    else {
                         // At most ``maximumConnections`` kept: a client that retries forever cannot
                         // take the run's memory; the later ones are closed at once.
-                        guard id < OtherHostRecorder.maximumConnections else {
-                            channel.close(promise: nil)
-                            return
-                        }
-                        let destination = channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
-                        recorder.records.withLock { $0[id] = Record(contact: Contact(destination: destination, tls: false, serverName: nil, bytes: 0)) }
-                        try channel.pipeline.syncOperations.addHandler(Sniffer(recorder: recorder, id: id, context: context))
+                        channel.close(promise: nil)
+                        return
                     }
+                    // The address the client dialled, before the namespace's redirect.
+                    if let provider = channel as? any SocketOptionProvider {
+                        let dialled: EventLoopFuture<sockaddr_in> = provider.unsafeGetSocketOption(
+                            level: SocketOptionLevel(IPPROTO_IP), name: SocketOptionName(Self.originalDestination))
+                        dialled.whenSuccess { address in
+                            guard let place = Self.text(address) else { return }
+                            recorder.update(id) {
+                                $0.contact.destination = place
+                                $0.contact.name = names?.name(for: String(place[..<(place.lastIndex(of: ":") ?? place.endIndex)]))
+                            }
+                        }
+                    }
+                    try channel.pipeline.syncOperations.addHandler(Sniffer(recorder: recorder, id: id, context: context))
                 }
-                .bind(host: "0.0.0.0", port: port).get()
-            recorder.channels.withLock { $0.append(channel) }
-        }
+            }
+            .bind(host: "0.0.0.0", port: 0).get()
+        recorder.channels.withLock { $0.append(channel) }
+        let datagrams = try await DatagramBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(DatagramKeeper(recorder: recorder)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        recorder.channels.withLock { $0.append(datagrams) }
+        recorder.ports.withLock { $0 = (channel.localAddress?.port ?? 0, datagrams.localAddress?.port ?? 0) }
         return recorder
     }
 
-    private init() {}
+    private init(names: OtherHostNames?) { self.names = names }
+
+    /// A new record, or nil when ``maximumConnections`` are kept already.
+    func newRecord(destination: String, udp: Bool = false) -> Int? {
+        let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard id < Self.maximumConnections else { return nil }
+        records.withLock { $0[id] = Record(contact: Contact(destination: destination, tls: false, serverName: nil, bytes: 0, udp: udp)) }
+        return id
+    }
+
+    /// `a.b.c.d:port` of a `sockaddr_in`, or nil when it is not one.
+    static func text(_ address: sockaddr_in) -> String? {
+        guard address.sin_family == sa_family_t(AF_INET) else { return nil }
+        let host = UInt32(bigEndian: address.sin_addr.s_addr)
+        let port = UInt16(bigEndian: address.sin_port)
+        return "\(host >> 24).\((host >> 16) & 0xFF).\((host >> 8) & 0xFF).\(host & 0xFF):\(port)"
+    }
 
     /// Every connection so far, in the order they came.
     public var contacts: [Contact] { records.withLock { records in records.keys.sorted().compactMap { records[$0]?.contact } } }
@@ -88,7 +141,7 @@ public final class OtherHostRecorder: Sendable {
                 guard let record = records[id] else { return nil }
                 if let name = record.contact.serverName, let how = search.findInName(Array(name.utf8)) { return (record.contact, "its server name (\(how))") }
                 if let how = search.find(in: record.hello) { return (record.contact, "its ClientHello (\(how))") }
-                let found = SimulatedSite.findings(raw: record.clear, search: search, what: "what it sent")
+                let found = SimulatedSite.findings(raw: record.clear, search: search, what: record.contact.udp ? "its datagrams" : "what it sent")
                 return found.isEmpty ? nil : (record.contact, found.joined(separator: ", "))
             }
         }
@@ -106,6 +159,36 @@ public final class OtherHostRecorder: Sendable {
                 records[id] = record
             }
         }
+    }
+
+    /// Every UDP datagram: kept by sender (one record per source port).
+    final class DatagramKeeper: ChannelInboundHandler, @unchecked Sendable {  // on its event loop only
+        typealias InboundIn = AddressedEnvelope<ByteBuffer>
+        let recorder: OtherHostRecorder
+        var senders: [Int: Int] = [:]
+
+        init(recorder: OtherHostRecorder) { self.recorder = recorder }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let envelope = unwrapInboundIn(data)
+            let port = envelope.remoteAddress.port ?? 0
+            let id: Int
+            if let known = senders[port] {
+                id = known
+            } else {
+                guard let new = recorder.newRecord(destination: "udp", udp: true) else { return }
+                senders[port] = new
+                id = new
+            }
+            let bytes = Array(envelope.data.readableBytesView)
+            recorder.update(id) {
+                $0.contact.bytes += bytes.count
+                // Datagrams apart: a NUL between them, so that no secret is made of two.
+                if $0.clear.count < OtherHostRecorder.keep { $0.clear += bytes.prefix(OtherHostRecorder.keep - $0.clear.count) + [0] }
+            }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {}
     }
 
     /// The first handler: TLS (a handshake record first) gets a TLS server after it and the

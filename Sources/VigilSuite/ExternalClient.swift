@@ -25,12 +25,14 @@ public struct ExternalClient: SuiteClient {
     ]
 
     /// Why an external client cannot be held to `scenario`, or nil when it can: a scenario that
-    /// needs host names pinned to loopback addresses (`client.hosts`), which a client cannot be
-    /// told in general; one whose premise is an account the user set up before (`client.account`:
+    /// needs host names (`client.hosts`) outside a network namespace of the suite's, where no name
+    /// server of the simulator's answers the client (`hostNames` false); one whose premise is an account the user set up before (`client.account`:
     /// an external client starts with none, and would meet the scenario with a setup it never
     /// made); one whose verdict depends on a setting only Vigil reads.
-    public static func notApplicable(_ scenario: Scenario) -> String? {
-        if !(scenario.client?.hosts ?? [:]).isEmpty { return "it pins host names to loopback addresses, which an external client cannot be told" }
+    public static func notApplicable(_ scenario: Scenario, hostNames: Bool) -> String? {
+        if !hostNames, !(scenario.client?.hosts ?? [:]).isEmpty {
+            return "it needs host names, which only the name server of the suite's network namespace answers (run without --no-network-namespace)"
+        }
         if scenario.client?.account != nil { return "its premise is an account set up before (a second connection), and an external client starts with none" }
         if let setting = vigilOnlySettings.first(where: { scenario.client?.settings?[$0] != nil }) {
             return "its verdict depends on Vigil's setting \(setting), which an external client is not given"
@@ -66,8 +68,9 @@ public struct ExternalClient: SuiteClient {
             }
             let timeout = Duration.milliseconds(Int64((profile.timeout ?? 60) * 1000))
             for (name, template) in (profile.prepare ?? [:]).sorted(by: { $0.key < $1.key }) {
-                let command = ExternalCommand(
+                var command = ExternalCommand(
                     arguments: template.map { ClientProfile.expand($0, values) }, environment: environment, directory: scratch, timeout: timeout)
+                command.resolver = context.resolver
                 let prepared = try await command.run(outputFile: scratch + "/prepare-\(name).out")
                 guard prepared.status == 0 else {
                     return .failed(.notImplemented, code: "prepare-failed", "The profile's prepare.\(name) failed (\(Self.describe(prepared))).")
@@ -75,9 +78,10 @@ public struct ExternalClient: SuiteClient {
                 values[name] = prepared.output.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             for (name, template) in profile.environment ?? [:] { environment[name] = ClientProfile.expand(template, values) }
-            let command = ExternalCommand(
+            var command = ExternalCommand(
                 arguments: profile.command.map { ClientProfile.expand($0, values) }, environment: environment,
                 directory: scratch, timeout: timeout)
+            command.resolver = context.resolver
             let finished = try await command.run(outputFile: scratch + "/output.log")
             // Judged only once every connection the client opened is closed, or cut after a grace period.
             let cut = await context.settle(.seconds(2))

@@ -21,6 +21,10 @@ struct ExternalCommand: Sendable {
     var timeout: Duration
     /// How long the program's descendants may outlive it before they are killed.
     var grace: Duration = .seconds(3)
+    /// In the suite's network namespace: a resolver file bound over the namespace's
+    /// `/etc/resolv.conf` (`target`) for this program only, in a mount namespace of its own, so
+    /// that the names it looks up are asked of its scenario's name server.
+    var resolver: (file: String, target: String)?
 
     struct Finished: Sendable {
         /// The exit code; nil when killed for the timeout or by a signal.
@@ -50,6 +54,12 @@ struct ExternalCommand: Sendable {
         variables[Environment.Key(stringLiteral: Self.markerVariable)] = marker
         var options = PlatformOptions()
         options.processGroupID = 0
+        var arguments = self.arguments
+        if let resolver {
+            // A program that does not exist is told as such, not as the wrapper's exit 127.
+            guard Self.locate(arguments[0], path: environment["PATH"]) != nil else { throw SuiteError(.workDirectory, "\(arguments[0]) is not found") }
+            arguments = NetworkNamespace.withResolver(resolver.file, over: resolver.target, arguments)
+        }
         let configuration = Configuration(
             executable: arguments[0].contains("/") ? .path(FilePath(arguments[0])) : .name(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())),
             environment: .custom(variables),
@@ -89,6 +99,15 @@ struct ExternalCommand: Sendable {
         var status: Int32?
         if case .exited(let code) = outcome.terminationStatus, !timedOut { status = code }
         return Finished(status: status, timedOut: timedOut, output: text, leftovers: leftovers)
+    }
+
+    /// The executable `program` names: itself when it holds a slash, else the first in `path`'s folders.
+    static func locate(_ program: String, path: String?) -> String? {
+        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
+        for folder in (path ?? "/usr/bin:/bin").split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/\(program)") {
+            return "\(folder)/\(program)"
+        }
+        return nil
     }
 
     /// The last `bytes` of a file (a client may write gigabytes; its verdict is at the end).

@@ -9,8 +9,17 @@ import Foundation
 /// nothing the client sends leaves the machine. `--no-network-namespace` runs in the machine's
 /// own network, reported as a weaker judgement.
 ///
+/// Inside, nftables (Debian's `nft`) redirects every TCP connection and UDP datagram to a port
+/// outside the ephemeral range (where the simulated hosts listen) to the recorder, and every DNS
+/// question to an address that is not a scenario's name server to the run's own
+/// (``VigilSimulator/NameServer``), which answers every name with an address the recorder owns.
+/// Each client runs with a resolver file of its own bound over `/etc/resolv.conf` (a mount
+/// namespace per client): its scenario's name server, which answers the scenario's host names.
+///
 /// Chosen over a veth pair or a TUN device: the run needs no address outside loopback, and a
-/// namespace holding the whole run needs no bridge between two networks.
+/// namespace holding the whole run needs no bridge between two networks; nftables' redirect
+/// keeps the kernel's TCP (a TUN device would need a TCP stack of our own to complete
+/// connections), and the address dialled stays readable (`SO_ORIGINAL_DST`).
 public enum NetworkNamespace {
     /// Set in the run executed again inside its namespace, to the network namespace it left
     /// (its inode): a value inherited into another network proves nothing.
@@ -53,6 +62,15 @@ public enum NetworkNamespace {
     static let unshare = ["/usr/bin/unshare", "/bin/unshare"].first { FileManager.default.isExecutableFile(atPath: $0) }
     /// iproute2's ip.
     static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// nftables' nft.
+    static let nft = ["/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// util-linux's mount, for each client's resolver file.
+    static let mountProgram = ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/bin/mount"
+
+    /// Where the scenarios' name servers answer: 127.53.0.N, one address per scenario played at once.
+    public static let nameServerNetwork = "127.53.0.0/16"
+    /// The run's own name server (every DNS question to another address is redirected to it).
+    public static let runNameServer = "127.0.0.1"
 
     /// The namespaces: a user namespace (root inside, with no capability over the machine's own
     /// network, even when run as root), a network namespace, and a mount namespace of its own
@@ -66,10 +84,13 @@ public enum NetworkNamespace {
     public static func reexecute() -> SuiteError {
         guard let unshare else { return SuiteError(.networkNamespace, "util-linux's unshare is not installed") }
         guard let ip else { return SuiteError(.networkNamespace, "iproute2's ip is not installed (the namespace's routes are made with it)") }
+        guard let nft else { return SuiteError(.networkNamespace, "nftables' nft is not installed (the namespace's redirects are made with it)") }
         guard let outer = currentNetwork else { return SuiteError(.networkNamespace, "/proc/self/ns/net cannot be read") }
         let probe: (status: Int32, said: String)
         do {
-            probe = try run(unshare, options + ["--", "/bin/sh", "-c", "\(ip) link set lo up && \(ip) route add local 0.0.0.0/0 dev lo"])
+            probe = try run(
+                unshare,
+                options + ["--", "/bin/sh", "-c", "\(ip) link set lo up && \(ip) route add local 0.0.0.0/0 dev lo && \(nft) add table inet vigil-probe"])
         } catch {
             return SuiteError(.networkNamespace, "\(unshare) cannot be run: \(error.localizedDescription)")
         }
@@ -118,6 +139,89 @@ public enum NetworkNamespace {
                 throw SuiteError(.networkNamespace, "\(path) cannot be hidden in the run's mount namespace: \(String(cString: strerror(errno)))")
             }
         }
+    }
+
+    /// The namespace's ephemeral port range (where every listener on port 0 gets its port).
+    static func ephemeralPorts() -> ClosedRange<Int> {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let numbers = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
+        guard numbers.count == 2, numbers[0] > 0, numbers[0] <= numbers[1] else { return 32768...60999 }
+        return numbers[0]...numbers[1]
+    }
+
+    /// The namespace's nftables rules: DNS to any address but a scenario's name server to the
+    /// run's (127.0.0.1:53); every other TCP connection and UDP datagram to a port outside the
+    /// ephemeral range to the recorder's ports.
+    static func rules(tcpPort: Int, udpPort: Int, ephemeral: ClosedRange<Int>) -> String {
+        let range = "\(ephemeral.lowerBound)-\(ephemeral.upperBound)"
+        return """
+            table inet vigil {
+                chain output {
+                    type nat hook output priority -100; policy accept;
+                    meta nfproto ipv4 udp dport 53 ip daddr != \(nameServerNetwork) redirect to :53
+                    udp dport 53 accept
+                    meta nfproto ipv4 tcp dport != \(range) redirect to :\(tcpPort)
+                    meta nfproto ipv4 udp dport != \(range) redirect to :\(udpPort)
+                }
+            }
+
+            """
+    }
+
+    /// Inside: every connection and datagram that is not for a simulated host redirected to the
+    /// recorder (``rules(tcpPort:udpPort:ephemeral:)``), the ruleset written to `directory`.
+    public static func redirect(tcpPort: Int, udpPort: Int, directory: String) throws {
+        guard isInside else { throw SuiteError(.networkNamespace, "this process is not in a network namespace made for the run") }
+        guard let nft else { throw SuiteError(.networkNamespace, "nftables' nft is not installed (the namespace's redirects are made with it)") }
+        let file = directory + "/namespace.nft"
+        do {
+            try rules(tcpPort: tcpPort, udpPort: udpPort, ephemeral: ephemeralPorts()).write(toFile: file, atomically: true, encoding: .utf8)
+        } catch {
+            throw SuiteError(.networkNamespace, "cannot write \(file): \(error.localizedDescription)")
+        }
+        let loaded: (status: Int32, said: String)
+        do { loaded = try run(nft, ["-f", file]) } catch { throw SuiteError(.networkNamespace, "\(nft) cannot be run: \(error.localizedDescription)") }
+        guard loaded.status == 0 else { throw SuiteError(.networkNamespace, "the namespace's redirects cannot be made: \(loaded.said)") }
+    }
+
+    /// Inside: the file `/etc/resolv.conf` leads to (its links followed), where each client's
+    /// resolver file is bound; created in the run's mount namespace when it lies in a folder
+    /// hidden there (systemd-resolved's stub file); the run's own resolver file (the run's name
+    /// server) bound over it, written to `directory`.
+    public static func useNameServer(directory: String) throws -> String {
+        guard isInside else { throw SuiteError(.networkNamespace, "this process is not in a mount namespace made for the run") }
+        let target = URL(fileURLWithPath: "/etc/resolv.conf").resolvingSymlinksInPath().path
+        if !FileManager.default.fileExists(atPath: target) {
+            guard hostSockets.contains(where: { target.hasPrefix($0 + "/") }), FileManager.default.createFile(atPath: target, contents: Data()) else {
+                throw SuiteError(.networkNamespace, "/etc/resolv.conf leads to \(target), which does not exist; the clients' name server cannot be set")
+            }
+        }
+        let file = try resolverFile(nameServer: runNameServer, directory: directory, name: "resolv.conf")
+        guard mount(file, target, nil, UInt(MS_BIND), nil) == 0 else {
+            throw SuiteError(.networkNamespace, "the run's resolver file cannot be bound over \(target): \(String(cString: strerror(errno)))")
+        }
+        return target
+    }
+
+    /// A resolver file naming one name server, one try of one second (a name server that does not
+    /// answer is never the point), written as `directory/name`; its path.
+    public static func resolverFile(nameServer: String, directory: String, name: String) throws -> String {
+        let file = directory + "/" + name
+        do {
+            try "nameserver \(nameServer)\noptions timeout:1 attempts:1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        } catch {
+            throw SuiteError(.networkNamespace, "cannot write \(file): \(error.localizedDescription)")
+        }
+        return file
+    }
+
+    /// `arguments` run in a mount namespace of their own where `file` is bound over `target`
+    /// (the namespace's `/etc/resolv.conf`): util-linux's unshare, then mount, then exec.
+    static func withResolver(_ file: String, over target: String, _ arguments: [String]) -> [String] {
+        [
+            unshare ?? "/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+            #"\#(mountProgram) --bind "$1" "$2" && shift 2 && exec "$@""#, "vigil-resolver", file, target,
+        ] + arguments
     }
 
     /// Runs `path` with `arguments` to its end: its exit status and what it wrote to standard

@@ -26,6 +26,9 @@ public struct ScenarioRunner: Sendable {
     public var secrets: any SecretStore
     /// Each connection and answer.
     public var timeout: Duration = .seconds(10)
+    /// The suite's network namespace, for an external client: names answered by the scenario's
+    /// name server. Nil outside one (scenarios that need host names are then not applicable).
+    public var network: ClientNetwork?
 
     /// A runner with the default timeout (10 seconds).
     public init(scenario: Scenario, certificatesDirectory: String, directory: String, client: any SuiteClient, secrets: any SecretStore) {
@@ -54,7 +57,7 @@ public struct ScenarioRunner: Sendable {
             scenario: scenario.name, expected: judge.expected, got: "-", status: .failed, invariants: .init(),
             failures: [], gapReason: nil, clientMessage: nil, seconds: 0)
         let byJournal = client.judgesByJournal
-        if byJournal, let reason = ExternalClient.notApplicable(scenario) {
+        if byJournal, let reason = ExternalClient.notApplicable(scenario, hostNames: network != nil) {
             result.expected = scenario.outcome.rawValue
             result.got = "-"
             result.status = .notApplicable
@@ -120,18 +123,34 @@ public struct ScenarioRunner: Sendable {
             configuration: HostSimulator.Configuration(scenario: scenario, certificatesDirectory: certificatesDirectory),
             journal: try Journal(memoryLimit: Self.journalLimit))
         let running = try await RunningHostSimulator(simulator)
-        do {
-            let settings = try loadSettings(config: config, running: running)
-            let evidence = try await drive(running, settings: settings, data: data, config: config, state: state)
+        // An external client in the suite's network namespace: a name server of the scenario's
+        // own answers its host names (and gives every other name to the recorder).
+        var nameServer: (server: NameServer, file: String, slot: Int)?
+        let stop = { [network] in
+            if let nameServer {
+                await nameServer.server.stop()
+                network?.release(nameServer.slot)
+            }
             await running.stop()
+        }
+        do {
+            if client.judgesByJournal, let network {
+                let names = Dictionary(grouping: Self.resolutions(scenario, running), by: \.host).mapValues { $0.map(\.address) }
+                nameServer = try await network.nameServer(names: names, directory: state)
+            }
+            let settings = try loadSettings(config: config, running: running)
+            let evidence = try await drive(running, settings: settings, data: data, config: config, state: state, resolver: nameServer?.file)
+            await stop()
             return evidence
         } catch {
-            await running.stop()
+            await stop()
             throw error
         }
     }
 
-    func drive(_ running: RunningHostSimulator, settings: Settings, data: String, config: String, state: String) async throws -> ScenarioEvidence {
+    func drive(
+        _ running: RunningHostSimulator, settings: Settings, data: String, config: String, state: String, resolver: String? = nil
+    ) async throws -> ScenarioEvidence {
         let users = scenario.effectiveUsers
         let userName = scenario.client?.user ?? users.keys.sorted().first ?? "alice"
         let caFile = (certificatesDirectory as NSString).appendingPathComponent("ca-bundle.pem")
@@ -158,6 +177,7 @@ public struct ScenarioRunner: Sendable {
             databasePath: data + "/vigil/vigil.sqlite", dataDirectory: data, configDirectory: config, stateDirectory: state,
             secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout, resolve: resolve,
             settle: { grace in await Self.settle(running, grace: grace) })
+        if let resolver, let network { context.resolver = (resolver, network.resolverTarget) }
         if let names = scenario.client?.systemTrust {
             context.systemStoreFiles = try names.map { name in
                 let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")

@@ -39,6 +39,8 @@ public struct SimulationSuite: Sendable {
     /// In that namespace: the listener for every host outside the scenarios, whose contacts are
     /// reported and searched for every scenario's planted secrets after the run.
     public var otherHosts: OtherHostRecorder?
+    /// The names an external client meets in the suite's network namespace; nil outside one.
+    public var network: ClientNetwork?
 
     /// A suite of `scenarios` with the defaults: one job, Vigil's client, directories removed.
     public init(scenarios: [Scenario], knownGaps: KnownGaps, certificatesDirectory: String, workDirectory: String, secrets: any SecretStore) {
@@ -60,6 +62,7 @@ public struct SimulationSuite: Sendable {
                 scenario: preflight, certificatesDirectory: certificatesDirectory, directory: workDirectory + "/preflight-" + preflight.name, client: client,
                 secrets: secrets)
             runner.timeout = timeout
+            runner.network = network
             let (result, planted) = await runner.runKeepingSecrets(knownGap: nil)
             if !keep { try? FileManager.default.removeItem(atPath: runner.directory) }
             preflightResult = result
@@ -74,6 +77,7 @@ public struct SimulationSuite: Sendable {
                     scenario: scenario, certificatesDirectory: certificatesDirectory,
                     directory: workDirectory + "/" + scenario.name, client: client, secrets: secrets)
                 runner.timeout = timeout
+                runner.network = network
                 let gap = knownGaps.gaps[scenario.name]
                 let keep = self.keep
                 group.addTask {
@@ -129,16 +133,24 @@ public struct SimulationSuite: Sendable {
                 let name = contact.serverName.map {
                     secretNames.contains($0) ? ", a server name that holds a secret" : ", server name \(SuiteText.oneLine($0))"
                 }
-                let line = "\(contact.destination) (\(contact.tls ? "TLS" : "clear text")\(name ?? ""), \(contact.bytes) byte(s))"
+                let line =
+                    contact.udp
+                    ? "UDP datagrams (\(contact.bytes) byte(s))"
+                    : "\(SuiteText.oneLine(contact.place)) (\(contact.tls ? "TLS" : "clear text")\(name ?? ""), \(contact.bytes) byte(s))"
                 if !contacted.contains(line) { contacted.append(line) }
             }
             for (contact, found) in leaks {
                 let violation = Violation(
                     .secretToOtherHost,
-                    "A secret reached \(contact.destination), a host outside the scenario (\(found)): the client sends the user's secrets where no one agreed (invariant 1)."
+                    "A secret reached \(contact.udp ? "a UDP port" : SuiteText.oneLine(contact.place)), a host outside the scenario (\(found)): the client sends the user's secrets where no one agreed (invariant 1)."
                 )
                 if !runViolations.contains(violation) && runViolations.count < 5 { runViolations.append(violation) }
             }
+        }
+        if let asked = network?.others.asked, !asked.names.isEmpty {
+            let shown = asked.names.prefix(5).map(SuiteText.oneLine).joined(separator: ", ")
+            let total = asked.names.count + asked.more
+            contacted.insert("\(total) DNS name(s) outside the scenarios asked (\(shown)\(total > 5 ? ", ..." : ""))", at: 0)
         }
         runFailures += runViolations.map(\.message)
         let elapsed = ContinuousClock.now - started

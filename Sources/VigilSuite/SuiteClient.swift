@@ -70,6 +70,9 @@ public struct SuiteClientContext: Sendable {
     public var timeout: Duration
     /// Names pinned to the simulated hosts (`HOST:PORT:ADDRESS`, curl's `--resolve`).
     public var resolve: [HostResolution] = []
+    /// In the suite's network namespace: the resolver file an external client is run with (its
+    /// scenario's name server) and the file it is bound over.
+    public var resolver: (file: String, target: String)?
     /// Mutual TLS: the client certificate and key files the user gives the account (PEM); nil: none.
     public var clientCertificate: (certificate: String, key: String)?
     /// An access proxy's service token as an access headers file's text (`Name: value` lines); nil: none.

@@ -147,11 +147,12 @@ extension VigilSimulatorCommand {
             // Inside it: every host outside the scenarios answered by the recorder (a certificate
             // from a CA the client does not trust).
             var otherHosts: OtherHostRecorder?
+            let otherNames = OtherHostNames()
             if NetworkNamespace.isInside {
                 let certificates = paths.certificatesDirectory(fixtures: fixtures)
                 do {
                     otherHosts = try await OtherHostRecorder.start(
-                        certificate: certificates + "/untrusted-root-chain.pem", key: certificates + "/untrusted-root.key")
+                        certificate: certificates + "/untrusted-root-chain.pem", key: certificates + "/untrusted-root.key", names: otherNames)
                 } catch {
                     ExitStatus.fail("the recorder for hosts outside the scenarios cannot listen in the run's network namespace: \(error)")
                 }
@@ -166,6 +167,22 @@ extension VigilSimulatorCommand {
                 }
             } catch {
                 ExitStatus.fail("cannot create \(work): \(error.localizedDescription)")
+            }
+            // Inside: every connection that is not for a simulated host redirected to the recorder,
+            // and every name asked of the run's name server (each client gets its scenario's).
+            var network: ClientNetwork?
+            if let otherHosts {
+                do {
+                    try NetworkNamespace.redirect(tcpPort: otherHosts.port, udpPort: otherHosts.udpPort, directory: work)
+                    let target = try NetworkNamespace.useNameServer(directory: work)
+                    // Answers for the whole run (its handler holds it).
+                    _ = try await NameServer.start(address: NetworkNamespace.runNameServer, names: [:], others: otherNames)
+                    network = ClientNetwork(others: otherNames, resolverTarget: target)
+                } catch let error as SuiteError {
+                    ExitStatus.fail(error.reason)
+                } catch {
+                    ExitStatus.fail("the run's name server cannot listen in its network namespace: \(error)")
+                }
             }
             let service: PrivateSecretService
             do { service = try PrivateSecretService.start() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
@@ -189,6 +206,7 @@ extension VigilSimulatorCommand {
             if let external { suite.client = ExternalClient(profile: external) }
             suite.networkNamespace = external == nil ? nil : NetworkNamespace.isInside
             suite.otherHosts = otherHosts
+            suite.network = network
             suite.preflight = external == nil ? nil : library.scenarios.first { $0.name == "valid" }
             suite.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
             suite.keep = keep != nil

