@@ -27,10 +27,10 @@ public final class NameServer: Sendable {
         self.others = others
     }
 
-    /// Starts answering on `address`, UDP port 53 (NIO's shared event loops). `names` maps each
+    /// Starts answering on `address`, UDP `port` (53 unless a test asks for another; 0 picks a free one; NIO's shared event loops). `names` maps each
     /// name (any case, a trailing dot ignored) to its hosts' addresses; one that is not an IP
     /// address throws.
-    public static func start(address: String, names: [String: [String]], others: OtherHostNames) async throws -> NameServer {
+    public static func start(address: String, port: Int = 53, names: [String: [String]], others: OtherHostNames) async throws -> NameServer {
         var table: [String: [[UInt8]]] = [:]
         for (name, addresses) in names {
             let key = name.lowercased().hasSuffix(".") ? String(name.lowercased().dropLast()) : name.lowercased()
@@ -45,10 +45,13 @@ public final class NameServer: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Answerer(server: server)) }
             }
-            .bind(host: address, port: 53).get()
+            .bind(host: address, port: port).get()
         server.channel.withLock { $0 = channel }
         return server
     }
+
+    /// The UDP port it answers on.
+    public var port: Int { channel.withLock { $0?.localAddress?.port ?? 0 } }
 
     /// Stops answering.
     public func stop() async {

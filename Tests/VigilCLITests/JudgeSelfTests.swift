@@ -90,6 +90,17 @@ struct JudgeSelfTests {
         #expect(leak.standardOutput.contains("\"secret-to-other-host\""), "\(leak.standardOutput)")
         #expect(leak.standardOutput.contains("127.0.0.2:80") && leak.standardOutput.contains("192.0.2.1:443"), "\(leak.standardOutput)")
         #expect(!leak.standardOutput.contains("alice-test-password"))
+        // A name of its own, the scenario's host on a port of its own, a UDP datagram: each caught.
+        let named = try simulate("own-name", ["--json"])
+        #expect(named.status == 1, "\(named.standardOutput)\(named.standardError)")
+        #expect(named.standardOutput.contains("\"secret-to-other-host\""), "\(named.standardOutput)")
+        #expect(named.standardOutput.contains("crash-reports.fake-client.example:443 (127.1.0.1)"), "\(named.standardOutput)")
+        #expect(named.standardOutput.contains("1 DNS name(s) outside the scenarios asked (crash-reports.fake-client.example)"), "\(named.standardOutput)")
+        let port = try simulate("other-port", ["--json"])
+        #expect(port.status == 1 && port.standardOutput.contains("127.0.0.1:8081"), "\(port.standardOutput)\(port.standardError)")
+        let datagram = try simulate("udp-datagram", ["--json"])
+        #expect(datagram.status == 1 && datagram.standardOutput.contains("\"secret-to-other-host\""), "\(datagram.standardOutput)")
+        #expect(!(named.standardOutput + port.standardOutput + datagram.standardOutput).contains("alice-test-password"))
         let ping = try simulate("telemetry")
         #expect(ping.status == 0, "\(ping.standardOutput)\(ping.standardError)")
         #expect(ping.standardOutput.contains("other hosts contacted: 192.0.2.1:443 (TLS, server name telemetry.example.net"), "\(ping.standardOutput)")
@@ -99,6 +110,21 @@ struct JudgeSelfTests {
         #expect(outside.status == 0 && outside.standardOutput.contains("run without a network namespace"), "\(outside.standardOutput)")
         let misplaced = try CommandRunner.vigil(["simulate", "--no-network-namespace", "--scenario", "valid"])
         #expect(misplaced.status == 64 || misplaced.status == 2, "\(misplaced.standardError)")
+    }
+
+    /// In the namespace, the scenarios that need host names are played: the names resolve to the
+    /// scenario's hosts, a client that checks the name logs in on `dns-name` and `wildcard-name`
+    /// and refuses the wildcard that does not cover its name; one that checks only the chain is caught.
+    @Test(.enabled(if: TestPaths.networkNamespaces, "network namespaces cannot be made here"))
+    func scenariosThatNeedHostNamesArePlayed() throws {
+        let names = ["valid", "dns-name", "wildcard-name", "wildcard-apex", "wildcard-too-deep", "redirect-to-ip"]
+        let honest = try Self.run("honest", names)
+        #expect(honest.status == 0, "\(honest.standardOutput)\(honest.standardError)")
+        #expect(!honest.standardOutput.contains("not applicable"), "\(honest.standardOutput)")
+        #expect(honest.standardOutput.contains("6 passed"), "\(honest.standardOutput)")
+        let unchecked = try Self.run("chain-only", ["valid", "wildcard-apex"])
+        #expect(unchecked.status == 1, "\(unchecked.standardOutput)")
+        #expect(unchecked.standardOutput.contains("wildcard-apex") && unchecked.standardOutput.contains("failed"), "\(unchecked.standardOutput)")
     }
 
     /// A login provider on another host is agreed for tokens, never for the user's password: the

@@ -7,7 +7,8 @@ Every leaking mode first leaks (to whatever server answers, certificate unchecke
 with verification off does), then logs in honestly, so that it passes `valid` like a real client
 and is held to every scenario; `leak-no-login` leaks and never logs in (its leaks are caught all
 the same); `sni-secret` puts the password in the TLS server name after a certificate error.
-`honest` checks the certificate and never leaks; `nothing` does nothing; `fake-login` only
+`honest` checks the certificate (chain and name) and never leaks; `chain-only` is honest but
+never checks the name; `nothing` does nothing; `fake-login` only
 fetches status.php with a made-up cookie.
 """
 import base64
@@ -21,6 +22,10 @@ import time
 import urllib.parse
 
 MODE, URL, USER, PASSWORD, CA_FILE, DIR = sys.argv[1:7]
+# chain-only: the honest client, but it never checks the server's name (only its chain).
+CHECK_NAME = MODE != "chain-only"
+if MODE == "chain-only":
+    MODE = "honest"
 parts = urllib.parse.urlsplit(URL)
 HOST, PORT = parts.hostname, parts.port or 443
 BASIC = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
@@ -29,6 +34,8 @@ FILES = f"/remote.php/dav/files/{USER}/"
 
 def connect(verify, host=HOST, port=PORT):
     context = ssl.create_default_context(cafile=CA_FILE) if verify else ssl._create_unverified_context()
+    if verify and not CHECK_NAME:
+        context.check_hostname = False  # chain-only: the chain checked, never the name
     raw = socket.create_connection((host, port), timeout=10)
     # Checked: the chain, and the name or address (as every browser checks them).
     return context.wrap_socket(raw, server_hostname=host if verify else None)
