@@ -22,6 +22,9 @@ public final class HostSimulator: Sendable {
         public var addresses: [String] = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
         /// The HTTPS hosts' port (plain HTTP takes the next one); 0 picks a free port for each listener.
         public var port: Int = 0
+        /// Plain HTTP takes the port after ``port``; false: a free one (when only the HTTPS
+        /// hosts' port must be the same as before).
+        public var plainPortFollows = true
         /// The simulator's time (the wall clock by default).
         public var clock: any SimulatorClock = SystemSimulatorClock()
         /// NIO event-loop threads shared by all listeners; nil uses NIO's singleton (one per core).
@@ -250,7 +253,7 @@ public final class HostSimulator: Sendable {
     /// middle and whenever the configured port is 0.
     func port(for plan: Plan) -> Int {
         if plan.genuine || configuration.port == 0 { return 0 }
-        if plan.scheme == "http" { return configuration.port < 65_535 ? configuration.port + 1 : 0 }
+        if plan.scheme == "http" { return configuration.plainPortFollows && configuration.port < 65_535 ? configuration.port + 1 : 0 }
         return configuration.port
     }
 

@@ -30,6 +30,13 @@ public struct ClientProfile: Sendable, Codable, Hashable {
     /// Values computed before the client runs: NAME -> a command whose trimmed standard output is
     /// `{NAME}` (rclone wants its password obscured by `rclone obscure`).
     public var prepare: [String: [String]]?
+    /// For a scenario whose premise is an account set up before (`client.account`): the command
+    /// run first, against the server as it was at setup (default: `command`).
+    public var setup: [String]?
+    /// Then, with the same HOME, configuration and sync folder, against the scenario's server:
+    /// the command that is judged (default: `command`). owncloudcmd and nextcloudcmd run twice
+    /// on the same folder; a client that keeps an account in its configuration is asked to sync it.
+    public var later: [String]?
     /// The command that prints the client's version (for the report).
     public var version: [String]?
     /// The Debian package that provides the client (for scripts/client-report.sh).
@@ -82,6 +89,9 @@ public struct ClientProfile: Sendable, Codable, Hashable {
 
     func validate(source: String) throws {
         guard let program = command.first, !program.isEmpty else { throw SuiteError(.invalidFixture, "\(source): the command is empty.") }
+        for (field, value) in [("setup", setup), ("later", later)] where value != nil && (value?.first ?? "").isEmpty {
+            throw SuiteError(.invalidFixture, "\(source): the \(field) command is empty.")
+        }
         if interactive == true {
             throw SuiteError(
                 .invalidFixture, "\(source): interactive clients are not supported (the suite cannot answer a client's prompt); run it non-interactively.")
@@ -92,7 +102,7 @@ public struct ClientProfile: Sendable, Codable, Hashable {
         where Self.placeholders.contains(name) || name.range(of: "^[a-z_][a-z0-9_]*$", options: .regularExpression) == nil {
             throw SuiteError(.invalidFixture, "\(source): prepare.\(name) is not a new lower-case name.")
         }
-        let templates = command + (environment?.values.map { $0 } ?? []) + (prepare?.values.flatMap { $0 } ?? [])
+        let templates = command + (setup ?? []) + (later ?? []) + (environment?.values.map { $0 } ?? []) + (prepare?.values.flatMap { $0 } ?? [])
         for template in templates {
             for name in Self.names(in: template) where !known.contains(name) {
                 throw SuiteError(

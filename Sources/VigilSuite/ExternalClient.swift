@@ -18,24 +18,21 @@ public struct ExternalClient: SuiteClient {
     /// Always true: the suite cannot see an external client's store, keyring or logs.
     public var judgesByJournal: Bool { true }
 
-    /// Settings that make a scenario's verdict depend on what only Vigil was told: pins,
-    /// pre-approved certificates, a renewal rule.
-    public static let vigilOnlySettings = [
-        "connection.pinned-public-keys", "connection.approved-certificates", "connection.renewed-certificate-acceptance-rule",
-    ]
+    /// Settings that make a scenario's verdict depend on what only Vigil reads: public-key pins,
+    /// a renewal rule. (Approved certificates are told to every client: added to its CA file.)
+    public static let vigilOnlySettings = ["connection.pinned-public-keys", "connection.renewed-certificate-acceptance-rule"]
 
     /// Why an external client cannot be held to `scenario`, or nil when it can: a scenario that
     /// needs host names (`client.hosts`) outside a network namespace of the suite's, where no name
-    /// server of the simulator's answers the client (`hostNames` false); one whose premise is an account the user set up before (`client.account`:
-    /// an external client starts with none, and would meet the scenario with a setup it never
-    /// made); one whose verdict depends on a setting only Vigil reads.
+    /// server of the simulator's answers the client (`hostNames` false); one whose verdict depends
+    /// on a setting only Vigil reads. A premise of an account set up before is played (the
+    /// profile's `setup` run first, ``ScenarioRunner``).
     public static func notApplicable(_ scenario: Scenario, hostNames: Bool) -> String? {
         if !hostNames, !(scenario.client?.hosts ?? [:]).isEmpty {
             return "it needs host names, which only the name server of the suite's network namespace answers (run without --no-network-namespace)"
         }
-        if scenario.client?.account != nil { return "its premise is an account set up before (a second connection), and an external client starts with none" }
         if let setting = vigilOnlySettings.first(where: { scenario.client?.settings?[$0] != nil }) {
-            return "its verdict depends on Vigil's setting \(setting), which an external client is not given"
+            return "its verdict depends on Vigil's setting \(setting), which no other client reads"
         }
         return nil
     }
@@ -78,11 +75,17 @@ public struct ExternalClient: SuiteClient {
                 values[name] = prepared.output.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             for (name, template) in profile.environment ?? [:] { environment[name] = ClientProfile.expand(template, values) }
+            let template =
+                switch context.phase {
+                case .only: profile.command
+                case .setup: profile.setup ?? profile.command
+                case .later: profile.later ?? profile.command
+                }
             var command = ExternalCommand(
-                arguments: profile.command.map { ClientProfile.expand($0, values) }, environment: environment,
+                arguments: template.map { ClientProfile.expand($0, values) }, environment: environment,
                 directory: scratch, timeout: timeout)
             command.resolver = context.resolver
-            let finished = try await command.run(outputFile: scratch + "/output.log")
+            let finished = try await command.run(outputFile: scratch + (context.phase == .setup ? "/setup.log" : "/output.log"))
             // Judged only once every connection the client opened is closed, or cut after a grace period.
             let cut = await context.settle(.seconds(2))
             let output = password.count >= 4 ? finished.output.replacingOccurrences(of: password, with: "«password»") : finished.output

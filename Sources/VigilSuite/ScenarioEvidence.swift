@@ -50,6 +50,10 @@ public struct ScenarioEvidence: Sendable {
     public var entitled: Set<String> = []
     /// What the scenario's forward proxies received (``VigilSimulator/ProxyPlan``), each proxy's in order.
     public var proxyEntries: [ProxyEntry] = []
+    /// An external client's setup run (a premise of an account set up before): what the judge
+    /// found against its conduct there, and what it said.
+    public var setupViolations: [Violation] = []
+    public var setupSaid: String?
 
     /// The address of `host:port` or `name:port`.
     public func address(of hostPort: String) -> String {

@@ -29,6 +29,8 @@ public struct ScenarioRunner: Sendable {
     /// The suite's network namespace, for an external client: names answered by the scenario's
     /// name server. Nil outside one (scenarios that need host names are then not applicable).
     public var network: ClientNetwork?
+    /// In an external client's setup run: the premise whose certificate the user approved.
+    var approvedAtSetup: ScenarioClient.ExistingAccount?
 
     /// A runner with the default timeout (10 seconds).
     public init(scenario: Scenario, certificatesDirectory: String, directory: String, client: any SuiteClient, secrets: any SecretStore) {
@@ -72,16 +74,18 @@ public struct ScenarioRunner: Sendable {
             if byJournal { result.expected = scenario.outcome.rawValue }
             result.invariants = verdict.invariants
             result.failures = (verdict.outcome + verdict.violations.map(\.message)).map(SuiteText.oneLine)
-            result.violations = verdict.violations.map { Violation($0.code, SuiteText.oneLine($0.message)) }
+            result.violations = evidence.setupViolations + verdict.violations.map { Violation($0.code, SuiteText.oneLine($0.message)) }
+            result.failures += evidence.setupViolations.map(\.message)
             result.clientMessage = evidence.result.message.map(SuiteText.oneLine)
-            result.safe = verdict.violations.isEmpty
+            if let said = evidence.setupSaid { result.clientMessage = "at setup: \(said); later: \(result.clientMessage ?? "-")" }
+            result.safe = result.violations.isEmpty
             if byJournal {
                 result.works = judge.works(evidence)
             } else if scenario.outcome == .login || scenario.outcome == .reportError {
                 result.works = verdict.outcome.isEmpty ? .yes : .no
             }
             let exercised = byJournal ? (result.works.map { $0 != .notExercised } ?? judge.exercised(evidence)) : true
-            switch (verdict.outcome.isEmpty && verdict.violations.isEmpty, knownGap) {
+            switch (verdict.outcome.isEmpty && result.violations.isEmpty, knownGap) {
             case (true, nil) where !exercised:
                 result.status = .notExercised
                 result.failures = ["Not exercised: the client never met the scenario's fault."]
@@ -89,10 +93,10 @@ public struct ScenarioRunner: Sendable {
             case (true, .some):
                 result.status = .gapClosed
                 result.failures = ["\(scenario.name) now reaches \(judge.expected): remove it from known-gaps.json."]
-            case (false, let gap?) where verdict.violations.isEmpty && gap.got == result.got:
+            case (false, let gap?) where result.violations.isEmpty && gap.got == result.got:
                 result.status = .knownGap
                 result.gapReason = gap.reason
-            case (false, let gap?) where verdict.violations.isEmpty:
+            case (false, let gap?) where result.violations.isEmpty:
                 result.status = .failed
                 result.failures.append(
                     "known-gaps.json records that Vigil gets \(gap.got) here; it now gets \(result.got). A changed gap is checked again: update the entry if the new behaviour is the expected step."
@@ -119,37 +123,119 @@ public struct ScenarioRunner: Sendable {
         for path in [directory, data, config + "/vigil", state + "/vigil/logs"] {
             try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let simulator = try HostSimulator(
-            configuration: HostSimulator.Configuration(scenario: scenario, certificatesDirectory: certificatesDirectory),
-            journal: try Journal(memoryLimit: Self.journalLimit))
+        // An external client meets a premise of an account set up before as a user would have
+        // made it: its setup run against the server as it was, then (same HOME, same folder,
+        // host 1 on the same port) the scenario.
+        var setup: (port: Int, violations: [Violation], said: String?)?
+        if client.judgesByJournal, let premise = scenario.client?.account {
+            setup = try await playSetup(premise, data: data, config: config, state: state)
+        }
+        var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: certificatesDirectory)
+        if let setup {
+            configuration.port = setup.port
+            configuration.plainPortFollows = false
+        }
+        let simulator = try HostSimulator(configuration: configuration, journal: try Journal(memoryLimit: Self.journalLimit))
         let running = try await RunningHostSimulator(simulator)
-        // An external client in the suite's network namespace: a name server of the scenario's
-        // own answers its host names (and gives every other name to the recorder).
-        var nameServer: (server: NameServer, file: String, slot: Int)?
-        let stop = { [network] in
-            if let nameServer {
-                await nameServer.server.stop()
-                network?.release(nameServer.slot)
+        do {
+            var evidence = try await withNameServer(running, state: state) { resolver in
+                let settings = try loadSettings(config: config, running: running)
+                return try await drive(
+                    running, settings: settings, data: data, config: config, state: state, resolver: resolver, phase: setup == nil ? .only : .later)
             }
             await running.stop()
-        }
-        do {
-            if client.judgesByJournal, let network {
-                let names = Dictionary(grouping: Self.resolutions(scenario, running), by: \.host).mapValues { $0.map(\.address) }
-                nameServer = try await network.nameServer(names: names, directory: state)
+            if let setup {
+                evidence.setupViolations = setup.violations
+                evidence.setupSaid = setup.said
             }
-            let settings = try loadSettings(config: config, running: running)
-            let evidence = try await drive(running, settings: settings, data: data, config: config, state: state, resolver: nameServer?.file)
-            await stop()
             return evidence
         } catch {
-            await stop()
+            await running.stop()
+            throw error
+        }
+    }
+
+    /// `body` with, for an external client in the suite's network namespace, a name server of the
+    /// scenario's own answering its host names (and giving every other name to the recorder): the
+    /// resolver file the client runs with; nil otherwise.
+    func withNameServer<Result>(_ running: RunningHostSimulator, state: String, _ body: (String?) async throws -> Result) async throws -> Result {
+        guard client.judgesByJournal, let network else { return try await body(nil) }
+        let names = Dictionary(grouping: Self.resolutions(scenario, running), by: \.host).mapValues { $0.map(\.address) }
+        let nameServer = try await network.nameServer(names: names, directory: state)
+        do {
+            let result = try await body(nameServer.file)
+            await nameServer.server.stop()
+            network.release(nameServer.slot)
+            return result
+        } catch {
+            await nameServer.server.stop()
+            network.release(nameServer.slot)
+            throw error
+        }
+    }
+
+    /// The scenario as it was when the user set the account up: host 1 serving the premise's
+    /// certificate (its genuine one by default), no fault, no man in the middle, no revocation
+    /// plan; the certificate the user approved then is one the client may accept.
+    func setupScenario(_ premise: ScenarioClient.ExistingAccount) -> Scenario {
+        var before = scenario
+        before.name = scenario.name + "-setup"
+        before.outcome = .login
+        before.behaviour = Scenario.Behaviour(kind: .normal)
+        before.also = nil
+        before.mitm = nil
+        before.revocation = nil
+        before.oidcFaults = nil
+        let first = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: certificatesDirectory).addresses[0]
+        let name = premise.certificate ?? HostSimulatorCases.genuine(for: first)
+        var certificates = scenario.certificates ?? [:]
+        certificates[first] = name
+        before.certificates = certificates
+        var client = scenario.client ?? ScenarioClient()
+        client.account = nil
+        client.approve = nil
+        client.then = nil
+        if premise.approved == true { client.acceptedCertificates = (client.acceptedCertificates ?? []) + [name] }
+        before.client = client
+        return before
+    }
+
+    /// The external client's setup run, against ``setupScenario(_:)``: host 1's HTTPS port (the
+    /// scenario's host 1 takes it next), what the judge finds against the client's conduct there
+    /// (a leak at setup is a leak), and what the client said.
+    func playSetup(
+        _ premise: ScenarioClient.ExistingAccount, data: String, config: String, state: String
+    ) async throws -> (port: Int, violations: [Violation], said: String?) {
+        var runner = self
+        runner.scenario = setupScenario(premise)
+        // The approval is the user's at setup: the setup run is told it too.
+        runner.approvedAtSetup = premise.approved == true ? premise : nil
+        let simulator = try HostSimulator(
+            configuration: HostSimulator.Configuration(scenario: runner.scenario, certificatesDirectory: certificatesDirectory),
+            journal: try Journal(memoryLimit: Self.journalLimit))
+        let running = try await RunningHostSimulator(simulator)
+        do {
+            let evidence = try await runner.withNameServer(running, state: state) { resolver in
+                let settings = try runner.loadSettings(config: config, running: running)
+                return try await runner.drive(running, settings: settings, data: data, config: config, state: state, resolver: resolver, phase: .setup)
+            }
+            await running.stop()
+            guard let port = running.listeners.first(where: { $0.host == 1 && $0.scheme == "https" })?.port else {
+                throw SuiteError(.invalidFixture, "\(scenario.name): the setup's host 1 has no HTTPS listener.")
+            }
+            let violations = ScenarioJudge(scenario: runner.scenario).judgeByJournal(evidence).violations.map {
+                Violation($0.code, SuiteText.oneLine("At the account's setup: " + $0.message))
+            }
+            return (port, violations, evidence.result.message.map(SuiteText.oneLine))
+        } catch {
+            await running.stop()
             throw error
         }
     }
 
     func drive(
-        _ running: RunningHostSimulator, settings: Settings, data: String, config: String, state: String, resolver: String? = nil
+        _ running: RunningHostSimulator, settings: Settings, data: String, config: String, state: String, resolver: String? = nil,
+        phase: SuiteClientContext.Phase = .only
     ) async throws -> ScenarioEvidence {
         let users = scenario.effectiveUsers
         let userName = scenario.client?.user ?? users.keys.sorted().first ?? "alice"
@@ -178,6 +264,10 @@ public struct ScenarioRunner: Sendable {
             secrets: secrets, logger: Self.traceLogger(file: logFile, hashKey: state + "/vigil/log-hash.key"), timeout: timeout, resolve: resolve,
             settle: { grace in await Self.settle(running, grace: grace) })
         if let resolver, let network { context.resolver = (resolver, network.resolverTarget) }
+        context.phase = phase
+        // Certificates the user or the administrator approved, told to an external client the one
+        // way every client reads: added to its CA file.
+        if client.judgesByJournal, let approved = try approvedLeaves(directory: state) { context.trustedCAFiles.append(approved) }
         if let names = scenario.client?.systemTrust {
             context.systemStoreFiles = try names.map { name in
                 let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
@@ -277,6 +367,36 @@ public struct ScenarioRunner: Sendable {
             proxyEntries: running.simulator.proxyEntries)
     }
 
+    /// The leaves the user approved at setup (`client.account.approved`) and those the settings
+    /// pre-approve (`{sha256:CASE}` in `connection.approved-certificates`), in one PEM file written
+    /// to `directory`; nil when there are none.
+    func approvedLeaves(directory: String) throws -> String? {
+        var names: [String] = []
+        if let premise = scenario.client?.account ?? approvedAtSetup, premise.approved == true {
+            names.append(premise.certificate ?? HostSimulatorCases.genuine(for: "127.0.0.1"))
+        }
+        if case .strings(let entries) = scenario.client?.settings?["connection.approved-certificates"] {
+            for entry in entries {
+                var rest = Substring(entry)
+                while let open = rest.range(of: "{sha256:"), let close = rest[open.upperBound...].firstIndex(of: "}") {
+                    names.append(String(rest[open.upperBound..<close]))
+                    rest = rest[rest.index(after: close)...]
+                }
+            }
+        }
+        guard !names.isEmpty else { return nil }
+        let pem = try names.map { name in
+            let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
+            guard let leaf = try? Certificate.load(path: path).first else {
+                throw SuiteError(.invalidFixture, "\(scenario.name): the approved certificate \(name) is not at \(path).")
+            }
+            return leaf.pemEncoded
+        }.joined()
+        let file = directory + "/approved-certificates.pem"
+        try Data(pem.utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
     /// The hosts (not a man in the middle) whose non-genuine certificate a standard verifier
     /// accepts with the CA files the client is given: OpenSSL's `verify`, TLS server purpose, the
     /// host's address checked, security level 2 (Debian's default for its clients). An external
@@ -296,7 +416,9 @@ public struct ScenarioRunner: Sendable {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
             process.arguments = [
-                "verify", "-CAfile", bundle, "-untrusted", base + "-chain.pem", "-purpose", "sslserver", check, listener.address, "-auth_level", "2",
+                // -partial_chain: a certificate the user approved is in the bundle, and stands for itself.
+                "verify", "-CAfile", bundle, "-partial_chain", "-untrusted", base + "-chain.pem", "-purpose", "sslserver", check, listener.address,
+                "-auth_level", "2",
                 base + ".pem",
             ]
             process.standardOutput = FileHandle.nullDevice

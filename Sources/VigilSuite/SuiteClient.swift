@@ -73,6 +73,19 @@ public struct SuiteClientContext: Sendable {
     /// In the suite's network namespace: the resolver file an external client is run with (its
     /// scenario's name server) and the file it is bound over.
     public var resolver: (file: String, target: String)?
+    /// Which run of a scenario this is: the only one, or, for a scenario whose premise is an
+    /// account set up before, the external client's setup run or its later (judged) run.
+    public var phase: Phase = .only
+
+    /// Which run of a scenario a client is in.
+    public enum Phase: Sendable {
+        /// A scenario with no premise (or Vigil's own client, whose account is seeded).
+        case only
+        /// An external client's run against the server as it was at setup.
+        case setup
+        /// Its run against the scenario's server, with what the setup run left.
+        case later
+    }
     /// Mutual TLS: the client certificate and key files the user gives the account (PEM); nil: none.
     public var clientCertificate: (certificate: String, key: String)?
     /// An access proxy's service token as an access headers file's text (`Name: value` lines); nil: none.

@@ -151,6 +151,29 @@ struct JudgeSelfTests {
         #expect(result.standardOutput.contains("was sent to 127.0.0.1 in clear text on its TLS port"), "\(result.standardOutput)")
     }
 
+    /// A premise of an account set up before is played: the setup run first (against the server as
+    /// it was, the certificate the user approved then in the client's CA file), then the scenario
+    /// on the same folder. The honest client passes; one that leaks only at setup is caught there.
+    @Test func anAccountSetUpBeforeIsPlayedAndItsSetupJudged() throws {
+        let premises = ["valid", "rekeyed", "rekeyed-trusted-ca", "rollback-to-old-certificate"]
+        let honest = try Self.run("honest", premises)
+        #expect(honest.status == 0, "\(honest.standardOutput)\(honest.standardError)")
+        #expect(!honest.standardOutput.contains("not applicable"), "\(honest.standardOutput)")
+        let leaky = try CommandRunner.vigil(
+            [
+                "simulate", "--json", "--client", "python3 \(Self.script) first-run-only {url} {user} {password} {ca_file} {dir}", "--scenario", "valid",
+                "--scenario", "rekeyed-trusted-ca",
+            ])
+        #expect(leaky.status == 1, "\(leaky.standardOutput)")
+        let report = try JSONSerialization.jsonObject(with: Data(leaky.standardOutput.utf8)) as? [String: Any]
+        let results = report?["results"] as? [[String: Any]] ?? []
+        let premise = try #require(results.first { $0["scenario"] as? String == "rekeyed-trusted-ca" })
+        let violations = premise["violations"] as? [[String: Any]] ?? []
+        #expect(
+            violations.contains { $0["code"] as? String == "clear-text-credential" && ($0["message"] as? String ?? "").hasPrefix("At the account's setup") },
+            "\(premise)")
+    }
+
     @Test func dataOverADeprecatedTLSVersionIsCaught() throws {
         let result = try Self.run("legacy-tls", ["legacy-tls"])
         #expect(result.status == 1, "\(result.standardOutput)")

@@ -26,6 +26,12 @@ MODE, URL, USER, PASSWORD, CA_FILE, DIR = sys.argv[1:7]
 CHECK_NAME = MODE != "chain-only"
 if MODE == "chain-only":
     MODE = "honest"
+# first-run-only: on its first run in a folder (an account's setup) it sends the password in clear
+# on the TLS port, then logs in; on later runs it is honest.
+if MODE == "first-run-only":
+    marker = os.path.join(DIR, ".fake-client-set-up")
+    MODE = "honest" if os.path.exists(marker) else "clear-on-tls-port"
+    open(marker, "w").close()
 parts = urllib.parse.urlsplit(URL)
 HOST, PORT = parts.hostname, parts.port or 443
 BASIC = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
