@@ -51,8 +51,9 @@ public struct ScenarioEvidence: Sendable {
     /// What the scenario's forward proxies received (``VigilSimulator/ProxyPlan``), each proxy's in order.
     public var proxyEntries: [ProxyEntry] = []
     /// An external client's setup run (a premise of an account set up before): what the judge
-    /// found against its conduct there, and what it said.
+    /// found against its conduct there.
     public var setupViolations: [Violation] = []
+    /// What the client said at its setup run.
     public var setupSaid: String?
 
     /// The address of `host:port` or `name:port`.

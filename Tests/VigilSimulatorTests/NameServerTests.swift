@@ -90,7 +90,6 @@ struct NameServerTests {
     /// Over a real socket: what glibc's resolver would get on loopback.
     @Test func answersOverUDP() async throws {
         let server = try await NameServer.start(address: "127.0.0.1", port: 0, names: ["cloud.example.test": ["127.0.0.7"]], others: others)
-        defer { Task { await server.stop() } }
         let socket = Foundation.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(socket) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
@@ -106,6 +105,7 @@ struct NameServerTests {
         #expect(sent == query.count)
         var buffer = [UInt8](repeating: 0, count: 512)
         let received = recv(socket, &buffer, buffer.count, 0)
+        await server.stop()
         try #require(received > 0)
         #expect(Self.records(Array(buffer[0..<received])).data == [[127, 0, 0, 7]])
     }
