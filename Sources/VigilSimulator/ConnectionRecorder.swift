@@ -156,8 +156,9 @@ final class TLSConnectionRecorder: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = event {
             completed = true
+            if let negotiated { state.update { $0.applicationProtocol = String(negotiated.prefix(32)) } }
             // The identity the client disclosed to this host, if it presented one.
             let presented = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
             let subject = presented.map { Self.subject(of: $0) }

@@ -194,6 +194,7 @@ public final class HostSimulator: Sendable {
                 if let authority, plan.scheme == "https" {
                     var tls = try authority.tlsConfiguration(for: plan.address)
                     tls.shutdownTimeout = Self.tlsShutdownTimeout
+                    if configuration.scenario.http2 == true { tls.applicationProtocols = ["h2", "http/1.1"] }
                     context = try NIOSSLContext(configuration: tls)
                 } else if let name = plan.certificate, plan.scheme == "https", !plan.genuine,
                     let clientAuth = configuration.scenario.clientAuth, clientAuth.effectiveHosts.contains(plan.host)
@@ -209,7 +210,7 @@ public final class HostSimulator: Sendable {
                 // genuine host: they come from the interceptor, never from the client.
                 var childChannel = SimulatorChannel(
                     address: plan.address, sslContext: context, certificate: plan.certificate, mitm: interceptor, journal: journal,
-                    recordsConnections: !plan.genuine,
+                    recordsConnections: !plan.genuine, http2: configuration.scenario.http2 == true && plan.scheme == "https" && !interceptor,
                     registry: registry, search: { [responder] in responder.credentialSearch() },
                     makeHandler: { state in
                         if let upstream = plan.upstream, !plan.genuine {
@@ -329,6 +330,7 @@ public final class HostSimulator: Sendable {
             let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
             var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             tls.shutdownTimeout = Self.tlsShutdownTimeout
+            if configuration.scenario.http2 == true { tls.applicationProtocols = ["h2", "http/1.1"] }
             if let versions = configuration.scenario.tlsVersions, versions.count == 2 {
                 tls.minimumTLSVersion = Self.version(versions[0])
                 tls.maximumTLSVersion = Self.version(versions[1])

@@ -113,6 +113,8 @@ public struct ConnectionEntry: Sendable, Hashable, Codable {
     public var handshake: String
     /// Why the handshake failed, as the TLS stack says it (an alert from the client, a protocol error).
     public var handshakeError: String?
+    /// The application protocol the handshake agreed by ALPN (`h2`, `http/1.1`); nil when none was.
+    public var applicationProtocol: String?
     /// Bytes of application data the client sent (after the handshake; all bytes for plain HTTP).
     public var applicationBytes: Int
     /// The subject of the client certificate the client presented (an identity disclosed to

@@ -108,6 +108,9 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var certificates: [String: String]?
     /// Oldest and newest TLS version offered ("1.0", "1.1", "1.2", "1.3").
     public var tlsVersions: [String]?
+    /// The HTTPS hosts offer HTTP/2 by ALPN (`h2`, then `http/1.1`): a client that prefers it is
+    /// judged on the protocol it uses. Not with a man in the middle (the interceptor speaks HTTP/1.1).
+    public var http2: Bool?
     /// How the HTTP side behaves.
     public var behaviour: Behaviour
     /// Further behaviours active at once (the seeds' list of active simulations: an APM and a
@@ -190,6 +193,7 @@ extension Scenario {
         if let schemes = authSchemes, schemes.isEmpty || !schemes.allSatisfy(["basic", "bearer"].contains) {
             throw fail("authSchemes", "must list basic and/or bearer")
         }
+        if http2 == true, mitm == true { throw fail("http2", "cannot be offered by a man in the middle (the interceptor speaks HTTP/1.1)") }
         if let versions = tlsVersions {
             let known = ["1.0", "1.1", "1.2", "1.3"]
             guard versions.count == 2, versions.allSatisfy(known.contains) else { throw fail("tlsVersions", "must be [oldest, newest] from \(known)") }

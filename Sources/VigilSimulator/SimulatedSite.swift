@@ -146,6 +146,16 @@ struct SimulatedSite: Sendable {
             for (header, words) in credentialHeaders where trimmed.hasPrefix(header + ":") && !found.contains(words) { found.append(words) }
         }
         if let how = search.find(in: bytes) { found.append("\(what) (\(how))") }
+        // HTTP/2 in clear: its header blocks are HPACK-coded (Huffman too), so read as sent.
+        if let frames = HTTP2Frames.decode(bytes) {
+            for (name, value) in frames.headers {
+                let lower = name.lowercased()
+                if let words = credentialHeaders.first(where: { $0.0 == lower })?.1, !found.contains(words) { found.append(words) }
+                if let how = search.find(in: Array(name.utf8)) { found.append("an HTTP/2 header name (\(how))") }
+                if let how = search.find(in: Array(value.utf8)) { found.append("the \(SafeName.header(name)) header, HTTP/2 (\(how))") }
+            }
+            if let how = search.find(in: frames.data) { found.append("an HTTP/2 body (\(how))") }
+        }
         return found
     }
 }

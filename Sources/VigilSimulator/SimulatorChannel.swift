@@ -4,8 +4,10 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOSSL
+import NIOTLS
 import Synchronization
 
 /// A connection accepted by a simulator listener.
@@ -37,6 +39,10 @@ struct SimulatorChannel: ServerChildChannel {
     /// False for the genuine host behind a man in the middle: its connections come from the
     /// interceptor, not from a client (its requests are journalled all the same).
     let recordsConnections: Bool
+    /// HTTP/2 offered by ALPN (the TLS context lists `h2`): an `h2` connection gets NIO's HTTP/2
+    /// handler, each stream NIO's translation to HTTP/1 parts and the same handler as an HTTP/1.1
+    /// connection; anything else gets HTTP/1.1.
+    var http2 = false
     let registry: ConnectionRegistry
     /// The search for the secrets a client holds (the responder's planted secrets).
     let search: @Sendable () -> CredentialSearch
@@ -80,12 +86,38 @@ struct SimulatorChannel: ServerChildChannel {
                 try pipeline.addHandler(TLSConnectionRecorder(state: state))
             }
             try pipeline.addHandler(WriteCoalescingHandler())
-            try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-            // A man in the middle forwards bodies as they came.
-            if !mitm { try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(ResponderHandler.bodyLimit))) }
-            try pipeline.addHandler(makeHandler(state))
+            guard http2 else {
+                try configureHTTP1(pipeline, state: state)
+                return SimulatorConnection(channel: channel)
+            }
+            let makeHandler = self.makeHandler
+            try pipeline.addHandler(
+                ApplicationProtocolNegotiationHandler { [self] result in
+                    channel.eventLoop.makeCompletedFuture {
+                        let pipeline = channel.pipeline.syncOperations
+                        guard case .negotiated("h2") = result else { return try configureHTTP1(pipeline, state: state) }
+                        _ = try pipeline.configureHTTP2Pipeline(
+                            mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+                        ) { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                let streamPipeline = stream.pipeline.syncOperations
+                                try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                                try streamPipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(ResponderHandler.bodyLimit)))
+                                try streamPipeline.addHandler(makeHandler(state))
+                            }
+                        }
+                    }
+                })
             return SimulatorConnection(channel: channel)
         }
+    }
+
+    /// HTTP/1.1 after TLS (or on a plain listener): NIO's codec with pipelining assistance, bodies
+    /// decompressed (not for a man in the middle, which forwards them as they came), the handler.
+    func configureHTTP1(_ pipeline: ChannelPipeline.SynchronousOperations, state: ConnectionState) throws {
+        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+        if !mitm { try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(ResponderHandler.bodyLimit))) }
+        try pipeline.addHandler(makeHandler(state))
     }
 
     /// A mutual-TLS host's check of a client's certificate: journalled as presented the moment it

