@@ -467,8 +467,9 @@ public struct ScenarioJudge: Sendable {
         let name =
             connection.secretInClientHello != nil
             ? " (asked for a name that holds a secret)" : connection.serverName.map { " (asked for \(SuiteText.oneLine($0)))" } ?? ""
-        if connection.mitm == true { return "the man in the middle at \(connection.host)\(name) (certificate \(connection.certificate ?? "?"))" }
-        return "\(connection.host)\(name) (certificate \(connection.certificate ?? certificateCase(at: connection.host)))"
+        let protocolName = connection.applicationProtocol == "h2" ? ", over HTTP/2" : ""
+        if connection.mitm == true { return "the man in the middle at \(connection.host)\(name) (certificate \(connection.certificate ?? "?")\(protocolName))" }
+        return "\(connection.host)\(name) (certificate \(connection.certificate ?? certificateCase(at: connection.host))\(protocolName))"
     }
 
     /// In a `refuse` scenario whose OpenID Connect or OAuth2 provider misbehaves (a forged state,

