@@ -179,6 +179,10 @@ public struct TLSProbe: Sendable {
             try Curl.set(handle, CURLOPT_URL, text: endpoint.description + "/")
             try Curl.set(handle, CURLOPT_PROTOCOLS_STR, text: "https")
             try Curl.set(handle, CURLOPT_CONNECT_ONLY, 1)
+            // HTTP/1.1 only: with h2 agreed by ALPN, libcurl sends HTTP/2's connection preface and
+            // SETTINGS the moment the handshake ends, even connect-only: application data to a host
+            // not yet judged (http2 scenarios catch it). Nothing is sent after an HTTP/1.1 handshake.
+            try Curl.set(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
             try Curl.set(handle, CURLOPT_NOSIGNAL, 1)
             // A resumed session has no Certificate message: always do a full handshake.
             try Curl.set(handle, CURLOPT_SSL_SESSIONID_CACHE, 0)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VigilCertificates
 import VigilHTTP
+import VigilSimulator
 import VigilTestSupport
 
 /// Real TLS over loopback: openssl s_server serves each testcerts case; Vigil's probe fetches the
@@ -48,6 +49,23 @@ struct TLSProbeTests {
         let handshake = try await TLSProbe().handshake(with: endpoint)
         let evaluator = try TrustEvaluator(configuration: .caFiles([TestPaths.caBundle]))
         #expect(evaluator.evaluate(handshake.chain, for: endpoint.peerName).verdict.isTrusted)
+    }
+
+    /// A host not yet judged gets no byte of application data from the probe, even one that offers
+    /// HTTP/2 (where libcurl would send HTTP/2's preface the moment the handshake ends).
+    @Test(arguments: ["self-signed", "http2-valid"])
+    func theProbeSendsNoApplicationData(scenario: String) async throws {
+        try await withRunningSimulator(scenario) { (running) async throws in
+            let handshake = try await TLSProbe(timeout: .seconds(10)).handshake(with: Endpoint(url: running.url(path: "")))
+            #expect(!handshake.chain.isEmpty)
+            // The connection is journalled once it is closed on the simulator's side.
+            var connections = running.simulator.journal.connections
+            for _ in 0..<100 where connections.isEmpty || connections.contains(where: \.open) {
+                try await Task.sleep(for: .milliseconds(20))
+                connections = running.simulator.journal.connections
+            }
+            #expect(connections.count == 1 && connections.allSatisfy { $0.handshake == "completed" && $0.applicationBytes == 0 }, "\(connections)")
+        }
     }
 
     @Test func refusedConnection() async throws {
