@@ -45,11 +45,13 @@ def cell(result, not_scored=None):
 def main():
     out_md, out_html, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
     clients = []
+    others = {}
     for spec in specs:
         name, path, version = spec.split("=", 2)
         with open(path) as f:
             report = json.load(f)
         clients.append((name, version, {r["scenario"]: r for r in report["results"]}, report.get("notScored")))
+        others[name] = (report.get("otherHostsContacted"), report.get("runViolations") or [], report.get("networkNamespace"))
     scenarios = sorted({s for _, _, results, _ in clients for s in results})
     expected = {}
     for _, _, results, _ in clients:
@@ -65,19 +67,33 @@ def main():
              "violation: no byte of application data to a host it was not entitled to trust, no credential over plain HTTP or to a",
              "host the user never agreed to) and **works** (login scenarios where the server accepted its credential, error",
              "scenarios where it met the fault and reported it). A fault the client never reached is *not exercised*; a scenario",
-             "that needs what an external client cannot be given (an account set up before, host names pinned to loopback, a",
-             "Vigil-only setting) is *not applicable* and not played. The rules: [ci.md](ci.md#how-the-judge-decides).", "",
-             "| client | version | safe | works | not exercised | not applicable |", "|---|---|---|---|---|---|"]
+             "whose verdict depends on a setting only Vigil reads (pins, a renewal rule) is *not applicable* and not played.",
+             "Each external client runs in a network namespace of its own: the scenarios' host names resolve there, every other",
+             "name and address reaches a recorder, listed under *other hosts contacted* (a secret there is a violation of the run).",
+             "An account set up before is the client's setup run, then the scenario on the same folder. The rules:",
+             "[ci.md](ci.md#how-the-judge-decides).", "",
+             "| client | version | safe | works | not exercised | not applicable | other hosts contacted |", "|---|---|---|---|---|---|---|"]
     for name, version, results, not_scored in clients:
         version = version.replace("|", "/")[:60]
+        contacted, run_violations, namespace = others.get(name, (None, [], None))
+        if name == "vigil":
+            hosts = "(its own client: not in a namespace)"
+        elif namespace is False or contacted is None:
+            hosts = "not seen (no network namespace)"
+        else:
+            hosts = "; ".join(contacted) if contacted else "none"
+            if run_violations:
+                hosts = "❌ a secret reached a host outside the scenario; " + hosts
+        hosts = hosts.replace("|", "/")[:300]
         if not_scored:
-            lines.append("| %s | %s | not scored: %s | | | |" % (name, version, not_scored.replace("|", "/").replace("\n", " ")))
+            lines.append("| %s | %s | not scored: %s | | | | %s |" % (name, version, not_scored.replace("|", "/").replace("\n", " "), hosts))
             continue
         played = [r for r in results.values() if r.get("safe") is not None]
         scored = [r for r in results.values() if r.get("works") in ("yes", "no")]
-        lines.append("| %s | %s | %d of %d | %d of %d | %d | %d |" % (
+        lines.append("| %s | %s | %d of %d | %d of %d | %d | %d | %s |" % (
             name, version, sum(1 for r in played if r["safe"]), len(played), sum(1 for r in scored if r["works"] == "yes"), len(scored),
-            sum(1 for r in results.values() if r["status"] == "not-exercised"), sum(1 for r in results.values() if r["status"] == "not-applicable")))
+            sum(1 for r in results.values() if r["status"] == "not-exercised"), sum(1 for r in results.values() if r["status"] == "not-applicable"),
+            hosts))
     lines += ["", "| scenario | expected | " + " | ".join(c[0] for c in clients) + " |",
               "|---|---|" + "---|" * len(clients)]
     for s in scenarios:
@@ -99,6 +115,16 @@ def main():
             tds.append('<td class="%s">%s</td>' % (mark or "none", e(words)))
         rows.append('<tr data-scenario="%s"><th scope="row">%s</th><td>%s</td>%s</tr>' % (e(s), e(s), e(expected.get(s, "")), "".join(tds)))
     head = "".join('<th scope="col">%s<br><small>%s</small></th>' % (e(n), e(v)) for n, v, _, _ in clients)
+    def contacted(name):
+        hosts, run_violations, namespace = others.get(name, (None, [], None))
+        if name == "vigil":
+            return "none", "its own client"
+        if namespace is False or hosts is None:
+            return "none", "not seen (no network namespace)"
+        text = "; ".join(hosts) if hosts else "none"
+        return ("fail", "a secret reached a host outside the scenario; " + text) if run_violations else ("none", text)
+    rows.append('<tr data-scenario="(other hosts contacted)"><th scope="row">other hosts contacted</th><td></td>%s</tr>' % "".join(
+        '<td class="%s">%s</td>' % (contacted(n)[0], e(contacted(n)[1][:300])) for n, _, _, _ in clients))
     page = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Sync clients in Vigil's scenarios</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -20,7 +20,7 @@ fi
 # Each client in a network namespace of its own; where none can be made, in this machine's
 # network, and the report says so (vigil simulate --no-network-namespace).
 network=()
-if ! unshare --user --map-root-user --net --mount --propagation private -- sh -c 'ip link set lo up && ip route add local 0.0.0.0/0 dev lo' 2>/dev/null; then
+if ! unshare --user --map-root-user --net --mount --propagation private -- sh -c 'ip link set lo up && ip route add local 0.0.0.0/0 dev lo && nft add table inet probe' 2>/dev/null; then
   echo "client-report: network namespaces cannot be made here; clients judged with --no-network-namespace" >&2
   network=(--no-network-namespace)
 fi
