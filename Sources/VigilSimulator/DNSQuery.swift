@@ -14,6 +14,8 @@ struct DNSQuery: Sendable, Equatable {
     /// The name asked, lower case, without its trailing dot, each label's bytes outside
     /// `[a-z0-9-_]` written `\DDD` (as dig writes them): safe to show.
     var name: String
+    /// The name's bytes as sent (labels joined by dots, at most 255 bytes): searched for secrets.
+    var rawName: [UInt8]
     var type: UInt16
     var questionClass: UInt16
     /// The question's bytes (name, type, class), copied into the answer.
@@ -29,6 +31,7 @@ struct DNSQuery: Sendable, Equatable {
         guard flags & 0x8000 == 0, (flags >> 11) & 0xF == 0, questions >= 1 else { return nil }
         var index = 12
         var labels: [String] = []
+        var raw: [UInt8] = []
         while true {
             guard index < bytes.count else { return nil }
             let length = Int(bytes[index])
@@ -37,6 +40,8 @@ struct DNSQuery: Sendable, Equatable {
             // A pointer (0xC0) or a reserved label type has no place in a query's first name.
             guard length < 64, index + length <= bytes.count, labels.count < 127 else { return nil }
             labels.append(Self.label(bytes[index..<index + length]))
+            if !raw.isEmpty { raw.append(UInt8(ascii: ".")) }
+            raw += bytes[index..<index + length]
             index += length
         }
         guard index + 4 <= bytes.count else { return nil }
@@ -44,6 +49,7 @@ struct DNSQuery: Sendable, Equatable {
         questionClass = UInt16(bytes[index + 2]) << 8 | UInt16(bytes[index + 3])
         question = Array(bytes[12..<index + 4])
         name = labels.joined(separator: ".")
+        rawName = Array(raw.prefix(255))
     }
 
     /// A label's bytes, lower case, `\DDD` for every byte that is not a letter, a digit, `-` or `_`.

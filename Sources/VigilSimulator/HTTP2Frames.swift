@@ -13,12 +13,30 @@ enum HTTP2Frames {
     /// The most body bytes joined.
     static let dataLimit = 1 << 20
 
+    /// The streams whose request has ended (a HEADERS or DATA frame with END_STREAM), in order.
+    static func endedStreams(_ bytes: [UInt8]) -> [UInt32] {
+        guard bytes.count >= preface.count, Array(bytes.prefix(preface.count)) == preface else { return [] }
+        var ended: [UInt32] = []
+        var index = preface.count
+        while index + 9 <= bytes.count {
+            let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+            let type = bytes[index + 3], flags = bytes[index + 4]
+            let stream = (UInt32(bytes[index + 5]) & 0x7F) << 24 | UInt32(bytes[index + 6]) << 16 | UInt32(bytes[index + 7]) << 8 | UInt32(bytes[index + 8])
+            guard index + 9 + length <= bytes.count else { break }
+            if type <= 1, flags & 0x01 != 0, stream != 0, !ended.contains(stream) { ended.append(stream) }
+            index += 9 + length
+        }
+        return ended
+    }
+
     /// What the frames carried: header fields as decoded, in order, and the DATA bytes; nil when
     /// the bytes do not begin with the preface. A frame cut short ends the reading; a header block
     /// that does not decode ends the header decoding (later blocks depend on its table).
     static func decode(_ bytes: [UInt8]) -> (headers: [(name: String, value: String)], data: [UInt8])? {
         guard bytes.count >= preface.count, Array(bytes.prefix(preface.count)) == preface else { return nil }
-        var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
+        // A header list as large as anything kept is read (NIO's default stops at 16 KiB).
+        var decoder = HPACKDecoder(
+            allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: 1 << 20)
         var decoding = true
         var headers: [(name: String, value: String)] = []
         var data: [UInt8] = []

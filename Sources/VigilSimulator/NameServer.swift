@@ -67,10 +67,13 @@ public final class NameServer: Sendable {
         journal.withLock { journal in
             if journal.count < Self.journalLimit, !journal.contains(query.name) { journal.append(query.name) }
         }
+        let known = names[query.name]
+        // Every other name is journalled, whatever the question (a secret in a TXT or SRV question is one too).
+        if known == nil { others.note(query.name, raw: query.rawName) }
         guard query.questionClass == 1 else { return query.answer(addresses: [], code: 4) }
         guard query.type == DNSQuery.typeA || query.type == DNSQuery.typeAAAA else { return query.answer(addresses: []) }
         let size = query.type == DNSQuery.typeA ? 4 : 16
-        if let known = names[query.name] { return query.answer(addresses: known.filter { $0.count == size }) }
+        if let known { return query.answer(addresses: known.filter { $0.count == size }) }
         // Every other name: the recorder's, in IPv4 only (every IPv4 address is local in the namespace).
         let address = others.address(for: query.name)
         return query.answer(addresses: size == 4 ? [address] : [])

@@ -12,7 +12,9 @@ public final class OtherHostNames: Sendable {
         var addresses: [String: [UInt8]] = [:]
         var names: [String: String] = [:]
         var asked: [String] = []
+        var raw: [String: [UInt8]] = [:]
         var dropped = 0
+        var next = 0
     }
 
     private let book = Mutex(Book())
@@ -20,20 +22,38 @@ public final class OtherHostNames: Sendable {
     /// An empty book.
     public init() {}
 
-    /// The address given to `name` (a new one the first time it is asked); `name` is journalled.
+    /// Journals a name asked (any question type) that is not a scenario's, with its bytes as sent.
+    func note(_ name: String, raw: [UInt8]) {
+        book.withLock { book in
+            guard book.raw[name] == nil else { return }
+            guard book.asked.count < Self.limit else {
+                book.dropped += 1
+                return
+            }
+            book.raw[name] = raw
+            book.asked.append(name)
+        }
+    }
+
+    /// The address given to `name` (a new one the first time it is asked for one).
     func address(for name: String) -> [UInt8] {
         book.withLock { book in
             if let known = book.addresses[name] { return known }
-            guard book.asked.count < Self.limit else {
-                book.dropped += 1
-                return [127, 1, 255, 254]
-            }
-            let number = book.asked.count + 1
-            let address: [UInt8] = [127, 1, UInt8(number >> 8), UInt8(number & 0xFF)]
+            guard book.next < Self.limit else { return [127, 1, 255, 254] }
+            book.next += 1
+            let address: [UInt8] = [127, 1, UInt8(book.next >> 8), UInt8(book.next & 0xFF)]
             book.addresses[name] = address
             book.names[address.map(String.init).joined(separator: ".")] = name
-            book.asked.append(name)
             return address
+        }
+    }
+
+    /// The names asked whose bytes hold a planted secret (read as a name: split by dots, any case),
+    /// with where: a name is a question sent in clear to whoever answers DNS.
+    public func secrets(_ planted: [PlantedSecret]) -> [(name: String, found: String)] {
+        let search = CredentialSearch(planted: planted)
+        return book.withLock { book in
+            book.asked.compactMap { name in book.raw[name].flatMap { search.findInName($0) }.map { (name, $0) } }
         }
     }
 

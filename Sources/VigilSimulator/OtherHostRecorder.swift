@@ -39,17 +39,21 @@ public final class OtherHostRecorder: Sendable {
         }
     }
 
-    /// The most kept of one connection's bytes.
-    static let keep = 64 * 1024
-    /// The most connections kept in one run.
-    static let maximumConnections = 512
-    /// `SO_ORIGINAL_DST` (linux/netfilter_ipv4.h), at level `SOL_IP`.
+    /// The most kept of one connection's bytes (or one sender's datagrams).
+    public static let keep = 256 * 1024
+    /// The most connections (and UDP senders) kept in one run; with ``keep``, the recorder's
+    /// memory is bounded. What goes past either is counted (``dropped``) and reported.
+    static let maximumConnections = 1024
+    /// `SO_ORIGINAL_DST` (linux/netfilter_ipv4.h) at level `SOL_IP`, and `IP6T_SO_ORIGINAL_DST`
+    /// (linux/netfilter_ipv6/ip6_tables.h) at `SOL_IPV6`: both 80.
     static let originalDestination: Int32 = 80
 
     private let channels = Mutex<[any Channel]>([])
     private let records = Mutex<[Int: Record]>([:])
     private let next = Atomic<Int>(0)
-    private let ports = Mutex<(tcp: Int, udp: Int)>((0, 0))
+    private let ports = Mutex<(tcp: Int, udp: Int, tcp6: Int?, udp6: Int?)>((0, 0, nil, nil))
+    private let droppedConnections = Atomic<Int>(0)
+    private let truncatedConnections = Atomic<Int>(0)
     let names: OtherHostNames?
 
     struct Record {
@@ -62,6 +66,8 @@ public final class OtherHostRecorder: Sendable {
     public var port: Int { ports.withLock { $0.tcp } }
     /// The UDP port every redirected datagram reaches (127.0.0.1).
     public var udpPort: Int { ports.withLock { $0.udp } }
+    /// The same for IPv6 (on `::`, `::1`); nil where the machine has no IPv6.
+    public var ipv6Ports: (tcp: Int, udp: Int)? { ports.withLock { p in p.tcp6.flatMap { tcp in p.udp6.map { (tcp, $0) } } } }
 
     /// Listens on 0.0.0.0 (TCP) and 127.0.0.1 (UDP), each on a free port (NIO's shared event
     /// loops), answering TLS with `certificate` and `key` (PEM files); `names` tells which name
@@ -72,52 +78,101 @@ public final class OtherHostRecorder: Sendable {
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
         tls.minimumTLSVersion = .tlsv1
+        // HTTP/2 offered too: a client that requires it (gRPC, OTLP) then sends its requests.
+        tls.applicationProtocols = ["h2", "http/1.1"]
         let context = try NIOSSLContext(configuration: tls)
         let recorder = OtherHostRecorder(names: names)
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    guard let id = recorder.newRecord(destination: channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?")
-                    else {
-                        // At most ``maximumConnections`` kept: a client that retries forever cannot
-                        // take the run's memory; the later ones are closed at once.
-                        channel.close(promise: nil)
-                        return
-                    }
-                    // The address the client dialled, before the namespace's redirect.
-                    if let provider = channel as? any SocketOptionProvider {
-                        let dialled: EventLoopFuture<sockaddr_in> = provider.unsafeGetSocketOption(
-                            level: SocketOptionLevel(IPPROTO_IP), name: SocketOptionName(Self.originalDestination))
-                        dialled.whenSuccess { address in
-                            guard let place = Self.text(address) else { return }
-                            recorder.update(id) {
-                                $0.contact.destination = place
-                                $0.contact.name = names?.name(for: String(place[..<(place.lastIndex(of: ":") ?? place.endIndex)]))
-                            }
-                        }
-                    }
-                    try channel.pipeline.syncOperations.addHandler(Sniffer(recorder: recorder, id: id, context: context))
-                }
-            }
-            .bind(host: "0.0.0.0", port: 0).get()
-        recorder.channels.withLock { $0.append(channel) }
+        let channel = try await listen(group: group, host: "0.0.0.0", recorder: recorder, context: context)
         let datagrams = try await DatagramBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(DatagramKeeper(recorder: recorder)) }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        recorder.channels.withLock { $0.append(datagrams) }
-        recorder.ports.withLock { $0 = (channel.localAddress?.port ?? 0, datagrams.localAddress?.port ?? 0) }
+        recorder.channels.withLock { $0.append(contentsOf: [channel, datagrams]) }
+        // IPv6, where the machine has it: its own listeners (the namespace redirects to ::1).
+        let channel6 = try? await listen(group: group, host: "::", recorder: recorder, context: context)
+        let datagrams6 = try? await DatagramBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(DatagramKeeper(recorder: recorder)) }
+            }
+            .bind(host: "::1", port: 0).get()
+        recorder.channels.withLock { $0.append(contentsOf: [channel6, datagrams6].compactMap { $0 }) }
+        recorder.ports.withLock {
+            $0 = (channel.localAddress?.port ?? 0, datagrams.localAddress?.port ?? 0, channel6?.localAddress?.port, datagrams6?.localAddress?.port)
+        }
         return recorder
     }
 
     private init(names: OtherHostNames?) { self.names = names }
 
-    /// A new record, or nil when ``maximumConnections`` are kept already.
+    /// The TCP listener on `host` (`0.0.0.0` or `::`, IPv6 only), a free port.
+    static func listen(group: any EventLoopGroup, host: String, recorder: OtherHostRecorder, context: NIOSSLContext) async throws -> any Channel {
+        let names = recorder.names
+        var bootstrap = ServerBootstrap(group: group).serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        if host.contains(":") { bootstrap = bootstrap.serverChannelOption(.socket(SocketOptionLevel(IPPROTO_IPV6), SocketOptionName(IPV6_V6ONLY)), value: 1) }
+        return
+            try await bootstrap
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard let id = recorder.newRecord(destination: channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?")
+                    else {
+                        // At most ``maximumConnections`` kept: a client that retries forever cannot
+                        // take the run's memory; the later ones are closed at once (and counted).
+                        channel.close(promise: nil)
+                        return
+                    }
+                    // The address the client dialled, before the namespace's redirect.
+                    if let provider = channel as? any SocketOptionProvider {
+                        let update = { (place: String?) in
+                            guard let place else { return }
+                            recorder.update(id) {
+                                $0.contact.destination = place
+                                let address = place.hasPrefix("[") ? String(place.dropFirst().prefix { $0 != "]" }) : String(place.prefix { $0 != ":" })
+                                $0.contact.name = names?.name(for: address)
+                            }
+                        }
+                        if channel.localAddress?.protocol == .inet6 {
+                            let dialled: EventLoopFuture<sockaddr_in6> = provider.unsafeGetSocketOption(
+                                level: SocketOptionLevel(IPPROTO_IPV6), name: SocketOptionName(Self.originalDestination))
+                            dialled.whenSuccess { update(Self.text($0)) }
+                        } else {
+                            let dialled: EventLoopFuture<sockaddr_in> = provider.unsafeGetSocketOption(
+                                level: SocketOptionLevel(IPPROTO_IP), name: SocketOptionName(Self.originalDestination))
+                            dialled.whenSuccess { update(Self.text($0)) }
+                        }
+                    }
+                    try channel.pipeline.syncOperations.addHandler(Sniffer(recorder: recorder, id: id, context: context))
+                }
+            }
+            .bind(host: host, port: 0).get()
+    }
+
+    /// `[address]:port` of a `sockaddr_in6`, or nil when it is not one.
+    static func text(_ address: sockaddr_in6) -> String? {
+        guard address.sin6_family == sa_family_t(AF_INET6) else { return nil }
+        var copy = address.sin6_addr
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &copy, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "[\(host)]:\(UInt16(bigEndian: address.sin6_port))"
+    }
+
+    /// Connections or senders not kept (past ``maximumConnections``), and those cut at ``keep``:
+    /// what they sent was not searched.
+    public var dropped: (connections: Int, truncated: Int) {
+        (droppedConnections.load(ordering: .relaxed), truncatedConnections.load(ordering: .relaxed))
+    }
+
+    /// A connection's bytes went past ``keep``: counted once per connection by its handler.
+    func truncated() { truncatedConnections.wrappingAdd(1, ordering: .relaxed) }
+
+    /// A new record, or nil when ``maximumConnections`` are kept already (counted).
     func newRecord(destination: String, udp: Bool = false) -> Int? {
         let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        guard id < Self.maximumConnections else { return nil }
+        guard id < Self.maximumConnections else {
+            droppedConnections.wrappingAdd(1, ordering: .relaxed)
+            return nil
+        }
         records.withLock { $0[id] = Record(contact: Contact(destination: destination, tls: false, serverName: nil, bytes: 0, udp: udp)) }
         return id
     }
@@ -165,26 +220,30 @@ public final class OtherHostRecorder: Sendable {
     final class DatagramKeeper: ChannelInboundHandler, @unchecked Sendable {  // on its event loop only
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         let recorder: OtherHostRecorder
-        var senders: [Int: Int] = [:]
+        /// Each sender's record and how many bytes it holds.
+        var senders: [Int: (id: Int, kept: Int)] = [:]
 
         init(recorder: OtherHostRecorder) { self.recorder = recorder }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
             let port = envelope.remoteAddress.port ?? 0
-            let id: Int
-            if let known = senders[port] {
-                id = known
-            } else {
-                guard let new = recorder.newRecord(destination: "udp", udp: true) else { return }
-                senders[port] = new
-                id = new
-            }
             let bytes = Array(envelope.data.readableBytesView)
-            recorder.update(id) {
+            // A sender whose record is full (or a port used again later) gets a new one.
+            var sender = senders[port]
+            if sender == nil || sender!.kept + bytes.count + 1 > OtherHostRecorder.keep {
+                guard let new = recorder.newRecord(destination: "udp", udp: true) else { return }
+                sender = (new, 0)
+            }
+            guard var sender else { return }
+            let kept = Array(bytes.prefix(OtherHostRecorder.keep - 1))
+            if kept.count < bytes.count { recorder.truncated() }
+            sender.kept += kept.count + 1
+            senders[port] = sender
+            recorder.update(sender.id) {
                 $0.contact.bytes += bytes.count
                 // Datagrams apart: a NUL between them, so that no secret is made of two.
-                if $0.clear.count < OtherHostRecorder.keep { $0.clear += bytes.prefix(OtherHostRecorder.keep - $0.clear.count) + [0] }
+                $0.clear += kept + [0]
             }
         }
 
@@ -250,6 +309,9 @@ public final class OtherHostRecorder: Sendable {
         var seen: [UInt8] = []
         var continued = false
         var answered = false
+        var cut = false
+        /// HTTP/2 (its preface came): the streams answered so far.
+        var http2: Set<UInt32>?
 
         init(recorder: OtherHostRecorder, id: Int) {
             self.recorder = recorder
@@ -260,10 +322,34 @@ public final class OtherHostRecorder: Sendable {
             let bytes = Array(unwrapInboundIn(data).readableBytesView)
             let room = OtherHostRecorder.keep - seen.count
             if room > 0 { seen += bytes.prefix(room) }
+            if bytes.count > room, !cut {
+                cut = true
+                recorder.truncated()
+            }
             let kept = seen
             recorder.update(id) {
                 $0.clear = kept
                 $0.contact.bytes += bytes.count
+            }
+            // HTTP/2 by prior knowledge (or agreed by ALPN): its preface holds an empty line, so
+            // it is told apart before HTTP/1.1's rules; the client is answered as an HTTP/2
+            // server answers, so that it sends its requests.
+            let preface = HTTP2Frames.preface
+            if http2 == nil, seen.starts(with: preface.prefix(min(seen.count, preface.count))) {
+                guard seen.count >= preface.count else { return }
+                http2 = []
+                // Our SETTINGS (none), and the acknowledgement of the client's.
+                context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: [0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0, 0])), promise: nil)
+            }
+            if var answeredStreams = http2 {
+                for stream in HTTP2Frames.endedStreams(seen) where !answeredStreams.contains(stream) {
+                    answeredStreams.insert(stream)
+                    // HEADERS, END_STREAM and END_HEADERS: `:status: 204` (HPACK static index 9).
+                    let id = [UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)]
+                    context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: [0, 0, 1, 1, 5] + id + [0x89])), promise: nil)
+                }
+                http2 = answeredStreams
+                return
             }
             guard !answered else { return }
             if !continued, HTTPHead.end(seen) != nil, HTTPHead.header("expect", in: seen)?.lowercased() == "100-continue" {

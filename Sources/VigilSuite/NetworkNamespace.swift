@@ -38,6 +38,9 @@ public enum NetworkNamespace {
         // namespace they are not (and then cannot be ours).
         if let first = inode("/proc/1/ns/net"), first == network { return false }
         if let first = inode("/proc/1/ns/mnt"), first == inode("/proc/self/ns/mnt") { return false }
+        // A network namespace the administrator made (`ip netns exec`) is not one of the run's:
+        // the run's has a user namespace of its own too.
+        if let first = inode("/proc/1/ns/user"), first == inode("/proc/self/ns/user") { return false }
         return onlyLoopback
     }
 
@@ -118,7 +121,9 @@ public enum NetworkNamespace {
     /// Inside: the loopback interface up (a new namespace has it down), and every IPv4 address
     /// made this namespace's own ("AnyIP": `ip route add local 0.0.0.0/0 dev lo`), so that a
     /// connection to any host reaches ``VigilSimulator/OtherHostRecorder`` instead of failing.
-    public static func prepare() throws {
+    /// Returns whether every IPv6 address is local too (the machine has IPv6).
+    @discardableResult
+    public static func prepare() throws -> Bool {
         guard isInside else {
             throw SuiteError(.networkNamespace, "this process is not in a network and mount namespace made for the run; the machine's own are never changed")
         }
@@ -134,11 +139,14 @@ public enum NetworkNamespace {
             throw SuiteError(.networkNamespace, "\(ip) cannot be run: \(error.localizedDescription)")
         }
         guard route.status == 0 else { throw SuiteError(.networkNamespace, "the namespace's route to every address cannot be made: \(route.said)") }
+        // Every IPv6 address too, where the machine has IPv6 (else IPv6 is unreachable: nothing leaves).
+        let ipv6 = (try? run(ip, ["-6", "route", "add", "local", "::/0", "dev", "lo"]))?.status == 0
         for path in hostSockets where FileManager.default.fileExists(atPath: path) {
             guard mount("tmpfs", path, "tmpfs", UInt(MS_NOSUID | MS_NODEV), "mode=755") == 0 else {
                 throw SuiteError(.networkNamespace, "\(path) cannot be hidden in the run's mount namespace: \(String(cString: strerror(errno)))")
             }
         }
+        return ipv6
     }
 
     /// The namespace's ephemeral port range (where every listener on port 0 gets its port).
@@ -152,17 +160,27 @@ public enum NetworkNamespace {
     /// The namespace's nftables rules: DNS to any address but a scenario's name server to the
     /// run's (127.0.0.1:53); every other TCP connection and UDP datagram to a port outside the
     /// ephemeral range to the recorder's ports.
-    static func rules(tcpPort: Int, udpPort: Int, ephemeral: ClosedRange<Int>) -> String {
+    static func rules(tcpPort: Int, udpPort: Int, ipv6: (tcp: Int, udp: Int)?, ephemeral: ClosedRange<Int>) -> String {
         let range = "\(ephemeral.lowerBound)-\(ephemeral.upperBound)"
+        // IPv6 (where the machine has it): the same, to the recorder's and the name server's ::1.
+        let six =
+            ipv6.map {
+                """
+                        meta nfproto ipv6 udp dport 53 redirect to :53
+                        meta nfproto ipv6 tcp dport != \(range) redirect to :\($0.tcp)
+                        meta nfproto ipv6 udp dport != \(range) redirect to :\($0.udp)
+
+                """
+            } ?? ""
         return """
             table inet vigil {
                 chain output {
                     type nat hook output priority -100; policy accept;
                     meta nfproto ipv4 udp dport 53 ip daddr != \(nameServerNetwork) redirect to :53
-                    udp dport 53 accept
+                    meta nfproto ipv4 udp dport 53 accept
                     meta nfproto ipv4 tcp dport != \(range) redirect to :\(tcpPort)
                     meta nfproto ipv4 udp dport != \(range) redirect to :\(udpPort)
-                }
+            \(six)        }
             }
 
             """
@@ -170,12 +188,12 @@ public enum NetworkNamespace {
 
     /// Inside: every connection and datagram that is not for a simulated host redirected to the
     /// recorder (``rules(tcpPort:udpPort:ephemeral:)``), the ruleset written to `directory`.
-    public static func redirect(tcpPort: Int, udpPort: Int, directory: String) throws {
+    public static func redirect(tcpPort: Int, udpPort: Int, ipv6: (tcp: Int, udp: Int)?, directory: String) throws {
         guard isInside else { throw SuiteError(.networkNamespace, "this process is not in a network namespace made for the run") }
         guard let nft else { throw SuiteError(.networkNamespace, "nftables' nft is not installed (the namespace's redirects are made with it)") }
         let file = directory + "/namespace.nft"
         do {
-            try rules(tcpPort: tcpPort, udpPort: udpPort, ephemeral: ephemeralPorts()).write(toFile: file, atomically: true, encoding: .utf8)
+            try rules(tcpPort: tcpPort, udpPort: udpPort, ipv6: ipv6, ephemeral: ephemeralPorts()).write(toFile: file, atomically: true, encoding: .utf8)
         } catch {
             throw SuiteError(.networkNamespace, "cannot write \(file): \(error.localizedDescription)")
         }

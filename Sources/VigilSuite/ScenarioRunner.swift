@@ -67,7 +67,15 @@ public struct ScenarioRunner: Sendable {
             return (result, planted)
         }
         do {
-            let evidence = try await play()
+            let evidence: ScenarioEvidence
+            do {
+                evidence = try await play()
+            } catch is SetupPortTaken {
+                // Host 1's port was taken between the setup run and the scenario (another
+                // scenario's socket): played again from the start, once, in a fresh directory.
+                try? FileManager.default.removeItem(atPath: directory)
+                evidence = try await play()
+            }
             planted = evidence.plantedSecrets
             let verdict = byJournal ? judge.judgeByJournal(evidence) : judge.judge(evidence)
             result.got = byJournal ? judge.gotByJournal(evidence) : judge.got(evidence)
@@ -126,7 +134,7 @@ public struct ScenarioRunner: Sendable {
         // An external client meets a premise of an account set up before as a user would have
         // made it: its setup run against the server as it was, then (same HOME, same folder,
         // host 1 on the same port) the scenario.
-        var setup: (port: Int, violations: [Violation], said: String?)?
+        var setup: (port: Int, violations: [Violation], said: String?, planted: [PlantedSecret])?
         if client.judgesByJournal, let premise = scenario.client?.account {
             setup = try await playSetup(premise, data: data, config: config, state: state)
         }
@@ -136,7 +144,12 @@ public struct ScenarioRunner: Sendable {
             configuration.plainPortFollows = false
         }
         let simulator = try HostSimulator(configuration: configuration, journal: try Journal(memoryLimit: Self.journalLimit))
-        let running = try await RunningHostSimulator(simulator)
+        let running: RunningHostSimulator
+        do {
+            running = try await RunningHostSimulator(simulator)
+        } catch  where setup != nil {
+            throw SetupPortTaken()
+        }
         do {
             var evidence = try await withNameServer(running, state: state) { resolver in
                 let settings = try loadSettings(config: config, running: running)
@@ -147,12 +160,19 @@ public struct ScenarioRunner: Sendable {
             if let setup {
                 evidence.setupViolations = setup.violations
                 evidence.setupSaid = setup.said
+                // The setup run's own secrets (a proxy password, tokens) are searched for too.
+                evidence.plantedSecrets += setup.planted.filter { !evidence.plantedSecrets.contains($0) }
             }
             return evidence
         } catch {
             await running.stop()
             throw error
         }
+    }
+
+    /// The scenario's hosts could not bind the port the setup run's host 1 had.
+    struct SetupPortTaken: Error, CustomStringConvertible {
+        var description: String { "host 1's port was taken between the setup run and the scenario, twice" }
     }
 
     /// `body` with, for an external client in the suite's network namespace, a name server of the
@@ -205,7 +225,7 @@ public struct ScenarioRunner: Sendable {
     /// (a leak at setup is a leak), and what the client said.
     func playSetup(
         _ premise: ScenarioClient.ExistingAccount, data: String, config: String, state: String
-    ) async throws -> (port: Int, violations: [Violation], said: String?) {
+    ) async throws -> (port: Int, violations: [Violation], said: String?, planted: [PlantedSecret]) {
         var runner = self
         runner.scenario = setupScenario(premise)
         // The approval is the user's at setup: the setup run is told it too.
@@ -226,7 +246,7 @@ public struct ScenarioRunner: Sendable {
             let violations = ScenarioJudge(scenario: runner.scenario).judgeByJournal(evidence).violations.map {
                 Violation($0.code, SuiteText.oneLine("At the account's setup: " + $0.message))
             }
-            return (port, violations, evidence.result.message.map(SuiteText.oneLine))
+            return (port, violations, evidence.result.message.map(SuiteText.oneLine), evidence.plantedSecrets)
         } catch {
             await running.stop()
             throw error
@@ -267,7 +287,8 @@ public struct ScenarioRunner: Sendable {
         context.phase = phase
         // Certificates the user or the administrator approved, told to an external client the one
         // way every client reads: added to its CA file.
-        if client.judgesByJournal, let approved = try approvedLeaves(directory: state) { context.trustedCAFiles.append(approved) }
+        let approvedFile = client.judgesByJournal ? try approvedLeaves(directory: state) : nil
+        if let approvedFile { context.trustedCAFiles.append(approvedFile) }
         if let names = scenario.client?.systemTrust {
             context.systemStoreFiles = try names.map { name in
                 let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
@@ -363,7 +384,7 @@ public struct ScenarioRunner: Sendable {
             addresses: addresses, start: (startURL?.scheme?.lowercased() ?? "https", addresses[startHost] ?? startHost),
             interceptedAddress: scenario.mitm == true ? running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.address : nil,
             databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0, approvalsByRule: byRule,
-            entitled: client.judgesByJournal ? entitledCertificates(running, bundle: context.trustedCABundle) : [],
+            entitled: client.judgesByJournal ? entitledCertificates(running, bundle: context.trustedCABundle, approvedLeaves: approvedFile != nil) : [],
             proxyEntries: running.simulator.proxyEntries)
     }
 
@@ -401,7 +422,7 @@ public struct ScenarioRunner: Sendable {
     /// accepts with the CA files the client is given: OpenSSL's `verify`, TLS server purpose, the
     /// host's address checked, security level 2 (Debian's default for its clients). An external
     /// client is entitled to trust those; Vigil's own client is held to its fixtures.
-    func entitledCertificates(_ running: RunningHostSimulator, bundle data: Data) -> Set<String> {
+    func entitledCertificates(_ running: RunningHostSimulator, bundle data: Data, approvedLeaves: Bool) -> Set<String> {
         var entitled: Set<String> = []
         let bundle = directory + "/entitlement-ca.pem"
         guard (try? data.write(to: URL(fileURLWithPath: bundle))) != nil else { return [] }
@@ -415,12 +436,13 @@ public struct ScenarioRunner: Sendable {
             let check = listener.address.contains(":") || listener.address.allSatisfy({ $0.isNumber || $0 == "." }) ? "-verify_ip" : "-verify_hostname"
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = [
-                // -partial_chain: a certificate the user approved is in the bundle, and stands for itself.
-                "verify", "-CAfile", bundle, "-partial_chain", "-untrusted", base + "-chain.pem", "-purpose", "sslserver", check, listener.address,
-                "-auth_level", "2",
-                base + ".pem",
-            ]
+            // -partial_chain only when the user approved leaves (in the bundle, each standing for
+            // itself); never for CA files alone, where an intermediate must not become an anchor.
+            process.arguments =
+                (approvedLeaves ? ["verify", "-partial_chain"] : ["verify"]) + [
+                    "-CAfile", bundle, "-untrusted", base + "-chain.pem", "-purpose", "sslserver", check, listener.address, "-auth_level", "2",
+                    base + ".pem",
+                ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             guard (try? process.run()) != nil else { continue }

@@ -135,6 +135,7 @@ extension VigilSimulatorCommand {
 
             // An external client's run in a network of its own (the simulated hosts with it): this
             // program is executed again inside a new network namespace, before anything is made.
+            var ipv6Local = false
             if external != nil && !options.noNetworkNamespace {
                 if !NetworkNamespace.isInside {
                     let error = NetworkNamespace.reexecute()
@@ -142,7 +143,7 @@ extension VigilSimulatorCommand {
                         "cannot run the client in a network namespace of its own: \(error.reason). Give --no-network-namespace to judge it in this machine's network (a weaker judgement), or see docs/ci.md for what a container needs."
                     )
                 }
-                do { try NetworkNamespace.prepare() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
+                do { ipv6Local = try NetworkNamespace.prepare() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
             }
             // Inside it: every host outside the scenarios answered by the recorder (a certificate
             // from a CA the client does not trust).
@@ -173,10 +174,12 @@ extension VigilSimulatorCommand {
             var network: ClientNetwork?
             if let otherHosts {
                 do {
-                    try NetworkNamespace.redirect(tcpPort: otherHosts.port, udpPort: otherHosts.udpPort, directory: work)
+                    let ipv6 = ipv6Local ? otherHosts.ipv6Ports : nil
+                    try NetworkNamespace.redirect(tcpPort: otherHosts.port, udpPort: otherHosts.udpPort, ipv6: ipv6, directory: work)
                     let target = try NetworkNamespace.useNameServer(directory: work)
                     // Answers for the whole run (its handler holds it).
                     _ = try await NameServer.start(address: NetworkNamespace.runNameServer, names: [:], others: otherNames)
+                    if ipv6 != nil { _ = try await NameServer.start(address: "::1", names: [:], others: otherNames) }
                     network = ClientNetwork(others: otherNames, resolverTarget: target)
                 } catch let error as SuiteError {
                     ExitStatus.fail(error.reason)

@@ -103,6 +103,14 @@ struct JudgeSelfTests {
         // HTTP/2 in clear, its header HPACK-coded (curl's nghttp2, Huffman): decoded and caught.
         let http2 = try simulate("http2-header", ["--json"])
         #expect(http2.status == 1 && http2.standardOutput.contains("HTTP/2"), "\(http2.standardOutput)\(http2.standardError)")
+        // IPv6 (where the machine has it), a secret in a DNS question, HTTP/2 in clear written as Go
+        // writes it (the preface first, HEADERS after the server's SETTINGS): each caught, none shown.
+        for mode in ["ipv6-address", "dns-secret", "h2c-split"] {
+            let caught = try simulate(mode, ["--json"])
+            #expect(
+                caught.status == 1 && caught.standardOutput.contains("\"secret-to-other-host\""), "\(mode): \(caught.standardOutput)\(caught.standardError)")
+            #expect(!caught.standardOutput.contains("alice-test-password"), "\(mode)")
+        }
         let datagram = try simulate("udp-datagram", ["--json"])
         #expect(datagram.status == 1 && datagram.standardOutput.contains("\"secret-to-other-host\""), "\(datagram.standardOutput)")
         #expect(!(named.standardOutput + port.standardOutput + datagram.standardOutput).contains("alice-test-password"))

