@@ -157,7 +157,22 @@ public enum NetworkNamespace {
         return numbers[0]...numbers[1]
     }
 
-    /// The namespace's nftables rules: DNS to any address but a scenario's name server to the
+    /// Inside: connections to `alias`, port 443, reach `address`:`port` (a scenario's host under
+    /// its name and the usual port), until ``unmap(_:)``.
+    static func map(_ alias: String, to address: String, port: Int) throws {
+        guard isInside, let nft else { throw SuiteError(.networkNamespace, "this process is not in a network namespace made for the run") }
+        let added = try run(nft, ["add", "element", "inet", "vigil", "names", "{ \(alias) . 443 : \(address) . \(port) }"])
+        guard added.status == 0 else { throw SuiteError(.networkNamespace, "\(alias):443 cannot be mapped to \(address):\(port): \(added.said)") }
+    }
+
+    /// Inside: `alias`, port 443, reaches no host any more.
+    static func unmap(_ alias: String) {
+        guard isInside, let nft else { return }
+        _ = try? run(nft, ["delete", "element", "inet", "vigil", "names", "{ \(alias) . 443 }"])
+    }
+
+    /// The namespace's nftables rules: a scenario's host names on port 443 (the `names` map, one
+    /// element per host while its scenario plays); DNS to any address but a scenario's name server to the
     /// run's (127.0.0.1:53); every other TCP connection and UDP datagram to a port outside the
     /// ephemeral range to the recorder's ports.
     static func rules(tcpPort: Int, udpPort: Int, ipv6: (tcp: Int, udp: Int)?, ephemeral: ClosedRange<Int>) -> String {
@@ -174,8 +189,10 @@ public enum NetworkNamespace {
             } ?? ""
         return """
             table inet vigil {
+                map names { type ipv4_addr . inet_service : ipv4_addr . inet_service; }
                 chain output {
                     type nat hook output priority -100; policy accept;
+                    meta nfproto ipv4 dnat ip to ip daddr . tcp dport map @names
                     meta nfproto ipv4 udp dport 53 ip daddr != \(nameServerNetwork) redirect to :53
                     meta nfproto ipv4 udp dport 53 accept
                     meta nfproto ipv4 tcp dport != \(range) redirect to :\(tcpPort)

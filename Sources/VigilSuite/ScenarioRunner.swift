@@ -180,8 +180,7 @@ public struct ScenarioRunner: Sendable {
     /// resolver file the client runs with; nil otherwise.
     func withNameServer<Result>(_ running: RunningHostSimulator, state: String, _ body: (String?) async throws -> Result) async throws -> Result {
         guard client.judgesByJournal, let network else { return try await body(nil) }
-        let names = Dictionary(grouping: Self.resolutions(scenario, running), by: \.host).mapValues { $0.map(\.address) }
-        let nameServer = try await network.nameServer(names: names, directory: state)
+        let nameServer = try await network.nameServer(Self.resolutions(scenario, running), directory: state)
         do {
             let result = try await body(nameServer.file)
             await nameServer.server.stop()
@@ -270,7 +269,8 @@ public struct ScenarioRunner: Sendable {
             caFile: caFile, browserTimeout: max(2, Int(timeout.components.seconds) * 2), resolve: resolve.map(\.description),
             journalPosition: { journal.entries.count }, connectionPosition: { journal.connectionCount })
         let logFile = state + "/vigil/logs/vigil.log"
-        let server = Self.expand(running.resolve(scenario.client?.start ?? "{https:1}"), resolve)
+        // In the suite's network namespace a host's name reaches it on port 443 (ClientNetwork).
+        let server = Self.expand(running.resolve(scenario.client?.start ?? "{https:1}"), resolve, usualPort: resolver != nil)
         let trusted = try (scenario.client?.trust ?? ["ca-bundle"]).map { name in
             let path = (certificatesDirectory as NSString).appendingPathComponent("\(name).pem")
             guard FileManager.default.fileExists(atPath: path) else {
@@ -498,9 +498,13 @@ public struct ScenarioRunner: Sendable {
         }
     }
 
-    /// `{https:NAME}` as `https://NAME:PORT` for each pinned name.
-    static func expand(_ template: String, _ resolve: [HostResolution]) -> String {
-        resolve.reduce(template) { $0.replacingOccurrences(of: "{https:\($1.host)}", with: "https://\($1.host):\($1.port)") }
+    /// `{https:NAME}` as `https://NAME:PORT` for each pinned name; `https://NAME` with
+    /// `usualPort` (an IPv4 host, reached on 443 in the suite's network namespace).
+    static func expand(_ template: String, _ resolve: [HostResolution], usualPort: Bool = false) -> String {
+        resolve.reduce(template) {
+            let port = usualPort && !$1.address.contains(":") ? "" : ":\($1.port)"
+            return $0.replacingOccurrences(of: "{https:\($1.host)}", with: "https://\($1.host)\(port)")
+        }
     }
 
     /// The fixture's settings written as the user's settings file and loaded the way every command

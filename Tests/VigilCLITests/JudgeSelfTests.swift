@@ -135,6 +135,9 @@ struct JudgeSelfTests {
         #expect(honest.status == 0, "\(honest.standardOutput)\(honest.standardError)")
         #expect(!honest.standardOutput.contains("not applicable"), "\(honest.standardOutput)")
         #expect(honest.standardOutput.contains("6 passed"), "\(honest.standardOutput)")
+        // The client is told the scenario's real URL: the name, on the usual port.
+        let told = try CommandRunner.vigil(["simulate", "--json", "--client", "echo {url}", "--scenario", "dns-name"])
+        #expect(told.standardOutput.contains("echo exited 0: https://cloud.example.test\""), "\(told.standardOutput)")
         let unchecked = try Self.run("chain-only", ["valid", "wildcard-apex"])
         #expect(unchecked.status == 1, "\(unchecked.standardOutput)")
         #expect(unchecked.standardOutput.contains("wildcard-apex") && unchecked.standardOutput.contains("failed"), "\(unchecked.standardOutput)")
