@@ -22,7 +22,7 @@ row() {  # label jobs args...
   local out
   out=$(mktemp)
   /usr/bin/time -f "%e %M" -o "$out.time" "$VIGIL" simulate --jobs "$jobs" "$@" > "$out" || true
-  read -r wall rss < "$out.time"
+  read -r wall rss < <(tail -1 "$out.time")
   local own played
   own=$(tail -1 "$out" | sed -n 's/.*(\([0-9.]*\) s, .*/\1/p')
   played=$(tail -1 "$out" | sed -n 's/.*safe in [0-9]* of \([0-9]*\) played.*/\1/p')
