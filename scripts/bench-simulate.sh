@@ -41,6 +41,9 @@ for run in $(seq 1 "$RUNS"); do
 done
 echo
 echo "The namespace's one-time set-up (one scenario, valid, curl):"
-hyperfine -N --warmup 2 --runs 15 --export-markdown /dev/stdout \
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+hyperfine -N --warmup 2 --runs 15 --export-markdown "$work/hyperfine.md" \
   -n "network namespace" "$VIGIL simulate --client curl --scenario valid" \
-  -n "--no-network-namespace" "$VIGIL simulate --client curl --no-network-namespace --scenario valid" 2>/dev/null | grep '^|'
+  -n "without (--no-network-namespace)" "$VIGIL simulate --client curl --no-network-namespace --scenario valid" >/dev/null 2>&1
+cat "$work/hyperfine.md"
