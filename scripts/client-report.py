@@ -123,8 +123,9 @@ def main():
             return "none", "not seen (no network namespace)"
         text = "; ".join(hosts) if hosts else "none"
         return ("fail", "a secret reached a host outside the scenario; " + text) if run_violations else ("none", text)
-    rows.append('<tr data-scenario="(other hosts contacted)"><th scope="row">other hosts contacted</th><td></td>%s</tr>' % "".join(
-        '<td class="%s">%s</td>' % (contacted(n)[0], e(contacted(n)[1][:300])) for n, _, _, _ in clients))
+    # Not a scenario: a footer row of its own.
+    foot = '<tr class="other-hosts"><th scope="row">other hosts contacted</th><td></td>%s</tr>' % "".join(
+        '<td class="%s">%s</td>' % (contacted(n)[0], e(contacted(n)[1][:300])) for n, _, _, _ in clients)
     page = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Sync clients in Vigil's scenarios</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -141,10 +142,11 @@ grey: not exercised (it never met the fault), not applicable, or not scored. The
 <table id="clients"><thead><tr><th scope="col">scenario</th><th scope="col">expected</th>%s</tr></thead>
 <tbody>
 %s
-</tbody></table>
+</tbody>
+<tfoot>%s</tfoot></table>
 <p id="count">%d scenarios, %d clients.</p>
 </body></html>
-""" % (e(today), head, "\n".join(rows), len(scenarios), len(clients))
+""" % (e(today), head, "\n".join(rows), foot, len(scenarios), len(clients))
     with open(out_html, "w") as f:
         f.write(page)
 

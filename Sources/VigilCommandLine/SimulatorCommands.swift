@@ -141,7 +141,7 @@ package struct SimulateOptions: ParsableArguments {
         help: ArgumentHelp(
             "Run the client in this machine's own network instead of a network namespace of its own (a weaker judgement, said in the report).",
             discussion:
-                "By default an external client's run (the simulated hosts and the client) is executed in a new network namespace with only loopback, so nothing the client sends beyond the simulated hosts leaves the machine; where one cannot be made, vigil simulate says so and exits 2."
+                "By default an external client's run (the simulated hosts and the client) is executed in a new network namespace with only loopback: the scenarios' host names resolve there (on port 443), every other name, address and port reaches a recorder whose contacts are reported (a secret there is a violation), and nothing the client sends leaves the machine; where one cannot be made (no user namespaces, no nft), vigil simulate says so and exits 2."
         ))
     package var noNetworkNamespace = false
     @OptionGroup package var logOptions: LogOptions

