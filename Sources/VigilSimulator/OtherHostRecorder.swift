@@ -32,10 +32,11 @@ public final class OtherHostRecorder: Sendable {
         /// UDP datagrams, not a TCP connection.
         public var udp: Bool = false
 
-        /// `telemetry.example.net:443 (127.1.0.3)`, or the address alone.
+        /// `telemetry.example.net:443` (the name looked up: the address it was given depends on
+        /// the order names were asked in, so it is not shown), or the address dialled.
         public var place: String {
             guard let name, let colon = destination.lastIndex(of: ":") else { return destination }
-            return "\(name)\(destination[colon...]) (\(destination[..<colon]))"
+            return "\(name)\(destination[colon...])"
         }
     }
 

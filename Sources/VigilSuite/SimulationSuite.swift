@@ -128,7 +128,7 @@ public struct SimulationSuite: Sendable {
         // Names asked of the run's name servers: a secret in one went out in a DNS question.
         let nameLeaks = network?.others.secrets(planted) ?? []
         let secretNames = Set(nameLeaks.map(\.name))
-        for (_, found) in nameLeaks.prefix(3) {
+        for found in nameLeaks.map(\.found).sorted().prefix(3) {
             runViolations.append(
                 Violation(
                     .secretToOtherHost,
@@ -156,7 +156,10 @@ public struct SimulationSuite: Sendable {
                     : "\(place(contact)) (\(contact.tls ? "TLS" : "clear text")\(name ?? ""), \(contact.bytes) byte(s))"
                 if !contacted.contains(line) { contacted.append(line) }
             }
-            for (contact, found) in leaks {
+            contacted.sort()
+            // In the order of what they say, not of arrival (scenarios play at once): the same run
+            // reports the same lines.
+            for (contact, found) in leaks.sorted(by: { place($0.contact) + $0.found < place($1.contact) + $1.found }) {
                 let violation = Violation(
                     .secretToOtherHost,
                     "A secret reached \(place(contact)), a host outside the scenario (\(found)): the client sends the user's secrets where no one agreed (invariant 1)."
