@@ -13,18 +13,18 @@ enum HTTP2Frames {
     /// The most body bytes joined.
     static let dataLimit = 1 << 20
 
-    /// The streams whose request has ended (a HEADERS or DATA frame with END_STREAM), in order.
-    static func endedStreams(_ bytes: [UInt8]) -> [UInt32] {
-        guard bytes.count >= preface.count, Array(bytes.prefix(preface.count)) == preface else { return [] }
+    /// The streams whose request ended (a HEADERS or DATA frame with END_STREAM) in the whole
+    /// frames from `offset` on, in order; `offset` moves past them (a frame cut short waits).
+    static func endedStreams(_ bytes: [UInt8], from offset: inout Int) -> [UInt32] {
         var ended: [UInt32] = []
-        var index = preface.count
-        while index + 9 <= bytes.count {
+        while offset >= 0, offset + 9 <= bytes.count {
+            let index = offset
             let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
             let type = bytes[index + 3], flags = bytes[index + 4]
             let stream = (UInt32(bytes[index + 5]) & 0x7F) << 24 | UInt32(bytes[index + 6]) << 16 | UInt32(bytes[index + 7]) << 8 | UInt32(bytes[index + 8])
             guard index + 9 + length <= bytes.count else { break }
-            if type <= 1, flags & 0x01 != 0, stream != 0, !ended.contains(stream) { ended.append(stream) }
-            index += 9 + length
+            if type <= 1, flags & 0x01 != 0, stream != 0 { ended.append(stream) }
+            offset = index + 9 + length
         }
         return ended
     }

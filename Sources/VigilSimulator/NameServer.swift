@@ -63,6 +63,7 @@ public final class NameServer: Sendable {
 
     /// The answer to a query's bytes; nil when they are not a query (dropped, as a server drops noise).
     func answer(_ bytes: [UInt8]) -> [UInt8]? {
+        others.note(datagram: bytes)
         guard let query = DNSQuery(bytes) else { return nil }
         journal.withLock { journal in
             if journal.count < Self.journalLimit, !journal.contains(query.name) { journal.append(query.name) }

@@ -15,7 +15,11 @@ public final class OtherHostNames: Sendable {
         var raw: [String: [UInt8]] = [:]
         var dropped = 0
         var next = 0
+        var datagrams: [[UInt8]] = []
     }
+
+    /// The most questions kept whole (each up to 512 bytes), for the search beyond their first name.
+    static let datagramLimit = 4096
 
     private let book = Mutex(Book())
 
@@ -32,6 +36,14 @@ public final class OtherHostNames: Sendable {
             }
             book.raw[name] = raw
             book.asked.append(name)
+        }
+    }
+
+    /// Keeps a question's bytes as they came (a secret may be in a second question, an EDNS
+    /// option, or a packet that is no query at all).
+    func note(datagram bytes: [UInt8]) {
+        book.withLock { book in
+            if book.datagrams.count < Self.datagramLimit { book.datagrams.append(Array(bytes.prefix(512))) } else { book.dropped += 1 }
         }
     }
 
@@ -53,7 +65,10 @@ public final class OtherHostNames: Sendable {
     public func secrets(_ planted: [PlantedSecret]) -> [(name: String, found: String)] {
         let search = CredentialSearch(planted: planted)
         return book.withLock { book in
-            book.asked.compactMap { name in book.raw[name].flatMap { search.findInName($0) }.map { (name, $0) } }
+            var found = book.asked.compactMap { name in book.raw[name].flatMap { search.findInName($0) }.map { (name, $0) } }
+            // Anywhere else in a question: by its bytes (the names are not shown for those).
+            if found.isEmpty, let how = book.datagrams.lazy.compactMap({ search.find(in: $0) }).first { found.append(("", how)) }
+            return found
         }
     }
 

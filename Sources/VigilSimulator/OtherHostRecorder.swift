@@ -311,8 +311,9 @@ public final class OtherHostRecorder: Sendable {
         var continued = false
         var answered = false
         var cut = false
-        /// HTTP/2 (its preface came): the streams answered so far.
+        /// HTTP/2 (its preface came): the streams answered so far, and where the next frame starts.
         var http2: Set<UInt32>?
+        var frameOffset = 0
 
         init(recorder: OtherHostRecorder, id: Int) {
             self.recorder = recorder
@@ -339,11 +340,19 @@ public final class OtherHostRecorder: Sendable {
             if http2 == nil, seen.starts(with: preface.prefix(min(seen.count, preface.count))) {
                 guard seen.count >= preface.count else { return }
                 http2 = []
-                // Our SETTINGS (none), and the acknowledgement of the client's.
-                context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: [0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0, 0])), promise: nil)
+                frameOffset = preface.count
+                // Our SETTINGS (a stream window as large as what is kept), the acknowledgement of
+                // the client's, and the connection's window opened as far: the client may send
+                // everything the recorder keeps.
+                let window = UInt32(OtherHostRecorder.keep)
+                let size = [UInt8(window >> 24), UInt8(window >> 16 & 0xFF), UInt8(window >> 8 & 0xFF), UInt8(window & 0xFF)]
+                let frames: [UInt8] =
+                    [0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 4] + size + [0, 0, 0, 4, 1, 0, 0, 0, 0] + [0, 0, 4, 8, 0, 0, 0, 0, 0] + size
+                context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: frames)), promise: nil)
             }
             if var answeredStreams = http2 {
-                for stream in HTTP2Frames.endedStreams(seen) where !answeredStreams.contains(stream) {
+                // Only the frames that came since the last read are looked at.
+                for stream in HTTP2Frames.endedStreams(seen, from: &frameOffset) where !answeredStreams.contains(stream) {
                     answeredStreams.insert(stream)
                     // HEADERS, END_STREAM and END_HEADERS: `:status: 204` (HPACK static index 9).
                     let id = [UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)]

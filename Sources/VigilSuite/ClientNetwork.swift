@@ -51,7 +51,13 @@ public final class ClientNetwork: Sendable {
                 names[resolution.host, default: []].append(alias)
             }
             let server = try await NameServer.start(address: address, names: names, others: others)
-            let file = try NetworkNamespace.resolverFile(nameServer: address, directory: directory, name: "client-resolv.conf")
+            let file: String
+            do {
+                file = try NetworkNamespace.resolverFile(nameServer: address, directory: directory, name: "client-resolv.conf")
+            } catch {
+                await server.stop()
+                throw error
+            }
             mappedAliases.withLock { $0[slot] = mapped }
             return (server, file, slot)
         } catch {

@@ -161,7 +161,12 @@ public enum NetworkNamespace {
     /// its name and the usual port), until ``unmap(_:)``.
     static func map(_ alias: String, to address: String, port: Int) throws {
         guard isInside, let nft else { throw SuiteError(.networkNamespace, "this process is not in a network namespace made for the run") }
-        let added = try run(nft, ["add", "element", "inet", "vigil", "names", "{ \(alias) . 443 : \(address) . \(port) }"])
+        var added = try run(nft, ["add", "element", "inet", "vigil", "names", "{ \(alias) . 443 : \(address) . \(port) }"])
+        if added.status != 0 {
+            // Left by an earlier scenario whose removal failed: replaced.
+            _ = try run(nft, ["delete", "element", "inet", "vigil", "names", "{ \(alias) . 443 }"])
+            added = try run(nft, ["add", "element", "inet", "vigil", "names", "{ \(alias) . 443 : \(address) . \(port) }"])
+        }
         guard added.status == 0 else { throw SuiteError(.networkNamespace, "\(alias):443 cannot be mapped to \(address):\(port): \(added.said)") }
     }
 

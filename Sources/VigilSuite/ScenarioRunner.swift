@@ -147,7 +147,7 @@ public struct ScenarioRunner: Sendable {
         let running: RunningHostSimulator
         do {
             running = try await RunningHostSimulator(simulator)
-        } catch  where setup != nil {
+        } catch  where setup != nil && Self.addressInUse(error) {
             throw SetupPortTaken()
         }
         do {
@@ -168,6 +168,11 @@ public struct ScenarioRunner: Sendable {
             await running.stop()
             throw error
         }
+    }
+
+    /// A listener could not bind its address and port because a socket holds them.
+    static func addressInUse(_ error: any Error) -> Bool {
+        "\(error)".contains("Address already in use") || "\(error)".contains("EADDRINUSE")
     }
 
     /// The scenario's hosts could not bind the port the setup run's host 1 had.
@@ -287,7 +292,10 @@ public struct ScenarioRunner: Sendable {
         context.phase = phase
         // Certificates the user or the administrator approved, told to an external client the one
         // way every client reads: added to its CA file.
+        // The CA files alone (for the entitlement check), then the approvals added for the client.
+        let caBundleWithoutApprovals = context.trustedCABundle
         let approvedFile = client.judgesByJournal ? try approvedLeaves(directory: state) : nil
+        let approvedFingerprints = Set(((approvedFile.map { try? Certificate.load(path: $0) } ?? nil) ?? []).map(\.sha256Fingerprint))
         if let approvedFile { context.trustedCAFiles.append(approvedFile) }
         if let names = scenario.client?.systemTrust {
             context.systemStoreFiles = try names.map { name in
@@ -384,7 +392,8 @@ public struct ScenarioRunner: Sendable {
             addresses: addresses, start: (startURL?.scheme?.lowercased() ?? "https", addresses[startHost] ?? startHost),
             interceptedAddress: scenario.mitm == true ? running.listeners.first { $0.host == 1 && $0.scheme == "https" }?.address : nil,
             databaseProblem: counts.problem, existingAccount: existing?.account, approvalsSeeded: existing?.approvals ?? 0, approvalsByRule: byRule,
-            entitled: client.judgesByJournal ? entitledCertificates(running, bundle: context.trustedCABundle, approvedLeaves: approvedFile != nil) : [],
+            entitled: client.judgesByJournal
+                ? entitledCertificates(running, bundle: caBundleWithoutApprovals, approved: (approvedFile, approvedFingerprints)) : [],
             proxyEntries: running.simulator.proxyEntries)
     }
 
@@ -422,7 +431,9 @@ public struct ScenarioRunner: Sendable {
     /// accepts with the CA files the client is given: OpenSSL's `verify`, TLS server purpose, the
     /// host's address checked, security level 2 (Debian's default for its clients). An external
     /// client is entitled to trust those; Vigil's own client is held to its fixtures.
-    func entitledCertificates(_ running: RunningHostSimulator, bundle data: Data, approvedLeaves: Bool) -> Set<String> {
+    func entitledCertificates(
+        _ running: RunningHostSimulator, bundle data: Data, approved: (file: String?, fingerprints: Set<String>)
+    ) -> Set<String> {
         var entitled: Set<String> = []
         let bundle = directory + "/entitlement-ca.pem"
         guard (try? data.write(to: URL(fileURLWithPath: bundle))) != nil else { return [] }
@@ -436,11 +447,16 @@ public struct ScenarioRunner: Sendable {
             let check = listener.address.contains(":") || listener.address.allSatisfy({ $0.isNumber || $0 == "." }) ? "-verify_ip" : "-verify_hostname"
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            // -partial_chain only when the user approved leaves (in the bundle, each standing for
-            // itself); never for CA files alone, where an intermediate must not become an anchor.
+            // A leaf the user approved stands for itself: checked alone as its own anchor (a
+            // partial chain of one; the name, the purpose and the key's strength still checked).
+            // Every other chain must reach an anchor of the CA files (no partial chains there: an
+            // intermediate in a CA file is not an anchor).
+            let served: Certificate? = (try? Certificate.load(path: base + ".pem"))?.first
+            let isApproved = approved.file != nil && served.map { approved.fingerprints.contains($0.sha256Fingerprint) } == true
+            let anchors = isApproved ? ["-partial_chain", "-CAfile", approved.file ?? bundle] : ["-CAfile", bundle]
             process.arguments =
-                (approvedLeaves ? ["verify", "-partial_chain"] : ["verify"]) + [
-                    "-CAfile", bundle, "-untrusted", base + "-chain.pem", "-purpose", "sslserver", check, listener.address, "-auth_level", "2",
+                ["verify"] + anchors + [
+                    "-untrusted", base + "-chain.pem", "-purpose", "sslserver", check, listener.address, "-auth_level", "2",
                     base + ".pem",
                 ]
             process.standardOutput = FileHandle.nullDevice
