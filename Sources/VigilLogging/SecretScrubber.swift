@@ -99,6 +99,12 @@ public enum SecretScrubber {
         return output
     }
 
+    /// ``keyWords`` and the two schemes as characters (their counts known), and the characters
+    /// any of them starts with: a position whose character is none of those is copied at once.
+    static let keyWordCharacters: [(word: String, characters: [Character])] = keyWords.map { ($0, Array($0)) }
+    static let schemeCharacters: [[Character]] = [Array("bearer "), Array("basic ")]
+    static let firstCharacters: Set<Character> = Set(keyWords.compactMap(\.first) + ["b"])
+
     /// `Bearer X`, `Basic X`, and `key=X` / `key: X` / `"key": "X"` for the secret key words.
     static func redactAssignments(_ text: String) -> String {
         var output = ""
@@ -106,8 +112,14 @@ public enum SecretScrubber {
         let characters = Array(text)
         var position = 0
         while position < characters.count {
+            // No key word or scheme starts here: the character as it is.
+            guard position < lowered.count, firstCharacters.contains(lowered[position]) else {
+                output.append(characters[position])
+                position += 1
+                continue
+            }
             var matched = false
-            for scheme in ["bearer ", "basic "] where matchesWord(lowered, at: position, scheme) {
+            for scheme in schemeCharacters where matchesWord(lowered, at: position, scheme) {
                 output += String(characters[position..<position + scheme.count])
                 position += scheme.count
                 let start = position
@@ -117,8 +129,8 @@ public enum SecretScrubber {
                 break
             }
             if matched { continue }
-            for word in keyWords where matchesWord(lowered, at: position, word) {
-                var cursor = position + word.count
+            for (word, wordCharacters) in keyWordCharacters where matchesWord(lowered, at: position, wordCharacters) {
+                var cursor = position + wordCharacters.count
                 // Separator: optional quote, then = or :, then optional spaces and quote.
                 if cursor < characters.count, characters[cursor] == "\"" { cursor += 1 }
                 guard cursor < characters.count, characters[cursor] == "=" || characters[cursor] == ":" else { continue }
@@ -161,7 +173,7 @@ public enum SecretScrubber {
     }
 
     /// `word` starts at `position` and is not the tail of a longer identifier.
-    static func matchesWord(_ lowered: [Character], at position: Int, _ word: String) -> Bool {
+    static func matchesWord(_ lowered: [Character], at position: Int, _ word: [Character]) -> Bool {
         guard position + word.count <= lowered.count else { return false }
         if position > 0 {
             let before = lowered[position - 1]
