@@ -108,7 +108,6 @@ public final class OtherHostRecorder: Sendable {
 
     /// The TCP listener on `host` (`0.0.0.0` or `::`, IPv6 only), a free port.
     static func listen(group: any EventLoopGroup, host: String, recorder: OtherHostRecorder, context: NIOSSLContext) async throws -> any Channel {
-        let names = recorder.names
         var bootstrap = ServerBootstrap(group: group).serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         if host.contains(":") { bootstrap = bootstrap.serverChannelOption(.socket(SocketOptionLevel(IPPROTO_IPV6), SocketOptionName(IPV6_V6ONLY)), value: 1) }
         return
@@ -124,22 +123,14 @@ public final class OtherHostRecorder: Sendable {
                     }
                     // The address the client dialled, before the namespace's redirect.
                     if let provider = channel as? any SocketOptionProvider {
-                        let update = { (place: String?) in
-                            guard let place else { return }
-                            recorder.update(id) {
-                                $0.contact.destination = place
-                                let address = place.hasPrefix("[") ? String(place.dropFirst().prefix { $0 != "]" }) : String(place.prefix { $0 != ":" })
-                                $0.contact.name = names?.name(for: address)
-                            }
-                        }
                         if channel.localAddress?.protocol == .inet6 {
                             let dialled: EventLoopFuture<sockaddr_in6> = provider.unsafeGetSocketOption(
                                 level: SocketOptionLevel(IPPROTO_IPV6), name: SocketOptionName(Self.originalDestination))
-                            dialled.whenSuccess { update(Self.text($0)) }
+                            dialled.whenSuccess { recorder.dialled(id, Self.address($0)) }
                         } else {
                             let dialled: EventLoopFuture<sockaddr_in> = provider.unsafeGetSocketOption(
                                 level: SocketOptionLevel(IPPROTO_IP), name: SocketOptionName(Self.originalDestination))
-                            dialled.whenSuccess { update(Self.text($0)) }
+                            dialled.whenSuccess { recorder.dialled(id, Self.address($0)) }
                         }
                     }
                     try channel.pipeline.syncOperations.addHandler(Sniffer(recorder: recorder, id: id, context: context))
@@ -149,13 +140,23 @@ public final class OtherHostRecorder: Sendable {
     }
 
     /// `[address]:port` of a `sockaddr_in6`, or nil when it is not one.
-    static func text(_ address: sockaddr_in6) -> String? {
+    static func address(_ address: sockaddr_in6) -> (host: String, port: UInt16)? {
         guard address.sin6_family == sa_family_t(AF_INET6) else { return nil }
         var copy = address.sin6_addr
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         guard inet_ntop(AF_INET6, &copy, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return "[\(host)]:\(UInt16(bigEndian: address.sin6_port))"
+        return (String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), UInt16(bigEndian: address.sin6_port))
+    }
+
+    /// The address a connection's client dialled (`host`, IPv6 without brackets), and the name it
+    /// looked up for it: recorded as the contact's destination.
+    func dialled(_ id: Int, _ address: (host: String, port: UInt16)?) {
+        guard let address else { return }
+        let name = names?.name(for: address.host)
+        update(id) {
+            $0.contact.destination = address.host.contains(":") ? "[\(address.host)]:\(address.port)" : "\(address.host):\(address.port)"
+            $0.contact.name = name
+        }
     }
 
     /// Connections or senders not kept (past ``maximumConnections``), and those cut at ``keep``:
@@ -179,11 +180,10 @@ public final class OtherHostRecorder: Sendable {
     }
 
     /// `a.b.c.d:port` of a `sockaddr_in`, or nil when it is not one.
-    static func text(_ address: sockaddr_in) -> String? {
+    static func address(_ address: sockaddr_in) -> (host: String, port: UInt16)? {
         guard address.sin_family == sa_family_t(AF_INET) else { return nil }
         let host = UInt32(bigEndian: address.sin_addr.s_addr)
-        let port = UInt16(bigEndian: address.sin_port)
-        return "\(host >> 24).\((host >> 16) & 0xFF).\((host >> 8) & 0xFF).\(host & 0xFF):\(port)"
+        return ("\(host >> 24).\((host >> 16) & 0xFF).\((host >> 8) & 0xFF).\(host & 0xFF)", UInt16(bigEndian: address.sin_port))
     }
 
     /// Every connection so far, in the order they came.

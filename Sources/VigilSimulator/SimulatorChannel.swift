@@ -91,6 +91,8 @@ struct SimulatorChannel: ServerChildChannel {
                 return SimulatorConnection(channel: channel)
             }
             let makeHandler = self.makeHandler
+            // Every stream's channel runs on its connection's event loop, where the state lives.
+            let streamState = NIOLoopBound(state, eventLoop: channel.eventLoop)
             try pipeline.addHandler(
                 ApplicationProtocolNegotiationHandler { [self] result in
                     channel.eventLoop.makeCompletedFuture {
@@ -103,7 +105,7 @@ struct SimulatorChannel: ServerChildChannel {
                                 let streamPipeline = stream.pipeline.syncOperations
                                 try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                                 try streamPipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(ResponderHandler.bodyLimit)))
-                                try streamPipeline.addHandler(makeHandler(state))
+                                try streamPipeline.addHandler(makeHandler(streamState.value))
                             }
                         }
                     }
