@@ -13,20 +13,33 @@ enum HTTP2Frames {
     /// The most body bytes joined.
     static let dataLimit = 1 << 20
 
-    /// The streams whose request ended (a HEADERS or DATA frame with END_STREAM) in the whole
-    /// frames from `offset` on, in order; `offset` moves past them (a frame cut short waits).
-    static func endedStreams(_ bytes: [UInt8], from offset: inout Int) -> [UInt32] {
-        var ended: [UInt32] = []
+    /// One frame: its type, flags, stream and payload (padding and priority still in it).
+    struct Frame {
+        var type: UInt8
+        var flags: UInt8
+        var stream: UInt32
+        var payload: ArraySlice<UInt8>
+    }
+
+    /// The whole frames in `bytes` from `offset` on, in order; `offset` moves past them (a frame
+    /// cut short is left for later).
+    static func frames(_ bytes: [UInt8], from offset: inout Int) -> [Frame] {
+        var frames: [Frame] = []
         while offset >= 0, offset + 9 <= bytes.count {
             let index = offset
             let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
-            let type = bytes[index + 3], flags = bytes[index + 4]
-            let stream = (UInt32(bytes[index + 5]) & 0x7F) << 24 | UInt32(bytes[index + 6]) << 16 | UInt32(bytes[index + 7]) << 8 | UInt32(bytes[index + 8])
             guard index + 9 + length <= bytes.count else { break }
-            if type <= 1, flags & 0x01 != 0, stream != 0 { ended.append(stream) }
+            let stream = (UInt32(bytes[index + 5]) & 0x7F) << 24 | UInt32(bytes[index + 6]) << 16 | UInt32(bytes[index + 7]) << 8 | UInt32(bytes[index + 8])
+            frames.append(Frame(type: bytes[index + 3], flags: bytes[index + 4], stream: stream, payload: bytes[index + 9..<index + 9 + length]))
             offset = index + 9 + length
         }
-        return ended
+        return frames
+    }
+
+    /// The streams whose request ended (a HEADERS or DATA frame with END_STREAM) in the whole
+    /// frames from `offset` on, in order; `offset` moves past them (a frame cut short waits).
+    static func endedStreams(_ bytes: [UInt8], from offset: inout Int) -> [UInt32] {
+        frames(bytes, from: &offset).filter { $0.type <= 1 && $0.flags & 0x01 != 0 && $0.stream != 0 }.map(\.stream)
     }
 
     /// What the frames carried: header fields as decoded, in order, and the DATA bytes; nil when
@@ -41,14 +54,10 @@ enum HTTP2Frames {
         var headers: [(name: String, value: String)] = []
         var data: [UInt8] = []
         var block: [UInt8] = []
-        var index = preface.count
-        while index + 9 <= bytes.count {
-            let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
-            let type = bytes[index + 3], flags = bytes[index + 4]
-            let start = index + 9
-            guard start + length <= bytes.count else { break }
-            var payload = bytes[start..<start + length]
-            index = start + length
+        var offset = preface.count
+        for frame in frames(bytes, from: &offset) {
+            let type = frame.type, flags = frame.flags
+            var payload = frame.payload
             // DATA (0) and HEADERS (1) may be padded: the pad length first, the padding last.
             if type <= 1, flags & 0x08 != 0 {
                 guard let pad = payload.first, Int(pad) < payload.count else { continue }
