@@ -15,6 +15,13 @@ extension VigilSimulatorCommand {
         static let configuration = SimulatorCommands.simulate
         @OptionGroup var options: SimulateOptions
 
+        /// Exit 2: the client's network of its own cannot be made, why, and what to do.
+        static func failInNamespace(_ reason: String) -> Never {
+            ExitStatus.fail(
+                "cannot run the client in a network namespace of its own: \(reason). Give --no-network-namespace to judge it in this machine's network (a weaker judgement), or see docs/ci.md for what a container needs."
+            )
+        }
+
         func validate() throws {
             if let shard = options.shard {
                 do { _ = try SuiteSelection.shard(shard) } catch let error as SuiteError { throw ValidationError(error.reason) }
@@ -138,12 +145,9 @@ extension VigilSimulatorCommand {
             var ipv6Local = false
             if external != nil && !options.noNetworkNamespace {
                 if !NetworkNamespace.isInside {
-                    let error = NetworkNamespace.reexecute()
-                    ExitStatus.fail(
-                        "cannot run the client in a network namespace of its own: \(error.reason). Give --no-network-namespace to judge it in this machine's network (a weaker judgement), or see docs/ci.md for what a container needs."
-                    )
+                    Self.failInNamespace(NetworkNamespace.reexecute().reason)
                 }
-                do { ipv6Local = try NetworkNamespace.prepare() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
+                do { ipv6Local = try NetworkNamespace.prepare() } catch let error as SuiteError { Self.failInNamespace(error.reason) }
             }
             // Inside it: every host outside the scenarios answered by the recorder (a certificate
             // from a CA the client does not trust).
@@ -155,7 +159,7 @@ extension VigilSimulatorCommand {
                     otherHosts = try await OtherHostRecorder.start(
                         certificate: certificates + "/untrusted-root-chain.pem", key: certificates + "/untrusted-root.key", names: otherNames)
                 } catch {
-                    ExitStatus.fail("the recorder for hosts outside the scenarios cannot listen in the run's network namespace: \(error)")
+                    Self.failInNamespace("the recorder for hosts outside the scenarios cannot listen in the run's network namespace: \(error)")
                 }
             }
 
@@ -182,9 +186,9 @@ extension VigilSimulatorCommand {
                     if ipv6 != nil { _ = try await NameServer.start(address: "::1", names: [:], others: otherNames) }
                     network = ClientNetwork(others: otherNames, resolverTarget: target)
                 } catch let error as SuiteError {
-                    ExitStatus.fail(error.reason)
+                    Self.failInNamespace(error.reason)
                 } catch {
-                    ExitStatus.fail("the run's name server cannot listen in its network namespace: \(error)")
+                    Self.failInNamespace("the run's name server cannot listen in its network namespace: \(error)")
                 }
             }
             let service: PrivateSecretService
