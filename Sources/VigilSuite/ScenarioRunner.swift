@@ -143,27 +143,34 @@ public struct ScenarioRunner: Sendable {
             configuration.port = setup.port
             configuration.plainPortFollows = false
         }
-        let simulator = try HostSimulator(configuration: configuration, journal: try Journal(memoryLimit: Self.journalLimit))
-        let running: RunningHostSimulator
+        var evidence: ScenarioEvidence
         do {
-            running = try await RunningHostSimulator(simulator)
+            evidence = try await playOnce(configuration, data: data, config: config, state: state, phase: setup == nil ? .only : .later).evidence
         } catch  where setup != nil && Self.addressInUse(error) {
             throw SetupPortTaken()
         }
+        if let setup {
+            evidence.setupViolations = setup.violations
+            evidence.setupSaid = setup.said
+            // The setup run's own secrets (a proxy password, tokens) are searched for too.
+            evidence.plantedSecrets += setup.planted.filter { !evidence.plantedSecrets.contains($0) }
+        }
+        return evidence
+    }
+
+    /// One run of the client against a simulator made from `configuration` (started, then
+    /// stopped whatever happens): what it left behind, and the listeners it had.
+    func playOnce(
+        _ configuration: HostSimulator.Configuration, data: String, config: String, state: String, phase: SuiteClientContext.Phase
+    ) async throws -> (evidence: ScenarioEvidence, listeners: [HostSimulator.Listener]) {
+        let running = try await RunningHostSimulator(try HostSimulator(configuration: configuration, journal: try Journal(memoryLimit: Self.journalLimit)))
         do {
-            var evidence = try await withNameServer(running, state: state) { resolver in
+            let evidence = try await withNameServer(running, state: state) { resolver in
                 let settings = try loadSettings(config: config, running: running)
-                return try await drive(
-                    running, settings: settings, data: data, config: config, state: state, resolver: resolver, phase: setup == nil ? .only : .later)
+                return try await drive(running, settings: settings, data: data, config: config, state: state, resolver: resolver, phase: phase)
             }
             await running.stop()
-            if let setup {
-                evidence.setupViolations = setup.violations
-                evidence.setupSaid = setup.said
-                // The setup run's own secrets (a proxy password, tokens) are searched for too.
-                evidence.plantedSecrets += setup.planted.filter { !evidence.plantedSecrets.contains($0) }
-            }
-            return evidence
+            return (evidence, running.listeners)
         } catch {
             await running.stop()
             throw error
@@ -234,27 +241,16 @@ public struct ScenarioRunner: Sendable {
         runner.scenario = setupScenario(premise)
         // The approval is the user's at setup: the setup run is told it too.
         runner.approvedAtSetup = premise.approved == true ? premise : nil
-        let simulator = try HostSimulator(
-            configuration: HostSimulator.Configuration(scenario: runner.scenario, certificatesDirectory: certificatesDirectory),
-            journal: try Journal(memoryLimit: Self.journalLimit))
-        let running = try await RunningHostSimulator(simulator)
-        do {
-            let evidence = try await runner.withNameServer(running, state: state) { resolver in
-                let settings = try runner.loadSettings(config: config, running: running)
-                return try await runner.drive(running, settings: settings, data: data, config: config, state: state, resolver: resolver, phase: .setup)
-            }
-            await running.stop()
-            guard let port = running.listeners.first(where: { $0.host == 1 && $0.scheme == "https" })?.port else {
-                throw SuiteError(.invalidFixture, "\(scenario.name): the setup's host 1 has no HTTPS listener.")
-            }
-            let violations = ScenarioJudge(scenario: runner.scenario).judgeByJournal(evidence).violations.map {
-                Violation($0.code, SuiteText.oneLine("At the account's setup: " + $0.message))
-            }
-            return (port, violations, evidence.result.message.map(SuiteText.oneLine), evidence.plantedSecrets)
-        } catch {
-            await running.stop()
-            throw error
+        let played = try await runner.playOnce(
+            HostSimulator.Configuration(scenario: runner.scenario, certificatesDirectory: certificatesDirectory), data: data, config: config, state: state,
+            phase: .setup)
+        guard let port = played.listeners.first(where: { $0.host == 1 && $0.scheme == "https" })?.port else {
+            throw SuiteError(.invalidFixture, "\(scenario.name): the setup's host 1 has no HTTPS listener.")
         }
+        let violations = ScenarioJudge(scenario: runner.scenario).judgeByJournal(played.evidence).violations.map {
+            Violation($0.code, SuiteText.oneLine("At the account's setup: " + $0.message))
+        }
+        return (port, violations, played.evidence.result.message.map(SuiteText.oneLine), played.evidence.plantedSecrets)
     }
 
     func drive(
