@@ -89,14 +89,17 @@ public struct SimulationSuite: Sendable {
                     return (index, result, planted)
                 }
             }
-            while next < min(max(1, jobs), scenarios.count) {
-                start(next)
+            // The scenarios that make a client wait start first (SuiteSchedule); results keep
+            // the list's order.
+            let order = SuiteSchedule.startOrder(scenarios)
+            while next < min(max(1, jobs), order.count) {
+                start(order[next])
                 next += 1
             }
             while let done = await group.next() {
                 collected.append(done)
-                if next < scenarios.count {
-                    start(next)
+                if next < order.count {
+                    start(order[next])
                     next += 1
                 }
             }
