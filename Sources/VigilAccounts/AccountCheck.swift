@@ -245,7 +245,7 @@ public struct AccountCheck: Sendable {
             options.clientIdentity = nil
             options.accessHeaders = nil
         }
-        options.accessHeadersOrigin = judged.endpoint
+        options.credentialsOrigin = judged.endpoint
         return (
             result,
             try await AccountSetup.client(

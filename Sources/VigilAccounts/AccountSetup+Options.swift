@@ -88,15 +88,18 @@ extension AccountSetup {
         public var requirements = ConnectionRequirements()
         /// `connection.approved-certificates`: leaves the administrator approved in advance.
         public var preApproved = PreApprovedCertificates()
-        /// Mutual TLS: the client certificate the account presents, to its server only (bound to
-        /// each server endpoint as it is reviewed; never to a login provider on another host).
+        /// Mutual TLS: the client certificate the account presents, to ``credentialsOrigin`` only:
+        /// never to a login provider on another host, nor to a redirect target the user did not
+        /// agree to present it to.
         public var clientIdentity: ClientIdentity?
         /// An access proxy's service token (Cloudflare Access and the like), sent with every request
-        /// to ``accessHeadersOrigin`` and nowhere else: not to a redirect target on another
-        /// origin, a login provider or a proxy.
+        /// to ``credentialsOrigin`` and nowhere else: not to a redirect target on another
+        /// origin the user did not agree to, a login provider or a proxy.
         public var accessHeaders: AccessHeaders?
-        /// Where the access headers go: the server the user named (nil: nowhere).
-        public var accessHeadersOrigin: Endpoint?
+        /// Where the client certificate and the access headers go: the server the user named them
+        /// for (nil: nowhere). Setup moves it to a redirect's target only when the user agrees
+        /// (``AccountSetupInteraction/presentCredentials(_:givenFor:to:)``).
+        public var credentialsOrigin: Endpoint?
         /// Which proxy (`connection.proxy`, `connection.proxy-autoconfig-url`, the environment), and
         /// the credentials kept for proxies.
         public var proxy = ProxyConfiguration()
@@ -139,6 +142,9 @@ extension AccountSetup {
             let client = oauth2Client(for: server)
             settings.oauth2ClientID = client?.id
             settings.oauth2ClientSecret = client?.secret
+            if client == nil, let id = oauth2ClientID, !id.isEmpty, let home = oauth2ClientServer ?? defaultURL {
+                settings.oauth2ClientElsewhere = (home, oauth2ClientServer != nil ? "authentication-oauth2.oa2-client-server" : "bookmark.default-url")
+            }
             settings.oauth2AuthorizationPath = oauth2AuthorizationPath
             settings.oauth2TokenPath = oauth2TokenPath
             settings.redirectPort = oauth2RedirectPort

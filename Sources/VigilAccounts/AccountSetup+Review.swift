@@ -30,7 +30,9 @@ extension AccountSetup {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve, proxy: options.proxy).handshake(with: endpoint)
         let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
-        if options.clientIdentity != nil, handshake.clientCertificate?.requested == true, let finding = Self.clientCertificateInClear(handshake) {
+        if options.clientIdentity != nil, options.credentialsOrigin == endpoint, handshake.clientCertificate?.requested == true,
+            let finding = Self.clientCertificateInClear(handshake)
+        {
             await interaction.progress(finding)
             logger.privacy.warning("\(public: finding)", metadata: ["tags": "setup,tls"])
         }
@@ -53,9 +55,11 @@ extension AccountSetup {
         reviewed: Certificate?, provider: (endpoint: Endpoint, reviewed: Certificate?)? = nil, logger: Logger
     ) async throws -> HTTPClient {
         var configuration = options.clientConfiguration
-        configuration.clientIdentity = options.clientIdentity.map { ClientIdentityBinding(identity: $0, origin: endpoint) }
-        // Only to the origin they were given for: none named, none sent (fail closed).
-        if let headers = options.accessHeaders, options.accessHeadersOrigin == endpoint {
+        // Only to the origin they were given for: none named, none presented or sent (fail closed).
+        if let identity = options.clientIdentity, options.credentialsOrigin == endpoint {
+            configuration.clientIdentity = ClientIdentityBinding(identity: identity, origin: endpoint)
+        }
+        if let headers = options.accessHeaders, options.credentialsOrigin == endpoint {
             configuration.accessHeaders = AccessHeadersBinding(headers: headers, origin: endpoint)
         }
         var reviewedLeaves: [Endpoint: String] = [:]

@@ -57,6 +57,12 @@ public struct AccountSetup: Sendable {
     /// Adds `user`'s account on `server` through the steps above and returns it as saved. A step that stops
     /// setup throws, mostly an ``AccountSetupError`` (a URL carrying a password is refused before anything is sent).
     public func add(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> Account {
+        // A copy: an approved redirect may move where the credentials go (options.credentialsOrigin).
+        var setup = self
+        return try await setup.adding(server: server, user: user, interaction: interaction)
+    }
+
+    private mutating func adding(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> Account {
         // User information is looked for in the text itself, so that a URL no parser accepts (a
         // password with '#' or '/') is caught too, and never echoed.
         if Self.hasUserInformation(server) {
@@ -78,12 +84,14 @@ public struct AccountSetup: Sendable {
         // proved with the server and then not kept would be asked for in vain.
         try await Self.checkKeyring(secrets)
         var requested = server.hasSuffix("/") ? String(server.dropLast()) : server
-        if requested.lowercased().hasPrefix("http://") {
+        let plain = requested.lowercased().hasPrefix("http://")
+        if plain {
             requested = try await upgradedFromPlainHTTP(requested, interaction: interaction)
         }
         guard requested.lowercased().hasPrefix("https://"), let firstEndpoint = try? Endpoint(url: requested) else {
             throw AccountSetupError(.invalidURL, "\(server) is not an https URL; accounts are added over https only.")
         }
+        if plain { await carryCredentials(from: server, to: firstEndpoint, interaction: interaction) }
         guard !user.isEmpty, !user.contains(":"), !user.contains("/") else {
             throw AccountSetupError(.invalidURL, "The user name must be non-empty, without ':' or '/'.")
         }
@@ -131,12 +139,10 @@ public struct AccountSetup: Sendable {
                 throw Self.redirectError(redirect)
             }
             await interaction.progress("Redirect approved: \(base) -> \(target).")
-            if options.accessHeaders != nil {
-                await interaction.progress("The access headers are not sent to \(target): they belong to the origin they were given for.")
-            }
             guard let next = try? Endpoint(url: target) else {
                 throw AccountSetupError(.invalidURL, "The redirect target \(target) is not an https URL.", redirect: redirect)
             }
+            await carryCredentials(from: base, to: next, interaction: interaction)
             base = target
             endpoint = next
             hops += 1
@@ -203,11 +209,12 @@ public struct AccountSetup: Sendable {
             account.issuer = login.issuer
             account.subject = login.subject
             var secrets = login.secrets
-            if let identity = options.clientIdentity {
+            // The client certificate and access headers are kept only for the origin they go to.
+            if let identity = options.clientIdentity, let origin = try? Endpoint(url: base), options.credentialsOrigin == origin {
                 account.clientCertificatePEM = Self.pem(identity.chain)
                 secrets[.clientKey] = identity.key.withStoredForm { Secret($0) }
             }
-            if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), options.accessHeadersOrigin == origin {
+            if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), options.credentialsOrigin == origin {
                 account.accessHeaderNames = headers.names.joined(separator: ",")
                 secrets[.accessHeaders] = headers.withText { Secret($0) }
             }
@@ -217,6 +224,22 @@ public struct AccountSetup: Sendable {
             return account
         } catch let error as HTTPError where error.code == .untrustedCertificate {
             throw Self.certificateChanged(at: endpoint, error)
+        }
+    }
+
+    /// After setup moved from `origin` to `target` (an approved redirect, or plain HTTP's upgrade):
+    /// the client certificate and access headers go there only if the user agrees; otherwise they
+    /// stay where they were given, so that `target` gets neither and the account keeps neither.
+    mutating func carryCredentials(from origin: String, to target: Endpoint, interaction: any AccountSetupInteraction) async {
+        guard options.credentialsOrigin != target else { return }
+        let what = [options.clientIdentity != nil ? "client certificate" : nil, options.accessHeaders != nil ? "access headers" : nil].compactMap { $0 }
+        guard !what.isEmpty else { return }
+        let words = "the account's " + what.joined(separator: " and ")
+        if await interaction.presentCredentials(words, givenFor: origin, to: target.description) {
+            options.credentialsOrigin = target
+            await interaction.progress("Presented to \(target) as agreed: \(words).")
+        } else {
+            await interaction.progress("Not presented to \(target), nor kept for it: \(words), given for \(origin).")
         }
     }
 

@@ -14,4 +14,15 @@ public protocol AccountSetupInteraction: AuthenticationInteraction {
     /// `status.php` at `from` redirects to another server's status.php: may setup continue there?
     /// (Downgrades are never offered.) The new server's certificate is then reviewed in turn.
     func approveRedirect(_ redirect: Redirect, from: String) async -> Bool
+    /// The account's client certificate or access headers (`what`, in words) were given for
+    /// `origin`; an approved redirect moved setup to `target`. Are they presented there too?
+    /// Asked after the redirect is approved and before anything is sent to `target`, only when the
+    /// account has one of them: approving a redirect does not imply it. No (the default): setup
+    /// goes on at `target` without them, and the account does not keep them.
+    func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool
+}
+
+extension AccountSetupInteraction {
+    /// Never, unless the interaction asks the user.
+    public func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool { false }
 }

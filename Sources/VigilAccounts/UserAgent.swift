@@ -26,7 +26,7 @@ public enum UserAgent {
     static func operatingSystem() -> (name: String, version: String) {
         if let text = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8) {
             var fields: [String: String] = [:]
-            for line in text.split(separator: "\n") {
+            for line in TextLines.split(text, omittingEmpty: true) {
                 let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
                 if parts.count == 2 { fields[parts[0]] = parts[1].trimming(charactersIn: "\"") }
             }

@@ -7,6 +7,9 @@ public struct AuthenticationSettings: Sendable {
     public var oauth2ClientID: String?
     /// The configured client's secret (`authentication-oauth2.oa2-client-secret`); nil: a public client.
     public var oauth2ClientSecret: Secret?
+    /// A client is configured (`authentication-oauth2.oa2-client-id`) but bound to another server:
+    /// that server, and the setting that binds it; nil otherwise. Only for errors that say so.
+    public var oauth2ClientElsewhere: (server: String, setting: String)?
     /// The OAuth2 authorization endpoint, relative to the server URL.
     public var oauth2AuthorizationPath = "index.php/apps/oauth2/authorize"
     /// The OAuth2 token endpoint, relative to the server URL.

@@ -27,6 +27,7 @@ public struct OpenIDConnectAuthentication: AuthenticationMethod {
         login.timeout = settings.browserTimeout
         login.redirectPort = settings.redirectPort
         login.clientSecret = settings.oauth2ClientSecret
+        login.configuredClientElsewhere = settings.oauth2ClientElsewhere
         login.newTokenRetryDelays = settings.newTokenRetryDelays
         await interaction.progress(
             "Log in as \(context.user) in the browser (OpenID Connect, issuer \(configuration.issuer)); Vigil waits for it on a loopback address.")

@@ -37,6 +37,9 @@ public struct OpenIDConnectLogin: Sendable {
     /// `authentication-oauth2.oa2-client-secret` for a configured confidential client (a
     /// registered client is public).
     public var clientSecret: Secret?
+    /// A client configured for another server (and the setting binding it): named in the error
+    /// when this provider cannot register one, so that the user is not told to set what is set.
+    public var configuredClientElsewhere: (server: String, setting: String)?
     /// Waits between tries when userinfo answers 401 to the token just issued (a cluster whose
     /// nodes learn new tokens late); bounded.
     public var newTokenRetryDelays: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)]
@@ -173,8 +176,14 @@ public struct OpenIDConnectLogin: Sendable {
             return id
         }
         guard let clientID, !clientID.isEmpty else {
-            throw OAuth2Error(
-                .registration, "The provider offers no client registration: set authentication-oauth2.oa2-client-id to the client registered for Vigil.")
+            let offers = registerClient ? "The provider offers no client registration" : "Client registration is off (authentication-oidc.register-client)"
+            if let elsewhere = configuredClientElsewhere {
+                throw OAuth2Error(
+                    .registration,
+                    "\(offers), and the OAuth2 client configured (authentication-oauth2.oa2-client-id) is bound to \(elsewhere.server) by \(elsewhere.setting), not to this server: register a client for Vigil with this server's provider and set \(elsewhere.setting) to this server's URL, or add the account on \(elsewhere.server)."
+                )
+            }
+            throw OAuth2Error(.registration, "\(offers): set authentication-oauth2.oa2-client-id to the client registered for Vigil.")
         }
         return clientID
     }

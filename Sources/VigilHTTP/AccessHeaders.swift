@@ -1,4 +1,5 @@
 public import VigilErrors
+import VigilText
 
 /// An access proxy's service token (Cloudflare Access `CF-Access-Client-Id` and
 /// `CF-Access-Client-Secret`, Pomerium, oauth2-proxy): header fields every request of one
@@ -24,9 +25,8 @@ public struct AccessHeaders: Sendable, Equatable, CustomStringConvertible, Custo
     /// given twice, and a file with no field; the error names the line, never the value.
     public static func parse(_ text: String) throws(AccessHeadersError) -> AccessHeaders {
         var fields: [Field] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(raw)
-            if line.hasSuffix("\r") { line = line.dropLast() }
+        // A line ends at LF or CR LF (Windows editors); a CR anywhere else is refused below.
+        for (index, line) in TextLines.split(text).enumerated() {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard let colon = line.firstIndex(of: ":") else {

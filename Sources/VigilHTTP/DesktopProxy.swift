@@ -74,7 +74,7 @@ struct DesktopProxy: Sendable, Hashable {
     /// Vigil does not know, or a host that is not a host name or an address, is an error.
     static func parse(_ text: String) throws(HTTPError) -> DesktopProxy {
         var proxy = DesktopProxy()
-        for line in text.split(separator: "\n") {
+        for line in TextLines.split(text, omittingEmpty: true) {
             let fields = line.split(separator: " ", maxSplits: 2)
             guard fields.count == 3 else { continue }
             let value = String(fields[2])

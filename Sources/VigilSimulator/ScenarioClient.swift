@@ -8,6 +8,9 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
         case certificate
         /// Follow a redirect to another server.
         case redirect
+        /// Present the account's client certificate and access headers to the server a redirect
+        /// moved setup to (approving the redirect does not imply it).
+        case credentials
     }
 
     /// A setting value the simulated user has in their settings file.

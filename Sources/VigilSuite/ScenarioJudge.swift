@@ -279,9 +279,16 @@ public struct ScenarioJudge: Sendable {
     /// Invariant 1: no credential at a host whose certificate was neither trusted nor approved
     /// (at the time), none over plain HTTP, none at a server the user never agreed to.
     /// An access proxy's service token belongs to the origin the user gave it for: sent to any
-    /// other host (a redirect target, even an approved one; a login provider) it is a violation.
+    /// other host (a redirect target, even an approved one; a login provider) it is a violation,
+    /// unless the user agreed to present it there (after the question, over https).
     func accessHeaderFailures(_ evidence: ScenarioEvidence) -> [Violation] {
-        evidence.journal.filter { $0.accessHeaders != nil && !($0.host == evidence.start.address && ($0.scheme ?? "https") == "https") }.prefix(3).map {
+        let agreed = evidence.questions.filter { $0.question == .credentials && $0.approved }
+        return evidence.journal.enumerated().filter { index, entry in
+            guard entry.accessHeaders != nil else { return false }
+            guard (entry.scheme ?? "https") == "https" else { return true }
+            if entry.host == evidence.start.address { return false }
+            return !agreed.contains { evidence.address(of: $0.about) == entry.host && $0.at <= index }
+        }.map(\.element).prefix(3).map {
             Violation(
                 .accessHeadersElsewhere,
                 "The access headers (\(($0.accessHeaders ?? []).joined(separator: ", "))) reached \($0.scheme ?? "https")://\($0.host) with \($0.method) \($0.path): they belong to the origin they were given for, and to no other host (invariant 1)."
@@ -388,8 +395,9 @@ public struct ScenarioJudge: Sendable {
         }
         // Mutual TLS: a client certificate names its user; presenting it to a host the client may
         // not trust discloses who the user is, during the handshake, before any application data.
-        // The identity belongs to the server the user named, or a server they approved moving to.
-        let approvedHosts = Set(evidence.questions.filter { $0.question == .redirect && $0.approved }.map { evidence.address(of: $0.about) })
+        // The identity belongs to the server the user named, or a server they agreed to present it
+        // to (approving a redirect there is not agreeing to that).
+        let approvedHosts = Set(evidence.questions.filter { $0.question == .credentials && $0.approved }.map { evidence.address(of: $0.about) })
         let disclosed = evidence.connections.filter {
             $0.scheme == "https" && $0.clientCertificate != nil
                 && (isHostile($0, evidence) || ($0.host != evidence.start.address && !approvedHosts.contains($0.host)))

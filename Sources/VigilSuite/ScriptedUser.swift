@@ -111,6 +111,17 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
         return approved
     }
 
+    /// Agrees when the script approves `credentials`; the question is recorded (about the target).
+    public func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool {
+        let approved = approve.contains(.credentials)
+        record(
+            Asked(
+                question: .credentials, about: Self.hostPort(of: target), scheme: "https", approved: approved, at: journalPosition(),
+                connectionsAt: connectionPosition()))
+        show("present \(what) (given for \(origin)) to \(target)?")
+        return approved
+    }
+
     /// The scripted password; nil when the script has none.
     public func password(user: String, server: String) async -> Secret? {
         show("password asked for \(user) on \(server)")

@@ -88,8 +88,8 @@ public struct VigilClient: SuiteClient {
         }
         if let text = context.accessHeaders {
             options.accessHeaders = try? AccessHeaders.parse(text)
-            options.accessHeadersOrigin = try? Endpoint(url: context.server)
         }
+        options.credentialsOrigin = try? Endpoint(url: context.server)
         return options
     }
 

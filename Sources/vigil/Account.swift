@@ -50,6 +50,11 @@ extension Vigil {
             @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
             @Option(help: "Approve an untrusted certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
             @Option(help: "Approve a redirect of status.php to this exact URL (repeatable).") var acceptRedirect: [String] = []
+            @Option(
+                help:
+                    "Present the account's client certificate and access headers to this server too, https://HOST[:PORT], when a redirect you approve moves setup there (repeatable; --accept-redirect does not imply it)."
+            )
+            var presentCredentialsTo: [String] = []
             @Option(help: "Use this method: basic, oauth2 or openid-connect (or its full identifier).") var method: String?
             @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.")
             var browser: String?
@@ -69,6 +74,9 @@ extension Vigil {
                     throw ValidationError("--method must be basic, oauth2 or openid-connect.")
                 }
                 guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+                for origin in presentCredentialsTo where (try? Endpoint(url: origin)) == nil {
+                    throw ValidationError("--present-credentials-to takes a server's https URL, https://HOST[:PORT]; '\(SafeText.escaped(origin))' is not one.")
+                }
             }
 
             /// What the keyring now holds, in words.
@@ -105,12 +113,13 @@ extension Vigil {
                     guard let server = url ?? options.defaultURL else {
                         ExitStatus.fail("Give the server's URL (no bookmark.default-url is set).", status: ExitStatus.usage)
                     }
-                    // The access headers go to the server named here, and to no redirect target.
+                    // The client certificate and access headers go to the server named here, and to a
+                    // redirect's target only when the user agrees (--present-credentials-to).
+                    options.credentialsOrigin = try? Endpoint(url: server)
                     if let headers = options.accessHeaders {
-                        guard let origin = try? Endpoint(url: server) else {
+                        guard options.credentialsOrigin != nil else {
                             ExitStatus.fail("--access-headers-file needs the server's https URL: they go to that origin only.", status: ExitStatus.usage)
                         }
-                        options.accessHeadersOrigin = origin
                         print(SafeText.escaped("Access headers (values in the keyring, sent to \(server) only): \(headers.names.joined(separator: ", "))"))
                     }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
@@ -122,6 +131,8 @@ extension Vigil {
                         acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
                         browser: browser.map { $0.split(separator: " ").map(String.init) })
                     interaction.noBrowser = noBrowser
+                    interaction.credentialsTo = Set(presentCredentialsTo.compactMap { try? Endpoint(url: $0).description })
+                    interaction.hasCredentials = options.clientIdentity != nil || options.accessHeaders != nil
                     let account = try await setup.add(server: server, user: user, interaction: interaction)
                     print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); \(Self.stored(account))"))
                 } catch {
@@ -272,6 +283,11 @@ struct TerminalInteraction: AccountSetupInteraction {
     let browser: [String]?
     /// Print the URL and wait, open nothing (`--no-browser`).
     var noBrowser = false
+    /// Origins the client certificate and access headers may follow a redirect to
+    /// (`--present-credentials-to`), as ``Endpoint/description`` writes them.
+    var credentialsTo: Set<String> = []
+    /// The account has a client certificate or access headers: the redirect question says where they go.
+    var hasCredentials = false
 
     var interactive: Bool { !passwordFromStandardInput && isatty(STDIN_FILENO) == 1 }
 
@@ -305,7 +321,20 @@ struct TerminalInteraction: AccountSetupInteraction {
             print(SafeText.escaped("Not followed. If this move is expected, pass --accept-redirect \(redirect.location)"))
             return false
         }
-        return confirm("Follow it and review that server?")
+        return confirm(
+            hasCredentials
+                ? "Follow it and review that server? The account's client certificate and access headers go there only if you agree next."
+                : "Follow it and review that server?")
+    }
+
+    func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool {
+        if credentialsTo.contains(target) { return true }
+        guard interactive else {
+            print(
+                SafeText.escaped("Not presented to \(target): \(what), given for \(origin). If they belong there too, pass --present-credentials-to \(target)"))
+            return false
+        }
+        return confirm(SafeText.escaped("Present \(what), given for \(origin), to \(target) too? It learns who you are."))
     }
 
     /// Asks a yes/no question at the terminal; anything but yes is no.

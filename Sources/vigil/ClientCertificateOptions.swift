@@ -22,6 +22,23 @@ struct ClientCertificateOptions: ParsableArguments {
         if clientCertificate == nil, clientKey != nil || clientCertificatePassphraseFile != nil {
             throw ValidationError("--client-key and --client-certificate-passphrase-file go with --client-certificate.")
         }
+        if let key = clientKey, Self.carriesPIN(key) {
+            // Never echoed: the message names the attribute, not its value.
+            throw ValidationError(
+                "--client-key carries the token's PIN (pin-value): every user of this machine can read a command's arguments while it runs. Give the PIN at the prompt or in --client-certificate-passphrase-file, and change it if others share this machine."
+            )
+        }
+    }
+
+    /// A PKCS#11 URI (RFC 7512) with a `pin-value` attribute, in its path or its query, in any
+    /// letter case, its name percent-encoded or not.
+    static func carriesPIN(_ key: String) -> Bool {
+        guard key.lowercased().hasPrefix("pkcs11:") else { return false }
+        let attributes = key.dropFirst("pkcs11:".count).split { $0 == ";" || $0 == "?" || $0 == "&" }
+        return attributes.contains { attribute in
+            let name = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            return (PercentEncoding.decode(name) ?? name).lowercased().trimmingSpaces() == "pin-value"
+        }
     }
 
     /// The identity the files hold, shown for review (nil: none given). Throws
@@ -33,7 +50,7 @@ struct ClientCertificateOptions: ParsableArguments {
         // A key on a token (RFC 7512): its PIN from the passphrase file or the terminal.
         if let uri = clientKey, uri.lowercased().hasPrefix("pkcs11:") {
             var pin = try clientCertificatePassphraseFile.map { try Self.firstLine(of: $0, what: "the PIN file") }
-            if pin == nil, !uri.contains("pin-value="), isatty(STDIN_FILENO) == 1, let typed = SecretInput.fromTerminal(prompt: "PIN of the token: ") {
+            if pin == nil, isatty(STDIN_FILENO) == 1, let typed = SecretInput.fromTerminal(prompt: "PIN of the token: ") {
                 pin = typed
             }
             return try ClientIdentity.read(bytes, tokenURI: uri, pin: pin)
@@ -50,7 +67,7 @@ struct ClientCertificateOptions: ParsableArguments {
     /// The first line of a passphrase or PIN file, without its line ending.
     static func firstLine(of path: String, what: String) throws -> String {
         let text = String(decoding: try contents(path, what: what), as: UTF8.self)
-        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimming(charactersIn: "\r")
+        return String(TextLines.first(of: text)).trimming(charactersIn: "\r")
     }
 
     static func contents(_ path: String, what: String) throws -> [UInt8] {

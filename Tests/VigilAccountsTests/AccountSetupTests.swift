@@ -13,12 +13,14 @@ import VigilTestSupport
 final class ScriptedUser: AccountSetupInteraction, Sendable {
     let approves: Bool
     let approvesRedirects: Bool
+    let presentsCredentials: Bool
     let password: String?
     private let log = RecordedLines()
 
-    init(approves: Bool = false, approvesRedirects: Bool = false, password: String? = "alice-test-password") {
+    init(approves: Bool = false, approvesRedirects: Bool = false, presentsCredentials: Bool = false, password: String? = "alice-test-password") {
         self.approves = approves
         self.approvesRedirects = approvesRedirects
+        self.presentsCredentials = presentsCredentials
         self.password = password
     }
 
@@ -35,6 +37,10 @@ final class ScriptedUser: AccountSetupInteraction, Sendable {
     func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
         note("redirect?")
         return approvesRedirects
+    }
+    func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool {
+        note("credentials?")
+        return presentsCredentials
     }
     func password(user: String, server: String) async -> Secret? {
         note("password?")
@@ -168,6 +174,34 @@ struct AccountSetupTests {
         }
     }
 
+    /// An approved redirect is not consent to be identified there: the client certificate goes
+    /// to the new origin, and is kept for the account, only when the user agrees to that too.
+    @Test(arguments: [false, true]) func aClientCertificateFollowsARedirectOnlyWhenTheUserAgrees(agrees: Bool) async throws {
+        try await withRunningSimulator(agrees ? "mtls-redirect-credentials-approved" : "mtls-redirect-approved") { (running) async throws in
+            let user = ScriptedUser(approvesRedirects: true, presentsCredentials: agrees)
+            let identity = try ClientIdentity.read(
+                Array(try Data(contentsOf: URL(fileURLWithPath: TestPaths.testcert("client-alice.pem")))),
+                key: Array(try Data(contentsOf: URL(fileURLWithPath: TestPaths.testcert("client-alice.key")))))
+            let named = running.url(path: "")
+            let account = try await setup {
+                $0.method = .basicAuth
+                $0.clientIdentity = identity
+                $0.credentialsOrigin = try? Endpoint(url: named)
+            }.add(server: named, user: "alice", interaction: user)
+            defer {
+                _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .password))
+                _ = try? keyring.remove(try SecretKey(account: account.secretAccount, kind: .clientKey))
+            }
+            #expect(account.server == running.url(host: 2, path: ""))
+            #expect(user.asked == ["review: trusted", "redirect?", "credentials?", "review: trusted", "password?"], "\(user.asked)")
+            let presented = running.simulator.journal.connections.filter { $0.clientCertificate != nil }
+            #expect(agrees ? !presented.isEmpty : presented.isEmpty, "\(presented.map(\.host))")
+            #expect(presented.allSatisfy { $0.host == "127.0.0.2" })
+            #expect((account.clientCertificatePEM != nil) == agrees, "kept only for an origin it was agreed for")
+            #expect((try await keyring.secret(for: SecretKey(account: account.secretAccount, kind: .clientKey)) != nil) == agrees)
+        }
+    }
+
     /// With the server locked by the administrator, even a redirect the user would approve
     /// cannot move the account: refused before the question, nothing sent to the other host.
     @Test func aLockedServerIsNotMovedByARedirect() async throws {
@@ -263,6 +297,30 @@ struct AccountSetupTests {
             let atProvider = running.simulator.journal.entries.filter { $0.host == "127.0.0.2" }
             #expect(atProvider.allSatisfy { $0.path.hasPrefix("/.well-known/") || $0.path.hasPrefix("/index.php/apps/oauth2/") }, "no files at the provider")
             #expect(running.simulator.journal.entries.contains { $0.host == "127.0.0.1" && $0.path.hasPrefix("/.well-known/webfinger") })
+        }
+    }
+
+    /// A client configured for another server, and a provider that cannot register one: the
+    /// error says a client is configured, for which server, and which setting binds it (not
+    /// "set oa2-client-id", which is set). Nothing reaches the authorization endpoint.
+    @Test func aClientBoundToAnotherServerIsNamedInTheError() async throws {
+        try await withRunningSimulator("bearer-only") { (running) async throws in
+            let user = ScriptedUser()
+            do {
+                _ = try await setup {
+                    $0.oauth2ClientID = "corp-vigil"
+                    $0.oauth2ClientServer = "https://cloud.example.org"
+                    $0.oidcRegisterClient = false
+                }.add(server: running.url(path: ""), user: "alice", interaction: user)
+                Issue.record("the account was added")
+            } catch let error as AccountSetupError {
+                #expect(error.code == .configuration)
+                let text = error.reason
+                #expect(
+                    text.contains("bound to https://cloud.example.org by authentication-oauth2.oa2-client-server")
+                        && text.contains("authentication-oidc.register-client") && !text.contains("set authentication-oauth2.oa2-client-id to"), "\(text)")
+            }
+            #expect(!user.asked.contains("browser") && !running.simulator.journal.entries.contains { $0.path.contains("authorize") })
         }
     }
 

@@ -130,6 +130,13 @@ struct ClientCertificateCommandTests {
                 "--client-certificate", TestPaths.testcert("client-server-eku.p12"), "--client-certificate-passphrase-file", try passphraseFile(),
             ])
             #expect(serverOnly.status == 1 && serverOnly.errorCode == "AccountSetupError client-certificate", "\(serverOnly.standardError)")
+            // A PIN in the key's URI is in the process list while Vigil runs: refused, not echoed.
+            for uri in ["pkcs11:token=vigil-test;object=alice?pin-value=8675309", "pkcs11:token=vigil-test;PIN-Value=8675309;object=alice"] {
+                let pinned = try await add(["--client-certificate", TestPaths.testcert("client-alice.pem"), "--client-key", uri])
+                #expect(
+                    pinned.status == 64 && pinned.standardError.contains("pin-value") && !(pinned.standardOutput + pinned.standardError).contains("8675309"),
+                    "\(pinned.standardError)")
+            }
             #expect(running.simulator.journal.connections.isEmpty, "nothing reached the server for any of them")
             let listed = try await CommandRunner.vigilDetached(
                 ["account", "list", "--json", "--database", home.appendingPathComponent("vigil.sqlite").path], environment: environment)
@@ -166,7 +173,10 @@ struct ClientCertificateCommandTests {
             #expect(try await vigil(["account", "edit", id, "--no-access-headers"]).status == 0)
             let without = try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle])
             #expect(without.status == 1 && without.standardOutput.contains("Cloudflare Access"), "\(without.standardOutput)\(without.standardError)")
-            // Given again with edit: the token goes back into the keyring and the check passes.
+            // Given again with edit, from a file with CRLF line ends as Windows editors write it:
+            // the token goes back into the keyring and the check passes.
+            try "CF-Access-Client-Id: vigil-test.access\r\nCF-Access-Client-Secret: access-test-secret-3f9a1c\r\n".write(
+                toFile: file, atomically: true, encoding: .utf8)
             let given = try await vigil(["account", "edit", id, "--access-headers-file", file])
             #expect(given.status == 0 && !given.standardOutput.contains("access-test-secret-3f9a1c"), "\(given.standardOutput)\(given.standardError)")
             #expect(try await vigil(["account", "check", id, "--ca-file", TestPaths.caBundle]).status == 0)

@@ -21,6 +21,18 @@ struct TextTests {
         }
     }
 
+    /// A CRLF line end is a line end (Swift holds CR LF as one Character, so splitting on "\n"
+    /// alone keeps a Windows file whole); a lone CR is kept for the caller to judge.
+    @Test func linesEndAtLineFeedOrCarriageReturnLineFeed() {
+        #expect(TextLines.split("a\r\nb\nc").map(String.init) == ["a", "b", "c"])
+        #expect(TextLines.split("a\r\n\r\nb\r\n").map(String.init) == ["a", "", "b", ""])
+        #expect(TextLines.split("a\r\n\r\nb\r\n", omittingEmpty: true).map(String.init) == ["a", "b"])
+        #expect(TextLines.split("a\rb\n").map(String.init) == ["a\rb", ""], "a lone CR is not a line end")
+        #expect(TextLines.first(of: "1234\r\nrest") == "1234")
+        #expect(TextLines.first(of: "1234") == "1234")
+        #expect(TextLines.first(of: "") == "")
+    }
+
     @Test func trimmingAndPadding() {
         #expect(" \t a b \t".trimmingSpaces() == "a b")
         #expect("\n a \r\n".trimmingWhitespace() == "a")
