@@ -117,6 +117,7 @@ public struct AccountRemoval: Sendable {
     func revokeTokens(of account: Account, through check: AccountCheck) async -> (revoked: [SecretKey.Kind], problem: String?) {
         var revoked: [SecretKey.Kind] = []
         var problem: String?
+        if account.method == AuthenticationMethodIdentifier.loginFlowV2.rawValue { return await revokeAppPassword(of: account, through: check) }
         guard let endpoint = account.revocationEndpoint, let clientID = account.clientID else { return ([], nil) }
         do {
             let judged = try await check.judge(account)
@@ -142,5 +143,27 @@ public struct AccountRemoval: Sendable {
             problem = "the server could not be reached to revoke the tokens (\(error))"
         }
         return (revoked, problem)
+    }
+
+    /// A Login Flow v2 account's app password revoked at its server (`DELETE
+    /// ocs/v2.php/core/apppassword`), over a connection `check` accepts as the account's own.
+    func revokeAppPassword(of account: Account, through check: AccountCheck) async -> (revoked: [SecretKey.Kind], problem: String?) {
+        do {
+            guard let password = try await secrets.secret(for: SecretKey(account: account.secretAccount, kind: .password)) else { return ([], nil) }
+            let judged = try await check.judge(account)
+            guard judged.result.isAcceptable else {
+                return ([], "the server's certificate is not the one reviewed, so the app password was not sent to revoke it")
+            }
+            let client = try await AccountSetup.client(
+                for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options, reviewed: judged.chain.first,
+                logger: check.logger)
+            guard try await LoginFlowV2(client: client, server: account.server).revoke(appPassword: password, loginName: account.user) else {
+                return ([], "the server did not confirm the app password's revocation: remove it in the server's security settings")
+            }
+            try await accounts.record(.accountTokensRevoked, target: account.server, detail: "\(account.user): app password")
+            return ([.password], nil)
+        } catch {
+            return ([], "the server could not be reached to revoke the app password (\(error))")
+        }
     }
 }

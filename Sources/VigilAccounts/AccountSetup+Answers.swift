@@ -110,7 +110,8 @@ extension AccountSetup {
     static func redirectError(_ redirect: Redirect) -> AccountSetupError {
         var what = "The server redirects (\(redirect.status)) to \(redirect.location)"
         if redirect.isDowngrade {
-            what += ", which is plain HTTP: never followed"
+            what += ", which is plain HTTP: never followed. " + PlainHTTPAdvice.text(server: PlainHTTPAdvice.httpsOrigin(of: redirect.location), product: nil)
+            return AccountSetupError(.redirected, what, redirect: redirect)
         } else if redirect.carriesUserInformation {
             what += " with a user name or password in the URL (not shown): never followed"
         } else if redirect.changesHost {

@@ -106,6 +106,7 @@ public struct AccountSetup: Sendable {
         var endpoint = firstEndpoint
         var client: HTTPClient
         var reviewedChain: [Certificate] = []
+        var product: String?
         var hops = 0
         while true {
             (client, reviewedChain) = try await reviewedClient(for: endpoint, interaction: interaction)
@@ -127,6 +128,7 @@ public struct AccountSetup: Sendable {
             if let proxy = AccessProxyPage.recognize(status) { throw AccessProxyPage.error(proxy, at: base, hadHeaders: options.accessHeaders != nil) }
             guard let redirect = status.redirect else {
                 try Self.checkStatus(status, base: base, tries: options.retryDelays.count + 1, minimumVersion: options.minimumServerVersion)
+                product = JSONValue.parseObject(status.body)?["productname"]?.string
                 break
             }
             let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
@@ -152,10 +154,10 @@ public struct AccountSetup: Sendable {
         }
 
         do {
-            await interaction.progress("\(base) is an ownCloud/OpenCloud server.")
+            await interaction.progress("\(base) is \(Self.productPhrase(product)) server.")
 
             // 3. Which method?
-            var detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base)
+            var detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base, product: product)
             try Self.stopOnRedirect(detection.redirects.first)
             if options.allowedMethods?.contains(.openIDConnect) ?? true,
                 let both = try await addProvider(to: &detection, server: endpoint, serverLeaf: reviewedChain.first, interaction: interaction)
@@ -227,6 +229,13 @@ public struct AccountSetup: Sendable {
         }
     }
 
+    /// "an ownCloud/OpenCloud", or the product status.php names ("a Nextcloud"), in words.
+    static func productPhrase(_ product: String?) -> String {
+        guard let product, !product.isEmpty, product.count <= 40, product.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" })
+        else { return "an ownCloud/OpenCloud" }
+        return ("aeiou".contains(product.lowercased().first ?? "x") ? "an " : "a ") + product
+    }
+
     /// After setup moved from `origin` to `target` (an approved redirect, or plain HTTP's upgrade):
     /// the client certificate and access headers go there only if the user agrees; otherwise they
     /// stay where they were given, so that `target` gets neither and the account keeps neither.
@@ -294,6 +303,15 @@ public struct AccountSetup: Sendable {
             case .unavailable: throw AccountSetupError(.maintenance, error.reason)
             case .redirectListener, .refused: throw AccountSetupError(.wrongCredentials, error.reason)
             // A code added later is taken for a forged or invalid answer until it is named here.
+            default: throw AccountSetupError(.responseRejected, error.reason)
+            }
+        } catch let error as LoginFlowError {
+            switch error.code {
+            case .notOffered: throw AccountSetupError(.noUsableMethod, error.reason)
+            case .unavailable: throw AccountSetupError(.unavailable, error.reason)
+            case .otherOrigin: throw AccountSetupError(.redirected, error.reason)
+            case .timeout, .cancelled: throw AccountSetupError(.noPassword, error.reason)
+            // Plain HTTP, another user, an answer that is not the flow's: refused.
             default: throw AccountSetupError(.responseRejected, error.reason)
             }
         } catch let error as AuthenticationError {

@@ -45,10 +45,17 @@ public struct AuthenticationDetector: Sendable {
     }
 
     /// Detects the methods `server` (for example `https://cloud.example.com` or
-    /// `https://example.com/owncloud`) offers.
-    public func detect(server: String) async throws -> AuthenticationDetection {
+    /// `https://example.com/owncloud`) offers; `product` is status.php's `productname` (Nextcloud
+    /// servers offer Login Flow v2, which their own clients use).
+    public func detect(server: String, product: String? = nil) async throws -> AuthenticationDetection {
         let base = server.hasSuffix("/") ? String(server.dropLast()) : server
         var detection = AuthenticationDetection()
+        detection.product = product
+        if let product, product.lowercased().contains("nextcloud") {
+            detection.methods.append(
+                DetectedAuthenticationMethod(
+                    identifier: .loginFlowV2, evidence: "status.php names the product \(product), whose clients log in with Login Flow v2."))
+        }
 
         let dav = try await client.send(HTTPRequest(method: "PROPFIND", url: "\(base)/\(paths.webDAV)/", headers: [(name: "Depth", value: "0")]))
         if let redirect = dav.redirect {
@@ -192,6 +199,8 @@ public struct AuthenticationDetection: Sendable {
     /// document): its certificate is reviewed and its own discovery document read before
     /// OpenID Connect is offered (account setup does both).
     public var providerIssuer: String?
+    /// The product status.php names (`ownCloud`, `Nextcloud`, `OpenCloud`), when it names one.
+    public var product: String?
 
     /// Nothing found yet.
     public init() {}

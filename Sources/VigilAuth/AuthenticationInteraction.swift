@@ -10,4 +10,12 @@ public protocol AuthenticationInteraction: Sendable {
     func openBrowser(_ url: String) async
     /// A step done, in words.
     func progress(_ message: String) async
+    /// A login step would send a credential (`purpose`, in words) to `target`, another origin than
+    /// the server the user reviewed (`server`): may it? Shown like a redirect; no by default.
+    func approveOtherOrigin(_ target: String, server: String, purpose: String) async -> Bool
+}
+
+extension AuthenticationInteraction {
+    /// Never, unless the interaction asks the user.
+    public func approveOtherOrigin(_ target: String, server: String, purpose: String) async -> Bool { false }
 }

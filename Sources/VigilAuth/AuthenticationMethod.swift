@@ -130,8 +130,10 @@ public struct AuthenticationMethods: Sendable {
         for method in methods { register(method) }
     }
 
-    /// Basic, OAuth2 and OpenID Connect.
-    public static let standard = AuthenticationMethods([BasicAuthentication(), OAuth2Authentication(), OpenIDConnectAuthentication()])
+    /// Basic, OAuth2, OpenID Connect and Nextcloud's Login Flow v2.
+    public static let standard = AuthenticationMethods([
+        BasicAuthentication(), OAuth2Authentication(), OpenIDConnectAuthentication(), LoginFlowV2Authentication(),
+    ])
 
     /// Adds `method`, replacing any method registered under its identifier.
     public mutating func register(_ method: any AuthenticationMethod) { methods[method.identifier] = method }

@@ -12,6 +12,8 @@ public struct AuthenticationMethodIdentifier: RawRepresentable, Sendable, Hashab
     public static let oauth2 = AuthenticationMethodIdentifier(rawValue: "com.owncloud.oauth2")
     /// OpenID Connect (discovery, dynamic client registration, id_token validation).
     public static let openIDConnect = AuthenticationMethodIdentifier(rawValue: "com.owncloud.openid-connect")
+    /// Nextcloud's Login Flow v2 (the browser approves; an app password used with Basic).
+    public static let loginFlowV2 = AuthenticationMethodIdentifier(rawValue: "com.nextcloud.login-flow-v2")
 
     /// The raw identifier.
     public var description: String { rawValue }

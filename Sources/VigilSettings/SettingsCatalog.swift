@@ -1,7 +1,7 @@
 /// Every setting Vigil knows. Names follow the ownCloud MDM tables (shared/seeds) where one exists.
 public enum SettingsCatalog {
     /// The authentication method identifiers the method settings accept.
-    public static let authenticationMethods = ["com.owncloud.basicauth", "com.owncloud.oauth2", "com.owncloud.openid-connect"]
+    public static let authenticationMethods = ["com.owncloud.basicauth", "com.owncloud.oauth2", "com.owncloud.openid-connect", "com.nextcloud.login-flow-v2"]
     /// The values of `log.level`, lowest first; `off` logs nothing.
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical", "off"]
     /// `log.enabled-components`, the seeds' names: the writers, and HTTP exchange logging.
@@ -75,7 +75,7 @@ public enum SettingsCatalog {
             "Authentication methods that may be used, by identifier. Unset: every method the server offers."),
         .init(
             "connection.preferred-authentication-methods", .choiceList(authenticationMethods),
-            default: .strings(["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.owncloud.basicauth"]),
+            default: .strings(["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.nextcloud.login-flow-v2", "com.owncloud.basicauth"]),
             "Authentication methods in order of preference, most preferred first."),
         .init(
             "connection.plain-http-policy", .choice(["warn", "forbidden"]), default: .string("warn"),

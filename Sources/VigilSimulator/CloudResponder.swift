@@ -7,6 +7,10 @@ public final class CloudResponder: Sendable {
     public let scenario: Scenario
     /// OAuth2 and OpenID Connect.
     public let oidc: OIDCProvider
+    /// Nextcloud's Login Flow v2, when the scenario's product is Nextcloud.
+    public let loginFlow: NextcloudLoginFlow?
+    /// status.php's answer for the scenario's product, made once (the endpoint clients poll most).
+    let statusBytes: [UInt8]
     /// Every user's files, changed by uploads for the run.
     let files = SimulatedFiles()
     let clock: any SimulatorClock
@@ -30,6 +34,9 @@ public final class CloudResponder: Sendable {
         self.scenario = scenario
         self.clock = clock
         self.oidc = OIDCProvider(faults: scenario.oidcFaults, users: scenario.effectiveUsers, clock: clock)
+        let flowUser = scenario.client?.user ?? scenario.effectiveUsers.keys.sorted().first ?? "alice"
+        self.loginFlow = scenario.effectiveProduct == "Nextcloud" ? NextcloudLoginFlow(plan: scenario.loginFlow ?? LoginFlowPlan(), user: flowUser) : nil
+        self.statusBytes = Array(Self.status(maintenance: false, product: scenario.effectiveProduct).utf8)
         self.proxyPasswords = (scenario.proxy?.proxies ?? []).map { _ in "proxy-" + UUID().uuidString.lowercased() }
         self.userSecrets = scenario.effectiveUsers.sorted { $0.key < $1.key }.flatMap { user, password in
             [
@@ -42,7 +49,7 @@ public final class CloudResponder: Sendable {
     /// What a client must never write to a log or a file: the test users' passwords and every
     /// code, token and verifier the provider issued or received so far.
     public func plantedSecrets() -> [PlantedSecret] {
-        userSecrets + accessSecrets + proxySecrets + oidc.issuedSecrets()
+        userSecrets + accessSecrets + proxySecrets + oidc.issuedSecrets() + (loginFlow?.issuedSecrets() ?? [])
     }
 
     /// The password of each of the scenario's proxies (``ProxyPlan``; proxy 1's first), fresh for
@@ -103,7 +110,7 @@ public final class CloudResponder: Sendable {
     /// The search for every planted secret, made again only when the provider issued a new one
     /// (it is asked on every request).
     func credentialSearch() -> CredentialSearch {
-        let count = oidc.issuedSecretCount
+        let count = oidc.issuedSecretCount + (loginFlow?.issuedSecretCount ?? 0)
         let cached = state.withLock { state -> CredentialSearch? in
             guard let cached = state.cachedSearch, cached.count == count else { return nil }
             return cached.search
@@ -238,12 +245,12 @@ public final class CloudResponder: Sendable {
             return SimulatedResponse(b.status ?? 200, [("Content-Type", "application/json; charset=utf-8")], body: b.body ?? "")
         case .truncated:
             guard request.path.hasSuffix("/status.php") else { return nil }
-            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(Self.statusBytes.prefix(Self.statusBytes.count / 2)))
-            answer.abort = .truncate(announcedLength: Self.statusBytes.count)
+            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(statusBytes.prefix(statusBytes.count / 2)))
+            answer.abort = .truncate(announcedLength: statusBytes.count)
             return answer
         case .oversized:
             guard request.path.hasSuffix("/status.php") else { return nil }
-            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(Self.statusBytes))
+            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(statusBytes))
             answer.abort = .truncate(announcedLength: 1 << 40)
             return answer
         case .silent:
@@ -260,7 +267,7 @@ public final class CloudResponder: Sendable {
             return redirect(302, to: resolve("{https:2}", path: "") + "/cdn-cgi/access/login/simulated?redirect_url=\(back)")
         case .trickle:
             guard request.path.hasSuffix("/status.php") else { return nil }
-            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(Self.statusBytes))
+            var answer = SimulatedResponse(200, Self.jsonHeaders, bytes: Array(statusBytes))
             answer.abort = .trickle(milliseconds: Int((b.seconds ?? 1) * 1000))
             return answer
         }
@@ -319,9 +326,9 @@ public final class CloudResponder: Sendable {
         }
         switch (request.method, path) {
         case ("GET", "/status.php"), ("HEAD", "/status.php"):
-            return SimulatedResponse(200, Self.jsonHeaders, bytes: Self.statusBytes)
+            return SimulatedResponse(200, Self.jsonHeaders, bytes: statusBytes)
         case ("GET", "/ocs/v2.php/cloud/capabilities"), ("GET", "/ocs/v1.php/cloud/capabilities"):
-            return json(200, Self.capabilities)
+            return json(200, Self.capabilities.replacingOccurrences(of: "ownCloud", with: scenario.effectiveProduct))
         case ("GET", "/.well-known/openid-configuration"):
             let plain = state.withLock { $0.bases["http:1"] }
             return json(200, oidc.discovery(issuer: providerIssuer(for: request), plainBase: plain))
@@ -361,8 +368,39 @@ public final class CloudResponder: Sendable {
         default:
             break
         }
+        if let loginFlow, let answer = nextcloud(loginFlow, request, path: path) { return answer }
         if let answer = dav(request, path: path) { return answer }
         return notFound()
+    }
+
+    /// Nextcloud's Login Flow v2 and app passwords (with or without the `/index.php` prefix).
+    func nextcloud(_ flow: NextcloudLoginFlow, _ request: SimulatedRequest, path: String) -> SimulatedResponse? {
+        let route = path.hasPrefix("/index.php/") ? String(path.dropFirst("/index.php".count)) : path
+        switch (request.method, route) {
+        case ("POST", "/login/v2"):
+            let origin = issuer(for: request)
+            return flow.start(origin: origin, pollBase: flow.plan.pollHost.map { resolve("{https:\($0)}", path: "") } ?? origin)
+        case ("GET", _) where route.hasPrefix("/login/v2/flow/"):
+            return flow.loginPage(token: String(route.dropFirst("/login/v2/flow/".count)))
+        case ("POST", "/login/v2/poll"):
+            return flow.poll(form: OIDCProvider.form(String(decoding: request.body, as: UTF8.self)))
+        case ("DELETE", "/ocs/v2.php/core/apppassword"), ("DELETE", "/ocs/v1.php/core/apppassword"):
+            guard let (user, password) = Self.basicCredentials(request) else { return unauthorized() }
+            var answer = flow.revoke(basicUser: user, password: password)
+            if answer.status == 200 { answer.authenticatedUser = user }
+            return answer
+        default:
+            return nil
+        }
+    }
+
+    /// The user and password of a request's Basic credentials, if it has any.
+    static func basicCredentials(_ request: SimulatedRequest) -> (String, String)? {
+        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("basic "),
+            let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
     /// The issuer the server names: the provider's host (``OIDCProvider/Faults/providerHost``)
@@ -389,24 +427,26 @@ public final class CloudResponder: Sendable {
         if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer "), schemes.contains("bearer") {
             return oidc.user(bearer: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
         }
-        guard schemes.contains("basic"), let header = request.headers["authorization"], header.lowercased().hasPrefix("basic "),
-            let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
-        else { return nil }
-        let user = String(text[..<colon]), password = String(text[text.index(after: colon)...])
+        guard schemes.contains("basic"), let (user, password) = Self.basicCredentials(request) else { return nil }
+        if let loginFlow, let owner = loginFlow.user(basicUser: user, password: password) { return owner }
         return scenario.effectiveUsers[user] == password ? user : nil
     }
 
-    func status(maintenance: Bool) -> String { Self.status(maintenance: maintenance) }
+    func status(maintenance: Bool) -> String { Self.status(maintenance: maintenance, product: scenario.effectiveProduct) }
 
-    /// status.php's JSON, the one definition of it.
-    static func status(maintenance: Bool) -> String {
-        #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.15.0.2","versionstring":"10.15.0","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#
+    /// status.php's JSON, the one definition of it, as each product writes it.
+    static func status(maintenance: Bool, product: String = "ownCloud") -> String {
+        switch product {
+        case "Nextcloud":
+            #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"30.0.2.2","versionstring":"30.0.2","edition":"","productname":"Nextcloud","extendedSupport":false}"#
+        case "OpenCloud":
+            #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.11.0.0","versionstring":"10.11.0","edition":"Community","productname":"OpenCloud","product":"OpenCloud","productversion":"2.0.0"}"#
+        default:
+            #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.15.0.2","versionstring":"10.15.0","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#
+        }
     }
 
     static let jsonHeaders = [("Content-Type", "application/json; charset=utf-8")]
-    /// status.php's answer, made once (it is the endpoint clients poll most).
-    static let statusBytes = Array(status(maintenance: false).utf8)
 
     func json(_ status: Int, _ body: String) -> SimulatedResponse {
         SimulatedResponse(status, [("Content-Type", "application/json; charset=utf-8")], body: body)
@@ -419,8 +459,9 @@ public final class CloudResponder: Sendable {
     func unauthorized() -> SimulatedResponse {
         let schemes = scenario.authSchemes ?? ["basic", "bearer"]
         var headers: [(String, String)] = []
-        if schemes.contains("basic") { headers.append(("WWW-Authenticate", #"Basic realm="ownCloud", charset="UTF-8""#)) }
-        if schemes.contains("bearer") { headers.append(("WWW-Authenticate", #"Bearer realm="ownCloud""#)) }
+        let realm = scenario.effectiveProduct
+        if schemes.contains("basic") { headers.append(("WWW-Authenticate", #"Basic realm="\#(realm)", charset="UTF-8""#)) }
+        if schemes.contains("bearer") { headers.append(("WWW-Authenticate", #"Bearer realm="\#(realm)""#)) }
         headers.append(("Content-Type", "application/xml; charset=utf-8"))
         return SimulatedResponse(401, headers, body: Self.davException("Sabre\\DAV\\Exception\\NotAuthenticated", "No public access to this resource."))
     }

@@ -138,6 +138,16 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var users: [String: String]?
     /// How `vigil simulate` plays the user (decisions, start URL, settings); defaults when absent.
     public var client: ScenarioClient?
+    /// The product the server says it is (status.php's `productname`): `ownCloud` when absent,
+    /// `Nextcloud` (with Login Flow v2, ``loginFlow``) or `OpenCloud`.
+    public var product: String?
+    /// A Nextcloud server's Login Flow v2 (a granting one when absent).
+    public var loginFlow: LoginFlowPlan?
+
+    /// The products the simulator can play.
+    public static let products = ["ownCloud", "Nextcloud", "OpenCloud"]
+    /// ``product``, else `ownCloud`.
+    public var effectiveProduct: String { product ?? "ownCloud" }
 
     /// alice and bob, with public test passwords.
     public static let defaultUsers = ["alice": "alice-test-password", "bob": "bob-test-password"]
@@ -249,6 +259,13 @@ extension Scenario {
         }
         for (index, one) in behaviours.enumerated() {
             try one.check(field: index == 0 ? "behaviour" : "also[\(index - 1)]", file: file)
+        }
+        if let product, !Self.products.contains(product) {
+            throw fail("product", "is \(product); allowed: " + Self.products.joined(separator: ", "))
+        }
+        if let plan = loginFlow {
+            guard effectiveProduct == "Nextcloud" else { throw fail("loginFlow", "goes with product Nextcloud") }
+            if let host = plan.pollHost, !(1...3).contains(host) { throw fail("loginFlow.pollHost", "must be 1, 2 or 3") }
         }
     }
 

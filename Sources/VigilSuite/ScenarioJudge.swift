@@ -27,7 +27,8 @@ public struct ScenarioJudge: Sendable {
     /// How the client ended, ignoring the questions the user approved.
     public static func finalOutcome(_ evidence: ScenarioEvidence) -> ClientOutcome {
         if evidence.result.account != nil { return .login }
-        if let last = evidence.questions.last, !last.approved {
+        // A declined `credentials` question does not end setup (it goes on without them).
+        if let last = evidence.questions.last(where: { $0.question != .credentials }), !last.approved {
             return last.question == .certificate ? .askCertificate : .askRedirect
         }
         switch evidence.result.failureKind {
@@ -574,7 +575,8 @@ public struct ScenarioJudge: Sendable {
 
     /// The secrets an account of this method keeps.
     static func secretKinds(method: String) -> Set<String> {
-        method == "com.owncloud.basicauth" ? ["password"] : ["access-token", "refresh-token"]
+        // Basic keeps the password; Nextcloud's Login Flow v2 the app password (kind password).
+        ["com.owncloud.basicauth", "com.nextcloud.login-flow-v2"].contains(method) ? ["password"] : ["access-token", "refresh-token"]
     }
 
     static func list(_ kinds: Set<String>) -> String { kinds.isEmpty ? "nothing" : kinds.sorted().joined(separator: ", ") }

@@ -111,6 +111,18 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
         return approved
     }
 
+    /// A credential for another origin during a login (a login flow's poll endpoint): asked like
+    /// a redirect, approved when the script approves redirects; recorded (about the target).
+    public func approveOtherOrigin(_ target: String, server: String, purpose: String) async -> Bool {
+        let approved = approve.contains(.redirect)
+        record(
+            Asked(
+                question: .redirect, about: Self.hostPort(of: target), scheme: target.lowercased().hasPrefix("http://") ? "http" : "https",
+                approved: approved, at: journalPosition(), connectionsAt: connectionPosition()))
+        show("\(purpose) to \(target) (another origin than \(server))?")
+        return approved
+    }
+
     /// Agrees when the script approves `credentials`; the question is recorded (about the target).
     public func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool {
         let approved = approve.contains(.credentials)

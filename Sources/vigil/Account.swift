@@ -55,7 +55,7 @@ extension Vigil {
                     "Present the account's client certificate and access headers to this server too, https://HOST[:PORT], when a redirect you approve moves setup there (repeatable; --accept-redirect does not imply it)."
             )
             var presentCredentialsTo: [String] = []
-            @Option(help: "Use this method: basic, oauth2 or openid-connect (or its full identifier).") var method: String?
+            @Option(help: "Use this method: basic, oauth2, openid-connect or login-flow-v2 (Nextcloud; or its full identifier).") var method: String?
             @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.")
             var browser: String?
             @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
@@ -71,7 +71,7 @@ extension Vigil {
             func validate() throws {
                 try Vigil.Certificates.Approve.validate(approving: approveCertificate)
                 if let method, Self.identifier(method) == nil {
-                    throw ValidationError("--method must be basic, oauth2 or openid-connect.")
+                    throw ValidationError("--method must be basic, oauth2, openid-connect or login-flow-v2.")
                 }
                 guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
                 for origin in presentCredentialsTo where (try? Endpoint(url: origin)) == nil {
@@ -81,7 +81,10 @@ extension Vigil {
 
             /// What the keyring now holds, in words.
             static func stored(_ account: Account) -> String {
-                account.method == AuthenticationMethodIdentifier.basicAuth.rawValue
+                if account.method == AuthenticationMethodIdentifier.loginFlowV2.rawValue {
+                    return "the app password is in the keyring (revoked at the server by `vigil account remove`)"
+                }
+                return account.method == AuthenticationMethodIdentifier.basicAuth.rawValue
                     ? "the password is in the keyring"
                     : "the access and refresh tokens are in the keyring"
                         + (account.tokenExpiresAt.map { "; the access token expires \(ISOTime.string($0)) and is refreshed when needed" } ?? "")
@@ -92,6 +95,7 @@ extension Vigil {
                 case "basic", AuthenticationMethodIdentifier.basicAuth.rawValue: return .basicAuth
                 case "oauth2", AuthenticationMethodIdentifier.oauth2.rawValue: return .oauth2
                 case "openid-connect", "oidc", AuthenticationMethodIdentifier.openIDConnect.rawValue: return .openIDConnect
+                case "login-flow-v2", "nextcloud", AuthenticationMethodIdentifier.loginFlowV2.rawValue: return .loginFlowV2
                 default: return nil
                 }
             }
@@ -327,6 +331,16 @@ struct TerminalInteraction: AccountSetupInteraction {
                 : "Follow it and review that server?")
     }
 
+    func approveOtherOrigin(_ target: String, server: String, purpose: String) async -> Bool {
+        print(SafeText.escaped("\(server) sends \(purpose) to \(target), another origin."))
+        if acceptedRedirects.contains(target) { return true }
+        guard interactive else {
+            print(SafeText.escaped("Not sent. If this is expected, pass --accept-redirect \(target)"))
+            return false
+        }
+        return confirm(SafeText.escaped("Send it to \(target)? Its certificate must be trusted."))
+    }
+
     func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool {
         if credentialsTo.contains(target) { return true }
         guard interactive else {
@@ -402,11 +416,15 @@ struct TokenRevocationOptions: ParsableArguments {
     static func report(_ result: AccountRemoval.Result, done: String, then: String) {
         let account = result.account
         let removed = result.removedSecrets.map(\.rawValue)
+        let appPassword = account.method == AuthenticationMethodIdentifier.loginFlowV2.rawValue
+        let revoked = appPassword ? ["app password"] : result.revoked.map(\.rawValue)
         print(
             SafeText.escaped(
                 "\(done) \(account.id): \(account.user) on \(account.server)"
                     + (removed.isEmpty ? "; no secret was in the keyring" : "; removed from the keyring: \(removed.joined(separator: ", "))")
-                    + (result.revoked.isEmpty ? "" : "; revoked at the server: \(result.revoked.map(\.rawValue).joined(separator: ", "))") + then))
-        if let problem = result.revocationProblem { print(SafeText.escaped("warning: the tokens were not revoked: \(problem)")) }
+                    + (result.revoked.isEmpty ? "" : "; revoked at the server: \(revoked.joined(separator: ", "))") + then))
+        if let problem = result.revocationProblem {
+            print(SafeText.escaped("warning: the \(appPassword ? "app password was" : "tokens were") not revoked: \(problem)"))
+        }
     }
 }

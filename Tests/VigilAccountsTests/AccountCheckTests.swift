@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VigilAccounts
+import VigilAuth
 import VigilCertificates
 import VigilHTTP
 import VigilRules

@@ -324,6 +324,26 @@ struct AccountSetupTests {
         }
     }
 
+    /// A Login Flow v2 that completes but whose answer cannot be kept (the server names itself
+    /// over http, or the browser logged in another user): refused, nothing kept, and the app
+    /// password just issued revoked at the server that issued it.
+    @Test(arguments: [("login-flow-v2-http-server", "alice", "overwriteprotocol"), ("login-flow-v2", "bob", "--user alice")])
+    func aLoginFlowAnswerThatCannotBeKeptIsRevoked(scenario: String, user: String, says: String) async throws {
+        try await withRunningSimulator(scenario) { (running) async throws in
+            let scripted = ScriptedUser()
+            let database = self.database
+            do {
+                _ = try await setup { $0.browserTimeout = .seconds(20) }.add(server: running.url(path: ""), user: user, interaction: scripted)
+                Issue.record("the account was added")
+            } catch let error as AccountSetupError {
+                #expect(error.code == .responseRejected && error.reason.contains(says), "\(error)")
+            }
+            #expect(running.simulator.responder.loginFlow?.revokedCount == 1, "the app password was revoked")
+            #expect(try await Accounts(database: database).list().isEmpty)
+            #expect(!running.simulator.journal.entries.contains { $0.scheme == "http" }, "nothing over plain HTTP")
+        }
+    }
+
     @Test func openIDConnectIsTheDefaultAndKeepsBothTokensInTheKeyring() async throws {
         try await withRunningSimulator("bearer-only") { (running) async throws in
             let user = ScriptedUser()

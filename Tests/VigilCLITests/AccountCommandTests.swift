@@ -410,6 +410,38 @@ struct AccountCommandTests {
         }
     }
 
+    /// Nextcloud's Login Flow v2 through the CLI: the browser command opens the login page (no
+    /// loopback), the app password goes to the keyring and is shown nowhere, a check in a new
+    /// process passes with it, and `remove` revokes it at the server (which records the DELETE).
+    @Test func aLoginFlowAccountsLifeThroughTheCLI() async throws {
+        try await withRunningSimulator("login-flow-v2") { (running) async throws in
+            let ca = ["--ca-file", TestPaths.caBundle]
+            let added = try await vigil(
+                [
+                    "account", "add", running.url(path: ""), "--user", "alice", "--browser",
+                    "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)",
+                ]
+                    + ca)
+            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+            #expect(
+                added.standardOutput.contains("(com.nextcloud.login-flow-v2)") && added.standardOutput.contains("the app password is in the keyring")
+                    && added.standardOutput.contains("is a Nextcloud server"), "\(added.standardOutput)")
+            // The poll token and the app password are in no output (the login page's URL is shown
+            // for a user without a browser: its token is the browser's).
+            let secrets = (running.simulator.responder.loginFlow?.issuedSecrets() ?? []).filter { !$0.what.contains("login token") }
+            #expect(secrets.count == 3, "the poll token, the app password and its Basic form: \(secrets.map(\.what))")
+            #expect(!secrets.contains { (added.standardOutput + added.standardError).contains($0.value) })
+            let id = try await accountID()
+            let checked = try await vigil(["account", "check", id] + ca)
+            #expect(checked.status == 0, "\(checked.standardOutput)\(checked.standardError)")
+            let removed = try await vigil(["account", "remove", id] + ca)
+            #expect(removed.status == 0 && removed.standardOutput.contains("revoked at the server: app password"), "\(removed.standardOutput)")
+            #expect(running.simulator.responder.loginFlow?.revokedCount == 1)
+            let deletes = running.simulator.journal.entries.filter { $0.method == "DELETE" && $0.path == "/ocs/v2.php/core/apppassword" }
+            #expect(deletes.count == 1 && deletes.first?.status == 200 && deletes.first?.authorization == true)
+        }
+    }
+
     @Test func wrongCredentialsAndBadFlags() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let wrong = try await vigil(

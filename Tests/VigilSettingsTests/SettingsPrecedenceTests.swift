@@ -39,7 +39,10 @@ struct SettingsPrecedenceTests {
             #expect(settings[definition.key]?.value == definition.defaultValue)
             #expect(settings[definition.key]?.source == .default)
         }
-        #expect(settings[.preferredAuthenticationMethods] == ["com.owncloud.openid-connect", "com.owncloud.oauth2", "com.owncloud.basicauth"])
+        #expect(
+            settings[.preferredAuthenticationMethods] == [
+                "com.owncloud.openid-connect", "com.owncloud.oauth2", "com.nextcloud.login-flow-v2", "com.owncloud.basicauth",
+            ])
         #expect(settings[.plainHTTPPolicy] == "warn")
         #expect(settings[.logPrivacyMask] == true)
     }
