@@ -51,6 +51,8 @@ public struct AccountCheck: Sendable {
         public var downloadStatus: Int?
         /// The path downloaded.
         public var downloaded: String?
+        /// The files root redirected (never followed): a move, or a temporary redirect.
+        public var moved: ServerMove?
 
         /// The certificate acceptable, the files root listed and its first file downloaded.
         public var isWorking: Bool { certificate.isAcceptable && filesStatus == 207 && downloadFailed == false }
@@ -166,7 +168,8 @@ public struct AccountCheck: Sendable {
         guard let client else { return Report(certificate: result, filesStatus: nil) }
         let files = "\(account.server)/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
         // The listing and the download on one connection (judged again before the download).
-        let probe = FilesProbe(client: client.keepingConnections())
+        var probe = FilesProbe(client: client.keepingConnections())
+        probe.returnsRedirects = true
         // A load balancer's blip (a 404 storm, a 502 while a backend restarts: the statuses setup
         // retries, connection.validator-flags) is waited out as at setup, within the same delays.
         let retried = options.retriedStatuses
@@ -176,7 +179,8 @@ public struct AccountCheck: Sendable {
         }
         if !method.usesTokens {
             guard let header = method.authorization(user: account.user, secrets: try stored.get()) else { return Report(certificate: result, filesStatus: 401) }
-            return try await report(result, probe.run(rootURL: files, authorization: header, retryingAfter: options.retryDelays, when: blip))
+            return await report(
+                result, try await probe.run(rootURL: files, authorization: header, retryingAfter: options.retryDelays, when: blip), account: account)
         }
         // Token methods: refreshed ahead of expiry, and once more after a 401.
         var tokens = AccountTokens(accounts: accounts, secrets: secrets, client: client, lockDirectory: lockDirectory, logger: logger)
@@ -193,7 +197,7 @@ public struct AccountCheck: Sendable {
                 try await probe.run(rootURL: files, authorization: "Bearer \($0)", retryingAfter: options.retryDelays, when: blip)
             }
         }
-        return report(result, outcome)
+        return await report(result, outcome, account: account)
     }
 
     /// The secrets of `kinds` for `account` from the keyring (on its queue), or, with no kinds,
@@ -262,11 +266,36 @@ public struct AccountCheck: Sendable {
     }
 
     /// The files probe's outcome in a report.
-    func report(_ certificate: Result, _ outcome: FilesProbe.Outcome) -> Report {
+    func report(_ certificate: Result, _ outcome: FilesProbe.Outcome, account: Account) async -> Report {
         var report = Report(certificate: certificate, filesStatus: outcome.listStatus)
         report.downloadStatus = outcome.downloadStatus
         report.downloaded = outcome.downloaded
+        if let redirect = outcome.listing.redirect { report.moved = await move(redirect, of: account) }
         return report
+    }
+
+    /// A redirect of the files root, never followed: a permanent one to the account's files under
+    /// another https server gets that server's certificate reviewed (a handshake; nothing sent).
+    func move(_ redirect: Redirect, of account: Account) async -> ServerMove {
+        let tail = "/\(options.paths.webDAV)/\(AccountSetup.pathComponent(account.user))/"
+        var move = ServerMove(
+            status: redirect.status, location: redirect.location,
+            newServer: redirect.isDowngrade || redirect.carriesUserInformation
+                ? nil : ServerMove.newServer(location: redirect.location, tail: tail, old: account.server))
+        guard move.isMove, let server = move.newServer, let endpoint = try? Endpoint(url: server) else { return move }
+        do {
+            let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve, proxy: options.proxy).handshake(
+                with: endpoint)
+            let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
+            let summary =
+                evaluation.verdict.isTrusted
+                ? "trusted"
+                : "not trusted (" + evaluation.verdict.reasons.map(\.message).joined(separator: " ") + "): the move will ask you to approve it"
+            move.review = ServerMove.Review(trusted: evaluation.verdict.isTrusted, summary: summary, sha256: handshake.chain.first?.sha256Fingerprint ?? "?")
+        } catch {
+            move.reviewProblem = "\(error)"
+        }
+        return move
     }
 
     /// The approval of a leaf that a renewal or a new review replaced is revoked (audited), so

@@ -26,6 +26,10 @@ struct FilesProbe {
     }
 
     let client: HTTPClient
+    /// A plain redirect of the listing is returned in the outcome (never followed) instead of
+    /// thrown: `account check` reports it as a move (``ServerMove``). An access proxy's or
+    /// gateway's redirect is thrown either way.
+    var returnsRedirects = false
 
     /// Lists `rootURL` (an https URL ending in `/`) and downloads its first file, with `authorization`.
     /// A redirect of either request is an error (never followed with credentials). The listing is
@@ -36,6 +40,9 @@ struct FilesProbe {
         var listing = HTTPRequest(method: "PROPFIND", url: rootURL, headers: [(name: "Authorization", value: authorization), (name: "Depth", value: "1")])
         listing.logsBodies = false
         let (answer, tries) = try await client.send(listing, retryingAfter: delays, when: { retry($0) || $0.heldByAccessGateway })
+        if returnsRedirects, answer.redirect != nil, !answer.heldByAccessGateway, AccessProxyPage.recognize(answer) == nil {
+            return Outcome(listing: answer)
+        }
         if let redirected = AccountSetup.redirectError(answer, tries: tries) { throw redirected }
         var outcome = Outcome(listing: answer)
         guard answer.status == 207, let origin = Self.origin(of: rootURL), let rootPath = URLComponents(string: rootURL)?.percentEncodedPath,

@@ -44,6 +44,10 @@ public struct VigilClient: SuiteClient {
             case .unchanged, .renewed, .approvedAgain:
                 break
             }
+            if let moved = report.moved {
+                // Never followed: reported, a move offered as a command.
+                return .failed(.refused, code: AccountSetupError.Code.redirected.description, moved.text(accountID: account.id))
+            }
             switch report.filesStatus {
             case 207? where report.downloadFailed:
                 return .failed(

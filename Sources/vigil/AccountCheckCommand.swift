@@ -25,9 +25,12 @@ extension Vigil.AccountCommand {
                 audited with the rule). Any other change is shown for review: approved at the terminal or with \
                 --approve-certificate, it replaces the stored chain; otherwise nothing is sent. Then the user's files root is \
                 read with the credentials in the keyring (PROPFIND), through a connection that accepts only the leaf just \
-                judged. With --certificate-only, the handshake alone.
+                judged. With --certificate-only, the handshake alone. A redirect of the files root is never followed: a \
+                permanent one (301, 308) to the account's files under another https server is reported as a move, that \
+                server's certificate reviewed (a handshake, nothing sent), with the `vigil account move ID URL` that \
+                carries the account there; a temporary one (302, 307) is reported only.
 
-                Exit codes: 0 every account works, 1 a certificate changed or was refused, or the server refused the stored \
+                Exit codes: 0 every account works, 1 a certificate changed or was refused, the server moved or redirects, or the server refused the stored \
                 credentials (log in again), 2 error (unreachable server, keyring, database).
                 """
         )
@@ -51,7 +54,9 @@ extension Vigil.AccountCommand {
             var id: String
             var server: String
             var user: String
-            /// `ok`, `changed`, `refused`, `needs-login`, `unavailable` (a transient outage outlasted the retries) or `error`.
+            /// `ok`, `changed`, `refused`, `needs-login`, `moved` (a permanent redirect to the account's
+            /// files under another server: `vigil account move` offered), `redirected` (any other
+            /// redirect, not followed), `unavailable` (a transient outage outlasted the retries) or `error`.
             var status: String
             /// `unchanged`, `renewed`, `approved-again`, `changed` or `refused`; nil when the check failed before.
             var certificate: String?
@@ -65,6 +70,22 @@ extension Vigil.AccountCommand {
             /// The way to the server: the proxies tried in order (`direct` for none) and where the
             /// choice came from; nil when it could not be decided (the error says why).
             var via: Via?
+            /// The files root's redirect, never followed.
+            var moved: Moved? = nil
+        }
+
+        /// `moved` of a row: the redirect, the server the account would move to, and its certificate.
+        struct Moved: Encodable {
+            var status: Int
+            var location: String
+            var permanent: Bool
+            /// The URL for `vigil account move`; nil when no move is offered.
+            var newServer: String?
+            /// The new server's certificate: trusted or not, and its SHA-256 fingerprint.
+            var certificateTrusted: Bool?
+            var sha256: String?
+            /// The command that carries the account there.
+            var command: String?
         }
 
         /// `via` of a row: `{"proxies": ["http://proxy:3128"], "source": "https_proxy", "autoconfigAnswer": ...}`.
@@ -164,7 +185,14 @@ extension Vigil.AccountCommand {
                     row.reasons = reasons.map(\.code.rawValue)
                 }
                 guard report.certificate.isAcceptable else { return row }
-                if let status = report.filesStatus {
+                if let moved = report.moved {
+                    row.status = moved.isMove ? "moved" : "redirected"
+                    row.message += "; " + moved.text(accountID: account.id)
+                    row.moved = Moved(
+                        status: moved.status, location: moved.location, permanent: moved.isPermanent, newServer: moved.newServer,
+                        certificateTrusted: moved.review?.trusted, sha256: moved.review?.sha256,
+                        command: moved.newServer.map { "vigil account move \(account.id) \($0)" })
+                } else if let status = report.filesStatus {
                     switch status {
                     case 207 where report.downloadFailed:
                         row.status = "error"

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import VigilAccounts
 import VigilAuth
 import VigilCertificates
 import VigilHTTP
@@ -9,6 +8,8 @@ import VigilSecrets
 import VigilSimulator
 import VigilStore
 import VigilTestSupport
+
+@testable import VigilAccounts
 
 /// An existing account's server against the chain reviewed at setup, over real TLS: the seeds'
 /// renewal rule, a stricter rule, a forged chain, an extended-validation rule.
@@ -273,6 +274,45 @@ struct AccountCheckTests {
         #expect(connected.report.filesStatus == 207 && connected.report.isWorking, "\(connected.report)")
         let listings = connected.journal.filter { $0.method == "PROPFIND" }
         #expect(listings.count > 1 && listings.last?.status == 207, "tried again: \(listings.map(\.status))")
+    }
+
+    /// A permanent redirect of the files root to the account's files under another server is a
+    /// move: never followed, the new server's certificate reviewed (a handshake, no request) and
+    /// `vigil account move` offered. A temporary one, or one elsewhere, is reported, no move offered.
+    @Test(arguments: [("server-moved", "https://127.0.0.2:"), ("redirect-same-host", "/moved"), ("redirect-cross-host-302", nil)])
+    func aRedirectedFilesRootIsReportedNeverFollowed(scenario: String, target: String?) async throws {
+        let connected = try await connect(scenario, reviewed: "valid-127.0.0.1")
+        let moved = try #require(connected.report.moved, "\(connected.report)")
+        #expect(moved.isMove == (target != nil) && !connected.report.isWorking, "\(moved)")
+        let text = moved.text(accountID: "ID")
+        if let target, let newServer = moved.newServer {
+            // A new name, or a new path on the same host (a server moved under /nextcloud).
+            #expect((newServer.hasPrefix(target) || newServer.hasSuffix(target)) && moved.review?.trusted == true, "\(moved)")
+            #expect(text.contains("vigil account move ID \(newServer)") && text.contains("moved permanently (301)"), "\(text)")
+        } else {
+            #expect(!text.contains("vigil account move") && text.contains("temporarily (302)"), "\(text)")
+        }
+        #expect(connected.journal.allSatisfy { $0.host == "127.0.0.1" }, "nothing but a handshake reached another host")
+        #expect(connected.journal.filter { $0.method == "PROPFIND" }.count == 1, "one listing, its redirect never followed")
+    }
+
+    /// Where the account's files path sits under another server URL, that is the move's target;
+    /// anything else (another path, plain HTTP, the same server) offers none.
+    @Test func theMovesTargetIsTheAccountsFilesUnderAnotherServer() {
+        let tail = "/remote.php/dav/files/alice/"
+        #expect(
+            ServerMove.newServer(location: "https://new.example:8443/nc/remote.php/dav/files/alice/", tail: tail, old: "https://old.example")
+                == "https://new.example:8443/nc")
+        #expect(
+            ServerMove.newServer(location: "https://new.example/remote.php/dav/files/alice?x=1", tail: tail, old: "https://old.example")
+                == "https://new.example")
+        #expect(ServerMove.newServer(location: "https://new.example/login", tail: tail, old: "https://old.example") == nil)
+        #expect(ServerMove.newServer(location: "http://new.example/remote.php/dav/files/alice/", tail: tail, old: "https://old.example") == nil)
+        #expect(ServerMove.newServer(location: "https://old.example/remote.php/dav/files/alice/", tail: tail, old: "https://old.example") == nil)
+        let temporary = ServerMove(status: 307, location: "https://new.example/remote.php/dav/files/alice/", newServer: "https://new.example")
+        #expect(!temporary.isMove && !temporary.text(accountID: "ID").contains("account move"))
+        let downgrade = ServerMove(status: 301, location: "http://cloud.example/remote.php/dav/files/alice/")
+        #expect(downgrade.text(accountID: "ID").contains("overwriteprotocol"))
     }
 
     @Test func aRefusedPasswordMeansLogInAgain() async throws {
