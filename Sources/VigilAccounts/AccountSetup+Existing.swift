@@ -72,6 +72,7 @@ extension AccountSetup {
         current.clientID = login.clientID ?? current.clientID
         current.tokenEndpoint = login.tokenEndpoint ?? current.tokenEndpoint
         current.revocationEndpoint = login.revocationEndpoint ?? current.revocationEndpoint
+        current.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
         current.tokenExpiresAt = AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started)
         return try await registry.replace(current, secrets: login.secrets, because: "logged in again")
     }

@@ -210,6 +210,7 @@ public struct AccountSetup: Sendable {
                 tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
             account.issuer = login.issuer
             account.subject = login.subject
+            account.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
             var secrets = login.secrets
             // The client certificate and access headers are kept only for the origin they go to.
             if let identity = options.clientIdentity, let origin = try? Endpoint(url: base), options.credentialsOrigin == origin {

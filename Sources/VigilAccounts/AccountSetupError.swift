@@ -24,6 +24,7 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
             case unavailable = "unavailable"
             case clientCertificate = "client-certificate"
             case accessProxy = "access-proxy"
+            case loginExpired = "login-expired"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -41,6 +42,10 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         /// An access proxy (Cloudflare Access, oauth2-proxy, Pomerium) stands in front of the server
         /// and wants a service token or a client certificate.
         public static let accessProxy = Code(.accessProxy)
+        /// A token account's login ran out: its refresh token expired, was revoked or cannot be
+        /// presented again (an interrupted refresh), or none was issued and the access token
+        /// expired. `vigil account login` again; nothing was deleted (exit 75).
+        public static let loginExpired = Code(.loginExpired)
         /// The server points elsewhere; reported, not followed.
         public static let redirected = Code(.redirected)
         /// The server does not answer like an ownCloud/OpenCloud server.

@@ -55,9 +55,9 @@ public struct AccountTokens: Sendable {
 
     /// The access token to send now, refreshed first when it is about to expire, or when
     /// `refusedToken` is the one the server just refused (401). Throws
-    /// ``AccountSetupError/Code/wrongCredentials`` when the account needs a login.
+    /// ``AccountSetupError/Code/loginExpired`` when the account must log in again.
     public func accessToken(for account: Account, refusedToken: Secret? = nil) async throws -> Secret {
-        guard !account.needsLogin else { throw Self.needsLogin(account, "it needs a new login") }
+        guard !account.needsLogin else { throw Self.loginExpired(account, "its tokens can no longer be refreshed") }
         let accessKey = try SecretKey(account: account.secretAccount, kind: .accessToken)
         let seen = try await secrets.secret(for: accessKey)
         if refusedToken == nil, let seen, !isDue(account) { return seen }
@@ -65,7 +65,7 @@ public struct AccountTokens: Sendable {
             // Another process may have refreshed while this one waited: read both stores again,
             // and take a token that changed meanwhile instead of spending the refresh token twice.
             let current = try await accounts.list().first { $0.id == account.id } ?? account
-            guard !current.needsLogin else { throw Self.needsLogin(current, "it needs a new login") }
+            guard !current.needsLogin else { throw Self.loginExpired(current, "its tokens can no longer be refreshed") }
             if let token = try await secrets.secret(for: accessKey), token != refusedToken, token != seen || !isDue(current) { return token }
             return try await refresh(current)
         }
@@ -81,24 +81,43 @@ public struct AccountTokens: Sendable {
         let refreshKey = try SecretKey(account: account.secretAccount, kind: .refreshToken)
         guard let refreshToken = try await secrets.secret(for: refreshKey), let endpoint = account.tokenEndpoint, let clientID = account.clientID else {
             try await accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "no refresh token or token endpoint is stored")
-            throw Self.needsLogin(account, "its access token expired and it cannot be refreshed")
+            let when = account.tokenExpiresAt.map { " at \($0.formatted(.iso8601))" } ?? ""
+            throw Self.loginExpired(account, "its access token expired\(when), and the provider issued no refresh token")
+        }
+        // An earlier refresh was interrupted (this process holds the lock: none is running) after its
+        // token may have reached the provider: that token is never presented a second time.
+        if account.refreshStartedAt != nil {
+            try await accounts.updateTokens(
+                id: account.id, expiresAt: nil, needsLogin: true, because: "an earlier refresh was interrupted; its refresh token is not presented twice")
+            throw Self.loginExpired(
+                account, "an earlier refresh was interrupted before its answer was kept, and its refresh token is never presented twice")
         }
         let tokenClient = OAuth2TokenClient(
             client: client, clientID: clientID, authentication: OAuth2ClientAuthentication.choose(secret: clientSecret, supported: nil))
         let started = now()
         let tokens: OAuth2Tokens
+        try await accounts.startRefresh(id: account.id)
         do {
             tokens = try await tokenClient.refresh(refreshToken, at: endpoint)
         } catch let error as OAuth2Error where error.code == .refused || error.code == .invalidTokenResponse {
             try await accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "the refresh was refused")
             logger.privacy.notice("The refresh of an account's tokens was refused on \(account.server); it needs a new login", metadata: ["tags": "tokens"])
-            throw Self.needsLogin(account, error.reason)
+            throw Self.loginExpired(account, "the provider refused its refresh token (expired or revoked: \(error.reason))")
+        } catch {
+            // The provider answered without taking the token (5xx, 429), or the token never left
+            // (no connection, a refused certificate): it stays good. Otherwise (a timeout, a cut
+            // connection) it may have been taken: the mark stays, and the next refresh asks for a login.
+            if Self.tokenStayedHome(error) { try? await accounts.endRefresh(id: account.id) }
+            throw error
         }
         // A rotated refresh token replaces the old one (a provider that keeps it sends none). It is
         // kept first: the old one is spent now, and a process killed after this line still has a
         // refresh token that works; the access token and the expiry follow (until the expiry is
         // written, the next run sees the account due and refreshes again).
         if let rotated = tokens.refreshToken { try await secrets.store(rotated, for: refreshKey) }
+        // The keyring now holds an unspent refresh token (the rotated one, or the old one a
+        // provider without rotation keeps): a later refresh may present it.
+        try await accounts.endRefresh(id: account.id)
         try await secrets.store(tokens.accessToken, for: try SecretKey(account: account.secretAccount, kind: .accessToken))
         try await accounts.updateTokens(
             id: account.id, expiresAt: Self.expiry(expiresIn: tokens.expiresIn, override: lifetimeOverride, from: started),
@@ -107,8 +126,23 @@ public struct AccountTokens: Sendable {
         return tokens.accessToken
     }
 
-    static func needsLogin(_ account: Account, _ why: String) -> AccountSetupError {
-        AccountSetupError(.wrongCredentials, "\(account.user) on \(account.server) needs a new login (vigil account login \(account.id)): \(why).")
+    /// Whether a failed refresh left its token unused: the provider answered (5xx, 429), or the
+    /// request never reached it.
+    static func tokenStayedHome(_ error: any Error) -> Bool {
+        if let error = error as? OAuth2Error { return error.code == .unavailable }
+        guard let error = error as? HTTPError else { return false }
+        let beforeSending: Set<HTTPError.Code> = [
+            .invalidURL, .unresolvedHost, .connectionRefused, .notTLS, .handshakeFailed, .untrustedCertificate, .plainHTTPRefused,
+            .clientCertificateRequired, .clientCertificateRefused, .proxyAuthenticationRequired, .proxyAuthenticationRefused,
+        ]
+        return beforeSending.contains(error.code)
+    }
+
+    /// The account's login ran out (its refresh token expired, was revoked or cannot be used):
+    /// log in again; nothing was deleted.
+    static func loginExpired(_ account: Account, _ why: String) -> AccountSetupError {
+        AccountSetupError(
+            .loginExpired, "\(account.user) on \(account.server) must log in again: \(why). Run vigil account login \(account.id); nothing was deleted.")
     }
 
     /// Runs `body` holding the account's lock file (flock, exclusive), waiting for another process.

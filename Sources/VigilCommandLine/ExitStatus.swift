@@ -78,7 +78,7 @@ package enum ExitStatus {
             let refused: Set<AccountSetupError.Code> = [
                 .certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy, .clientCertificate, .accessProxy,
             ]
-            if error.code == .unavailable { return (error.reason, temporaryFailure) }
+            if error.code == .unavailable || error.code == .loginExpired { return (error.reason, temporaryFailure) }
             return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
         case let error as HTTPError
         where [.clientCertificateRequired, .clientCertificateRefused, .proxyAuthenticationRequired, .proxyAuthenticationRefused].contains(error.code):

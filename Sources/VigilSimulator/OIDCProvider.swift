@@ -49,6 +49,13 @@ public final class OIDCProvider: Sendable {
         public var webfingerPlainHTTP: Bool?
         /// WebFinger names host 3's issuer while the discovery document names the provider's.
         public var webfingerDisagrees: Bool?
+        /// The token answers carry no refresh token (the access token alone, until it expires).
+        public var noRefreshToken: Bool?
+        /// Every refresh is refused (`invalid_grant`): the refresh token expired or was revoked.
+        public var refreshRefused: Bool?
+        /// Reuse detection (Keycloak's "revoke refresh token", Authelia): a refresh token that
+        /// comes back after it was used revokes every token of its family.
+        public var revokeFamilyOnReuse: Bool?
     }
 
     /// The `sub` a user has at this provider: the user name, or an opaque key.
@@ -80,6 +87,11 @@ public final class OIDCProvider: Sendable {
         var refreshTokens: [String: (user: String, client: String, scope: String, used: Bool)] = [:]
         var accessTokens: Set<String> = []
         var revoked: Set<String> = []
+        /// Each token's family (the grant it descends from), and each family's tokens.
+        var familyOf: [String: String] = [:]
+        var families: [String: Set<String>] = [:]
+        /// How many times a refresh token came back after it was used.
+        var refreshReuses = 0
         /// Every code, token and verifier this provider issued or received, for `vigil simulate`'s
         /// secret scans (nothing here is ever written anywhere).
         var seenSecrets: [PlantedSecret] = []
@@ -218,13 +230,28 @@ public final class OIDCProvider: Sendable {
             return issue(user: grant.user, client: grant.client, scope: grant.scope, nonce: grant.nonce, issuer: issuer)
         case "refresh_token":
             guard let refresh = form["refresh_token"] else { return error(400, "invalid_request", "refresh_token is required") }
+            let reuse = faults.acceptReusedRefreshToken != true
             let entry = state.withLock { state -> (user: String, client: String, scope: String, used: Bool)? in
-                guard let entry = state.refreshTokens[refresh], !entry.used || faults.acceptReusedRefreshToken == true else { return nil }
-                if faults.acceptReusedRefreshToken != true { state.refreshTokens[refresh]?.used = true }  // rotation
+                guard let entry = state.refreshTokens[refresh] else { return nil }
+                if entry.used, reuse {
+                    // A spent token came back: a replay (a stolen copy, or a client that kept it).
+                    state.refreshReuses += 1
+                    if faults.revokeFamilyOnReuse == true, let family = state.familyOf[refresh] {
+                        for token in state.families[family] ?? [] {
+                            state.refreshTokens.removeValue(forKey: token)
+                            state.accessTokens.remove(token)
+                            state.revoked.insert(token)
+                        }
+                    }
+                    return nil
+                }
+                if reuse { state.refreshTokens[refresh]?.used = true }  // rotation
                 return entry
             }
             guard let entry else { return error(400, "invalid_grant", "refresh token unknown or already used") }
-            return issue(user: entry.user, client: entry.client, scope: entry.scope, nonce: nil, issuer: issuer)
+            if faults.refreshRefused == true { return error(400, "invalid_grant", "refresh token expired") }
+            let family = state.withLock { $0.familyOf[refresh] }
+            return issue(user: entry.user, client: entry.client, scope: entry.scope, nonce: nil, issuer: issuer, family: family)
         default:
             return error(400, "unsupported_grant_type", "authorization_code or refresh_token")
         }
@@ -245,6 +272,24 @@ public final class OIDCProvider: Sendable {
     /// Whether `token` was revoked (for tests).
     public func wasRevoked(_ token: String) -> Bool {
         state.withLock { $0.revoked.contains(token) }
+    }
+
+    /// How many times a spent refresh token was presented again (a replay).
+    public var refreshTokenReuses: Int {
+        state.withLock { $0.refreshReuses }
+    }
+
+    /// Tokens for an account set up before the scenario (`client.account` with a token method):
+    /// an access token and a refresh token issued to ``staticClientID`` for `user`, as a login
+    /// would have left them. `spent`: the refresh token was already used (an earlier refresh
+    /// reached the provider, and the process that sent it was killed before keeping the answer).
+    public func seededTokens(user: String, issuer: String, spent: Bool = false) -> (access: String, refresh: String)? {
+        let answer = issue(user: user, client: Self.staticClientID, scope: "openid offline_access", nonce: nil, issuer: issuer)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any], let access = object["access_token"] as? String,
+            let refresh = object["refresh_token"] as? String
+        else { return nil }
+        if spent { state.withLock { $0.refreshTokens[refresh]?.used = true } }
+        return (access, refresh)
     }
 
     /// How many tokens were revoked (for tests).
@@ -273,7 +318,7 @@ public final class OIDCProvider: Sendable {
 
     // MARK: - Tokens
 
-    func issue(user: String, client: String, scope: String, nonce: String?, issuer: String) -> SimulatedResponse {
+    func issue(user: String, client: String, scope: String, nonce: String?, issuer: String, family: String? = nil) -> SimulatedResponse {
         let now = Int(clock.now().timeIntervalSince1970)
         let access = sign(
             ["iss": issuer, "sub": user, "aud": client, "iat": now, "exp": now + 3600, "scope": scope, "jti": Self.random(8)], kid: Self.keyID, key: key)
@@ -291,22 +336,22 @@ public final class OIDCProvider: Sendable {
         if let nonce { idClaims["nonce"] = faults.badNonce == true ? "not-\(nonce)" : nonce }
         let unknown = faults.unknownKeyID == true
         let idToken = faults.algNone == true ? unsigned(idClaims) : sign(idClaims, kid: unknown ? "unknown-kid" : Self.keyID, key: unknown ? rogueKey : key)
-        let refresh = Self.random(32)
+        let refresh = faults.noRefreshToken == true ? nil : Self.random(32)
+        let family = family ?? Self.random(8)
         state.withLock { state in
             state.accessTokens.insert(access)
-            state.refreshTokens[refresh] = (user, client, scope, false)
-            state.seenSecrets += [
-                PlantedSecret(what: "an access token", value: access), PlantedSecret(what: "a refresh token", value: refresh),
-                PlantedSecret(what: "an id_token", value: idToken),
-            ]
+            for token in [access] + (refresh.map { [$0] } ?? []) {
+                state.familyOf[token] = family
+                state.families[family, default: []].insert(token)
+            }
+            if let refresh { state.refreshTokens[refresh] = (user, client, scope, false) }
+            state.seenSecrets += [PlantedSecret(what: "an access token", value: access), PlantedSecret(what: "an id_token", value: idToken)]
+            if let refresh { state.seenSecrets.append(PlantedSecret(what: "a refresh token", value: refresh)) }
         }
-        return SimulatedResponse(
-            200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-            body: json(
-                [
-                    "access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh,
-                    "scope": scope, "user_id": user,
-                ].merging(faults.missingIDToken == true ? [:] : ["id_token": idToken]) { first, _ in first }))
+        var fields: [String: Any] = ["access_token": access, "token_type": "Bearer", "expires_in": 3600, "scope": scope, "user_id": user]
+        if let refresh { fields["refresh_token"] = refresh }
+        if faults.missingIDToken != true { fields["id_token"] = idToken }
+        return SimulatedResponse(200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: json(fields))
     }
 
     /// A JWT with `alg: none` and an empty signature (RFC 7519 section 6): what no client may accept.

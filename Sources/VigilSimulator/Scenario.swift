@@ -260,6 +260,12 @@ extension Scenario {
         for (index, one) in behaviours.enumerated() {
             try one.check(field: index == 0 ? "behaviour" : "also[\(index - 1)]", file: file)
         }
+        if let account = client?.account {
+            if let method = account.method, method != "openid-connect" { throw fail("client.account.method", "is \(method); allowed: openid-connect") }
+            if account.refreshInterrupted == true, account.method != "openid-connect" {
+                throw fail("client.account.refreshInterrupted", "goes with method openid-connect")
+            }
+        }
         if let product, !Self.products.contains(product) {
             throw fail("product", "is \(product); allowed: " + Self.products.joined(separator: ", "))
         }

@@ -61,11 +61,20 @@ public struct ScenarioClient: Sendable, Hashable, Codable {
         public var certificate: String?
         /// Whether the user approved that certificate at setup (it was not trusted by a CA).
         public var approved: Bool?
+        /// `openid-connect`: the account logged in with OpenID Connect, its tokens issued by the
+        /// scenario's provider and its access token expired (the check refreshes first); Basic
+        /// (the password in the keyring) when absent.
+        public var method: String?
+        /// With `openid-connect`: an earlier refresh reached the provider (its refresh token is
+        /// spent) and the process was killed before it kept the answer.
+        public var refreshInterrupted: Bool?
 
         /// An existing account; nil fields take the defaults.
-        public init(certificate: String? = nil, approved: Bool? = nil) {
+        public init(certificate: String? = nil, approved: Bool? = nil, method: String? = nil, refreshInterrupted: Bool? = nil) {
             self.certificate = certificate
             self.approved = approved
+            self.method = method
+            self.refreshInterrupted = refreshInterrupted
         }
     }
 

@@ -51,6 +51,15 @@ public struct Account: Sendable, Hashable, Codable {
     /// request to the server carries; their values are in the keyring (kind `access-headers`).
     /// nil: none.
     public var accessHeaderNames: String?
+    /// OAuth2 and OpenID Connect: set just before a refresh token is sent, cleared once the answer
+    /// is kept (or the provider answered without taking it). Still set when a refresh begins, it
+    /// says an earlier one was interrupted after the token may have reached the provider: that
+    /// token is never presented again (a provider with reuse detection would revoke the whole
+    /// family), and the account needs a login.
+    public var refreshStartedAt: Date?
+    /// OAuth2 and OpenID Connect: the provider issued no refresh token, so when the access token
+    /// expires (``tokenExpiresAt``) the account must log in again.
+    public var noRefreshToken = false
 
     /// An account with a new UUID and the current time unless given; not pending, no label.
     public init(
@@ -78,7 +87,8 @@ extension Account: StoredValue {
 
     static let columns = [
         "id", "server", "user", "method", "createdAt", "reviewedChainPEM", "clientID", "tokenEndpoint", "revocationEndpoint", "tokenExpiresAt",
-        "needsLogin", "pendingSince", "label", "issuer", "subject", "clientCertificatePEM", "accessHeaderNames",
+        "needsLogin", "pendingSince", "label", "issuer", "subject", "clientCertificatePEM", "accessHeaderNames", "refreshStartedAt",
+        "noRefreshToken",
     ]
 
     init(row: StoredRow) throws {
@@ -93,6 +103,8 @@ extension Account: StoredValue {
         subject = row.optionalString(14)
         clientCertificatePEM = row.optionalString(15)
         accessHeaderNames = row.optionalString(16)
+        refreshStartedAt = try row.optionalDate(17)
+        noRefreshToken = row.integer(18) != 0
     }
 
     var values: [SQLiteValue] {
@@ -100,7 +112,8 @@ extension Account: StoredValue {
             .text(id), .text(server), .text(user), .text(method), SQLiteValue(createdAt), SQLiteValue(reviewedChainPEM), SQLiteValue(clientID),
             SQLiteValue(tokenEndpoint), SQLiteValue(revocationEndpoint), SQLiteValue(tokenExpiresAt), SQLiteValue(needsLogin),
             SQLiteValue(pendingSince), SQLiteValue(label), SQLiteValue(issuer), SQLiteValue(subject), SQLiteValue(clientCertificatePEM),
-            SQLiteValue(accessHeaderNames),
+            SQLiteValue(accessHeaderNames), SQLiteValue(refreshStartedAt),
+            SQLiteValue(noRefreshToken),
         ]
     }
 }

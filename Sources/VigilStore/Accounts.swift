@@ -93,11 +93,34 @@ public struct Accounts: Sendable {
             if !needsLogin { account.tokenExpiresAt = expiresAt }
             if let clientID { account.clientID = clientID }
             account.needsLogin = needsLogin
+            account.refreshStartedAt = nil
             try account.update(db)
             var event = AuditEvent(
                 time: time, kind: needsLogin ? .accountNeedsLogin : .accountTokensRefreshed, target: account.server, detail: "\(account.user): \(reason)")
             try event.insert(db)
             return account
+        }
+    }
+
+    /// Marks a refresh of account `id`'s tokens as under way (``Account/refreshStartedAt``), just
+    /// before its refresh token is sent; ``updateTokens(id:expiresAt:clientID:needsLogin:because:at:)``
+    /// clears it. Not audited: the refresh's outcome is.
+    public func startRefresh(id: String, at time: Date = Date()) throws {
+        try setRefreshStarted(id: id, time)
+    }
+
+    /// Clears the mark: the refresh token in the keyring is one the provider has not seen used
+    /// (the rotated one was kept; or the old one never reached the provider, or the provider
+    /// answered without taking it: 5xx, 429).
+    public func endRefresh(id: String) throws {
+        try setRefreshStarted(id: id, nil)
+    }
+
+    private func setRefreshStarted(id: String, _ time: Date?) throws {
+        try database.write { db in
+            guard var account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
+            account.refreshStartedAt = time
+            try account.update(db)
         }
     }
 

@@ -48,6 +48,10 @@ enum SchemaMigrations {
         ),
         ("v9: an account's client certificate", #"ALTER TABLE "account" ADD COLUMN "clientCertificatePEM" TEXT;"#),
         ("v10: an account's access headers", #"ALTER TABLE "account" ADD COLUMN "accessHeaderNames" TEXT;"#),
+        (
+            "v11: a token refresh under way, and accounts without a refresh token",
+            #"ALTER TABLE "account" ADD COLUMN "refreshStartedAt" DATETIME; ALTER TABLE "account" ADD COLUMN "noRefreshToken" BOOLEAN NOT NULL DEFAULT 0;"#
+        ),
     ]
 
     /// Applies the migrations `connection`'s database has not had. A database that has every one

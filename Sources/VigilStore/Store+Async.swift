@@ -60,6 +60,16 @@ extension Accounts {
         }
     }
 
+    /// Marks a refresh of the account's tokens as under way, on the database queue.
+    public func startRefresh(id: String, at time: Date = Date()) async throws {
+        try await BlockingQueue.database.run { try self.startRefresh(id: id, at: time) }
+    }
+
+    /// Clears the mark of a refresh once the keyring's refresh token is unspent, on the database queue.
+    public func endRefresh(id: String) async throws {
+        try await BlockingQueue.database.run { try self.endRefresh(id: id) }
+    }
+
     /// Writes `account`'s fields over its row (server and user unchanged), on the database queue.
     public func update(_ account: Account) async throws {
         try await BlockingQueue.database.run { try self.update(account) }

@@ -11,6 +11,8 @@ public struct ScenarioEvidence: Sendable {
     public var journal: [JournalEntry]
     /// Every connection the simulated hosts accepted (the client's, never the interceptor's own).
     public var connections: [ConnectionEntry] = []
+    /// How many times the scenario's provider saw a spent refresh token come back.
+    public var refreshTokenReuses = 0
     /// The simulated hosts' listeners.
     public var listeners: [HostSimulator.Listener]
     /// Kinds of secret per keyring account of this scenario's servers, right after setup.

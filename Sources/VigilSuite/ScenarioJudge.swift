@@ -485,6 +485,16 @@ public struct ScenarioJudge: Sendable {
     /// an unsigned id_token, a mix-up...), a login with a token from that provider means the
     /// client accepted what it should have refused.
     func faultLoginFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        // A spent refresh token presented again: a replay, whatever the outcome (a provider with
+        // reuse detection revokes every token of the family).
+        if evidence.refreshTokenReuses > 0, scenario.oidcFaults?.acceptReusedRefreshToken != true {
+            return [
+                Violation(
+                    .refreshTokenReplayed,
+                    "The client presented a refresh token that had already been used (\(evidence.refreshTokenReuses) time(s)): a replay, which a provider with reuse detection answers by revoking every token of the account (invariant 1)."
+                )
+            ]
+        }
         guard scenario.outcome == .refuse, scenario.oidcFaults != nil else { return [] }
         // Using the token on the user's files is the login; asking who the token belongs to
         // (userinfo, the OCS user endpoint) is how a client finds out that the login is wrong.
@@ -552,7 +562,9 @@ public struct ScenarioJudge: Sendable {
         var failures: [Violation] = []
         func fail(_ message: String) { failures.append(Violation(.keyring, message)) }
         if let account = evidence.result.account ?? evidence.existingAccount {
-            let expected = Self.secretKinds(method: account.method)
+            var expected = Self.secretKinds(method: account.method)
+            // A provider that issues no refresh token leaves the access token alone.
+            if scenario.oidcFaults?.noRefreshToken == true { expected.remove("refresh-token") }
             let held = evidence.keyringAfterAdd[account.secretAccount].map(Set.init) ?? []
             if held != expected {
                 fail("After setup the keyring held \(Self.list(held)) for \(account.secretAccount); expected \(Self.list(expected)) (invariant 4).")

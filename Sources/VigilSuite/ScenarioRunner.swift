@@ -380,7 +380,7 @@ public struct ScenarioRunner: Sendable {
             (source: "the log (\(Self.relative($0.file, to: directory)))", line: $0.line)
         }
         logLines += user.shown.map { (source: "a message shown to the user", line: $0) }
-        return ScenarioEvidence(
+        var evidence = ScenarioEvidence(
             result: result, questions: user.questions, journal: entries, connections: journal.connections,
             listeners: running.listeners, keyringAfterAdd: keyringAfterAdd, keyringAfterRemoval: keyringAfterRemoval,
             accountsLeft: counts.accounts, approvalsLeft: counts.approvals, removalError: removalError, logLines: logLines,
@@ -391,6 +391,8 @@ public struct ScenarioRunner: Sendable {
             entitled: client.judgesByJournal
                 ? entitledCertificates(running, bundle: caBundleWithoutApprovals, approved: (approvedFile, approvedFingerprints)) : [],
             proxyEntries: running.simulator.proxyEntries)
+        evidence.refreshTokenReuses = running.simulator.responder.oidc.refreshTokenReuses
+        return evidence
     }
 
     /// The leaves the user approved at setup (`client.account.approved`) and those the settings
@@ -494,13 +496,38 @@ public struct ScenarioRunner: Sendable {
             throw SuiteError(.invalidFixture, "\(scenario.name): client.account.certificate names \(name), and \(path) is not a chain.")
         }
         let database = try await VigilDatabase.open(path: context.databasePath)
-        let account = Account(server: server, user: user, method: "com.owncloud.basicauth", reviewedChainPEM: chain.map(\.pemEncoded).joined())
+        let pem = chain.map(\.pemEncoded).joined()
+        if premise.method == "openid-connect" {
+            // Tokens from the scenario's provider, the access token expired: the check refreshes first.
+            let spent = premise.refreshInterrupted == true
+            guard let tokens = running.simulator.responder.oidc.seededTokens(user: user, issuer: server, spent: spent) else {
+                throw SuiteError(.invalidFixture, "\(scenario.name): client.account's provider issued no refresh token to seed the account with.")
+            }
+            var account = Account(
+                server: server, user: user, method: "com.owncloud.openid-connect", reviewedChainPEM: pem, clientID: OIDCProvider.staticClientID,
+                tokenEndpoint: server + "/index.php/apps/oauth2/api/v1/token", revocationEndpoint: server + "/index.php/apps/oauth2/revoke",
+                tokenExpiresAt: Date().addingTimeInterval(-60))
+            account.issuer = server
+            account.subject = user
+            account.refreshStartedAt = spent ? Date().addingTimeInterval(-30) : nil
+            try await Accounts(database: database).add(account)
+            try await secrets.store(Secret(tokens.access), for: SecretKey(account: account.secretAccount, kind: .accessToken))
+            try await secrets.store(Secret(tokens.refresh), for: SecretKey(account: account.secretAccount, kind: .refreshToken))
+            return (account, try await approveAtSetup(premise, leaf: leaf, endpoint: endpoint, database: database))
+        }
+        let account = Account(server: server, user: user, method: "com.owncloud.basicauth", reviewedChainPEM: pem)
         try await Accounts(database: database).add(account)
         try await secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
-        guard premise.approved == true else { return (account, 0) }
+        return (account, try await approveAtSetup(premise, leaf: leaf, endpoint: endpoint, database: database))
+    }
+
+    /// The premise's approval of host 1's certificate at setup, when it says the user gave one;
+    /// how many approvals were made.
+    func approveAtSetup(_ premise: ScenarioClient.ExistingAccount, leaf: Certificate, endpoint: Endpoint, database: VigilDatabase) async throws -> Int {
+        guard premise.approved == true else { return 0 }
         try await CertificateApprovals(database: database).approve(
             leaf, host: endpoint.host, port: endpoint.port, note: "approved at setup (the scenario's premise)")
-        return (account, 1)
+        return 1
     }
 
     /// The fixture's host names pinned to their hosts' HTTPS addresses and ports.

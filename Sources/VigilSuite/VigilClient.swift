@@ -118,7 +118,8 @@ public struct VigilClient: SuiteClient {
                 return .failed(.refused, code: error.code.description, error.reason)
             case .unsupportedMethod, .configuration, .noUsableMethod:
                 return .failed(.notImplemented, code: error.code.description, error.reason)
-            case .notACloudServer, .maintenance, .serverError, .keyringUnavailable, .noPassword, .duplicate, .wrongCredentials, .unavailable, .accessProxy:
+            case .notACloudServer, .maintenance, .serverError, .keyringUnavailable, .noPassword, .duplicate, .wrongCredentials, .unavailable, .accessProxy,
+                .loginExpired:
                 return .failed(.error, code: error.code.description, error.reason)
             default:
                 // A code added later counts as refused until it is named here: never a silent pass.

@@ -31,6 +31,9 @@ public struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
         public static let credentialToProxy = Code(rawValue: "credential-to-proxy")
         /// A connection that went around the proxy the client was told to use.
         public static let proxyBypassed = Code(rawValue: "proxy-bypassed")
+        /// A refresh token presented again after it was used (a replay: a provider with reuse
+        /// detection revokes the whole family).
+        public static let refreshTokenReplayed = Code(rawValue: "refresh-token-replayed")
         /// A login with a token from a provider whose answers the client should have refused.
         public static let tokenFromFaultyProvider = Code(rawValue: "token-from-faulty-provider")
         /// A request to a server the user never agreed to.

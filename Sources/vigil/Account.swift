@@ -84,6 +84,10 @@ extension Vigil {
                 if account.method == AuthenticationMethodIdentifier.loginFlowV2.rawValue {
                     return "the app password is in the keyring (revoked at the server by `vigil account remove`)"
                 }
+                if account.noRefreshToken {
+                    return "the access token is in the keyring; the provider issued no refresh token, so a new login is needed when it expires"
+                        + (account.tokenExpiresAt.map { " (\(ISOTime.string($0))): vigil account login \(account.id)" } ?? ": vigil account login \(account.id)")
+                }
                 return account.method == AuthenticationMethodIdentifier.basicAuth.rawValue
                     ? "the password is in the keyring"
                     : "the access and refresh tokens are in the keyring"

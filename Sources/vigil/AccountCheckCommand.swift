@@ -56,7 +56,9 @@ extension Vigil.AccountCommand {
             var user: String
             /// `ok`, `changed`, `refused`, `needs-login`, `moved` (a permanent redirect to the account's
             /// files under another server: `vigil account move` offered), `redirected` (any other
-            /// redirect, not followed), `unavailable` (a transient outage outlasted the retries) or `error`.
+            /// redirect, not followed), `login-expired` (a token account's refresh token expired, was
+            /// revoked or cannot be presented again: `vigil account login ID`), `unavailable` (a
+            /// transient outage outlasted the retries) or `error`.
             var status: String
             /// `unchanged`, `renewed`, `approved-again`, `changed` or `refused`; nil when the check failed before.
             var certificate: String?
@@ -72,6 +74,10 @@ extension Vigil.AccountCommand {
             var via: Via?
             /// The files root's redirect, never followed.
             var moved: Moved? = nil
+            /// OAuth2 and OpenID Connect: when the access token expires (ISO 8601), and whether it
+            /// can be refreshed then (false: the provider issued no refresh token; log in again).
+            var tokenExpiresAt: String? = nil
+            var refreshable: Bool? = nil
         }
 
         /// `moved` of a row: the redirect, the server the account would move to, and its certificate.
@@ -146,8 +152,9 @@ extension Vigil.AccountCommand {
             if json { print(try JSONOutput.text(rows)) }
             if accounts.isEmpty, !json { print("No accounts.") }
             if rows.contains(where: { $0.status == "error" }) { throw ExitCode(ExitStatus.error) }
-            if rows.contains(where: { $0.status != "ok" && $0.status != "unavailable" }) { throw ExitCode(ExitStatus.untrusted) }
-            if rows.contains(where: { $0.status == "unavailable" }) { throw ExitCode(ExitStatus.temporaryFailure) }
+            let later: Set<String> = ["unavailable", "login-expired"]
+            if rows.contains(where: { $0.status != "ok" && !later.contains($0.status) }) { throw ExitCode(ExitStatus.untrusted) }
+            if rows.contains(where: { later.contains($0.status) }) { throw ExitCode(ExitStatus.temporaryFailure) }
         }
 
         /// A client certificate that expires within `days` (client-certificate.expiry-warning-days),
@@ -171,6 +178,12 @@ extension Vigil.AccountCommand {
                     : try await check.connect(account, secrets: KeyringSecretStore(), interaction: interaction)
                 row.filesStatus = report.filesStatus
                 row.downloadStatus = report.downloadStatus
+                // Read again: a refresh during the check moved the expiry.
+                let current = (try? await check.accounts.list().first { $0.id == account.id }) ?? account
+                if current.tokenExpiresAt != nil || current.noRefreshToken {
+                    row.tokenExpiresAt = current.tokenExpiresAt.map(ISOTime.string)
+                    row.refreshable = !current.noRefreshToken
+                }
                 switch report.certificate {
                 case .unchanged: (row.certificate, row.message) = ("unchanged", "the certificate reviewed at setup")
                 case .renewed(let rule):
@@ -216,6 +229,10 @@ extension Vigil.AccountCommand {
                 } else {
                     row.status = "ok"
                 }
+                if current.noRefreshToken, row.status == "ok" {
+                    row.message +=
+                        "; the provider issued no refresh token: the access token expires \(current.tokenExpiresAt.map(ISOTime.string) ?? "at a time not given"), and a new login is needed then (vigil account login \(account.id))"
+                }
             } catch {
                 let clientRefused = (error as? HTTPError).map { $0.code == .clientCertificateRequired || $0.code == .clientCertificateRefused } ?? false
                 switch clientRefused ? .clientCertificate : (error as? AccountSetupError)?.code {
@@ -223,6 +240,8 @@ extension Vigil.AccountCommand {
                 case .unavailable?: row.status = "unavailable"
                 // A refresh refused, or an account already marked: as a 401 to the stored credentials.
                 case .wrongCredentials?: row.status = "needs-login"
+                // A token account whose login ran out: log in again (exit 75, nothing deleted).
+                case .loginExpired?: row.status = "login-expired"
                 default: row.status = "error"
                 }
                 row.message = ExitStatus.described(error).message

@@ -47,15 +47,20 @@ extension Vigil.AccountCommand {
                 if account.needsLogin {
                     // Logged out (no secret left) or refused: the keyring is not claimed to hold anything.
                 } else if account.method != "com.owncloud.basicauth" {
+                    let then = account.noRefreshToken ? "log in again: vigil account login \(account.id)" : "refreshed on the next use"
                     let expiry =
                         account.tokenExpiresAt.map { date in
-                            ISOTime.string(date)
-                                + (date < Date() ? " (expired; refreshed on the next use)" : " (in \(Int(date.timeIntervalSinceNow / 60)) min)")
+                            ISOTime.string(date) + (date < Date() ? " (expired; \(then))" : " (in \(Int(date.timeIntervalSinceNow / 60)) min)")
                         } ?? "unknown"
                     print(
                         SafeText.escaped(
                             "tokens: in the keyring; access token expires \(expiry); client \(account.clientID ?? "unknown")"
                                 + (account.revocationEndpoint == nil ? "; the server names no revocation endpoint" : "; revoked at the server on removal")))
+                    if account.noRefreshToken {
+                        print(
+                            "refresh: the provider issued no refresh token; when the access token expires, a new login is needed (vigil account login \(account.id))"
+                        )
+                    }
                 } else {
                     print("password: in the keyring")
                 }

@@ -128,7 +128,7 @@ struct AccountTokensTests {
                 _ = try await fixture.check().connect(reused, secrets: fixture.secrets, interaction: nil)
                 Issue.record("a reused refresh token was accepted")
             } catch let error as AccountSetupError {
-                #expect(error.code == .wrongCredentials && error.reason.contains("needs a new login"))
+                #expect(error.code == .loginExpired && error.reason.contains("vigil account login \(fixture.account.id)"), "\(error)")
             }
             #expect(try fixture.current.needsLogin)
             let requests = fixture.tokenRequests()
@@ -173,6 +173,43 @@ struct AccountTokensTests {
             let report = try await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
             #expect(report.isWorking && fixture.tokenRequests() == before + 2, "refreshed again with the kept token")
             #expect(try fixture.current.needsLogin == false)
+        }
+    }
+
+    /// A keyring whose write of the refresh token fails: a process killed between the provider's
+    /// answer and the keyring write, as far as what it leaves behind.
+    final class KeyringFailingOnRefreshToken: SecretStore, Sendable {
+        let inner: MemorySecretStore
+        init(_ inner: MemorySecretStore) { self.inner = inner }
+        func store(_ secret: Secret, for key: SecretKey) throws {
+            if key.kind == .refreshToken { throw SecretStoreError(.unavailable, "killed before the keyring write") }
+            try inner.store(secret, for: key)
+        }
+        func secret(for key: SecretKey) throws -> Secret? { try inner.secret(for: key) }
+        func remove(_ key: SecretKey) throws -> Bool { try inner.remove(key) }
+        func accounts(kind: SecretKey.Kind?) throws -> [String] { try inner.accounts(kind: kind) }
+    }
+
+    /// Killed after the provider rotated the refresh token and before the new one was kept: the
+    /// keyring still holds the spent one, and it is never presented again (a provider with reuse
+    /// detection would revoke every token). The next check asks for a login (exit 75), sends
+    /// nothing, and deletes nothing.
+    @Test func aRefreshKilledBeforeTheKeyringWriteNeverReplaysTheSpentToken() async throws {
+        try await withFixture(lifetime: 60) { fixture in
+            let spent = try fixture.secret(.refreshToken)
+            let before = fixture.tokenRequests()
+            _ = try? await fixture.check().connect(fixture.account, secrets: KeyringFailingOnRefreshToken(fixture.secrets), interaction: nil)
+            #expect(try fixture.tokenRequests() == before + 1 && fixture.secret(.refreshToken) == spent, "the answer was lost; the spent token is left")
+            #expect(try fixture.current.refreshStartedAt != nil)
+            do {
+                _ = try await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
+                Issue.record("the check went on")
+            } catch let error as AccountSetupError {
+                #expect(error.code == .loginExpired && error.reason.contains("interrupted"), "\(error)")
+            }
+            #expect(fixture.tokenRequests() == before + 1, "the spent refresh token was not presented again")
+            #expect(fixture.running.simulator.responder.oidc.refreshTokenReuses == 0)
+            #expect(try fixture.secret(.refreshToken) == spent && fixture.current.needsLogin, "nothing deleted; the account needs a login")
         }
     }
 

@@ -256,6 +256,31 @@ struct AccountCommandTests {
         return try #require((try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])?.first?["id"] as? String)
     }
 
+    /// A provider that issues no refresh token: add, show and check say when the access token
+    /// expires and that a new login is needed then; JSON carries the time.
+    @Test func anAccountWithoutARefreshTokenSaysWhenItEnds() async throws {
+        try await withRunningSimulator("oidc-no-refresh-token") { (running) async throws in
+            let browser = ["BROWSER": "/usr/bin/curl -s -o /dev/null -L --max-time 10 --cacert \(TestPaths.caBundle)"]
+            let ca = ["--ca-file", TestPaths.caBundle, "--database", database]
+            let added = try await CommandRunner.vigilDetached(["account", "add", running.url(path: ""), "--user", "alice"] + ca, environment: browser)
+            #expect(added.status == 0 && added.standardOutput.contains("the provider issued no refresh token"), "\(added.standardOutput)\(added.standardError)")
+            let id = try await accountID()
+            let shown = try await vigil(["account", "show", id])
+            #expect(
+                shown.standardOutput.contains("issued no refresh token") && shown.standardOutput.contains("vigil account login \(id)"),
+                "\(shown.standardOutput)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(try await vigil(["account", "show", id, "--json"]).standardOutput.utf8)) as? [String: Any])
+            let account = try #require(json["account"] as? [String: Any])
+            #expect(account["noRefreshToken"] as? Bool == true && account["tokenExpiresAt"] != nil, "\(account)")
+            let checked = try await vigil(["account", "check", id, "--json", "--ca-file", TestPaths.caBundle])
+            let row = try #require((try JSONSerialization.jsonObject(with: Data(checked.standardOutput.utf8)) as? [[String: Any]])?.first)
+            #expect(checked.status == 0 && row["refreshable"] as? Bool == false && (row["tokenExpiresAt"] as? String)?.isEmpty == false, "\(row)")
+            #expect((row["message"] as? String)?.contains("a new login is needed then (vigil account login \(id))") == true, "\(row)")
+            #expect(try await vigil(["account", "remove", id, "--ca-file", TestPaths.caBundle]).status == 0)
+        }
+    }
+
     @Test func anOpenIDConnectAccountsLifeThroughTheCLI() async throws {
         try await withRunningSimulator("oidc") { (running) async throws in
             // $BROWSER names the browser (here curl, trusting the test CA, as a browser trusts its store).
@@ -314,9 +339,10 @@ struct AccountCommandTests {
     }
 
     /// `vigil account check` killed with SIGKILL at random points of a token refresh: the next
-    /// check works, or says in words that the account needs a new login (the one window a kill
-    /// cannot be made safe in: after the provider rotated the refresh token, before the keyring
-    /// kept the new one). Never a crash, a locked database or a token shown; the database stays whole.
+    /// check works, or says in words that the account must log in again (exit 75: a kill after the
+    /// refresh token was sent and before the keyring kept its successor, when it may be spent and
+    /// is never presented twice). Never a crash, a locked database, a replayed refresh token or a
+    /// token shown; the database stays whole.
     @Test func killedRefreshesLeaveAWorkingAccountOrAClearNewLogin() async throws {
         try await withRunningSimulator("oidc") { (running) async throws in
             let state = try TestPaths.temporaryDirectory().path
@@ -342,7 +368,7 @@ struct AccountCommandTests {
                     working += 1
                 } else {
                     #expect(
-                        after.status == 1 && after.standardOutput.contains("NEEDS-LOGIN") && after.standardOutput.contains("needs a new login"),
+                        after.status == 75 && after.standardOutput.contains("LOGIN-EXPIRED") && after.standardOutput.contains("vigil account login \(id)"),
                         "\(after.standardOutput)\(after.standardError) (kill timings from VIGIL_TEST_SEED=\(random.seed))")
                     newLogin = true
                 }
@@ -352,6 +378,7 @@ struct AccountCommandTests {
             #expect(integrity.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
             let tokens = running.simulator.journal.entries.filter { $0.method == "POST" && $0.path.hasSuffix("/api/v1/token") }.count
             #expect(tokens >= 2, "the checks refreshed: \(tokens) token requests")
+            #expect(running.simulator.responder.oidc.refreshTokenReuses == 0, "no spent refresh token was presented again")
             #expect(try await vigil(["account", "remove", id, "--no-revoke"]).status == 0)
         }
     }
