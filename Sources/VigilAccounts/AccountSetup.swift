@@ -301,6 +301,7 @@ public struct AccountSetup: Sendable {
             case .stateMismatch, .invalidTokenResponse, .discoveryRejected, .issuerMismatch, .invalidIDToken, .userMismatch:
                 throw AccountSetupError(.responseRejected, error.reason)
             case .registration: throw AccountSetupError(.configuration, error.reason)
+            case .redirectNotRegistered: throw AccountSetupError(.redirectNotRegistered, error.reason)
             case .unavailable: throw AccountSetupError(.maintenance, error.reason)
             case .redirectListener, .refused: throw AccountSetupError(.wrongCredentials, error.reason)
             // A code added later is taken for a forged or invalid answer until it is named here.

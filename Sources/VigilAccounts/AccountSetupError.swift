@@ -25,6 +25,7 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
             case clientCertificate = "client-certificate"
             case accessProxy = "access-proxy"
             case loginExpired = "login-expired"
+            case redirectNotRegistered = "redirect-not-registered"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -46,6 +47,9 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
         /// presented again (an interrupted refresh), or none was issued and the access token
         /// expired. `vigil account login` again; nothing was deleted (exit 75).
         public static let loginExpired = Code(.loginExpired)
+        /// The login provider does not accept Vigil's loopback redirect URI: the reason says what
+        /// to register (exit 78, a setting of the provider's).
+        public static let redirectNotRegistered = Code(.redirectNotRegistered)
         /// The server points elsewhere; reported, not followed.
         public static let redirected = Code(.redirected)
         /// The server does not answer like an ownCloud/OpenCloud server.

@@ -16,6 +16,7 @@ public struct OAuth2Error: CodedError, Sendable, CustomStringConvertible {
             case invalidIDToken = "invalid-id-token"
             case unavailable = "unavailable"
             case userMismatch = "user-mismatch"
+            case redirectNotRegistered = "redirect-not-registered"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -41,6 +42,9 @@ public struct OAuth2Error: CodedError, Sendable, CustomStringConvertible {
         public static let invalidIDToken = Code(.invalidIDToken)
         /// The provider is unavailable for now (5xx, 429): nothing was decided.
         public static let unavailable = Code(.unavailable)
+        /// The provider does not accept Vigil's loopback redirect URI: it must be registered (the
+        /// reason says exactly what).
+        public static let redirectNotRegistered = Code(.redirectNotRegistered)
         /// The provider logged in another user than the one being added.
         public static let userMismatch = Code(.userMismatch)
 

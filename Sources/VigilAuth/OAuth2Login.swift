@@ -67,11 +67,18 @@ public struct OAuth2Login: Sendable {
 
         async let response = receiver.waitForResponse(timeout: timeout, state: state)
         await openBrowser(url)
-        let answer = try await response
+        let answer: [String: String]
+        do { answer = try await response } catch let error as OAuth2Error {
+            throw Self.explained(error, redirectURI: receiver.redirectURI, fixedPort: redirectPort, clientID: clientID)
+        }
         guard answer["state"].map({ Self.constantTimeEqual($0, state) }) == true else {
             throw OAuth2Error(.stateMismatch, "The authorization response does not carry the state Vigil sent; it is ignored.")
         }
         if let error = answer["error"] {
+            if RedirectRegistration.refusesRedirect(error: error, description: answer["error_description"]) {
+                throw OAuth2Error(
+                    .redirectNotRegistered, RedirectRegistration.advice(redirectURI: receiver.redirectURI, fixedPort: redirectPort, clientID: clientID))
+            }
             throw OAuth2Error(.refused, "The authorization server refused: \(error)" + (answer["error_description"].map { " (\($0))" } ?? "") + ".")
         }
         guard let code = answer["code"], !code.isEmpty else {
@@ -81,6 +88,17 @@ public struct OAuth2Login: Sendable {
             .post(
                 tokenEndpoint, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", receiver.redirectURI), ("code_verifier", pkce.verifier)])
         return try Self.tokens(from: tokenResponse)
+    }
+
+    /// A timeout waiting for the browser also says what an error page about
+    /// the redirect URI means (a provider that refuses an unregistered redirect shows it in the
+    /// browser and never comes back, as RFC 6749 section 4.1.2.1 asks).
+    static func explained(_ error: OAuth2Error, redirectURI: String, fixedPort: Int, clientID: String) -> OAuth2Error {
+        guard error.code == .timeout, !error.reason.contains("cancelled") else { return error }
+        return OAuth2Error(
+            .timeout,
+            error.reason + " If the browser showed an error about the redirect URI \(redirectURI) (Keycloak: \"Invalid parameter: redirect_uri\"): "
+                + RedirectRegistration.registration(fixedPort: fixedPort, clientID: clientID).replacing("Register", with: "register", maxReplacements: 1))
     }
 
     /// RFC 6749 section 5.1 (success) and 5.2 (error).

@@ -71,7 +71,10 @@ public struct OpenIDConnectLogin: Sendable {
 
         async let response = receiver.waitForResponse(timeout: timeout, state: state)
         await openBrowser(url)
-        let answer = try await response
+        let answer: [String: String]
+        do { answer = try await response } catch let error as OAuth2Error {
+            throw OAuth2Login.explained(error, redirectURI: receiver.redirectURI, fixedPort: redirectPort, clientID: clientID)
+        }
         guard answer["state"].map({ OAuth2Login.constantTimeEqual($0, state) }) == true else {
             throw OAuth2Error(.stateMismatch, "The authorization response does not carry the state Vigil sent; it is ignored.")
         }
@@ -85,6 +88,10 @@ public struct OpenIDConnectLogin: Sendable {
             throw OAuth2Error(.issuerMismatch, "The provider promises an iss in its authorization responses (RFC 9207), and this one has none.")
         }
         if let error = answer["error"] {
+            if RedirectRegistration.refusesRedirect(error: error, description: answer["error_description"]) {
+                throw OAuth2Error(
+                    .redirectNotRegistered, RedirectRegistration.advice(redirectURI: receiver.redirectURI, fixedPort: redirectPort, clientID: clientID))
+            }
             throw OAuth2Error(.refused, "The provider refused: \(error)" + (answer["error_description"].map { " (\($0))" } ?? "") + ".")
         }
         guard let code = answer["code"], !code.isEmpty else { throw OAuth2Error(.refused, "The authorization response carries no code.") }
@@ -171,6 +178,13 @@ public struct OpenIDConnectLogin: Sendable {
                 let object = JSONValue.parseObject(answer.body),
                 let id = object["client_id"]?.string, !id.isEmpty
             else {
+                let object = JSONValue.parseObject(answer.body)
+                if RedirectRegistration.refusesRedirect(error: object?["error"]?.string, description: object?["error_description"]?.string) {
+                    throw OAuth2Error(
+                        .redirectNotRegistered,
+                        "The provider refused to register Vigil as a client with a loopback redirect URI (HTTP \(answer.status)). "
+                            + RedirectRegistration.advice(redirectURI: redirectURI, fixedPort: redirectPort, clientID: nil))
+                }
                 throw OAuth2Error(.registration, "The provider refused to register Vigil as a client (HTTP \(answer.status)).")
             }
             return id

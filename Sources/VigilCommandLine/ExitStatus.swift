@@ -79,7 +79,8 @@ package enum ExitStatus {
                 .certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy, .clientCertificate, .accessProxy,
             ]
             if error.code == .unavailable || error.code == .loginExpired { return (error.reason, temporaryFailure) }
-            return (error.reason, refused.contains(error.code) ? untrusted : error.code == .configuration ? configuration : ExitStatus.error)
+            let setting: Set<AccountSetupError.Code> = [.configuration, .redirectNotRegistered]
+            return (error.reason, refused.contains(error.code) ? untrusted : setting.contains(error.code) ? configuration : ExitStatus.error)
         case let error as HTTPError
         where [.clientCertificateRequired, .clientCertificateRefused, .proxyAuthenticationRequired, .proxyAuthenticationRefused].contains(error.code):
             // The server refused the client (mutual TLS): a refusal, as docs/cli.md says.

@@ -53,6 +53,9 @@ public final class OIDCProvider: Sendable {
         public var noRefreshToken: Bool?
         /// Every refresh is refused (`invalid_grant`): the refresh token expired or was revoked.
         public var refreshRefused: Bool?
+        /// The provider accepts no loopback redirect URI it was not told of: registration answers
+        /// `invalid_redirect_uri`, and the authorization endpoint an error page (as Keycloak does).
+        public var redirectNotRegistered: Bool?
         /// Reuse detection (Keycloak's "revoke refresh token", Authelia): a refresh token that
         /// comes back after it was used revokes every token of its family.
         public var revokeFamilyOnReuse: Bool?
@@ -159,6 +162,9 @@ public final class OIDCProvider: Sendable {
         else {
             return error(400, "invalid_client_metadata", "redirect_uris is required")
         }
+        guard faults.redirectNotRegistered != true else {
+            return error(400, "invalid_redirect_uri", "redirect_uri \(redirects[0]) is not among the client's registered redirect URIs")
+        }
         guard redirects.allSatisfy(Self.isLoopbackRedirect) else {
             return error(400, "invalid_redirect_uri", "only loopback redirect URIs (RFC 8252) are accepted")
         }
@@ -181,6 +187,12 @@ public final class OIDCProvider: Sendable {
         }
         let registered = state.withLock { $0.clients[client] }
         guard let registered else { return error(400, "unauthorized_client", "unknown client_id") }
+        if faults.redirectNotRegistered == true {
+            // An error page, never a redirect to an unregistered URI (RFC 6749 section 4.1.2.1).
+            return SimulatedResponse(
+                400, [("Content-Type", "text/html; charset=utf-8")],
+                body: "<html><body><h1>We are sorry...</h1><p>Invalid parameter: redirect_uri</p></body></html>")
+        }
         guard registered.isEmpty ? Self.isLoopbackRedirect(redirect) : registered.contains(redirect) else {
             return error(400, "invalid_request", "redirect_uri is not registered for this client")
         }

@@ -119,7 +119,7 @@ public struct VigilClient: SuiteClient {
             case .unsupportedMethod, .configuration, .noUsableMethod:
                 return .failed(.notImplemented, code: error.code.description, error.reason)
             case .notACloudServer, .maintenance, .serverError, .keyringUnavailable, .noPassword, .duplicate, .wrongCredentials, .unavailable, .accessProxy,
-                .loginExpired:
+                .loginExpired, .redirectNotRegistered:
                 return .failed(.error, code: error.code.description, error.reason)
             default:
                 // A code added later counts as refused until it is named here: never a silent pass.
