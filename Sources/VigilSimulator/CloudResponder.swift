@@ -156,6 +156,8 @@ public final class CloudResponder: Sendable {
         path = Self.droppingHop(path)
         var response = cloud(request, path: path)
         if scenario.oidcFaults != nil, Self.tokenEndpoints.contains(where: { path.hasPrefix($0) }) { response.fault = true }
+        // A login flow the scenario plays a fault with: its endpoints are the fault.
+        if scenario.loginFlow != nil, path.hasPrefix("/login/v2") || path.hasPrefix("/index.php/login/v2") { response.fault = true }
         return response
     }
 

@@ -91,7 +91,8 @@ public struct ScenarioJudge: Sendable {
         let faultHosts = Set((scenario.certificates ?? [:]).filter { $0.value != HostSimulatorCases.genuine(for: $0.key) }.keys)
         if tls.contains(where: { faultHosts.contains($0.host) || $0.mitm == true }) { return true }
         let hasFault =
-            scenario.behaviour.kind != .normal || scenario.oidcFaults != nil || scenario.tlsVersions != nil || !faultHosts.isEmpty || scenario.mitm == true
+            scenario.behaviour.kind != .normal || scenario.oidcFaults != nil || scenario.loginFlow != nil || scenario.tlsVersions != nil
+            || !faultHosts.isEmpty || scenario.mitm == true
         return !hasFault
     }
 

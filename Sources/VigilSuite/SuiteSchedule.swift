@@ -24,7 +24,11 @@ enum SuiteSchedule {
         let waiting: Set<Scenario.Behaviour.Kind> = [.authRace, .silent, .trickle]
         let kinds = Set(scenario.behaviours.map(\.kind))
         if !kinds.isDisjoint(with: exhausting) || scenario.revocation?.responder == .slow { return 2 }
-        if !kinds.isDisjoint(with: waiting) || scenario.oidcFaults != nil || scenario.clientAuth?.mode == .optional { return 1 }
+        if !kinds.isDisjoint(with: waiting) || scenario.oidcFaults != nil || scenario.loginFlow?.effectiveEnding == .expire
+            || scenario.clientAuth?.mode == .optional
+        {
+            return 1
+        }
         return 0
     }
 }
