@@ -120,11 +120,10 @@ public struct AccountRemoval: Sendable {
         if account.method == AuthenticationMethodIdentifier.loginFlowV2.rawValue { return await revokeAppPassword(of: account, through: check) }
         guard let endpoint = account.revocationEndpoint, let clientID = account.clientID else { return ([], nil) }
         do {
-            let judged = try await check.judge(account)
-            if judged.result.isAcceptable {
-                let client = try await AccountSetup.client(
-                    for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options,
-                    reviewed: judged.chain.first, provider: AccountCheck.provider(of: account, server: judged.endpoint), logger: check.logger)
+            // The account's own connection: its reviewed certificate, and its client certificate
+            // and access headers (a server behind mutual TLS or an access proxy).
+            let (_, reviewed) = try await check.reviewedClient(for: account, interaction: nil)
+            if let client = reviewed {
                 let tokens = OAuth2TokenClient(
                     client: client, clientID: clientID,
                     authentication: OAuth2ClientAuthentication.choose(secret: check.options.oauth2ClientSecret(for: account), supported: nil))
@@ -150,13 +149,10 @@ public struct AccountRemoval: Sendable {
     func revokeAppPassword(of account: Account, through check: AccountCheck) async -> (revoked: [SecretKey.Kind], problem: String?) {
         do {
             guard let password = try await secrets.secret(for: SecretKey(account: account.secretAccount, kind: .password)) else { return ([], nil) }
-            let judged = try await check.judge(account)
-            guard judged.result.isAcceptable else {
+            // The account's own connection, with its client certificate and access headers.
+            guard let client = try await check.reviewedClient(for: account, interaction: nil).1 else {
                 return ([], "the server's certificate is not the one reviewed, so the app password was not sent to revoke it")
             }
-            let client = try await AccountSetup.client(
-                for: judged.endpoint, evaluator: check.evaluator, approvals: check.approvals, options: check.options, reviewed: judged.chain.first,
-                logger: check.logger)
             guard try await LoginFlowV2(client: client, server: account.server).revoke(appPassword: password, loginName: account.user) else {
                 return ([], "the server did not confirm the app password's revocation: remove it in the server's security settings")
             }

@@ -73,8 +73,18 @@ extension AccountSetup {
         current.tokenEndpoint = login.tokenEndpoint ?? current.tokenEndpoint
         current.revocationEndpoint = login.revocationEndpoint ?? current.revocationEndpoint
         current.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
+        // A new app password replaces the old, which is revoked at the server (best effort).
+        let previous = method.identifier == .loginFlowV2 ? try? await secrets.secret(for: SecretKey(account: current.secretAccount, kind: .password)) : nil
         current.tokenExpiresAt = AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started)
-        return try await registry.replace(current, secrets: login.secrets, because: "logged in again")
+        let replaced = try await registry.replace(current, secrets: login.secrets, because: "logged in again")
+        if let previous, let fresh = login.secrets[.password], previous != fresh {
+            let revoked = (try? await LoginFlowV2(client: client, server: current.server).revoke(appPassword: previous, loginName: current.user)) ?? false
+            await interaction.progress(
+                revoked
+                    ? "The previous app password was revoked at the server."
+                    : "The previous app password could not be revoked: remove it in the server's security settings.")
+        }
+        return replaced
     }
 
     /// Moves `account` to the server at `url` (a new name, a new port): the new server is reviewed

@@ -30,7 +30,7 @@ extension AccountSetup {
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve, proxy: options.proxy).handshake(with: endpoint)
         let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         await interaction.review(evaluation, chain: handshake.chain, endpoint: endpoint)
-        if options.clientIdentity != nil, options.credentialsOrigin == endpoint, handshake.clientCertificate?.requested == true,
+        if options.clientIdentity != nil, options.credentialsOrigin?.isSameOrigin(as: endpoint) == true, handshake.clientCertificate?.requested == true,
             let finding = Self.clientCertificateInClear(handshake)
         {
             await interaction.progress(finding)
@@ -56,10 +56,10 @@ extension AccountSetup {
     ) async throws -> HTTPClient {
         var configuration = options.clientConfiguration
         // Only to the origin they were given for: none named, none presented or sent (fail closed).
-        if let identity = options.clientIdentity, options.credentialsOrigin == endpoint {
+        if let identity = options.clientIdentity, options.credentialsOrigin?.isSameOrigin(as: endpoint) == true {
             configuration.clientIdentity = ClientIdentityBinding(identity: identity, origin: endpoint)
         }
-        if let headers = options.accessHeaders, options.credentialsOrigin == endpoint {
+        if let headers = options.accessHeaders, options.credentialsOrigin?.isSameOrigin(as: endpoint) == true {
             configuration.accessHeaders = AccessHeadersBinding(headers: headers, origin: endpoint)
         }
         var reviewedLeaves: [Endpoint: String] = [:]

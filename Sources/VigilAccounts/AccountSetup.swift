@@ -213,11 +213,11 @@ public struct AccountSetup: Sendable {
             account.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
             var secrets = login.secrets
             // The client certificate and access headers are kept only for the origin they go to.
-            if let identity = options.clientIdentity, let origin = try? Endpoint(url: base), options.credentialsOrigin == origin {
+            if let identity = options.clientIdentity, let origin = try? Endpoint(url: base), options.credentialsOrigin?.isSameOrigin(as: origin) == true {
                 account.clientCertificatePEM = Self.pem(identity.chain)
                 secrets[.clientKey] = identity.key.withStoredForm { Secret($0) }
             }
-            if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), options.credentialsOrigin == origin {
+            if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), options.credentialsOrigin?.isSameOrigin(as: origin) == true {
                 account.accessHeaderNames = headers.names.joined(separator: ",")
                 secrets[.accessHeaders] = headers.withText { Secret($0) }
             }
@@ -241,7 +241,7 @@ public struct AccountSetup: Sendable {
     /// the client certificate and access headers go there only if the user agrees; otherwise they
     /// stay where they were given, so that `target` gets neither and the account keeps neither.
     mutating func carryCredentials(from origin: String, to target: Endpoint, interaction: any AccountSetupInteraction) async {
-        guard options.credentialsOrigin != target else { return }
+        guard options.credentialsOrigin?.isSameOrigin(as: target) != true else { return }
         let what = [options.clientIdentity != nil ? "client certificate" : nil, options.accessHeaders != nil ? "access headers" : nil].compactMap { $0 }
         guard !what.isEmpty else { return }
         let words = "the account's " + what.joined(separator: " and ")

@@ -61,6 +61,9 @@ public struct AccountTokens: Sendable {
         let accessKey = try SecretKey(account: account.secretAccount, kind: .accessToken)
         let seen = try await secrets.secret(for: accessKey)
         if refusedToken == nil, let seen, !isDue(account) { return seen }
+        // No refresh token to renew it with: the access token is used until it really expires
+        // (or the server refuses it), not given up two minutes early.
+        if refusedToken == nil, let seen, account.noRefreshToken, account.tokenExpiresAt.map({ $0 > now() }) ?? true { return seen }
         return try await withLock(account) {
             // Another process may have refreshed while this one waited: read both stores again,
             // and take a token that changed meanwhile instead of spending the refresh token twice.
@@ -126,14 +129,16 @@ public struct AccountTokens: Sendable {
         return tokens.accessToken
     }
 
-    /// Whether a failed refresh left its token unused: the provider answered (5xx, 429), or the
-    /// request never reached it.
+    /// Whether a failed refresh surely left its token unused: the provider said it did not
+    /// process the request (429 Too Many Requests, 503 Service Unavailable), or the request never
+    /// reached it. A 500, 502 or 504 may come after the provider rotated the token (a gateway
+    /// that lost the answer): the token may be spent, and the mark stays.
     static func tokenStayedHome(_ error: any Error) -> Bool {
-        if let error = error as? OAuth2Error { return error.code == .unavailable }
+        if let error = error as? OAuth2Error { return error.code == .unavailable && [429, 503].contains(error.httpStatus ?? 0) }
         guard let error = error as? HTTPError else { return false }
         let beforeSending: Set<HTTPError.Code> = [
             .invalidURL, .unresolvedHost, .connectionRefused, .notTLS, .handshakeFailed, .untrustedCertificate, .plainHTTPRefused,
-            .clientCertificateRequired, .clientCertificateRefused, .proxyAuthenticationRequired, .proxyAuthenticationRefused,
+            .clientCertificateRequired, .clientCertificateRefused, .proxy, .proxyAuthenticationRequired, .proxyAuthenticationRefused,
         ]
         return beforeSending.contains(error.code)
     }

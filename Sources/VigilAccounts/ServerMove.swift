@@ -1,6 +1,6 @@
 import FoundationEssentials
 import VigilAuth
-public import VigilHTTP
+import VigilHTTP
 
 /// An account's files root answered with a redirect: never followed. A permanent one (301, 308)
 /// that keeps the account's files path under another server URL is a move: the new server's
@@ -49,7 +49,9 @@ public struct ServerMove: Sendable, Equatable {
             return nil
         }
         guard base.lowercased().hasPrefix("https://"), (try? Endpoint(url: base)) != nil else { return nil }
-        return AuthenticationDetector.trimmed(base) == AuthenticationDetector.trimmed(old) ? nil : AuthenticationDetector.trimmed(base)
+        // The same server in another spelling (case, an explicit :443) is no move.
+        return AccountSetup.normalized(AuthenticationDetector.trimmed(base)) == AccountSetup.normalized(AuthenticationDetector.trimmed(old))
+            ? nil : AuthenticationDetector.trimmed(base)
     }
 
     /// The sentence a report shows: what happened, the new certificate, and the command.

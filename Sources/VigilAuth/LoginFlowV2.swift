@@ -9,9 +9,10 @@ import VigilText
 /// `server`, `loginName` and an app password. The app password is revoked with `DELETE
 /// {server}/ocs/v2.php/core/apppassword`.
 ///
-/// Every URL the server answers is held to the origin the user reviewed: the poll token and the
-/// app password are credentials, sent only there (another https origin only when the user
-/// approves it, as a redirect), and never over plain HTTP. Bodies that carry them are not logged.
+/// The poll token and the app password are credentials: sent only to the origin the user reviewed
+/// (a poll endpoint on another https origin only when the user approves it, as a redirect), never
+/// over plain HTTP; the login page, which the browser opens, must be https and is named when it is
+/// on another origin. Bodies that carry them are not logged.
 public struct LoginFlowV2: Sendable {
     /// A flow the server started: where the user logs in, and where Vigil asks for the result.
     public struct Started: Sendable {

@@ -32,6 +32,12 @@ public struct LoginFlowV2Authentication: AuthenticationMethod {
                 )
             }
         }
+        if !flow.isOwnOrigin(started.login) {
+            // The user types the password on that page: the browser shows its address; say it.
+            await interaction.progress(
+                "The login page is on another origin than \(context.server): \(LoginFlowV2.origin(of: started.login)). Check the browser's address bar before you type your password."
+            )
+        }
         let patience = min(context.settings.browserTimeout, LoginFlowV2.flowLifetime)
         let seconds = patience.components.seconds
         let waits = seconds >= 120 ? "\(seconds / 60) minutes" : "\(seconds) seconds"

@@ -56,6 +56,8 @@ public struct OAuth2Error: CodedError, Sendable, CustomStringConvertible {
     public var code: Code
     /// One sentence for a person; never contains a code, token or verifier.
     public var reason: String
+    /// The HTTP status the provider answered with, where the error is an answer's (`unavailable`).
+    public var httpStatus: Int?
     /// Where the error was raised (`#fileID`).
     public let file: String
     /// The line where the error was raised (`#line`).

@@ -49,7 +49,9 @@ public struct OAuth2TokenClient: Sendable {
         }
         if let redirect = response.redirect { throw OAuth2Error(.invalidTokenResponse, "The token endpoint redirects to \(redirect.location); not followed.") }
         if response.status == 429 || response.status >= 500 {
-            throw OAuth2Error(.unavailable, "The token endpoint answered HTTP \(response.status); the tokens are kept, try again later.")
+            var error = OAuth2Error(.unavailable, "The token endpoint answered HTTP \(response.status); the tokens are kept, try again later.")
+            error.httpStatus = response.status
+            throw error
         }
         return try OAuth2Login.tokens(from: response)
     }

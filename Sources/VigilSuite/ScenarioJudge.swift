@@ -399,10 +399,13 @@ public struct ScenarioJudge: Sendable {
         // not trust discloses who the user is, during the handshake, before any application data.
         // The identity belongs to the server the user named, or a server they agreed to present it
         // to (approving a redirect there is not agreeing to that).
-        let approvedHosts = Set(evidence.questions.filter { $0.question == .credentials && $0.approved }.map { evidence.address(of: $0.about) })
-        let disclosed = evidence.connections.filter {
-            $0.scheme == "https" && $0.clientCertificate != nil
-                && (isHostile($0, evidence) || ($0.host != evidence.start.address && !approvedHosts.contains($0.host)))
+        // The agreement counts for the connections made after it, to that host.
+        let agreed = evidence.questions.filter { $0.question == .credentials && $0.approved }
+        let disclosed = evidence.connections.filter { connection in
+            connection.scheme == "https" && connection.clientCertificate != nil
+                && (isHostile(connection, evidence)
+                    || (connection.host != evidence.start.address
+                        && !agreed.contains { evidence.address(of: $0.about) == connection.host && $0.connectionsAt <= connection.id }))
         }.prefix(3).map {
             connection in
             Violation(

@@ -71,8 +71,9 @@ public struct VigilClient: SuiteClient {
     /// `vigil account remove`: the tokens revoked first where the server offers it.
     public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
         let database = try await VigilDatabase.open(path: context.databasePath)
-        _ = try await AccountRemoval(accounts: Accounts(database: database), secrets: context.secrets)
-            .remove(id: account.id, revokingThrough: try Self.check(context, database: database))
+        var check = try Self.check(context, database: database)
+        check.clientKeys = context.secrets
+        _ = try await AccountRemoval(accounts: Accounts(database: database), secrets: context.secrets).remove(id: account.id, revokingThrough: check)
     }
 
     /// The options `vigil account add` would build from the scenario's settings, with the suite's

@@ -110,6 +110,11 @@ extension Vigil {
                 let database = await store.open()
                 var options = AccountSetup.Options(settings: settings)
                 options.method = method.flatMap(Self.identifier)
+                // A password on standard input is a script's: Basic first where the server offers
+                // it, not a browser login that waits for a person.
+                if passwordStdin, options.method == nil {
+                    options.preferredMethods = [.basicAuth] + options.preferredMethods.filter { $0 != .basicAuth }
+                }
                 options.timeout = .milliseconds(Int64(timeout * 1000))
                 options.resolve = resolveOptions.pins
                 do {
@@ -139,7 +144,7 @@ extension Vigil {
                         acceptedRedirects: Set(acceptRedirect), passwordFromStandardInput: passwordStdin,
                         browser: browser.map { $0.split(separator: " ").map(String.init) })
                     interaction.noBrowser = noBrowser
-                    interaction.credentialsTo = Set(presentCredentialsTo.compactMap { try? Endpoint(url: $0).description })
+                    interaction.credentialsTo = Set(presentCredentialsTo.compactMap { try? Endpoint(url: $0).originKey })
                     interaction.hasCredentials = options.clientIdentity != nil || options.accessHeaders != nil
                     let account = try await setup.add(server: server, user: user, interaction: interaction)
                     print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); \(Self.stored(account))"))
@@ -292,7 +297,7 @@ struct TerminalInteraction: AccountSetupInteraction {
     /// Print the URL and wait, open nothing (`--no-browser`).
     var noBrowser = false
     /// Origins the client certificate and access headers may follow a redirect to
-    /// (`--present-credentials-to`), as ``Endpoint/description`` writes them.
+    /// (`--present-credentials-to`), by ``Endpoint/originKey`` (any spelling of the host).
     var credentialsTo: Set<String> = []
     /// The account has a client certificate or access headers: the redirect question says where they go.
     var hasCredentials = false
@@ -346,7 +351,7 @@ struct TerminalInteraction: AccountSetupInteraction {
     }
 
     func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool {
-        if credentialsTo.contains(target) { return true }
+        if let key = try? Endpoint(url: target).originKey, credentialsTo.contains(key) { return true }
         guard interactive else {
             print(
                 SafeText.escaped("Not presented to \(target): \(what), given for \(origin). If they belong there too, pass --present-credentials-to \(target)"))
@@ -413,6 +418,9 @@ struct TokenRevocationOptions: ParsableArguments {
         var check = AccountCheck(
             evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings), database: database, settings: settings, logger: logger)
         check.options.resolve = resolveOptions.pins
+        // The account's client certificate and access headers, from the keyring: the revocation
+        // reaches a server behind mutual TLS or an access proxy as every request does.
+        check.clientKeys = KeyringSecretStore()
         return check
     }
 

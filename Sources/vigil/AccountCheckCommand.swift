@@ -31,7 +31,8 @@ extension Vigil.AccountCommand {
                 carries the account there; a temporary one (302, 307) is reported only.
 
                 Exit codes: 0 every account works, 1 a certificate changed or was refused, the server moved or redirects, or the server refused the stored \
-                credentials (log in again), 2 error (unreachable server, keyring, database).
+                credentials (log in again), 2 error (unreachable server, keyring, database), 75 a token account's login ran out \
+                (LOGIN-EXPIRED: vigil account login ID) or a server is unavailable for now.
                 """
         )
         @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String?

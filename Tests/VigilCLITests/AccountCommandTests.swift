@@ -466,6 +466,11 @@ struct AccountCommandTests {
             #expect(running.simulator.responder.loginFlow?.revokedCount == 1)
             let deletes = running.simulator.journal.entries.filter { $0.method == "DELETE" && $0.path == "/ocs/v2.php/core/apppassword" }
             #expect(deletes.count == 1 && deletes.first?.status == 200 && deletes.first?.authorization == true)
+            // A password on standard input is a script's: Basic where the server offers it, no browser.
+            let scripted = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin"] + ca, password: "alice-test-password")
+            #expect(scripted.status == 0 && scripted.standardOutput.contains("(com.owncloud.basicauth)"), "\(scripted.standardOutput)\(scripted.standardError)")
+            #expect(try await vigil(["account", "remove", try await accountID()]).status == 0)
         }
     }
 
