@@ -137,17 +137,21 @@ struct AccountTokensTests {
         }
     }
 
-    /// A keyring whose write of the access token fails once: a refresh cut short at that point,
-    /// as a process killed there would leave it.
-    final class KeyringFailingOnAccessToken: SecretStore, @unchecked Sendable {  // `failed` guarded by `lock`
+    /// A keyring whose first write of one kind of secret fails: a refresh cut short at that
+    /// point, as a process killed there would leave it.
+    final class KeyringFailingOnce: SecretStore, @unchecked Sendable {  // `failed` guarded by `lock`
         let inner: MemorySecretStore
+        let kind: SecretKey.Kind
         private let lock = NSLock()
         private var failed = false
-        init(_ inner: MemorySecretStore) { self.inner = inner }
+        init(_ inner: MemorySecretStore, on kind: SecretKey.Kind) {
+            self.inner = inner
+            self.kind = kind
+        }
 
         func store(_ secret: Secret, for key: SecretKey) throws {
             let fail = lock.withLock {
-                guard key.kind == .accessToken, !failed else { return false }
+                guard key.kind == kind, !failed else { return false }
                 failed = true
                 return true
             }
@@ -166,7 +170,7 @@ struct AccountTokensTests {
             let oldRefresh = try fixture.secret(.refreshToken)
             let before = fixture.tokenRequests()
             // Reported as a failed check (or thrown): either way the refresh did not complete.
-            let cut = try? await fixture.check().connect(fixture.account, secrets: KeyringFailingOnAccessToken(fixture.secrets), interaction: nil)
+            let cut = try? await fixture.check().connect(fixture.account, secrets: KeyringFailingOnce(fixture.secrets, on: .accessToken), interaction: nil)
             #expect(cut?.isWorking != true)
             #expect(fixture.tokenRequests() == before + 1)
             #expect(try fixture.secret(.refreshToken) != oldRefresh, "the rotated refresh token was kept first")
@@ -174,20 +178,6 @@ struct AccountTokensTests {
             #expect(report.isWorking && fixture.tokenRequests() == before + 2, "refreshed again with the kept token")
             #expect(try fixture.current.needsLogin == false)
         }
-    }
-
-    /// A keyring whose write of the refresh token fails: a process killed between the provider's
-    /// answer and the keyring write, as far as what it leaves behind.
-    final class KeyringFailingOnRefreshToken: SecretStore, Sendable {
-        let inner: MemorySecretStore
-        init(_ inner: MemorySecretStore) { self.inner = inner }
-        func store(_ secret: Secret, for key: SecretKey) throws {
-            if key.kind == .refreshToken { throw SecretStoreError(.unavailable, "killed before the keyring write") }
-            try inner.store(secret, for: key)
-        }
-        func secret(for key: SecretKey) throws -> Secret? { try inner.secret(for: key) }
-        func remove(_ key: SecretKey) throws -> Bool { try inner.remove(key) }
-        func accounts(kind: SecretKey.Kind?) throws -> [String] { try inner.accounts(kind: kind) }
     }
 
     /// Killed after the provider rotated the refresh token and before the new one was kept: the
@@ -198,7 +188,7 @@ struct AccountTokensTests {
         try await withFixture(lifetime: 60) { fixture in
             let spent = try fixture.secret(.refreshToken)
             let before = fixture.tokenRequests()
-            _ = try? await fixture.check().connect(fixture.account, secrets: KeyringFailingOnRefreshToken(fixture.secrets), interaction: nil)
+            _ = try? await fixture.check().connect(fixture.account, secrets: KeyringFailingOnce(fixture.secrets, on: .refreshToken), interaction: nil)
             #expect(try fixture.tokenRequests() == before + 1 && fixture.secret(.refreshToken) == spent, "the answer was lost; the spent token is left")
             #expect(try fixture.current.refreshStartedAt != nil)
             do {
