@@ -77,6 +77,8 @@ extension AccountSetup {
         let previous = method.identifier == .loginFlowV2 ? try? await secrets.secret(for: SecretKey(account: current.secretAccount, kind: .password)) : nil
         current.tokenExpiresAt = AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started)
         let replaced = try await registry.replace(current, secrets: login.secrets, because: "logged in again")
+        // A login that issued no refresh token: the previous login's is not kept beside it.
+        if current.noRefreshToken { _ = try? await secrets.remove(SecretKey(account: current.secretAccount, kind: .refreshToken)) }
         if let previous, let fresh = login.secrets[.password], previous != fresh {
             let revoked = (try? await LoginFlowV2(client: client, server: current.server).revoke(appPassword: previous, loginName: current.user)) ?? false
             await interaction.progress(

@@ -82,7 +82,10 @@ public struct AccountTokens: Sendable {
     /// One refresh at the token endpoint; the new tokens stored, the expiry recorded (audited).
     func refresh(_ account: Account) async throws -> Secret {
         let refreshKey = try SecretKey(account: account.secretAccount, kind: .refreshToken)
-        guard let refreshToken = try await secrets.secret(for: refreshKey), let endpoint = account.tokenEndpoint, let clientID = account.clientID else {
+        // The last login issued no refresh token: any one still in the keyring is an older
+        // login's, and is never presented.
+        let stored = account.noRefreshToken ? nil : try await secrets.secret(for: refreshKey)
+        guard let refreshToken = stored, let endpoint = account.tokenEndpoint, let clientID = account.clientID else {
             try await accounts.updateTokens(id: account.id, expiresAt: nil, needsLogin: true, because: "no refresh token or token endpoint is stored")
             let when = account.tokenExpiresAt.map { " at \($0.formatted(.iso8601))" } ?? ""
             throw Self.loginExpired(account, "its access token expired\(when), and the provider issued no refresh token")
