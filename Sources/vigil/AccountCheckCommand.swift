@@ -138,8 +138,12 @@ extension Vigil.AccountCommand {
                     row.clientCertificateExpires = true
                 }
                 if !json {
-                    print(SafeText.escaped("\(account.id) \(account.user) on \(account.server): \(row.status.uppercased()): \(row.message)"))
-                    if let via = row.via { print("  via: " + SafeText.escaped(via.text)) }
+                    // Under the vigil-check unit, each line carries its priority for the journal.
+                    let priority = Self.priority(row)
+                    print(
+                        JournalStream.line(
+                            SafeText.escaped("\(account.id) \(account.user) on \(account.server): \(row.status.uppercased()): \(row.message)"), priority))
+                    if let via = row.via { print(JournalStream.line("  via: " + SafeText.escaped(via.text), .info)) }
                 }
                 // The administrator's log file keeps every account that does not work, with why.
                 if row.status != "ok" {
@@ -156,6 +160,15 @@ extension Vigil.AccountCommand {
             let later: Set<String> = ["unavailable", "login-expired"]
             if rows.contains(where: { $0.status != "ok" && !later.contains($0.status) }) { throw ExitCode(ExitStatus.untrusted) }
             if rows.contains(where: { later.contains($0.status) }) { throw ExitCode(ExitStatus.temporaryFailure) }
+        }
+
+        /// How much a row needs a person: a refusal or an error now, something to renew soon, or all well.
+        static func priority(_ row: Row) -> JournalStream.Priority {
+            switch row.status {
+            case "ok": return row.clientCertificateExpires || row.refreshable == false ? .warning : .info
+            case "needs-login", "login-expired", "unavailable", "moved", "redirected": return .warning
+            default: return .error
+            }
         }
 
         /// A client certificate that expires within `days` (client-certificate.expiry-warning-days),

@@ -266,9 +266,14 @@ extension Vigil {
                         if json {
                             print(try JSONOutput.text(problems))
                         } else if problems.isEmpty {
-                            print("no approval needs attention")
+                            print(JournalStream.line("no approval needs attention", .info))
                         } else {
-                            for problem in problems { print(SafeText.escaped("\(problem.approval)  \(problem.target)  \(problem.code)  \(problem.message)")) }
+                            for problem in problems {
+                                print(
+                                    JournalStream.line(
+                                        SafeText.escaped("\(problem.approval)  \(problem.target)  \(problem.code)  \(problem.message)"),
+                                        Self.priority(problem.code)))
+                            }
                         }
                         if !problems.isEmpty { throw ExitCode(ExitStatus.untrusted) }
                         return
@@ -276,6 +281,15 @@ extension Vigil {
                     try await BlockingQueue.database.run { [json] in try Self.printTrail(database, json: json) }
                 } catch {
                     ExitStatus.fail(error)
+                }
+            }
+
+            /// How much a finding needs a person (the journal's priority under the vigil-check unit).
+            static func priority(_ code: String) -> JournalStream.Priority {
+                switch code {
+                case "expires-soon", "client-certificate-expires-soon", "unreachable": return .warning
+                case "not-kept", "unused": return .notice
+                default: return .error
                 }
             }
 
