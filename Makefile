@@ -8,7 +8,7 @@ VIGIL := .build/debug/vigil
 simulate: build
 	@scripts/simulate-check.sh $(VIGIL)
 
-.PHONY: all bootstrap build demo test simulate install uninstall install-check limbo bench bench-simulator bench-account-check fuzz format testcerts man clean
+.PHONY: all bootstrap build demo test simulate install uninstall install-check deb deb-check limbo bench bench-simulator bench-account-check fuzz format testcerts man clean
 
 all: build
 
@@ -61,6 +61,7 @@ testcerts:
 man: bootstrap
 	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page
 	mkdir -p docs/man && cp .build/plugins/GenerateManual/outputs/vigil/*.1 docs/man/
+	scripts/man-fix.py docs/man/*.1
 
 # Installs a release build of vigil with its man pages, bash/zsh/fish completions and its data
 # (fixtures, test PKI) so that it works from any directory:
@@ -89,6 +90,16 @@ uninstall:
 		$(SHARE)/fish/vendor_completions.d/vigil.fish
 	rm -f $(addprefix $(SHARE)/man/man1/,$(notdir $(wildcard docs/man/*.1)))
 	rm -rf $(SHARE)/vigil
+
+# The Debian package, results/vigil_VERSION_ARCH.deb, from the release build with Debian's own
+# tools (scripts/build-deb.sh: dpkg-shlibdeps, dpkg-deb, lintian with no error or warning).
+deb: bootstrap
+	@scripts/build-deb.sh
+
+# The package proved on a Debian 12 root without Swift (scripts/deb-check.sh): installed with
+# apt-get, used (inspect, account add in a private keyring, simulate), purged without a trace.
+deb-check: deb
+	@scripts/deb-check.sh
 
 # What CI adds to make test: the release build, installed into a scratch DESTDIR and used from /,
 # then uninstalled (scripts/install-check.sh).

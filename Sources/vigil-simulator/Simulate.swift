@@ -28,6 +28,13 @@ extension VigilSimulatorCommand {
             }
         }
 
+        /// Whether `program` is an executable in one of `$PATH`'s folders.
+        static func onPath(_ program: String) -> Bool {
+            (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+                FileManager.default.isExecutableFile(atPath: "\($0)/\(program)")
+            }
+        }
+
         /// The external client: a built-in profile by name, a command template, or a profile file.
         static func profile(client: String?, file: String?, fixtures: String) throws -> ClientProfile? {
             if let file { return try ClientProfile.load(path: file) }
@@ -190,6 +197,13 @@ extension VigilSimulatorCommand {
                 } catch {
                     Self.failInNamespace("the run's name server cannot listen in its network namespace: \(error)")
                 }
+            }
+            // Vigil's own client logs in through a browser in most scenarios: the scripted user's
+            // browser is curl. Without it every browser login would wait out its deadline.
+            if external == nil, !Self.onPath("curl") {
+                ExitStatus.fail(
+                    "vigil simulate needs curl: the scripted user's browser for the OAuth2, OpenID Connect and Nextcloud logins. Install it (Debian: apt-get install curl)."
+                )
             }
             let service: PrivateSecretService
             do { service = try PrivateSecretService.start() } catch let error as SuiteError { ExitStatus.fail(error.reason) }

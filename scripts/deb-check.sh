@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# make deb-check: the package proved on a machine without Swift. A Debian 12 root is made with
+# debootstrap (minbase) from this machine's own apt sources; `apt-get install ./vigil_*.deb`
+# there pulls only Debian packages; then, inside it: vigil --version, vigil inspect of a loopback
+# server (the packaged simulator) with its CA, vigil account add against it in a private D-Bus
+# session with a GNOME Keyring, vigil simulate on two scenarios, and apt-get purge vigil, after
+# which no file of the package is left. The base root is cached between runs
+# ($VIGIL_DEB_CHECK_CACHE, default ~/.cache/vigil-deb-check). Needs root (chroot, mounts).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fail() { echo "deb-check: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot and mounts)"
+command -v debootstrap >/dev/null || fail "debootstrap is missing (make bootstrap installs it)"
+DEB=$(ls -t results/vigil_*_"$(dpkg --print-architecture)".deb 2>/dev/null | head -1)
+[ -n "$DEB" ] || fail "no package in results/ (make deb)"
+
+# This machine's Debian mirror, from its apt sources (deb822 or one-line).
+MIRROR=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -1)
+[ -n "$MIRROR" ] || MIRROR=$(awk '$1 == "deb" && $0 !~ /security/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+[ -n "$MIRROR" ] || fail "no Debian mirror in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+SUITE=bookworm
+CACHE=${VIGIL_DEB_CHECK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vigil-deb-check}
+BASE="$CACHE/$SUITE-minbase.tar"
+mkdir -p "$CACHE"
+if [ ! -s "$BASE" ]; then
+  echo "deb-check: making a Debian $SUITE root (debootstrap minbase from $MIRROR), cached as $BASE"
+  made=$(mktemp -d)
+  debootstrap --variant=minbase "$SUITE" "$made" "$MIRROR" > "$CACHE/debootstrap.log" 2>&1 || {
+    tail -20 "$CACHE/debootstrap.log" >&2
+    rm -rf "$made"
+    fail "debootstrap could not make the root (log: $CACHE/debootstrap.log)"
+  }
+  tar -C "$made" -cf "$BASE.part" . && mv "$BASE.part" "$BASE"
+  rm -rf "$made"
+fi
+
+ROOT=$(mktemp -d)
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  rm -rf "$ROOT"
+}
+trap cleanup EXIT
+tar -C "$ROOT" -xf "$BASE"
+for m in proc sys dev dev/pts; do
+  case $m in
+    proc) mount -t proc proc "$ROOT/proc" ;;
+    sys) mount -t sysfs sysfs "$ROOT/sys" ;;
+    *) mount --bind "/$m" "$ROOT/$m" ;;
+  esac
+  mounted+=("$ROOT/$m")
+done
+mount -t tmpfs tmpfs "$ROOT/run" && mounted+=("$ROOT/run")
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+cp "$DEB" "$ROOT/tmp/"
+in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+
+in_root sh -c 'command -v swift swiftc >/dev/null' && fail "the root has Swift"
+[ ! -e "$ROOT/opt/swift" ] || fail "the root has /opt/swift"
+before=$(in_root dpkg-query -W -f='${Package}\n' | sort)
+echo "deb-check: apt-get install ./$(basename "$DEB") in a Debian $SUITE root without Swift"
+in_root apt-get update -qq > /dev/null
+in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "/tmp/$(basename "$DEB")" > "$CACHE/install.log" 2>&1 || {
+  tail -20 "$CACHE/install.log" >&2
+  fail "apt-get install failed"
+}
+added=$(comm -13 <(echo "$before") <(in_root dpkg-query -W -f='${Package}\n' | sort) | tr '\n' ' ')
+echo "deb-check: installed with: $added"
+# Every package but vigil came from Debian's archive (apt's policy names where each was taken from).
+for package in $added; do
+  [ "$package" = vigil ] && continue
+  in_root apt-cache policy "$package" | grep -q "$MIRROR\|/var/lib/dpkg/status" || fail "$package did not come from $MIRROR"
+done
+in_root sh -c 'command -v swift' && fail "installing vigil brought Swift"
+
+version=$(in_root vigil --version)
+echo "deb-check: vigil --version: $version"
+dpkg-deb -f "$DEB" Version | grep -qx "$version" || fail "vigil --version ($version) is not the package's version"
+
+# A loopback server: the packaged simulator, on the valid scenario; its CA from the package.
+CA=/usr/share/vigil/testcerts/ca-bundle.pem
+in_root sh -c 'vigil simulator serve --scenario valid > /tmp/serve.out 2>&1 & echo $! > /tmp/serve.pid'
+for _ in $(seq 1 50); do grep -q "host 1" "$ROOT/tmp/serve.out" 2>/dev/null && break; sleep 0.1; done
+URL=$(sed -n 's/^host 1 *\(https:[^ ]*\).*/\1/p' "$ROOT/tmp/serve.out")
+[ -n "$URL" ] || { cat "$ROOT/tmp/serve.out" >&2; fail "the packaged simulator did not start"; }
+in_root vigil inspect "$URL" --ca-file "$CA" > "$ROOT/tmp/inspect.out" || { cat "$ROOT/tmp/inspect.out" >&2; fail "vigil inspect $URL"; }
+grep -q "TRUSTED\|trusted" "$ROOT/tmp/inspect.out" || fail "vigil inspect did not trust the test CA's server"
+echo "deb-check: vigil inspect $URL: trusted"
+
+# account add in a private D-Bus session with an unlocked GNOME Keyring (the package's Recommends).
+in_root dbus-run-session -- sh -c '
+  export XDG_DATA_HOME=$(mktemp -d) XDG_RUNTIME_DIR=$(mktemp -d)
+  printf vigil-deb-check | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+  printf "alice-test-password\n" | vigil account add "$1" --user alice --password-stdin --ca-file "$2"
+  vigil account list' sh "$URL" "$CA" > "$ROOT/tmp/account.out" 2>&1 || { cat "$ROOT/tmp/account.out" >&2; fail "vigil account add"; }
+grep -q "added account" "$ROOT/tmp/account.out" || { cat "$ROOT/tmp/account.out" >&2; fail "vigil account add did not add"; }
+echo "deb-check: vigil account add: added, the password in the root's GNOME Keyring"
+kill "$(cat "$ROOT/tmp/serve.pid")" 2>/dev/null || true
+
+in_root vigil simulate --scenario valid --scenario mitm-forged > "$ROOT/tmp/simulate.out" 2>&1 || { cat "$ROOT/tmp/simulate.out" >&2; fail "vigil simulate"; }
+echo "deb-check: $(tail -1 "$ROOT/tmp/simulate.out")"
+
+# Purged, nothing of the package is left (the files dpkg listed; directories others share stay).
+files=$(in_root dpkg -L vigil | while read -r f; do if [ -f "$ROOT$f" ]; then echo "$f"; fi; done)
+[ -n "$files" ] || fail "dpkg -L vigil lists no file"
+in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq vigil > /dev/null
+left=$(for f in $files; do if [ -e "$ROOT$f" ]; then echo "$f"; fi; done | head -5)
+[ -z "$left" ] || fail "apt-get purge left: $left"
+echo "deb-check: apt-get purge vigil: $(echo "$files" | wc -l) files gone, none left"
+echo "deb-check: OK ($(basename "$DEB") on Debian $SUITE without Swift)"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The package's debian/copyright (machine-readable format 1.0): Vigil's own files, and each
+# Swift package linked into the binaries, with its license as its checkout states it (Apache-2.0
+# by reference to /usr/share/common-licenses; any other license's text in full), and Swift's
+# runtime, Foundation and ICU, linked statically.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cat <<'EOF'
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: vigil
+Comment: The binaries link Swift's runtime and the Swift packages below statically; each
+ keeps its own license. Vigil's own source has not been given a license yet: its authors
+ keep every right, and this package may be used as it is.
+
+Files: *
+Copyright: 2026 The Vigil developers
+License: LicenseRef-Vigil-unlicensed
+ No license has been granted for Vigil's own source yet; all rights are reserved by
+ its authors. Installing and running this package is permitted.
+
+Files: swift-runtime/*
+Copyright: Apple Inc. and the Swift project authors
+License: Apache-2.0 with Runtime Library Exception
+ The Swift standard library, Dispatch and Foundation, linked statically.
+ .
+ On Debian systems, the full text of the Apache License 2.0 is in
+ /usr/share/common-licenses/Apache-2.0. Runtime Library Exception: as an exception,
+ if you use this Software to compile your source code and portions of this Software
+ are embedded into the binary product as a result, you may redistribute such product
+ without providing attribution as would otherwise be required by Sections 4(a), 4(b)
+ and 4(d) of the License.
+
+Files: icu/*
+Copyright: Unicode, Inc. and others
+License: Unicode-3.0
+ ICU, as Foundation embeds it in vigil-simulator. Permission is hereby granted, free of
+ charge, to any person obtaining a copy of data files and any associated documentation
+ (the "Data Files") or software and any associated documentation (the "Software") to
+ deal in the Data Files or Software without restriction, including without limitation
+ the rights to use, copy, modify, merge, publish, distribute, and/or sell copies of the
+ Data Files or Software, and to permit persons to whom the Data Files or Software are
+ furnished to do so, provided that either (a) this copyright and permission notice
+ appear with all copies of the Data Files or Software, or (b) this copyright and
+ permission notice appear in associated documentation. THE DATA FILES AND SOFTWARE ARE
+ PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.
+EOF
+for checkout in .build/checkouts/*/; do
+  name=$(basename "$checkout")
+  license=$(find "$checkout" -maxdepth 1 -iname 'licen[cs]e*' | head -1)
+  [ -n "$license" ] || { echo "deb-copyright: $name has no license file" >&2; exit 1; }
+  echo
+  echo "Files: swift-packages/$name/*"
+  if grep -q "Apache License" "$license" && grep -q "Version 2.0" "$license"; then
+    echo "Copyright: the $name authors (see its NOTICE)"
+    echo "License: Apache-2.0"
+    echo " On Debian systems, the full text of the Apache License 2.0 is in"
+    echo " /usr/share/common-licenses/Apache-2.0."
+  else
+    holder=$(grep -m1 -i '^copyright' "$license" | sed 's/^[Cc]opyright *\((c)\|©\)* *//')
+    echo "Copyright: ${holder:-the $name authors}"
+    if grep -q "Permission is hereby granted, free of charge" "$license"; then echo "License: Expat"; else echo "License: LicenseRef-$name"; fi
+    # The text in full, as copyright-format asks: blank lines as " .".
+    sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$license"
+  fi
+done
