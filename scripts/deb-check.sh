@@ -36,8 +36,12 @@ fi
 
 ROOT=$(mktemp -d)
 mounted=()
-cleanup() {
+unmount_all() {
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  mounted=()
+}
+cleanup() {
+  unmount_all
   rm -rf "$ROOT"
 }
 trap cleanup EXIT
@@ -107,4 +111,39 @@ in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq vigil > /dev/nul
 left=$(for f in $files; do if [ -e "$ROOT$f" ]; then echo "$f"; fi; done | head -5)
 [ -z "$left" ] || fail "apt-get purge left: $left"
 echo "deb-check: apt-get purge vigil: $(echo "$files" | wc -l) files gone, none left"
+
+# docs/ci.md's GitLab recipe, as written, in a fresh root (debian:12 as the recipe's image), the
+# package at a file:// URL; shard 1 of 3, timed.
+unmount_all
+rm -rf "$ROOT" && ROOT=$(mktemp -d)
+tar -C "$ROOT" -xf "$BASE"
+for m in proc dev dev/pts; do
+  if [ $m = proc ]; then mount -t proc proc "$ROOT/proc"; else mount --bind "/$m" "$ROOT/$m"; fi
+  mounted+=("$ROOT/$m")
+done
+mount -t tmpfs tmpfs "$ROOT/run" && mounted+=("$ROOT/run")
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+cp "$DEB" "$ROOT/tmp/"
+recipe=$(python3 - docs/ci.md <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+block = text.split("### GitLab CI", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+lines, part = [], None
+for line in block.split("\n"):
+    if line.strip() in ("before_script:", "script:"):
+        part = line.strip()
+    elif part and line.startswith("    - "):
+        lines.append(line[6:])
+    elif line and not line.startswith("    "):
+        part = None
+print("\n".join(lines))
+PY
+)
+[ -n "$recipe" ] || fail "no GitLab recipe found in docs/ci.md"
+start=$(date +%s.%N)
+in_root env VIGIL_DEB_URL="file:///tmp/$(basename "$DEB")" CI_NODE_INDEX=1 CI_NODE_TOTAL=3 DEBIAN_FRONTEND=noninteractive \
+  sh -ec "cd /root && $(echo "$recipe" | sed 's/.*/{ & ; } >> \/tmp\/recipe.log 2>\&1/')" || { tail -20 "$ROOT/tmp/recipe.log" >&2; fail "docs/ci.md's GitLab recipe failed"; }
+took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
+[ -s "$ROOT/root/simulate.xml" ] || fail "the GitLab recipe wrote no simulate.xml"
+echo "deb-check: docs/ci.md's GitLab recipe, as written, in a fresh Debian 12 root: ${took} s ($(grep -c '<testcase' "$ROOT/root/simulate.xml") scenarios of shard 1/3; $(grep 'scenarios, ' "$ROOT/tmp/recipe.log" | tail -1))"
 echo "deb-check: OK ($(basename "$DEB") on Debian $SUITE without Swift)"
