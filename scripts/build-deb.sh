@@ -49,7 +49,11 @@ install -m 0644 packaging/debian/lintian-overrides "$ROOT/usr/share/lintian/over
 # Depends: what the binaries link (dpkg-shlibdeps), and by hand what Vigil loads at run time.
 mkdir -p "$WORK/src/debian"
 printf 'Source: vigil\n\nPackage: vigil\nArchitecture: any\n' > "$WORK/src/debian/control"
-shlibs=$(cd "$WORK/src" && dpkg-shlibdeps -O -e "$ROOT/usr/bin/vigil" -e "$ROOT/usr/bin/vigil-simulator" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+shlibs=$(cd "$WORK/src" && dpkg-shlibdeps -O -e "$ROOT/usr/bin/vigil" -e "$ROOT/usr/bin/vigil-simulator" 2> "$WORK/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') || {
+  cat "$WORK/shlibdeps.log" >&2
+  echo "deb: dpkg-shlibdeps failed (above)" >&2
+  exit 1
+}
 [ -n "$shlibs" ] || { echo "deb: dpkg-shlibdeps found no dependency" >&2; exit 1; }
 size=$(du -sk "$ROOT" | cut -f1)
 install -d "$ROOT/DEBIAN"
@@ -73,7 +77,6 @@ Recommends: gnome-keyring, dbus-user-session, libpacparser1, openssl, curl
 Suggests: libengine-pkcs11-openssl, nftables
 Section: net
 Priority: optional
-Homepage: https://vigil.invalid/
 Description: certificate review and security suite for file-sync cloud clients
  Vigil adds ownCloud, OpenCloud and Nextcloud accounts with a review of the
  server's certificate chain before any credential leaves the machine, keeps

@@ -10,12 +10,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fail() { echo "deb-check: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot and mounts)"
+# In a mount namespace of its own, private: the root's mounts never reach the host's (a shared /
+# would carry /dev/pts over), and they end with this process however it ends.
+if [ -z "${VIGIL_DEB_CHECK_UNSHARED:-}" ]; then
+  exec unshare --mount --propagation private env VIGIL_DEB_CHECK_UNSHARED=1 "$0" "$@"
+fi
 command -v debootstrap >/dev/null || fail "debootstrap is missing (make bootstrap installs it)"
 DEB=$(ls -t results/vigil_*_"$(dpkg --print-architecture)".deb 2>/dev/null | head -1)
 [ -n "$DEB" ] || fail "no package in results/ (make deb)"
 
-# This machine's Debian mirror, from its apt sources (deb822 or one-line).
-MIRROR=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -1)
+# This machine's Debian mirror, from its apt sources (deb822 or one-line): the stanza signed with
+# Debian's archive key, not a third party's.
+MIRROR=$(python3 - /etc/apt/sources.list.d/*.sources <<'PY' 2>/dev/null || true
+import sys
+for path in sys.argv[1:]:
+    for stanza in open(path).read().split("\n\n"):
+        fields = dict(line.split(":", 1) for line in stanza.splitlines() if ":" in line and not line.startswith(("#", " ")))
+        if "debian-archive-keyring" in fields.get("Signed-By", "") and "security" not in fields.get("URIs", ""):
+            print(fields["URIs"].split()[0]); sys.exit()
+PY
+)
 [ -n "$MIRROR" ] || MIRROR=$(awk '$1 == "deb" && $0 !~ /security/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
 [ -n "$MIRROR" ] || fail "no Debian mirror in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
 SUITE=bookworm
@@ -25,24 +39,43 @@ mkdir -p "$CACHE"
 if [ ! -s "$BASE" ]; then
   echo "deb-check: making a Debian $SUITE root (debootstrap minbase from $MIRROR), cached as $BASE"
   made=$(mktemp -d)
-  debootstrap --variant=minbase "$SUITE" "$made" "$MIRROR" > "$CACHE/debootstrap.log" 2>&1 || {
+  debootstrap --keyring=/usr/share/keyrings/debian-archive-keyring.gpg --variant=minbase "$SUITE" "$made" "$MIRROR" > "$CACHE/debootstrap.log" 2>&1 || {
     tail -20 "$CACHE/debootstrap.log" >&2
-    rm -rf "$made"
+    rm -rf --one-file-system "$made"
     fail "debootstrap could not make the root (log: $CACHE/debootstrap.log)"
   }
   tar -C "$made" -cf "$BASE.part" . && mv "$BASE.part" "$BASE"
-  rm -rf "$made"
+  rm -rf --one-file-system "$made"
 fi
 
 ROOT=$(mktemp -d)
+chmod 0755 "$ROOT"  # apt's _apt user reads its downloads there
+WORKLIST=$(mktemp)
 mounted=()
 unmount_all() {
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
   mounted=()
 }
+# The root is removed only on its own file system (--one-file-system): should an unmount fail, a
+# bind mount of the host's /dev is left alone, never descended into.
+remove_root() {
+  if grep -qF " $ROOT/" /proc/mounts; then
+    echo "deb-check: $ROOT still has mounts; not removed" >&2
+    return 1
+  fi
+  rm -rf --one-file-system "$ROOT"
+}
+# Every process still running in the root (the simulator, a keyring daemon) is ended first.
+stop_root_processes() {
+  for process in /proc/[0-9]*; do
+    [ "$(readlink "$process/root" 2>/dev/null)" = "$ROOT" ] && kill -9 "${process#/proc/}" 2>/dev/null || true
+  done
+}
 cleanup() {
+  stop_root_processes
   unmount_all
-  rm -rf "$ROOT"
+  remove_root || true
+  rm -f "$WORKLIST"
 }
 trap cleanup EXIT
 tar -C "$ROOT" -xf "$BASE"
@@ -70,16 +103,18 @@ in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "/tmp/$(basena
 }
 added=$(comm -13 <(echo "$before") <(in_root dpkg-query -W -f='${Package}\n' | sort) | tr '\n' ' ')
 echo "deb-check: installed with: $added"
-# Every package but vigil came from Debian's archive (apt's policy names where each was taken from).
+# Every package but vigil came from Debian's archive: the installed version (apt's `***` line) is
+# the mirror's.
 for package in $added; do
   [ "$package" = vigil ] && continue
-  in_root apt-cache policy "$package" | grep -q "$MIRROR\|/var/lib/dpkg/status" || fail "$package did not come from $MIRROR"
+  source=$(in_root apt-cache policy "$package" | awk '/^ \*\*\* / { found = 1; next } found && /^ +[0-9]+ / { print; exit }')
+  case "$source" in *"$MIRROR"*) ;; *) fail "$package $source: not from $MIRROR" ;; esac
 done
 in_root sh -c 'command -v swift' && fail "installing vigil brought Swift"
 
 version=$(in_root vigil --version)
 echo "deb-check: vigil --version: $version"
-dpkg-deb -f "$DEB" Version | grep -qx "$version" || fail "vigil --version ($version) is not the package's version"
+dpkg-deb -f "$DEB" Version | grep -qxF "$version" || fail "vigil --version ($version) is not the package's version"
 
 # A loopback server: the packaged simulator, on the valid scenario; its CA from the package.
 CA=/usr/share/vigil/testcerts/ca-bundle.pem
@@ -96,26 +131,34 @@ in_root dbus-run-session -- sh -c '
   export XDG_DATA_HOME=$(mktemp -d) XDG_RUNTIME_DIR=$(mktemp -d)
   printf vigil-deb-check | gnome-keyring-daemon --unlock --components=secrets >/dev/null
   printf "alice-test-password\n" | vigil account add "$1" --user alice --password-stdin --ca-file "$2"
-  vigil account list' sh "$URL" "$CA" > "$ROOT/tmp/account.out" 2>&1 || { cat "$ROOT/tmp/account.out" >&2; fail "vigil account add"; }
+  vigil account check alice@127.0.0.1 --ca-file "$2"' sh "$URL" "$CA" > "$ROOT/tmp/account.out" 2>&1 || { cat "$ROOT/tmp/account.out" >&2; fail "vigil account add or check"; }
 grep -q "added account" "$ROOT/tmp/account.out" || { cat "$ROOT/tmp/account.out" >&2; fail "vigil account add did not add"; }
-echo "deb-check: vigil account add: added, the password in the root's GNOME Keyring"
+grep -q ": OK: " "$ROOT/tmp/account.out" || { cat "$ROOT/tmp/account.out" >&2; fail "vigil account check did not open the files with the kept password"; }
+echo "deb-check: vigil account add: added; account check opened the files with the password from the root's GNOME Keyring"
 kill "$(cat "$ROOT/tmp/serve.pid")" 2>/dev/null || true
 
 in_root vigil simulate --scenario valid --scenario mitm-forged > "$ROOT/tmp/simulate.out" 2>&1 || { cat "$ROOT/tmp/simulate.out" >&2; fail "vigil simulate"; }
 echo "deb-check: $(tail -1 "$ROOT/tmp/simulate.out")"
 
 # Purged, nothing of the package is left (the files dpkg listed; directories others share stay).
-files=$(in_root dpkg -L vigil | while read -r f; do if [ -f "$ROOT$f" ]; then echo "$f"; fi; done)
-[ -n "$files" ] || fail "dpkg -L vigil lists no file"
+in_root dpkg -L vigil > "$WORKLIST"
+count=$(while IFS= read -r f; do if [ -f "$ROOT$f" ]; then echo "$f"; fi; done < "$WORKLIST" | wc -l)
+[ "$count" -gt 0 ] || fail "dpkg -L vigil lists no file"
 in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq vigil > /dev/null
-left=$(for f in $files; do if [ -e "$ROOT$f" ]; then echo "$f"; fi; done | head -5)
-[ -z "$left" ] || fail "apt-get purge left: $left"
-echo "deb-check: apt-get purge vigil: $(echo "$files" | wc -l) files gone, none left"
+# No file, no directory of its own (/usr/share/vigil, /usr/share/doc/vigil), no dpkg record.
+left=$(while IFS= read -r f; do
+  case "$f" in /usr/share/vigil* | /usr/share/doc/vigil*) [ -e "$ROOT$f" ] && echo "$f" ;; *) [ -f "$ROOT$f" ] && echo "$f" ;; esac || true
+done < "$WORKLIST"; ls "$ROOT"/var/lib/dpkg/info/vigil.* 2>/dev/null || true)
+[ -z "$left" ] || fail "apt-get purge left: $(echo "$left" | head -5)"
+echo "deb-check: apt-get purge vigil: $count files gone, none left (nor its directories, nor dpkg's record)"
 
 # docs/ci.md's GitLab recipe, as written, in a fresh root (debian:12 as the recipe's image), the
 # package at a file:// URL; shard 1 of 3, timed.
+stop_root_processes
 unmount_all
-rm -rf "$ROOT" && ROOT=$(mktemp -d)
+remove_root || fail "the first root could not be removed"
+ROOT=$(mktemp -d)
+chmod 0755 "$ROOT"
 tar -C "$ROOT" -xf "$BASE"
 for m in proc dev dev/pts; do
   if [ $m = proc ]; then mount -t proc proc "$ROOT/proc"; else mount --bind "/$m" "$ROOT/$m"; fi
@@ -141,7 +184,7 @@ PY
 )
 [ -n "$recipe" ] || fail "no GitLab recipe found in docs/ci.md"
 start=$(date +%s.%N)
-in_root env VIGIL_DEB_URL="file:///tmp/$(basename "$DEB")" CI_NODE_INDEX=1 CI_NODE_TOTAL=3 DEBIAN_FRONTEND=noninteractive \
+in_root env VIGIL_DEB_URL="file:///tmp/$(basename "$DEB")" VIGIL_DEB_SHA256="$(sha256sum "$DEB" | cut -d' ' -f1)" CI_NODE_INDEX=1 CI_NODE_TOTAL=3 DEBIAN_FRONTEND=noninteractive \
   sh -ec "cd /root && $(echo "$recipe" | sed 's/.*/{ & ; } >> \/tmp\/recipe.log 2>\&1/')" || { tail -20 "$ROOT/tmp/recipe.log" >&2; fail "docs/ci.md's GitLab recipe failed"; }
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
 [ -s "$ROOT/root/simulate.xml" ] || fail "the GitLab recipe wrote no simulate.xml"

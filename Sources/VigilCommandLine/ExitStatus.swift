@@ -30,7 +30,7 @@ package enum ExitStatus {
     /// command fails after parsing.
     package static func fail(_ message: String, status: Int32 = ExitStatus.error) -> Never {
         // Messages carry server and certificate text: escaped, one line.
-        StandardStream.writeError("vigil: error: \(SafeText.escaped(message))\n")
+        StandardStream.writeError((JournalStream.isStandardError ? "<3>" : "") + "vigil: error: \(SafeText.escaped(message))\n")
         EarlyStart.finish()
         Glibc.exit(status)
     }

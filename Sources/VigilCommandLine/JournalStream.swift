@@ -19,14 +19,18 @@ package enum JournalStream {
     }
 
     /// Whether standard output is the journal's stream that `$JOURNAL_STREAM` names.
-    package static let isStandardOutput: Bool = {
+    package static let isStandardOutput = isJournal(STDOUT_FILENO)
+    /// Whether standard error is (a fatal error's line then says `<3>`, not journald's default `info`).
+    package static let isStandardError = isJournal(STDERR_FILENO)
+
+    static func isJournal(_ descriptor: Int32) -> Bool {
         guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
         var info = stat()
-        guard fstat(STDOUT_FILENO, &info) == 0 else { return false }
+        guard fstat(descriptor, &info) == 0 else { return false }
         return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
-    }()
+    }
 
     /// `text` (one line) with its priority's prefix when standard output is the journal.
     package static func line(_ text: String, _ priority: Priority) -> String {

@@ -166,7 +166,9 @@ extension Vigil.AccountCommand {
         static func priority(_ row: Row) -> JournalStream.Priority {
             switch row.status {
             case "ok": return row.clientCertificateExpires || row.refreshable == false ? .warning : .info
-            case "needs-login", "login-expired", "unavailable", "moved", "redirected": return .warning
+            // A login to renew, a server down for now: a person will be needed.
+            case "needs-login", "login-expired", "unavailable": return .warning
+            // A certificate changed or refused, a server that moved or redirects, an error: now.
             default: return .error
             }
         }

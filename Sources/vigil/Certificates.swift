@@ -237,19 +237,24 @@ extension Vigil {
                     acted. With --check: active approvals that expired or expire within 30 days, that the approval \
                     rule would now refuse (a weak key or signature, a CA as leaf), that no account uses; revoked \
                     approvals whose key is still pinned; with --live also those whose server presents another \
-                    certificate now. Exit codes: 0 nothing to report, 1 something needs attention (for cron and CI), \
-                    2 error.
+                    certificate now. Each finding has a level: error (expired, refused by the rule, pinned though \
+                    revoked, no longer presented), warning (expires soon, unreachable), notice (unused, not kept). \
+                    Exit codes: 0 nothing to report (or, with --fail-on, nothing at that level or above), 1 something \
+                    needs attention (for cron and CI), 2 error.
                     """
             )
             @Flag(help: "Report the approvals that need attention instead of the trail.") var check = false
             @Flag(help: "With --check: also ask each server which certificate it presents now (a TLS handshake, no request).") var live = false
             @Flag(help: "JSON instead of text.") var json = false
+            @Option(help: "With --check: exit 1 only for findings at this level or above: error, warning or notice (default: notice, every finding).")
+            var failOn: String = "notice"
             @OptionGroup var proxy: ProxyOptions
             @OptionGroup var store: StoreOptions
             @OptionGroup var logOptions: LogOptions
 
             func validate() throws {
                 if live && !check { throw ValidationError("--live goes with --check.") }
+                guard ["error", "warning", "notice"].contains(failOn) else { throw ValidationError("--fail-on must be error, warning or notice.") }
             }
 
             func run() async throws {
@@ -275,7 +280,8 @@ extension Vigil {
                                         Self.priority(problem.code)))
                             }
                         }
-                        if !problems.isEmpty { throw ExitCode(ExitStatus.untrusted) }
+                        let threshold: JournalStream.Priority = failOn == "error" ? .error : failOn == "warning" ? .warning : .notice
+                        if problems.contains(where: { Self.priority($0.code).rawValue <= threshold.rawValue }) { throw ExitCode(ExitStatus.untrusted) }
                         return
                     }
                     try await BlockingQueue.database.run { [json] in try Self.printTrail(database, json: json) }

@@ -38,4 +38,22 @@ struct AuditCheckTests {
             "\(trail.standardOutput)")
         #expect(try CommandRunner.vigil(["certificates", "audit", "--live", "--database", database]).status == 64)
     }
+
+    /// An approval no account uses is a notice: every finding fails the check by default, and
+    /// `--fail-on warning` (the daily unit's) lets a notice through while still reporting it.
+    @Test func aNoticeFailsOnlyWhenAskedTo() async throws {
+        let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
+        let running = try await RunningSimulator("self-signed")
+        let approved = try await CommandRunner.vigilDetached([
+            "certificates", "approve", running.url(path: ""), "--fingerprint", try TestPaths.sha256Fingerprint(of: "self-signed"),
+            "--ca-file", TestPaths.caBundle, "--database", database,
+        ])
+        await running.stop()
+        #expect(approved.status == 0, "\(approved.standardError)")
+        let every = try await CommandRunner.vigilDetached(["certificates", "audit", "--check", "--database", database])
+        #expect(every.status == 1 && every.standardOutput.contains("unused"), "\(every.standardOutput)")
+        let warnings = try await CommandRunner.vigilDetached(["certificates", "audit", "--check", "--fail-on", "warning", "--database", database])
+        #expect(warnings.status == 0 && warnings.standardOutput.contains("unused"), "reported, not failed: \(warnings.standardOutput)")
+        #expect(try await CommandRunner.vigilDetached(["certificates", "audit", "--check", "--fail-on", "bogus", "--database", database]).status == 64)
+    }
 }
