@@ -253,7 +253,7 @@ public struct AccountCheck: Sendable {
         return (
             result,
             try await AccountSetup.client(
-                for: judged.endpoint, evaluator: evaluator, approvals: approvals, options: options,
+                for: judged.endpoint, evaluator: try self.evaluator(for: account), approvals: approvals, options: options,
                 reviewed: judged.chain.first, provider: Self.provider(of: account, server: judged.endpoint), logger: logger)
         )
     }
@@ -286,7 +286,8 @@ public struct AccountCheck: Sendable {
         do {
             let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve, proxy: options.proxy).handshake(
                 with: endpoint)
-            let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
+            let evaluation = await ConnectionJudge(evaluator: try self.evaluator(for: account), requirements: options.requirements).verdict(
+                for: handshake, endpoint: endpoint)
             let summary =
                 evaluation.verdict.isTrusted
                 ? "trusted"
@@ -308,10 +309,30 @@ public struct AccountCheck: Sendable {
         }
     }
 
+    /// The evaluator for `account`: its own CA certificates when it was set up with some
+    /// (``VigilStore/Account/trustAnchorsPEM``), with the command's policy inputs; the command's
+    /// evaluator otherwise. A stored anchor that cannot be read is an error, never the system store.
+    public func evaluator(for account: Account) throws -> TrustEvaluator {
+        guard let pem = account.trustAnchorsPEM else { return evaluator }
+        let anchors: [Certificate]
+        do { anchors = try Certificate.parsePEM(pem) } catch {
+            throw AccountSetupError(
+                .certificateRejected,
+                "The CA certificates stored with the account cannot be read (\(error)); give them again with vigil account edit \(account.id) --ca-file FILE.")
+        }
+        var configuration = evaluator.configuration
+        configuration.useSystemStore = false
+        configuration.systemStoreFiles = nil
+        configuration.caFiles = []
+        configuration.anchors = anchors
+        return try TrustEvaluator(configuration: configuration)
+    }
+
     func judge(_ account: Account) async throws -> (result: Result, chain: [Certificate], evaluation: TrustEvaluation, endpoint: Endpoint) {
         let endpoint = try Endpoint(url: account.server)
         let handshake = try await TLSProbe(timeout: options.timeout, logger: logger, resolve: options.resolve, proxy: options.proxy).handshake(with: endpoint)
         let chain = handshake.chain
+        let evaluator = try self.evaluator(for: account)
         let evaluation = await ConnectionJudge(evaluator: evaluator, requirements: options.requirements).verdict(for: handshake, endpoint: endpoint)
         func done(_ result: Result) -> (Result, [Certificate], TrustEvaluation, Endpoint) { (result, chain, evaluation, endpoint) }
 

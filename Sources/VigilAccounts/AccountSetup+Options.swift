@@ -96,6 +96,9 @@ extension AccountSetup {
         /// to ``credentialsOrigin`` and nowhere else: not to a redirect target on another
         /// origin the user did not agree to, a login provider or a proxy.
         public var accessHeaders: AccessHeaders?
+        /// The CA certificates (PEM) setup was told to trust (`--ca-file`), kept with the account so
+        /// that every later command judges its server as setup did; nil: the system store.
+        public var trustAnchorsPEM: String?
         /// Where the client certificate and the access headers go: the server the user named them
         /// for (nil: nowhere). Setup moves it to a redirect's target only when the user agrees
         /// (``AccountSetupInteraction/presentCredentials(_:givenFor:to:)``).

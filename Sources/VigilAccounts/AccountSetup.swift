@@ -211,6 +211,7 @@ public struct AccountSetup: Sendable {
             account.issuer = login.issuer
             account.subject = login.subject
             account.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
+            account.trustAnchorsPEM = options.trustAnchorsPEM
             var secrets = login.secrets
             // The client certificate and access headers are kept only for the origin they go to.
             if let identity = options.clientIdentity, let origin = try? Endpoint(url: base), options.credentialsOrigin?.isSameOrigin(as: origin) == true {

@@ -60,6 +60,10 @@ public struct Account: Sendable, Hashable, Codable {
     /// OAuth2 and OpenID Connect: the provider issued no refresh token, so when the access token
     /// expires (``tokenExpiresAt``) the account must log in again.
     public var noRefreshToken = false
+    /// The CA certificates (PEM) the account was set up to trust (`--ca-file` at setup: the
+    /// certificates, not the path): every later command judges the account's server against
+    /// them, as setup did, instead of the command's own anchors. nil: the system store.
+    public var trustAnchorsPEM: String?
 
     /// An account with a new UUID and the current time unless given; not pending, no label.
     public init(
@@ -88,7 +92,7 @@ extension Account: StoredValue {
     static let columns = [
         "id", "server", "user", "method", "createdAt", "reviewedChainPEM", "clientID", "tokenEndpoint", "revocationEndpoint", "tokenExpiresAt",
         "needsLogin", "pendingSince", "label", "issuer", "subject", "clientCertificatePEM", "accessHeaderNames", "refreshStartedAt",
-        "noRefreshToken",
+        "noRefreshToken", "trustAnchorsPEM",
     ]
 
     init(row: StoredRow) throws {
@@ -105,6 +109,7 @@ extension Account: StoredValue {
         accessHeaderNames = row.optionalString(16)
         refreshStartedAt = try row.optionalDate(17)
         noRefreshToken = row.integer(18) != 0
+        trustAnchorsPEM = row.optionalString(19)
     }
 
     var values: [SQLiteValue] {
@@ -113,7 +118,7 @@ extension Account: StoredValue {
             SQLiteValue(tokenEndpoint), SQLiteValue(revocationEndpoint), SQLiteValue(tokenExpiresAt), SQLiteValue(needsLogin),
             SQLiteValue(pendingSince), SQLiteValue(label), SQLiteValue(issuer), SQLiteValue(subject), SQLiteValue(clientCertificatePEM),
             SQLiteValue(accessHeaderNames), SQLiteValue(refreshStartedAt),
-            SQLiteValue(noRefreshToken),
+            SQLiteValue(noRefreshToken), SQLiteValue(trustAnchorsPEM),
         ]
     }
 }

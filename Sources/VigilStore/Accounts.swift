@@ -102,6 +102,19 @@ public struct Accounts: Sendable {
         }
     }
 
+    /// Replaces the CA certificates account `id` trusts (nil: the system store), audited.
+    @discardableResult
+    public func setTrustAnchors(id: String, pem: String?, because reason: String, at time: Date = Date()) throws -> Account {
+        try database.write { db in
+            guard var account = try Account.fetchOne(db, key: .text(id)) else { throw StoreError(.notFound, "No account with id \(id).") }
+            account.trustAnchorsPEM = pem
+            try account.update(db)
+            var event = AuditEvent(time: time, kind: .accountTrustAnchorsChanged, target: account.server, detail: "\(account.user): \(reason)")
+            try event.insert(db)
+            return account
+        }
+    }
+
     /// Marks a refresh of account `id`'s tokens as under way (``Account/refreshStartedAt``), just
     /// before its refresh token is sent; ``updateTokens(id:expiresAt:clientID:needsLogin:because:at:)``
     /// clears it. Not audited: the refresh's outcome is.

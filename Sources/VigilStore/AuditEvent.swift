@@ -48,11 +48,13 @@ public struct AuditEvent: Sendable, Hashable, Codable {
         public static let accountClientCertificateChanged = Kind(rawValue: "account-client-certificate-changed")
         /// An account's access headers (an access proxy's service token) were given, replaced or removed.
         public static let accountAccessHeadersChanged = Kind(rawValue: "account-access-headers-changed")
+        /// The CA certificates an account trusts were replaced (`account edit --ca-file`).
+        public static let accountTrustAnchorsChanged = Kind(rawValue: "account-trust-anchors-changed")
         /// The kinds this version writes.
         public static let known: Set<Kind> = [
             .certificateApproved, .certificateRevoked, .accountAdded, .accountRemoved, .accountChainRenewed,
             .accountTokensRefreshed, .accountNeedsLogin, .accountTokensRevoked, .accountRenamed, .accountLoggedOut, .accountMoved,
-            .accountClientCertificateChanged, .accountAccessHeadersChanged,
+            .accountClientCertificateChanged, .accountAccessHeadersChanged, .accountTrustAnchorsChanged,
         ]
         /// Whether this version writes this kind.
         public var isKnown: Bool { Self.known.contains(self) }

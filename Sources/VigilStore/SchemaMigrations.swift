@@ -52,6 +52,7 @@ enum SchemaMigrations {
             "v11: a token refresh under way, and accounts without a refresh token",
             #"ALTER TABLE "account" ADD COLUMN "refreshStartedAt" DATETIME; ALTER TABLE "account" ADD COLUMN "noRefreshToken" BOOLEAN NOT NULL DEFAULT 0;"#
         ),
+        ("v12: the CA certificates an account was set up to trust", #"ALTER TABLE "account" ADD COLUMN "trustAnchorsPEM" TEXT;"#),
     ]
 
     /// Applies the migrations `connection`'s database has not had. A database that has every one

@@ -60,6 +60,12 @@ extension Accounts {
         }
     }
 
+    /// Replaces the CA certificates the account trusts (audited), on the database queue.
+    @discardableResult
+    public func setTrustAnchors(id: String, pem: String?, because reason: String, at time: Date = Date()) async throws -> Account {
+        try await BlockingQueue.database.run { try self.setTrustAnchors(id: id, pem: pem, because: reason, at: time) }
+    }
+
     /// Marks a refresh of the account's tokens as under way, on the database queue.
     public func startRefresh(id: String, at time: Date = Date()) async throws {
         try await BlockingQueue.database.run { try self.startRefresh(id: id, at: time) }

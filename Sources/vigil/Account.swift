@@ -136,6 +136,11 @@ extension Vigil {
                         print(SafeText.escaped("Access headers (values in the keyring, sent to \(server) only): \(headers.names.joined(separator: ", "))"))
                     }
                     let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
+                    // The CAs given here are the account's: kept with it (the certificates, not the
+                    // paths), so that later commands judge its server as this one does.
+                    if !caFiles.isEmpty {
+                        options.trustAnchorsPEM = try caFiles.flatMap { try Certificate.load(path: $0) }.map(\.pemEncoded).joined()
+                    }
                     let setup = AccountSetup(
                         evaluator: evaluator, approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
                         secrets: KeyringSecretStore(), options: options, logger: logger)

@@ -17,7 +17,9 @@ extension Vigil.AccountCommand {
                 --client-certificate FILE replaces the account's client certificate after the same review as at setup \
                 (refused when expired, without clientAuth, or with broken crypto); the old key leaves the keyring. \
                 --no-client-certificate removes it. --access-headers-file FILE (`Name: value` lines: an access proxy's service \
-                token) replaces the account's access headers, --no-access-headers removes them. Every change is audited.
+                token) replaces the account's access headers, --no-access-headers removes them. --ca-file FILE (repeatable) \
+                replaces the CA certificates the account trusts (kept with it since setup), --system-trust makes it trust the \
+                system store again. Every change is audited.
 
                 Exit codes: 0 changed; 1 refused; 2 error.
                 """)
@@ -26,6 +28,8 @@ extension Vigil.AccountCommand {
         @Flag(help: "Remove the account's client certificate and its key.") var noClientCertificate = false
         @OptionGroup var accessHeadersOptions: AccessHeadersOptions
         @Flag(help: "Remove the account's access headers.") var noAccessHeaders = false
+        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file for this account from now on (repeatable).") var caFiles: [String] = []
+        @Flag(help: "Trust the system store for this account again (forget the CA certificates kept with it).") var systemTrust = false
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup var logOptions: LogOptions
 
@@ -38,8 +42,11 @@ extension Vigil.AccountCommand {
             if noAccessHeaders && accessHeadersOptions.accessHeadersFile != nil {
                 throw ValidationError("Give --access-headers-file or --no-access-headers, not both.")
             }
-            if !certificate && !headers {
-                throw ValidationError("Give --client-certificate FILE, --no-client-certificate, --access-headers-file FILE or --no-access-headers.")
+            if systemTrust && !caFiles.isEmpty { throw ValidationError("Give --ca-file or --system-trust, not both.") }
+            if !certificate && !headers && caFiles.isEmpty && !systemTrust {
+                throw ValidationError(
+                    "Give --client-certificate FILE, --no-client-certificate, --access-headers-file FILE, --no-access-headers, --ca-file FILE or --system-trust."
+                )
             }
         }
 
@@ -48,6 +55,16 @@ extension Vigil.AccountCommand {
             do {
                 let accounts = await Accounts(database: store.open())
                 let found = try await accounts.resolve(account)
+                if !caFiles.isEmpty || systemTrust {
+                    let pem = systemTrust ? nil : try caFiles.flatMap { try Certificate.load(path: $0) }.map(\.pemEncoded).joined()
+                    let why = systemTrust ? "trusts the system store" : "trusts \(caFiles.count) CA file(s) given with account edit"
+                    try await accounts.setTrustAnchors(id: found.id, pem: pem, because: why)
+                    print(SafeText.escaped("account \(found.id): \(why)"))
+                    if clientCertificateOptions.clientCertificate == nil, !noClientCertificate, accessHeadersOptions.accessHeadersFile == nil, !noAccessHeaders
+                    {
+                        return
+                    }
+                }
                 let keyring = KeyringSecretStore()
                 // Both read (and refused) before anything changes.
                 let headers = try accessHeadersOptions.headers()

@@ -30,8 +30,10 @@ extension Vigil.AccountCommand {
                 let chain = try account.reviewedChainPEM.map { try Certificate.parsePEM($0) } ?? []
                 let endpoint = URLComponents(string: account.server)
                 let peer = endpoint?.host.map { PeerName(host: $0.trimming(charactersIn: "[]")) }
+                let anchors = try account.trustAnchorsPEM.map { try Certificate.parsePEM($0) }
+                let evaluator = try StoredChainReview.evaluator(caFiles: caFiles, settings: settings, anchors: anchors)
                 if json {
-                    let evaluation = chain.isEmpty ? nil : try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings).evaluate(chain, for: peer)
+                    let evaluation = chain.isEmpty ? nil : evaluator.evaluate(chain, for: peer)
                     print(
                         try JSONOutput.text(
                             Shown(
@@ -41,9 +43,27 @@ extension Vigil.AccountCommand {
                 }
                 print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
                 if let label = account.label { print(SafeText.escaped("label: \(label)")) }
+                // Ready only when the chain reviewed at setup is still trusted, or approved for this
+                // host and port: never "ready" above UNTRUSTED.
+                var approved = false
+                if let leaf = chain.first, let port = endpoint?.port ?? (endpoint?.host != nil ? 443 : nil), let host = endpoint?.host {
+                    approved = try await CertificateApprovals(database: store.open()).list().contains {
+                        $0.isActive && $0.sha256 == leaf.sha256Fingerprint && $0.port == port && HostName.same($0.host, host.trimming(charactersIn: "[]"))
+                    }
+                }
+                let trusted = chain.isEmpty || evaluator.evaluate(chain, for: peer).verdict.isTrusted || approved
                 print(
                     account.needsLogin
-                        ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)" : "status: ready")
+                        ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)"
+                        : trusted
+                            ? "status: ready"
+                            : "status: REVIEW NEEDED: the reviewed certificate is not trusted now (below); give its CA with vigil account edit \(account.id) --ca-file FILE, or approve it with vigil certificates approve"
+                )
+                if let anchors {
+                    print(
+                        SafeText.escaped(
+                            "trusts: \(anchors.map(\.subject).joined(separator: "; ")) (the CA certificates given at setup, kept with the account)"))
+                }
                 if account.needsLogin {
                     // Logged out (no secret left) or refused: the keyring is not claimed to hold anything.
                 } else if account.method != "com.owncloud.basicauth" {
@@ -81,7 +101,8 @@ extension Vigil.AccountCommand {
                 }
                 print("Reviewed chain, as stored at setup and judged now:")
                 print(
-                    try StoredChainReview.text(chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles, settings: settings), terminator: "")
+                    try StoredChainReview.text(
+                        chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles, settings: settings, anchors: anchors), terminator: "")
             } catch {
                 ExitStatus.fail(error)
             }

@@ -5,9 +5,20 @@ import VigilSettings
 /// A chain Vigil stored (an account's reviewed chain, an approved certificate), judged now and
 /// rendered like `vigil inspect`: what `account show` and `certificates show` print.
 enum StoredChainReview {
-    static func text(_ chain: [Certificate], kind: String, label: String, peer: PeerName?, caFiles: [String], settings: Settings) throws -> String {
-        let evaluation = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings).evaluate(chain, for: peer)
+    static func text(
+        _ chain: [Certificate], kind: String, label: String, peer: PeerName?, caFiles: [String], settings: Settings, anchors: [Certificate]? = nil
+    ) throws -> String {
+        let evaluation = try evaluator(caFiles: caFiles, settings: settings, anchors: anchors).evaluate(chain, for: peer)
         let report = InspectReport(target: .init(kind: kind, url: label, files: nil, peerName: peer), evaluation: evaluation, sent: chain, connection: nil)
         return InspectTextRenderer(terminal: .standardOutput).render(report)
+    }
+
+    /// `--ca-file` when given; else the account's own CA certificates (`anchors`) when it has
+    /// some; else the system store, each with the settings' policy inputs.
+    static func evaluator(caFiles: [String], settings: Settings, anchors: [Certificate]?) throws -> TrustEvaluator {
+        guard caFiles.isEmpty, let anchors else { return try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings) }
+        var configuration = TrustEvaluator.Configuration.anchors(anchors)
+        configuration.applyPolicyInputs(from: settings)
+        return try TrustEvaluator(configuration: configuration)
     }
 }

@@ -474,6 +474,36 @@ struct AccountCommandTests {
         }
     }
 
+    /// An account remembers how it was trusted: the CA given at setup is kept with it, so that a
+    /// later check without --ca-file (a cron job) does not cry wolf; `account show` never says
+    /// ready above an untrusted chain; `account edit` replaces the CAs (audited).
+    @Test func anAccountRemembersTheCAItWasTrustedWith() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+                password: "alice-test-password")
+            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+            let id = try await accountID()
+            let checked = try await vigil(["account", "check", "--all"])
+            #expect(
+                checked.status == 0 && checked.standardOutput.contains(": OK: "),
+                "no --ca-file, no false alarm: \(checked.standardOutput)\(checked.standardError)")
+            let shown = try await vigil(["account", "show", id])
+            #expect(shown.standardOutput.contains("status: ready") && shown.standardOutput.contains("trusts: "), "\(shown.standardOutput)")
+            // Told to trust the system store instead (which does not hold the test CA): a real change.
+            #expect(try await vigil(["account", "edit", id, "--system-trust"]).status == 0)
+            let changed = try await vigil(["account", "check", "--all"])
+            #expect(changed.status == 1 && changed.standardOutput.contains("CHANGED"), "\(changed.standardOutput)")
+            let review = try await vigil(["account", "show", id])
+            #expect(review.standardOutput.contains("status: REVIEW NEEDED") && !review.standardOutput.contains("status: ready"), "\(review.standardOutput)")
+            #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.caBundle]).status == 0)
+            #expect(try await vigil(["account", "check", "--all"]).status == 0)
+            let trail = try await vigil(["certificates", "audit"])
+            #expect(trail.standardOutput.contains("account-trust-anchors-changed"), "\(trail.standardOutput)")
+            #expect(try await vigil(["account", "remove", id]).status == 0)
+        }
+    }
+
     @Test func wrongCredentialsAndBadFlags() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let wrong = try await vigil(
