@@ -99,21 +99,26 @@ extension VigilSimulatorCommand.Simulator {
                 }
                 // Run until a signal arrives or the server stops by itself (a port in use, say).
                 let signals = Self.interrupts()
-                let failure: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
+                let ended: (failure: (any Error)?, signal: Int32?) = await withTaskGroup(of: ((any Error)?, Int32?).self) { group in
                     group.addTask {
-                        if case .failure(let error) = await serving.result { return error }
-                        return nil
+                        if case .failure(let error) = await serving.result { return (error, nil) }
+                        return (nil, nil)
                     }
                     group.addTask {
-                        for await _ in signals { break }
-                        return nil
+                        for await number in signals { return (nil, number) }
+                        return (nil, nil)
                     }
-                    let first = await group.next() ?? nil
+                    let first = await group.next() ?? (nil, nil)
                     serving.cancel()
                     group.cancelAll()
                     return first
                 }
-                if let failure, !(failure is CancellationError) {
+                if let number = ended.signal {
+                    // Interrupted: the hosts closed; 128 + the signal's number, as a shell reports it.
+                    FileHandle.standardError.write(Data("vigil simulator: interrupted (\(number == SIGINT ? "SIGINT" : "SIGTERM")); the simulated hosts stopped\n".utf8))
+                    throw ExitCode(128 + number)
+                }
+                if let failure = ended.failure, !(failure is CancellationError) {
                     ExitStatus.fail("the simulator stopped: \(failure)")
                 }
             } catch let error as SimulatorError {
@@ -130,16 +135,20 @@ extension VigilSimulatorCommand.Simulator {
         }
 
         /// SIGINT and SIGTERM as an async stream.
+        /// Both sources are kept for the stream's life (one `onTermination` holding both: a second
+        /// assignment would release the first, and Ctrl-C would go unheard).
         static func interrupts() -> AsyncStream<Int32> {
             AsyncStream { continuation in
+                var sources: [any DispatchSourceSignal] = []
                 for number in [SIGINT, SIGTERM] {
                     signal(number, SIG_IGN)
                     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                     source.setEventHandler { continuation.yield(number) }
                     source.resume()
-                    nonisolated(unsafe) let keep = source
-                    continuation.onTermination = { _ in _ = keep }
+                    sources.append(source)
                 }
+                nonisolated(unsafe) let keep = sources
+                continuation.onTermination = { _ in keep.forEach { $0.cancel() } }
             }
         }
     }

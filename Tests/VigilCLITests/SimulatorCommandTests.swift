@@ -70,8 +70,21 @@ struct SimulatorCommandTests {
         #expect(curl.standardOutput.contains("\"installed\":true"))
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(process.terminationStatus == 143, "128 + SIGTERM, as a shell reports it")
         #expect(try String(contentsOfFile: journal, encoding: .utf8).contains("\"path\":\"/status.php\""))
+    }
+
+    /// Ctrl-C (SIGINT) stops it too (only SIGTERM's source used to be kept alive): exit 130 and a
+    /// line that says it was interrupted.
+    @Test(arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
+    func anInterruptStopsTheSimulatorAndSaysSo(signal: Int32, name: String) throws {
+        let (process, text) = try serve(["--scenario", "valid"])
+        #expect(text.contains("host 1"))
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + signal)
+        let error = (process.standardError as? Pipe).map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+        #expect(error.contains("interrupted (\(name))"), "\(error)")
     }
 
     /// A running vigil leaves no core dump (RLIMIT_CORE 0): a crash must not write a secret to disk.
