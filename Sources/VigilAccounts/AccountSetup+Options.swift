@@ -96,6 +96,9 @@ extension AccountSetup {
         /// to ``credentialsOrigin`` and nowhere else: not to a redirect target on another
         /// origin the user did not agree to, a login provider or a proxy.
         public var accessHeaders: AccessHeaders?
+        /// A password is given in advance (`--password-stdin`): setup is for Basic, and fails at
+        /// once, naming what the server offers, rather than wait for a browser.
+        public var passwordGiven = false
         /// The CA certificates (PEM) setup was told to trust (`--ca-file`), kept with the account so
         /// that every later command judges its server as setup did; nil: the system store.
         public var trustAnchorsPEM: String?

@@ -186,6 +186,14 @@ public struct AccountSetup: Sendable {
                 )
             }
             let chosen = try Self.choose(ranked: ranked, forced: options.method)
+            // A password given in advance (--password-stdin) is for Basic: a browser login chosen
+            // instead would wait for a person who is not there. Said at once, with what is offered.
+            if options.passwordGiven, options.method == nil, chosen != .basicAuth {
+                throw AccountSetupError(
+                    .noUsableMethod,
+                    "A password was given (--password-stdin), but \(base) offers no Basic authentication that the settings allow: it offers \(ranked.map(\.rawValue).joined(separator: ", ")), which log in through a browser. Run without --password-stdin, or choose one with --method."
+                )
+            }
             guard let method = methods.method(chosen) else {
                 throw AccountSetupError(
                     .unsupportedMethod,

@@ -115,7 +115,8 @@ extension VigilSimulatorCommand.Simulator {
                 }
                 if let number = ended.signal {
                     // Interrupted: the hosts closed; 128 + the signal's number, as a shell reports it.
-                    FileHandle.standardError.write(Data("vigil simulator: interrupted (\(number == SIGINT ? "SIGINT" : "SIGTERM")); the simulated hosts stopped\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("vigil simulator: interrupted (\(number == SIGINT ? "SIGINT" : "SIGTERM")); the simulated hosts stopped\n".utf8))
                     throw ExitCode(128 + number)
                 }
                 if let failure = ended.failure, !(failure is CancellationError) {

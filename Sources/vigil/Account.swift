@@ -115,6 +115,7 @@ extension Vigil {
                 if passwordStdin, options.method == nil {
                     options.preferredMethods = [.basicAuth] + options.preferredMethods.filter { $0 != .basicAuth }
                 }
+                options.passwordGiven = passwordStdin
                 options.timeout = .milliseconds(Int64(timeout * 1000))
                 options.resolve = resolveOptions.pins
                 do {

@@ -504,6 +504,19 @@ struct AccountCommandTests {
         }
     }
 
+    /// `--password-stdin` means Basic: against a server that offers only browser logins it fails at
+    /// once, naming what is offered, instead of waiting minutes for a browser nobody opens.
+    @Test func aGivenPasswordNeverWaitsForABrowser() async throws {
+        try await withRunningSimulator("bearer-only") { (running) async throws in
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+                password: "alice-test-password")
+            #expect(added.status == 2 && added.errorCode == "AccountSetupError no-usable-method", "\(added.standardError)")
+            #expect(added.standardError.contains("com.owncloud.openid-connect") && added.standardError.contains("--password-stdin"), "\(added.standardError)")
+            #expect(!running.simulator.journal.entries.contains { $0.path.contains("authorize") }, "no browser login was started")
+        }
+    }
+
     @Test func wrongCredentialsAndBadFlags() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let wrong = try await vigil(
