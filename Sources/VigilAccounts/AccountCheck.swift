@@ -178,6 +178,13 @@ public struct AccountCheck: Sendable {
             throw AccountSetupError(.unsupportedMethod, "The account's method \(account.method) is not one Vigil can use.")
         }
         if !method.usesTokens {
+            // Logged out (or refused before): nothing to send, and no server refused anything now.
+            if account.needsLogin {
+                throw AccountSetupError(
+                    .wrongCredentials,
+                    "\(account.user) on \(account.server) is logged out (or its credentials were refused before): vigil account login \(account.id). Nothing was sent."
+                )
+            }
             guard let header = method.authorization(user: account.user, secrets: try stored.get()) else { return Report(certificate: result, filesStatus: 401) }
             return await report(
                 result, try await probe.run(rootURL: files, authorization: header, retryingAfter: options.retryDelays, when: blip), account: account)

@@ -46,7 +46,8 @@ extension Vigil.AccountCommand {
         @OptionGroup var logOptions: LogOptions
 
         func validate() throws {
-            guard (id != nil) != all else { throw ValidationError("Give an account id or --all, not both.") }
+            if id == nil && !all { throw ValidationError("Give an account id (see vigil account list), or --all to check every account.") }
+            if id != nil && all { throw ValidationError("Give an account id or --all, not both.") }
             try Vigil.Certificates.Approve.validate(approving: approveCertificate)
         }
 

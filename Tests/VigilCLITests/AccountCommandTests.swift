@@ -157,6 +157,9 @@ struct AccountCommandTests {
             let requestsBefore = running.simulator.journal.entries.count
             let checked = try await vigil(["account", "check", "work", "--ca-file", TestPaths.caBundle])
             #expect(checked.status == 1 && checked.standardOutput.contains("NEEDS-LOGIN"), "\(checked.standardOutput)")
+            #expect(
+                checked.standardOutput.contains("is logged out") && !checked.standardOutput.contains("refused the stored credentials (HTTP 401)"),
+                "after a logout no server refused anything: \(checked.standardOutput)")
             #expect(!running.simulator.journal.entries.dropFirst(requestsBefore).contains { $0.authorization }, "no credential left to send")
 
             let back = try await vigil(["account", "login", "work", "--password-stdin", "--ca-file", TestPaths.caBundle], password: "alice-test-password")
@@ -525,6 +528,10 @@ struct AccountCommandTests {
             #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
             #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--method", "kerberos"]).status == 64)
             #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--approve-certificate", "12:34"]).status == 64)
+            // Neither an id nor --all: the message says what to give, not "not both".
+            let neither = try await vigil(["account", "check"])
+            #expect(neither.status == 64 && neither.standardError.contains("or --all to check every account") && !neither.standardError.contains("not both"))
+            #expect(try await vigil(["account", "check", "x", "--all"]).standardError.contains("not both"))
         }
     }
 }
