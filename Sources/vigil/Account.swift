@@ -250,10 +250,14 @@ extension Vigil {
                 discussion: """
                     OAuth2 and OpenID Connect tokens are revoked first (RFC 7009) where the server names a revocation \
                     endpoint, over a connection whose certificate is the one reviewed for the account (a changed certificate \
-                    gets no token; the removal goes on and says so). Then the account and every secret it has in the keyring.
+                    gets no token; the removal goes on and says so). Then the account and every secret it has in the keyring. \
+                    On a terminal it asks first (--yes does not); a script's removal is not asked.
+
+                    Exit codes: 0 removed; 1 not confirmed (nothing removed); 2 error (unknown account, keyring, database).
                     """
             )
             @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
+            @Flag(name: [.customShort("y"), .long], help: "Remove without asking (on a terminal it asks first).") var yes = false
             @Flag(help: "Keep the certificate approvals of its server even when no other account uses it.") var keepApprovals = false
             @OptionGroup var revocation: TokenRevocationOptions
             @OptionGroup var store: Certificates.StoreOptions
@@ -264,7 +268,17 @@ extension Vigil {
                 do {
                     let database = await store.open()
                     let removal = AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore())
-                    let id = try await Accounts(database: database).resolve(self.id).id
+                    let found = try await Accounts(database: database).resolve(self.id)
+                    let id = found.id
+                    // A person at a terminal confirms; nothing is removed otherwise.
+                    if !yes, isatty(STDIN_FILENO) == 1 {
+                        print(SafeText.escaped("Remove \(found.user) on \(found.server) (\(found.id)) and its secrets? [y/N] "), terminator: "")
+                        fflush(nil)
+                        guard readLine()?.lowercased().hasPrefix("y") == true else {
+                            print("Nothing was removed.")
+                            throw ExitCode(ExitStatus.untrusted)
+                        }
+                    }
                     let result: AccountRemoval.Result
                     if let check = try revocation.check(database: database, settings: settings, logger: logger) {
                         result = try await removal.remove(id: id, revokingThrough: check)

@@ -520,6 +520,30 @@ struct AccountCommandTests {
         }
     }
 
+    /// `account remove` asks first on a terminal (a pty from script(1)); a no keeps everything,
+    /// `--yes` does not ask.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) (bsdutils)"))
+    func removeAsksOnATerminal() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            #expect(
+                try await vigil(
+                    ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+                    password: "alice-test-password"
+                ).status == 0)
+            let id = try await accountID()
+            let command = [TestPaths.vigilBinary, "account", "remove", id, "--database", database].map { "'\($0)'" }.joined(separator: " ")
+            let own = try TestPaths.temporaryDirectory().path
+            let quiet: [String: String?] = ["XDG_STATE_HOME": own + "/state", "XDG_CONFIG_HOME": own + "/config"]
+            let declined = try CommandRunner.run("/usr/bin/script", ["-qec", command, "/dev/null"], environment: quiet, input: Data("n\n".utf8))
+            #expect(declined.status == 1 && declined.standardOutput.contains("Nothing was removed"), "\(declined.standardOutput)\(declined.standardError)")
+            #expect(try await vigil(["account", "list"]).standardOutput.contains(id), "the account is still there")
+            let confirmed = try CommandRunner.run(
+                "/usr/bin/script", ["-qec", command.replacingOccurrences(of: "'remove'", with: "'remove' '--yes'"), "/dev/null"], environment: quiet,
+                input: Data())
+            #expect(confirmed.status == 0 && confirmed.standardOutput.contains("removed account"), "\(confirmed.standardOutput)\(confirmed.standardError)")
+        }
+    }
+
     @Test func wrongCredentialsAndBadFlags() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let wrong = try await vigil(
