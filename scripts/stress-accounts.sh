@@ -39,7 +39,7 @@ for i in $(seq 1 "$KILLS"); do
   for id in $("$VIGIL" account list --json --database "$DB" | python3 -c 'import json,sys; print(" ".join(a["id"] for a in json.load(sys.stdin)))'); do
     # A listed account has its password: it logs in.
     "$VIGIL" account check "$id" --ca-file "$CA" --database "$DB" >/dev/null 2>&1 || fail "a listed account does not log in after kill $i"
-    "$VIGIL" account remove "$id" --database "$DB" >/dev/null || fail "account remove $id after kill $i"
+    "$VIGIL" account remove "$id" --yes --database "$DB" >/dev/null || fail "account remove $id after kill $i"
     listed=$((listed + 1))
   done
 done

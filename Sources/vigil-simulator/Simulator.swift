@@ -70,6 +70,9 @@ extension VigilSimulatorCommand.Simulator {
                 let simulator = try HostSimulator(configuration: configuration, journal: try Journal(path: journal))
                 let caFile = (simulator.caFile as NSString).standardizingPath
                 logger.privacy.notice("Simulator playing \(public: chosen.name)", metadata: ["tags": "simulator"])
+                // The signals are heard before the hosts are announced: an interrupt sent as soon as
+                // they are printed is never lost between ignoring it and watching for it.
+                let signals = Self.interrupts()
                 let serving = Task {
                     try await simulator.run { listeners in
                         var lines = [
@@ -98,7 +101,6 @@ extension VigilSimulatorCommand.Simulator {
                     }
                 }
                 // Run until a signal arrives or the server stops by itself (a port in use, say).
-                let signals = Self.interrupts()
                 let ended: (failure: (any Error)?, signal: Int32?) = await withTaskGroup(of: ((any Error)?, Int32?).self) { group in
                     group.addTask {
                         if case .failure(let error) = await serving.result { return (error, nil) }
