@@ -327,12 +327,7 @@ public struct AccountCheck: Sendable {
                 .certificateRejected,
                 "The CA certificates stored with the account cannot be read (\(error)); give them again with vigil account edit \(account.id) --ca-file FILE.")
         }
-        var configuration = evaluator.configuration
-        configuration.useSystemStore = false
-        configuration.systemStoreFiles = nil
-        configuration.caFiles = []
-        configuration.anchors = anchors
-        return try TrustEvaluator(configuration: configuration)
+        return try TrustEvaluator(configuration: evaluator.configuration.onlyTrusting(anchors))
     }
 
     func judge(_ account: Account) async throws -> (result: Result, chain: [Certificate], evaluation: TrustEvaluation, endpoint: Endpoint) {

@@ -61,6 +61,17 @@ public struct TrustEvaluator: Sendable {
             return configuration
         }
 
+        /// This configuration (its policy inputs, profile, time) trusting `anchors` alone: no system
+        /// store, no CA file. An account's own CAs are applied this way.
+        public func onlyTrusting(_ anchors: [Certificate]) -> Configuration {
+            var configuration = self
+            configuration.useSystemStore = false
+            configuration.systemStoreFiles = nil
+            configuration.caFiles = []
+            configuration.anchors = anchors
+            return configuration
+        }
+
         /// Only the given anchors.
         public static func anchors(_ anchors: [Certificate]) -> Configuration {
             var configuration = Configuration.system

@@ -16,9 +16,8 @@ enum StoredChainReview {
     /// `--ca-file` when given; else the account's own CA certificates (`anchors`) when it has
     /// some; else the system store, each with the settings' policy inputs.
     static func evaluator(caFiles: [String], settings: Settings, anchors: [Certificate]?) throws -> TrustEvaluator {
-        guard caFiles.isEmpty, let anchors else { return try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings) }
-        var configuration = TrustEvaluator.Configuration.anchors(anchors)
-        configuration.applyPolicyInputs(from: settings)
-        return try TrustEvaluator(configuration: configuration)
+        let named = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
+        guard caFiles.isEmpty, let anchors else { return named }
+        return try TrustEvaluator(configuration: named.configuration.onlyTrusting(anchors))
     }
 }
