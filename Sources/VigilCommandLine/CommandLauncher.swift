@@ -2,6 +2,7 @@ package import ArgumentParser
 import FoundationEssentials
 import Glibc
 import Synchronization
+import VigilText
 import VigilThreads
 
 /// How both executables run their commands: as swift-argument-parser's `main` does, except that
@@ -14,8 +15,21 @@ package enum CommandLauncher {
         #if DEBUG
             BlockingQueue.enforcing.store(true, ordering: .relaxed)
         #endif
+        var command: any ParsableCommand
         do {
-            var command = try root.parseAsRoot()
+            command = try root.parseAsRoot()
+        } catch {
+            EarlyStart.finish()
+            // A mistyped flag is the error to name, before whatever `validate()` found missing.
+            if root.exitCode(for: error) == .validationFailure,
+                let unknown = UnknownOption.find(in: Array(CommandLine.arguments.dropFirst()), root: root)
+            {
+                StandardStream.writeError(unknown.message(replacingFirstLineOf: root.fullMessage(for: error)) + "\n")
+                Glibc.exit(ExitCode.validationFailure.rawValue)
+            }
+            root.exit(withError: error)
+        }
+        do {
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

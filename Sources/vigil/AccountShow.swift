@@ -102,7 +102,8 @@ extension Vigil.AccountCommand {
                 print("Reviewed chain, as stored at setup and judged now:")
                 print(
                     try StoredChainReview.text(
-                        chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles, settings: settings, anchors: anchors), terminator: "")
+                        chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles, settings: settings, anchors: anchors, approved: approved),
+                    terminator: "")
             } catch {
                 ExitStatus.fail(error)
             }

@@ -41,7 +41,8 @@ extension Vigil.Certificates {
                 let peer = PeerName(host: approval.host)
                 print(
                     try StoredChainReview.text(
-                        [certificate], kind: "approval", label: "\(approval.host):\(approval.port)", peer: peer, caFiles: caFiles, settings: settings),
+                        [certificate], kind: "approval", label: "\(approval.host):\(approval.port)", peer: peer, caFiles: caFiles, settings: settings,
+                        approved: approval.isActive),
                     terminator: "")
             } catch {
                 ExitStatus.fail(error)

@@ -9,6 +9,7 @@ import VigilHTTP
 import VigilLogging
 import VigilSettings
 import VigilStore
+import VigilText
 
 extension Vigil {
     struct Inspect: AsyncParsableCommand {
@@ -164,6 +165,43 @@ extension Vigil {
             return evaluation.markingInterception(leaf: leaf, known: known, knownFrom: from.joined(separator: "; "))
         }
 
+        /// The active approvals for `endpoint`, marked when one is for `leaf`; nil when there are
+        /// none or no database yet (read only, never created).
+        static func approvals(for endpoint: Endpoint, leaf: Certificate?) async -> [InspectReport.Approval]? {
+            let path = VigilDatabase.defaultPath()
+            guard FileManager.default.fileExists(atPath: path), let database = try? await VigilDatabase.open(path: path),
+                let all = try? await CertificateApprovals(database: database).list()
+            else { return nil }
+            let host = HostName.canonical(endpoint.host)
+            let approvals = all.filter { $0.port == endpoint.port && HostName.canonical($0.host) == host }.map {
+                InspectReport.Approval(
+                    id: $0.id, sha256: $0.sha256, approvedAt: $0.approvedAt.formatted(.iso8601), matches: $0.sha256 == leaf?.sha256Fingerprint)
+            }
+            return approvals.isEmpty ? nil : approvals
+        }
+
+        /// After an untrusted verdict, the ways forward: the CA file that would make the chain
+        /// trusted, or an approval after checking the fingerprint; or why neither can help.
+        func nextSteps(_ evaluation: TrustEvaluation, sent chain: [Certificate], approvals: [InspectReport.Approval]) -> [String] {
+            if approvals.contains(where: \.matches) { return [] }
+            let refusals = ApprovalRule.refusals(evaluation, sent: chain)
+            if !refusals.isEmpty {
+                return [
+                    "Nothing on this side can make it safe: " + refusals.map(\.message).joined(separator: " ") + " Only the server's administrator can fix it."
+                ]
+            }
+            let target = url ?? files.map { "--file \($0)" }.joined(separator: " ") + (host.map { " --host \($0)" } ?? "")
+            var steps = [
+                "If the server's certificate comes from your organisation's own CA: vigil inspect \(target) --ca-file CA.pem (account add takes the same --ca-file and remembers it)."
+            ]
+            if let url, let leaf = chain.first {
+                steps.append(
+                    "Or approve this very certificate, once its SHA-256 fingerprint is the one the server's administrator gives you through another channel: vigil certificates approve \(url) --fingerprint \(leaf.sha256Fingerprint)"
+                )
+            }
+            return steps
+        }
+
         static func parseTime(_ text: String) -> Date? {
             if let date = try? Date(text, strategy: .iso8601) { return date }
             return try? Date.ISO8601FormatStyle().year().month().day().parse(text)
@@ -248,7 +286,14 @@ extension Vigil {
                         identity, to: live.endpoint, leaf: leaf, trusted: evaluation.verdict.isTrusted, evaluator: evaluator, requirements: requirements,
                         logger: logger)
             }
-            let report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
+            var report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
+            if let live {
+                report.approvals = await Self.approvals(for: live.endpoint, leaf: chain.first)
+            }
+            if !evaluation.verdict.isTrusted {
+                let steps = nextSteps(evaluation, sent: chain, approvals: report.approvals ?? [])
+                report.nextSteps = steps.isEmpty ? nil : steps
+            }
             if json {
                 print(try report.json())
             } else {

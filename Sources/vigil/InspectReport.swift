@@ -52,6 +52,16 @@ struct InspectReport: Encodable {
         var clientCertificateFinding: String?
     }
 
+    /// An approval the user made for this host and port (live only): whether it is for the very
+    /// certificate the server sent. Accounts accept an approved leaf; `inspect` judges the chain.
+    struct Approval: Encodable {
+        var id: Int64?
+        var sha256: String
+        var approvedAt: String
+        /// True when the server sent the approved certificate.
+        var matches: Bool
+    }
+
     var schemaVersion = 1
     var target: Target
     var evaluatedAt: String
@@ -59,6 +69,10 @@ struct InspectReport: Encodable {
     var connection: Connection?
     var chain: ChainSummary
     var certificates: [CertificateSummary]
+    /// Active approvals for the host and port inspected (live only; absent when none).
+    var approvals: [Approval]?
+    /// After an untrusted verdict: what the user can do, as commands to run (absent when trusted).
+    var nextSteps: [String]?
 
     init(target: Target, evaluation: TrustEvaluation, sent: [Certificate], connection: Connection?) {
         self.target = target

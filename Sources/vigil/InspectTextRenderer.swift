@@ -15,7 +15,10 @@ struct InspectTextRenderer {
     /// External text, made safe for the terminal.
     func t(_ text: String) -> String { SafeText.escaped(text) }
 
-    func render(_ report: InspectReport) -> String {
+    /// With `approved` (a stored approval or account that is approved, and active), an untrusted
+    /// chain is titled APPROVED: what Vigil's connections do with it; the reasons the chain alone
+    /// is not trusted follow.
+    func render(_ report: InspectReport, approved: Bool = false) -> String {
         var lines: [String] = []
         let what = t(report.target.url ?? report.target.files?.joined(separator: " ") ?? "")
         let name = report.target.peerName.map { "\($0.kind.rawValue) \(t($0.value))" } ?? "no name checked"
@@ -29,6 +32,14 @@ struct InspectTextRenderer {
                 }
             lines.append("  for \(name), at \(report.evaluatedAt)")
             lines.append("  anchor: \(t(basis.anchorSubject)) (\(source))")
+        } else if approved {
+            lines.append(terminal.yellow("APPROVED") + "  \(what)")
+            lines.append("  for \(name), at \(report.evaluatedAt); approved by a user: the chain alone is not trusted because")
+            for reason in report.verdict.reasons {
+                var line = "  - \(t(reason.message))"
+                if let code = reason.opensslCode { line += terminal.dim(" [OpenSSL \(code): \(t(reason.opensslMessage ?? ""))]") }
+                lines.append(line)
+            }
         } else {
             lines.append(terminal.red("UNTRUSTED") + "  \(what)")
             lines.append("  for \(name), at \(report.evaluatedAt)")
@@ -62,6 +73,19 @@ struct InspectTextRenderer {
             }
             if let presented = connection.clientCertificatePresented { lines.append("  client certificate presented: \(t(presented))") }
             if let finding = connection.clientCertificateFinding { lines.append("  " + terminal.yellow("[finding]") + " \(t(finding))") }
+        }
+        for approval in report.approvals ?? [] {
+            lines.append(
+                approval.matches
+                    ? "  approved: this certificate is approved for this host and port (approval \(approval.id.map(String.init) ?? "?"), \(approval.approvedAt)); accounts accept it, the verdict above is the chain's own"
+                    : "  " + terminal.yellow("[approval for another certificate]")
+                        + " approval \(approval.id.map(String.init) ?? "?") (\(approval.approvedAt)) is for SHA-256 \(approval.sha256), not the certificate sent now: ask the server's administrator why it changed before approving anything"
+            )
+        }
+        if let steps = report.nextSteps, !steps.isEmpty {
+            lines.append("")
+            lines.append("What you can do:")
+            lines += steps.map { "  - \(t($0))" }
         }
         lines.append("")
         lines += chain(report.chain)

@@ -59,6 +59,50 @@ struct CertificatesCommandTests {
         }
     }
 
+    /// After UNTRUSTED, `inspect` says what to do; the approve command it prints works as printed;
+    /// then `inspect` names the approval, and `certificates show` titles it APPROVED, not
+    /// UNTRUSTED (issue 39).
+    @Test func untrustedSaysWhatToDoAndAnApprovalIsNamed() async throws {
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let data = try TestPaths.temporaryDirectory().path
+            let environment = ["XDG_DATA_HOME": data]
+            let url = running.url(path: "")
+            let before = try await CommandRunner.vigilDetached(["inspect", url], environment: environment)
+            #expect(before.status == 1)
+            #expect(before.standardOutput.contains("What you can do:") && before.standardOutput.contains("--ca-file CA.pem"))
+            let line = try #require(before.standardOutput.split(separator: "\n").first { $0.contains("vigil certificates approve") })
+            let command = try #require(line.range(of: "vigil certificates approve ")).upperBound
+            let arguments = ["certificates", "approve"] + line[command...].split(separator: " ").map(String.init)
+            #expect(arguments == ["certificates", "approve", url, "--fingerprint", arguments.last ?? ""])
+            #expect(try await CommandRunner.vigilDetached(arguments, environment: environment).status == 0)
+
+            let after = try await CommandRunner.vigilDetached(["inspect", url], environment: environment)
+            #expect(after.status == 1, "inspect judges the chain; the approval is named beside it")
+            #expect(after.standardOutput.contains("approved: this certificate is approved for this host and port (approval 1"))
+            #expect(!after.standardOutput.contains("What you can do:"))
+            let json = try await CommandRunner.vigilDetached(["inspect", url, "--json"], environment: environment)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            #expect((object["approvals"] as? [[String: Any]])?.first?["matches"] as? Bool == true)
+            #expect(object["nextSteps"] == nil)
+
+            let shown = try await CommandRunner.vigilDetached(["certificates", "show", "1"], environment: environment)
+            #expect(shown.standardOutput.split(separator: "\n").dropFirst().first?.hasPrefix("APPROVED") == true, "\(shown.standardOutput)")
+            #expect(try await CommandRunner.vigilDetached(["certificates", "revoke", "1", "--reason", "test"], environment: environment).status == 0)
+            let revoked = try await CommandRunner.vigilDetached(["certificates", "show", "1"], environment: environment)
+            #expect(revoked.standardOutput.split(separator: "\n").dropFirst().first?.hasPrefix("UNTRUSTED") == true)
+        }
+    }
+
+    /// An untrusted certificate that no approval can make safe says so instead of offering one.
+    @Test func anUnapprovableCertificateOffersNoApproval() async throws {
+        try await withRunningSimulator("wrong-host") { (running) async throws in
+            let result = try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle])
+            #expect(result.status == 1)
+            #expect(result.standardOutput.contains("Nothing on this side can make it safe"), "\(result.standardOutput)")
+            #expect(!result.standardOutput.contains("vigil certificates approve"))
+        }
+    }
+
     /// Listings copy the stored bytes to the output (issue 14): hostile text in a row (escape
     /// sequences, a line break, right-to-left override, quotes, a NUL) comes out escaped in text and
     /// in JSON, and dates from their stored form as ISO 8601, before 1970 too.

@@ -107,6 +107,20 @@ struct InspectCommandTests {
         #expect(try CommandRunner.vigil(arguments).status == Exit.usage)
     }
 
+    /// The parser validates a command before it looks for options nobody used: a mistyped flag
+    /// must still be the error named, whatever else is missing (issue 39).
+    @Test(arguments: [
+        (["inspect", "--bogus"], "--bogus"), (["account", "check", "--bogus"], "--bogus"), (["account", "remove", "-yq"], "-q"),
+        (["certificates", "approve", "--fingerprnt=AB"], "--fingerprnt"),
+    ])
+    func anUnknownFlagIsNamed(arguments: [String], flag: String) throws {
+        let result = try CommandRunner.vigil(arguments)
+        #expect(result.status == Exit.usage)
+        #expect(result.standardError.hasPrefix("Error: Unknown option '\(flag)'"), "\(result.standardError)")
+        #expect(result.standardError.contains("Usage: vigil \(arguments[0])"))
+        #expect(!result.standardError.contains("Help:"))
+    }
+
     @Test func liveHostTrustedUntrustedAndJSON() throws {
         let server = try TLSTestServer(case: "valid-127.0.0.1")
         defer { server.stop() }
