@@ -181,12 +181,21 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
 static struct termios vigil_secret_saved;
 static volatile sig_atomic_t vigil_secret_tty = -1;
 
-static void vigil_secret_interrupted(int signal_number) {
+void vigil_secret_restore_terminal(void) {
     int tty = vigil_secret_tty;
     if (tty >= 0) {
         tcsetattr(tty, TCSAFLUSH, &vigil_secret_saved);
         (void)!write(tty, "\n", 1);
     }
+}
+
+static void vigil_secret_interrupted(int signal_number) {
+    vigil_secret_restore_terminal();
+    /* Say so (write(2) is async-signal-safe; nothing was read into a store yet). */
+    const char *said = signal_number == SIGINT    ? "vigil: interrupted (SIGINT); nothing was kept\n"
+                       : signal_number == SIGTERM ? "vigil: interrupted (SIGTERM); nothing was kept\n"
+                                                  : "vigil: interrupted; nothing was kept\n";
+    if (signal_number != SIGTSTP) (void)!write(STDERR_FILENO, said, strlen(said));
     /* Then die of the signal, as without the handler. */
     struct sigaction deflt;
     memset(&deflt, 0, sizeof deflt);

@@ -11,7 +11,10 @@ import VigilThreads
 /// (``VigilThreads/BlockingQueue/checkNotOnCooperativePool(_:)``), which `make test` exercises
 /// through the CLI tests and `vigil simulate`.
 package enum CommandLauncher {
-    @MainActor package static func run(_ root: any ParsableCommand.Type) async {
+    /// `interruptible`: Ctrl-C and SIGTERM cancel the command (``Interruption``); false for an
+    /// executable whose commands watch the signals themselves (`vigil-simulator`'s serve and
+    /// simulate: two watchers of one signal would each miss it).
+    @MainActor package static func run(_ root: any ParsableCommand.Type, interruptible: Bool = true) async {
         #if DEBUG
             BlockingQueue.enforcing.store(true, ordering: .relaxed)
         #endif
@@ -30,20 +33,33 @@ package enum CommandLauncher {
             root.exit(withError: error)
         }
         do {
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
+            if let command = command as? any AsyncParsableCommand {
+                // Ctrl-C and SIGTERM cancel the command, which stops as its own code says
+                // (Interruption); the launcher then says it was interrupted.
+                let box = CommandBox(command: command)
+                let running = Task { @MainActor in try await box.command.run() }
+                if interruptible { Interruption.install { running.cancel() } }
+                try await running.value
             } else {
                 // Nothing has suspended yet, so this is still the process's main thread: on Linux
                 // the main actor resumes on a Dispatch worker after an `await`, and a synchronous
                 // command's database calls would then run on a thread the check counts as the
                 // pool's. Keep every `await` of the launch after this branch.
                 precondition(OwnThread.isMain, "a synchronous command runs on the main thread")
+                if interruptible { Interruption.install(cancel: nil) }
                 try command.run()
             }
             EarlyStart.finish()
         } catch {
             EarlyStart.finish()
+            if Interruption.signal != nil { ExitStatus.fail(error) }
             root.exit(withError: error)
         }
     }
+}
+
+/// The command handed to the task that runs it; only that task uses it from then on.
+private final class CommandBox: @unchecked Sendable {
+    var command: any AsyncParsableCommand
+    init(command: any AsyncParsableCommand) { self.command = command }
 }

@@ -29,6 +29,8 @@ package enum ExitStatus {
     /// Prints `vigil: error: MESSAGE` on standard error and exits with `status`: the one way a
     /// command fails after parsing.
     package static func fail(_ message: String, status: Int32 = ExitStatus.error) -> Never {
+        // Ctrl-C or SIGTERM made the command stop: that is what happened, whatever it then failed on.
+        if Interruption.signal != nil { Interruption.die(message: message) }
         // Messages carry server and certificate text: escaped, one line.
         StandardStream.writeError((JournalStream.isStandardError ? "<3>" : "") + "vigil: error: \(SafeText.escaped(message))\n")
         EarlyStart.finish()
@@ -39,6 +41,7 @@ package enum ExitStatus {
     /// is 1, a missing or broken setting 78, anything else 2. Commands end with
     /// `catch { ExitStatus.fail(error) }` instead of a `catch` per type.
     package static func fail(_ error: any Error) -> Never {
+        if Interruption.signal != nil { Interruption.die(message: error is CancellationError ? nil : described(error).message) }
         // A command's own exit status (a verdict, not an error) passes through as it is.
         if let code = error as? ExitCode {
             fflush(nil)

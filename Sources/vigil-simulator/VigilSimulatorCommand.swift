@@ -22,6 +22,6 @@ struct VigilSimulatorCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         // The suite's client handles passwords and tokens in this process, as vigil does.
         ProcessHygiene.apply()
-        await CommandLauncher.run(Self.self)
+        await CommandLauncher.run(Self.self, interruptible: false)
     }
 }

@@ -274,7 +274,8 @@ extension Vigil {
                     if !yes, isatty(STDIN_FILENO) == 1 {
                         print(SafeText.escaped("Remove \(found.user) on \(found.server) (\(found.id)) and its secrets? [y/N] "), terminator: "")
                         fflush(nil)
-                        guard readLine()?.lowercased().hasPrefix("y") == true else {
+                        // Ctrl-C at the question ends the command at once (the read cannot be cancelled).
+                        guard Interruption.atPrompt(restore: {}, { readLine() })?.lowercased().hasPrefix("y") == true else {
                             print("Nothing was removed.")
                             throw ExitCode(ExitStatus.untrusted)
                         }
@@ -384,7 +385,8 @@ struct TerminalInteraction: AccountSetupInteraction {
     func confirm(_ question: String) -> Bool {
         print(question + " [y/N] ", terminator: "")
         fflush(nil)
-        return readLine()?.lowercased().hasPrefix("y") == true
+        // Ctrl-C at the question ends the command at once (the read cannot be cancelled).
+        return Interruption.atPrompt(restore: {}, { readLine() })?.lowercased().hasPrefix("y") == true
     }
 
     func password(user: String, server: String) async -> Secret? {

@@ -1,5 +1,6 @@
 import CVigilSystem
 import Glibc
+import VigilCommandLine
 import VigilText
 
 /// A secret the user gives: on standard input (`--password-stdin`), or typed at the terminal.
@@ -10,7 +11,11 @@ enum SecretInput {
     static func fromTerminal(prompt: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         defer { buffer.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
-        let length = buffer.withUnsafeMutableBufferPointer { vigil_read_secret(prompt, $0.baseAddress, $0.count) }
+        // Ctrl-C while it waits: the terminal back, "interrupted; nothing was kept", the end
+        // (whichever of Interruption and vigil_read_secret's own handler gets the signal).
+        let length = Interruption.atPrompt(restore: { vigil_secret_restore_terminal() }) {
+            buffer.withUnsafeMutableBufferPointer { vigil_read_secret(prompt, $0.baseAddress, $0.count) }
+        }
         guard length >= 0 else { return nil }
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
@@ -18,7 +23,9 @@ enum SecretInput {
     /// The whole of standard input as one line, its final line break (LF, or CR LF) dropped;
     /// nil when there is none or it is not UTF-8.
     static func fromStandardInput() -> String? {
-        guard let data = StandardStream.readInput(), var text = String(validating: data, as: UTF8.self) else { return nil }
+        guard let data = Interruption.atPrompt(restore: {}, { StandardStream.readInput() }), var text = String(validating: data, as: UTF8.self) else {
+            return nil
+        }
         if text.hasSuffix("\n") { text.removeLast() }
         if text.hasSuffix("\r") { text.removeLast() }
         return text

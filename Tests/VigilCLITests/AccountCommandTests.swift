@@ -544,6 +544,66 @@ struct AccountCommandTests {
         }
     }
 
+    /// Ctrl-C and SIGTERM while Vigil waits for the browser stop it at once: it says it was
+    /// interrupted, dies of the signal (a shell's 130 or 143), and keeps no account (issue 39:
+    /// it used to say the browser did not come back in time).
+    @Test(arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
+    func anInterruptedBrowserLoginSaysSoAndKeepsNothing(signal: Int32, name: String) async throws {
+        try await withRunningSimulator("oidc") { (running) async throws in
+            let directory = try TestPaths.temporaryDirectory()
+            let output = directory.appendingPathComponent("out.txt").path
+            let errors = directory.appendingPathComponent("err.txt").path
+            // A browser that never comes back: Vigil waits on its loopback listener.
+            let arguments = [
+                "account", "add", running.url(path: ""), "--user", "alice", "--ca-file", TestPaths.caBundle, "--database", database, "--browser", "true",
+            ]
+            var environment = ProcessInfo.processInfo.environment
+            for (key, value) in CommandRunner.hermetic([:]) { environment[key] = value }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
+            process.arguments = arguments
+            process.environment = environment
+            process.standardInput = FileHandle.nullDevice
+            FileManager.default.createFile(atPath: output, contents: nil)
+            FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardOutput = FileHandle(forWritingAtPath: output)
+            process.standardError = FileHandle(forWritingAtPath: errors)
+            try process.run()
+            // Until it says it waits (a bound on the loop, not a timing assertion).
+            for _ in 0..<600 where !((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("Log in here if no browser opens") {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try String(contentsOfFile: output, encoding: .utf8).contains("Log in here if no browser opens"))
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal, "dies of the signal: $? is \(128 + signal)")
+            let said = try String(contentsOfFile: errors, encoding: .utf8)
+            #expect(said.contains("vigil: interrupted (\(name))"), "\(said)")
+            #expect(!said.contains("did not come back within the time allowed"))
+            #expect(try await vigil(["account", "list"]).standardOutput.contains("no accounts"))
+        }
+    }
+
+    /// Ctrl-C at a password prompt (`vigil proxy login` on a terminal): the terminal is given
+    /// back, the message says so, nothing is stored.
+    @Test func anInterruptAtThePasswordPromptKeepsNothing() throws {
+        let own = try TestPaths.temporaryDirectory().path
+        // script(1) gives vigil a terminal. The shell execs vigil (so $$ is vigil); a subshell waits
+        // until one of vigil's threads sleeps in a terminal read (the kernel's wait there), then
+        // sends the signal.
+        let vigil = [TestPaths.vigilBinary, "proxy", "login", "http://127.0.0.1:3128", "--user", "carol"].map { "'\($0)'" }.joined(separator: " ")
+        let command =
+            "(for i in $(seq 400); do grep -qsE 'n_tty_read|wait_woken' /proc/$$/task/*/wchan && break; sleep 0.05; done; kill -INT $$) & exec \(vigil)"
+        let result = try CommandRunner.run(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], environment: ["XDG_STATE_HOME": own + "/state", "XDG_CONFIG_HOME": own + "/config"],
+            input: Data())
+        #expect(result.standardOutput.contains("Password for carol at the proxy"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("vigil: interrupted (SIGINT); nothing was kept"), "\(result.standardOutput)")
+        #expect(result.status == 130, "script(1) passes on a shell's 128 + SIGINT")
+        let listed = try CommandRunner.vigil(["proxy", "list"])
+        #expect(!listed.standardOutput.contains("carol"), "\(listed.standardOutput)")
+    }
+
     @Test func wrongCredentialsAndBadFlags() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let wrong = try await vigil(

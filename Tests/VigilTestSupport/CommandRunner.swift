@@ -94,7 +94,7 @@ public enum CommandRunner {
 
     /// Its own state directory, no user settings file and no managed file unless `environment`
     /// names them, and none of the caller's `VIGIL_` settings.
-    static func hermetic(_ environment: [String: String?]) -> [String: String?] {
+    public static func hermetic(_ environment: [String: String?]) -> [String: String?] {
         var hermetic: [String: String?] = [
             "XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json",
             "XDG_STATE_HOME": emptyConfigHome + "/state", "XDG_DATA_HOME": emptyConfigHome + "/data",

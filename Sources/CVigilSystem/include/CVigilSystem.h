@@ -28,6 +28,9 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
 /// the command, the terminal put back first), `prompt` written there first: the length read into
 /// `buffer` (NUL-terminated, cut at `capacity - 1`), or -1 without a terminal or at end of input.
 long vigil_read_secret(const char *prompt, char *buffer, size_t capacity);
+/* Puts the terminal back as it was before vigil_read_secret turned echo off (a new line after
+   the prompt), if a secret is being read; async-signal-safe. For a process about to end. */
+void vigil_secret_restore_terminal(void);
 
 /// Brings this network namespace's loopback interface up (a new namespace has it down): 0, or
 /// the errno.

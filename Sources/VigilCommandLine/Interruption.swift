@@ -1,0 +1,92 @@
+import Dispatch
+import Glibc
+import Synchronization
+import VigilLogging
+import VigilText
+
+/// Ctrl-C (SIGINT) and SIGTERM for `vigil`'s commands: the first signal cancels the running
+/// command, which unwinds through its own clean-up (a setup's pending account row, a login's
+/// loopback listener, a refresh mark) and fails with the error cancellation gave it; the launcher
+/// then says the command was interrupted and the process dies of the signal, as a shell expects
+/// (`$?` 130 or 143; a shell loop stops). A command that does not stop within
+/// ``gracePeriod``, a synchronous command (nothing to cancel) and a second signal end the
+/// process at once, with the same message. What is stored is never half-written either way:
+/// SQLite rolls an unfinished transaction back, the keyring stores an item whole, and a setup's
+/// row left pending is removed by the next command (``VigilAccounts/AccountRegistry``).
+package enum Interruption {
+    /// The signal received, 0 before any.
+    private static let received = Atomic<Int32>(0)
+    /// While a secret is read at the terminal: how to give the terminal back (echo on).
+    private static let prompt = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The signal sources; kept for the life of the process.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    /// How long a cancelled command has to stop on its own.
+    static let gracePeriod: DispatchTimeInterval = .seconds(5)
+
+    /// The signal that interrupted the command (SIGINT, SIGTERM), or nil.
+    package static var signal: Int32? {
+        let number = received.load(ordering: .acquiring)
+        return number == 0 ? nil : number
+    }
+
+    /// Watches SIGINT and SIGTERM from now on; `cancel` runs on the first one (nil: the
+    /// command cannot be cancelled and the process ends at once). Call once, before the command
+    /// runs; later signals are never lost between ignoring them and watching them.
+    package static func install(cancel: (@Sendable () -> Void)?) {
+        for number in [SIGINT, SIGTERM] {
+            // Ignored first: libdispatch then installs its own handler (on Linux it does so when
+            // the source starts, and a later `signal` would replace it).
+            Glibc.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let first = received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged
+                // A blocking read of the terminal cannot be cancelled: the terminal back, and end.
+                if let restore = prompt.withLock({ $0 }) {
+                    restore()
+                    die(note: "nothing was kept")
+                }
+                guard first, let cancel else { die(message: nil) }
+                cancel()
+                DispatchQueue.global().asyncAfter(deadline: .now() + gracePeriod) { die(message: "it did not stop within 5 seconds") }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Runs `body`, a blocking read of a secret at the terminal: a signal during it ends the
+    /// process at once, after `restore` gives the terminal back.
+    package static func atPrompt<T>(restore: @escaping @Sendable () -> Void, _ body: () -> T) -> T {
+        prompt.withLock { $0 = restore }
+        defer { prompt.withLock { $0 = nil } }
+        return body()
+    }
+
+    /// `interrupted (SIGINT)`, `interrupted (SIGTERM)`.
+    package static func describe(_ number: Int32) -> String {
+        "interrupted (\(number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)"))"
+    }
+
+    /// Prints `vigil: interrupted (SIGINT)` and `message` (escaped: it may quote a server) on
+    /// standard error, then dies of the signal received.
+    package static func die(message: String?) -> Never {
+        die(text: message.map { ": " + SafeText.escaped($0) } ?? "")
+    }
+
+    /// `vigil: interrupted (SIGINT); NOTE`, then dies of the signal.
+    static func die(note: String) -> Never { die(text: "; " + note) }
+
+    private static func die(text tail: String) -> Never {
+        let number = signal ?? SIGINT
+        let text = "vigil: " + describe(number) + tail + "\n"
+        StandardStream.writeError(text)
+        Glibc.signal(number, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, number)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(number)
+        // A signal that could not end the process (blocked elsewhere): the shell's code by hand.
+        _exit(128 + number)
+    }
+}
