@@ -33,6 +33,7 @@ extension AccountSetup.Options {
         oauth2AuthorizationPath = settings[.oauth2AuthorizationEndpoint] ?? oauth2AuthorizationPath
         oauth2TokenPath = settings[.oauth2TokenEndpoint] ?? oauth2TokenPath
         oauth2RedirectPort = settings[.oauth2RedirectPort] ?? 0
+        browserTimeout = .seconds(settings[.browserTimeoutSeconds] ?? 300)
         oauth2ClientSecret = settings[.oauth2ClientSecret].map(Secret.init)
         oauth2ClientServer = settings[.oauth2ClientServer]
         tokenLifetimeOverride = settings[.oauth2ExpirationOverrideSeconds]

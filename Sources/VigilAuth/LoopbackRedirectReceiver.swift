@@ -85,7 +85,10 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable {  // fd immuta
                         "\(ignored) authorization response(s) with another state than Vigil sent came back and were ignored; the login's own answer did not come in time."
                     )
                 }
-                throw OAuth2Error(.timeout, "The browser did not come back within the time allowed.")
+                throw OAuth2Error(
+                    .timeout,
+                    "The browser did not come back within \(timeout.components.seconds) seconds; allow more with --browser-timeout SECONDS or the setting authentication.browser-timeout-seconds."
+                )
             }
             // Connections past their budget are dropped.
             for connection in pending where connection.until <= now { close(connection.fd) }

@@ -30,6 +30,8 @@ extension Setting where Value == Bool {
 }
 
 extension Setting where Value == Int {
+    /// `authentication.browser-timeout-seconds`: how long a browser login is waited for.
+    public static var browserTimeoutSeconds: Self { "authentication.browser-timeout-seconds" }
     /// `authentication-oauth2.oa2-redirect-port`: the loopback redirect URI's port; 0 picks a free one per login.
     public static var oauth2RedirectPort: Self { "authentication-oauth2.oa2-redirect-port" }
     /// `authentication-oauth2.oa2-expiration-override-seconds`: treat access tokens as expiring after this many seconds.

@@ -166,6 +166,10 @@ public enum SettingsCatalog {
         .init(
             "authentication-oauth2.oa2-expiration-override-seconds", .integer(1...31_536_000), default: nil,
             "Treat access tokens as expiring after this many seconds (for testing refresh)."),
+        .init(
+            "authentication.browser-timeout-seconds", .integer(10...3_600), default: .integer(300),
+            "How long `account add` and `account login` wait for a browser login (OAuth2, OpenID Connect, Nextcloud's login flow, which ends after 20 minutes anyway) before giving up; `--browser-timeout` overrides it for one command. Ctrl-C stops the wait at once."
+        ),
         // OpenID Connect
         .init(
             "authentication-oidc.scope", .string, default: .string("openid offline_access email profile"), "Scopes requested from the OpenID Connect provider."),

@@ -59,6 +59,11 @@ extension Vigil {
             @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.")
             var browser: String?
             @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
+            @Option(
+                help: ArgumentHelp(
+                    "Seconds to wait for the browser login before giving up (default: authentication.browser-timeout-seconds, 300).",
+                    valueName: "seconds"))
+            var browserTimeout: Int?
             @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
                 []
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
@@ -74,6 +79,9 @@ extension Vigil {
                     throw ValidationError("--method must be basic, oauth2, openid-connect or login-flow-v2.")
                 }
                 guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+                if let browserTimeout, !(10...3_600).contains(browserTimeout) {
+                    throw ValidationError("--browser-timeout must be between 10 and 3600 seconds.")
+                }
                 for origin in presentCredentialsTo where (try? Endpoint(url: origin)) == nil {
                     throw ValidationError("--present-credentials-to takes a server's https URL, https://HOST[:PORT]; '\(SafeText.escaped(origin))' is not one.")
                 }
@@ -117,6 +125,7 @@ extension Vigil {
                 }
                 options.passwordGiven = passwordStdin
                 options.timeout = .milliseconds(Int64(timeout * 1000))
+                if let browserTimeout { options.browserTimeout = .seconds(browserTimeout) }
                 options.resolve = resolveOptions.pins
                 do {
                     // The client certificate is read and shown first; setup refuses one no server

@@ -32,6 +32,11 @@ extension Vigil.AccountCommand {
             String?
         @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
         @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+        @Option(
+            help: ArgumentHelp(
+                "Seconds to wait for the browser login before giving up (default: authentication.browser-timeout-seconds, 300).",
+                valueName: "seconds"))
+        var browserTimeout: Int?
         @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
         @OptionGroup var resolveOptions: ResolveOptions
         @OptionGroup var store: Vigil.Certificates.StoreOptions
@@ -40,6 +45,9 @@ extension Vigil.AccountCommand {
         func validate() throws {
             try Vigil.Certificates.Approve.validate(approving: approveCertificate)
             guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+            if let browserTimeout, !(10...3_600).contains(browserTimeout) {
+                throw ValidationError("--browser-timeout must be between 10 and 3600 seconds.")
+            }
         }
 
         func run() async throws {
@@ -51,6 +59,7 @@ extension Vigil.AccountCommand {
                 var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
                 check.options.timeout = .milliseconds(Int64(timeout * 1000))
                 check.options.resolve = resolveOptions.pins
+                if let browserTimeout { check.options.browserTimeout = .seconds(browserTimeout) }
                 let setup = AccountSetup(
                     evaluator: evaluator, approvals: check.approvals, accounts: check.accounts, secrets: KeyringSecretStore(),
                     options: check.options, logger: logger)

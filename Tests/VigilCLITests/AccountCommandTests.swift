@@ -584,6 +584,22 @@ struct AccountCommandTests {
         }
     }
 
+    /// The browser login's patience is a setting (and `--browser-timeout`), and the message when
+    /// it runs out names both (issue 39: a 300-second wait no help mentioned).
+    @Test func theBrowserWaitIsASettingAndSaysSo() async throws {
+        try await withRunningSimulator("oidc") { (running) async throws in
+            let result = try await CommandRunner.vigilDetached(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--ca-file", TestPaths.caBundle, "--database", database, "--browser", "true"],
+                environment: ["VIGIL_AUTHENTICATION_BROWSER_TIMEOUT_SECONDS": "10"])
+            #expect(result.status == 1 || result.status == 2, "\(result.standardError)")
+            #expect(result.standardError.contains("did not come back within 10 seconds"), "\(result.standardError)")
+            #expect(result.standardError.contains("--browser-timeout") && result.standardError.contains("authentication.browser-timeout-seconds"))
+            #expect(try await vigil(["account", "add", running.url(path: ""), "--user", "alice", "--browser-timeout", "5"]).status == 64)
+            let help = try CommandRunner.vigil(["account", "add", "--help"]).standardOutput
+            #expect(help.contains("--browser-timeout") && help.contains("authentication.browser-timeout-seconds"))
+        }
+    }
+
     /// Ctrl-C at a password prompt (`vigil proxy login` on a terminal): the terminal is given
     /// back, the message says so, nothing is stored.
     @Test func anInterruptAtThePasswordPromptKeepsNothing() throws {
