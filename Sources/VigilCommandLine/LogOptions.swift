@@ -8,13 +8,13 @@ package import VigilSettings
 
 /// `--log-level`, `--log-format`, `--log-file`: on every command.
 package struct LogOptions: ParsableArguments {
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (also shown on standard error).")
+    @Option(help: ArgumentHelp("Log from this level up, on standard error too.", valueName: "level"))
     package var logLevel: Logger.Level?
 
-    @Option(help: "Log format: text, json, json-composed.")
+    @Option(help: ArgumentHelp("The log lines' format.", valueName: "format"))
     package var logFormat: LogConfiguration.Format?
 
-    @Option(help: "Log file (default: $XDG_STATE_HOME/vigil/logs/vigil.log).")
+    @Option(help: ArgumentHelp("The log file (default: $XDG_STATE_HOME/vigil/logs/vigil.log).", valueName: "file"), completion: .file())
     package var logFile: String?
 
     package init() {}
@@ -54,13 +54,14 @@ package enum CommandContext {
         if let level = options.logLevel { configuration.level = level }
         if let format = options.logFormat { configuration.format = format }
 
-        // Standard error shows warnings and worse, or everything asked for with --log-level.
+        // Standard error shows no log line unless asked: everything at --log-level, or warnings and
+        // worse with `writer.stderr` in log.enabled-components (the commands say what happened).
         // `log.level off` and `log.enabled-components` switch writers off; a flag switches its own on.
         // `off` is the settings' word; a flag on the command line still switches its writer on.
         let levelOff = settings[.logLevel] == "off"
         let stderrOff = levelOff && options.logLevel == nil
         let fileOff = levelOff && options.logLevel == nil && options.logFile == nil
-        let components = Set(settings[.logEnabledComponents] ?? [SettingsCatalog.logComponentStandardError, SettingsCatalog.logComponentFile])
+        let components = Set(settings[.logEnabledComponents] ?? [SettingsCatalog.logComponentFile])
         let stderrLevel = options.logLevel ?? max(configuration.level, .warning)
         var sinks: [any LogSink] = []
         if !stderrOff, options.logLevel != nil || components.contains(SettingsCatalog.logComponentStandardError) {

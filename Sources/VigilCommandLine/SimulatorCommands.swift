@@ -76,7 +76,7 @@ package struct ScenariosOptions: ParsableArguments {
     @OptionGroup package var paths: SimulatorPaths
     @Flag(help: "Print JSON: an array of the fixtures.") package var json = false
     @Flag(help: "Print docs/scenarios.md.") package var markdown = false
-    @OptionGroup package var logOptions: LogOptions
+    @OptionGroup(title: "Log options") package var logOptions: LogOptions
 
     package init() {}
 }
@@ -97,7 +97,7 @@ package struct ServeOptions: ParsableArguments {
             "Sit in front of this real server (https://host[:port][/path]) as a reverse proxy: what the scenario's faults do not answer is forwarded to it."
         )) package var upstream: String?
     @Option(help: "CAs that may sign the upstream server's certificate (default: the system's trust store).") package var upstreamCaFile: String?
-    @OptionGroup package var logOptions: LogOptions
+    @OptionGroup(title: "Log options") package var logOptions: LogOptions
 
     package init() {}
 
@@ -144,7 +144,7 @@ package struct SimulateOptions: ParsableArguments {
                 "By default an external client's run (the simulated hosts and the client) is executed in a new network namespace with only loopback: the scenarios' host names resolve there (on port 443), every other name, address and port reaches a recorder whose contacts are reported (a secret there is a violation), and nothing the client sends leaves the machine; where one cannot be made (no user namespaces, no nft), vigil simulate says so and exits 2."
         ))
     package var noNetworkNamespace = false
-    @OptionGroup package var logOptions: LogOptions
+    @OptionGroup(title: "Log options") package var logOptions: LogOptions
 
     package init() {}
 

@@ -185,8 +185,8 @@ public enum SettingsCatalog {
             "The lowest level that is logged; `off` logs nothing (errors are still reported as messages)."),
         .init(
             "log.enabled-components", .choiceList([logComponentStandardError, logComponentFile, logComponentRequests]),
-            default: .strings([logComponentStandardError, logComponentFile]),
-            "Where log lines go (`writer.stderr`: warnings and worse on standard error; `writer.file`: the log file) and `option.log-requests-and-responses` (as `log.http-requests`). `--log-file` and `--log-level` on the command line switch their writer on."
+            default: .strings([logComponentFile]),
+            "Where log lines go (`writer.file`: the log file; `writer.stderr`: warnings and worse on standard error, off by default since each command already says on the terminal what happened, once) and `option.log-requests-and-responses` (as `log.http-requests`). `--log-file` and `--log-level` on the command line switch their writer on."
         ),
         .init("log.privacy-mask", .bool, default: .bool(true), "Mask private values before a line is written. On by default, unlike the ownCloud app."),
         .init("log.format", .choice(["text", "json", "json-composed"]), default: .string("text"), "The format of log lines."),

@@ -71,7 +71,7 @@ extension Vigil {
             @OptionGroup var clientCertificateOptions: ClientCertificateOptions
             @OptionGroup var accessHeadersOptions: AccessHeadersOptions
             @OptionGroup var store: Certificates.StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
                 try Vigil.Certificates.Approve.validate(approving: approveCertificate)
@@ -173,7 +173,7 @@ extension Vigil {
             static let configuration = CommandConfiguration(commandName: "list", abstract: "List accounts (never their secrets).")
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: Certificates.StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() async throws {
                 _ = CommandContext.start(logOptions)
@@ -205,7 +205,7 @@ extension Vigil {
             @Argument(help: "The new label.") var label: String?
             @Flag(help: "Remove the account's label.") var clear = false
             @OptionGroup var store: Certificates.StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
                 if clear == (label != nil) { throw ValidationError("Give a label, or --clear to remove the label.") }
@@ -236,7 +236,7 @@ extension Vigil {
             @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
             @OptionGroup var revocation: TokenRevocationOptions
             @OptionGroup var store: Certificates.StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)
@@ -270,7 +270,7 @@ extension Vigil {
             @Flag(help: "Keep the certificate approvals of its server even when no other account uses it.") var keepApprovals = false
             @OptionGroup var revocation: TokenRevocationOptions
             @OptionGroup var store: Certificates.StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() async throws {
                 let (settings, logger) = CommandContext.start(logOptions)

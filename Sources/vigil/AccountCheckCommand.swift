@@ -43,7 +43,7 @@ extension Vigil.AccountCommand {
         @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
         @OptionGroup var resolveOptions: ResolveOptions
         @OptionGroup var store: Vigil.Certificates.StoreOptions
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func validate() throws {
             if id == nil && !all { throw ValidationError("Give an account id (see vigil account list), or --all to check every account.") }

@@ -31,7 +31,7 @@ extension Vigil.AccountCommand {
         @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file for this account from now on (repeatable).") var caFiles: [String] = []
         @Flag(help: "Trust the system store for this account again (forget the CA certificates kept with it).") var systemTrust = false
         @OptionGroup var store: Vigil.Certificates.StoreOptions
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func validate() throws {
             let certificate = noClientCertificate || clientCertificateOptions.clientCertificate != nil

@@ -40,7 +40,7 @@ extension Vigil.AccountCommand {
         @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
         @OptionGroup var resolveOptions: ResolveOptions
         @OptionGroup var store: Vigil.Certificates.StoreOptions
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func validate() throws {
             try Vigil.Certificates.Approve.validate(approving: approveCertificate)

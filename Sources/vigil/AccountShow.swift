@@ -21,7 +21,7 @@ extension Vigil.AccountCommand {
         @Option(name: .customLong("ca-file"), help: "Judge the stored chain against only these CAs (repeatable).") var caFiles: [String] = []
         @Flag(help: "JSON instead of text.") var json = false
         @OptionGroup var store: Vigil.Certificates.StoreOptions
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func run() async throws {
             let (settings, _) = CommandContext.start(logOptions)

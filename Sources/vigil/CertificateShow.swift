@@ -18,7 +18,7 @@ extension Vigil.Certificates {
         @Option(name: .customLong("ca-file"), help: "Judge the certificate against only these CAs (repeatable).") var caFiles: [String] = []
         @Flag(help: "JSON instead of text.") var json = false
         @OptionGroup var store: StoreOptions
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func run() throws {
             let (settings, _) = CommandContext.start(logOptions)

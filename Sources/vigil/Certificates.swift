@@ -71,7 +71,7 @@ extension Vigil {
             var caFiles: [String] = []
             @OptionGroup var proxy: ProxyOptions
             @OptionGroup var store: StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
                 guard (url == nil) != (file == nil) else { throw ValidationError("Give either the server URL or --file PEM with --host.") }
@@ -146,7 +146,7 @@ extension Vigil {
             @Flag(help: "Include revoked approvals.") var all = false
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() throws {
                 _ = CommandContext.start(logOptions)
@@ -212,7 +212,7 @@ extension Vigil {
             @Argument(help: "The approval's id (see list).") var id: Int64
             @Option(help: "Why, kept with the revocation.") var reason: String
             @OptionGroup var store: StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() async throws {
                 let (_, logger) = CommandContext.start(logOptions)
@@ -250,7 +250,7 @@ extension Vigil {
             var failOn: String = "notice"
             @OptionGroup var proxy: ProxyOptions
             @OptionGroup var store: StoreOptions
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
                 if live && !check { throw ValidationError("--live goes with --check.") }

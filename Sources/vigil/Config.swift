@@ -33,7 +33,7 @@ struct SettingKeyArgument: ParsableArguments {
 extension Vigil.Config {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Every setting, its value and the source it came from.")
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
         @Flag(help: "Print JSON: an array of {key, value, source, type, locked}.")
         var json = false
 
@@ -70,7 +70,7 @@ extension Vigil.Config {
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "get", abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset; a secret shows as «set»).")
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
@@ -84,7 +84,7 @@ extension Vigil.Config {
     struct Explain: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "explain", abstract: "What a setting does, its type and default, which source won and what each source says.")
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
@@ -126,7 +126,7 @@ extension Vigil.Config {
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set", abstract: "Set a key in the user settings file (written atomically; locked keys are refused).")
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
         @Argument(help: "The value: true/false, a number, text, or a comma-separated or JSON list.")
         var value: String
@@ -148,7 +148,7 @@ extension Vigil.Config {
 
     struct Unset: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a key from the user settings file.")
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
@@ -164,7 +164,7 @@ extension Vigil.Config {
 
     struct Docs: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "docs", abstract: "Print docs/settings.md, generated from the key definitions.")
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
         func run() throws {
             print(SettingsDocumentation.markdown(), terminator: "")
         }

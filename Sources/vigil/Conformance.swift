@@ -22,7 +22,7 @@ extension Vigil.Conformance {
             abstract: "x509-limbo harness: reads the suite JSON on stdin, writes results JSON on stdout."
         )
 
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func run() throws {
             _ = CommandContext.start(logOptions)

@@ -74,7 +74,7 @@ extension Vigil {
 
         @OptionGroup var clientCertificateOptions: ClientCertificateOptions
 
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func validate() throws {
             if url == nil && files.isEmpty {

@@ -13,13 +13,13 @@ extension Vigil {
 extension Vigil.Log {
     struct Path: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "path", abstract: "Print the path of the log file.")
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
         func run() throws { print(logOptions.logFile ?? StatePaths.logFile) }
     }
 
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "clear", abstract: "Delete the log file and its rotated copies.")
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
         func run() throws {
             let path = logOptions.logFile ?? StatePaths.logFile
             var removed = 0

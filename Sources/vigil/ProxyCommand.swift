@@ -42,7 +42,7 @@ extension Vigil {
 
             @Argument(help: "The URL, https://HOST[:PORT][/PATH] or http://...") var url: String
             @Flag(help: "Print the answer as JSON: {\"url\", \"proxies\", \"source\", \"autoconfigAnswer\"}.") var json = false
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
                 guard (try? ProxyConfiguration().routeCheck(url)) != nil else {
@@ -98,7 +98,7 @@ extension Vigil {
             @Flag(
                 help: "Agree that the password may be sent where the network can read it: Basic over a plain-http proxy, SOCKS5's login.")
             var allowClearText = false
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
                 guard ProxyIdentity(url: proxy) != nil, !proxy.contains("@") else {
@@ -145,7 +145,7 @@ extension Vigil {
             static let configuration = CommandConfiguration(
                 abstract: "Remove the password kept for a proxy.", discussion: "Example: vigil proxy logout http://proxy.corp.example:3128")
             @Argument(help: "The proxy, as given to vigil proxy login.") var proxy: String
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
                 guard ProxyIdentity(url: proxy) != nil else { throw ValidationError("\(SafeText.escaped(proxy)) is not a proxy URL.") }
@@ -169,7 +169,7 @@ extension Vigil {
             static let configuration = CommandConfiguration(
                 abstract: "List the proxies with a kept password (never the password).", discussion: "Example: vigil proxy list --json")
             @Flag(help: "Print the list as JSON: [{\"proxy\", \"user\", \"allowsClearText\"}].") var json = false
-            @OptionGroup var logOptions: LogOptions
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             struct Row: Encodable {
                 var proxy: String

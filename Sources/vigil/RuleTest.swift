@@ -26,7 +26,7 @@ extension Vigil.Certificates {
         @Option(help: "PEM file of the chain the server presents (leaf first).") var server: String
         @Option(help: "The host the server chain must be valid for.") var host: String?
         @Option(name: .customLong("ca-file"), help: "Judge the server chain against only these CAs (repeatable).") var caFiles: [String] = []
-        @OptionGroup var logOptions: LogOptions
+        @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func validate() throws {
             do { _ = try CertificateRule(parsing: rule) } catch let error as CertificateRule.SyntaxError {

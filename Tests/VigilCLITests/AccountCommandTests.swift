@@ -600,6 +600,25 @@ struct AccountCommandTests {
         }
     }
 
+    /// Quiet by default: a retry is one line for the person, no log line on standard error; the
+    /// log lines are there with --log-level (issue 39: each retry was printed twice).
+    @Test func aRetryIsOneLine() async throws {
+        try await withRunningSimulator("bad-gateway-for-two-seconds") { (running) async throws in
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+                password: "alice-test-password")
+            let both = added.standardOutput + added.standardError
+            #expect(both.components(separatedBy: "trying again in 0.5 seconds").count == 2, "once: \(both)")
+            #expect(!added.standardError.contains("tags="), "no log line: \(added.standardError)")
+        }
+        try await withRunningSimulator("bad-gateway-for-two-seconds") { (running) async throws in
+            let logged = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle, "--log-level", "warning"],
+                password: "alice-test-password")
+            #expect(logged.standardError.contains("tags=http,retry"), "\(logged.standardError)")
+        }
+    }
+
     /// Ctrl-C at a password prompt (`vigil proxy login` on a terminal): the terminal is given
     /// back, the message says so, nothing is stored.
     @Test func anInterruptAtThePasswordPromptKeepsNothing() throws {
