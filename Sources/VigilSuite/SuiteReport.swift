@@ -64,9 +64,12 @@ public struct SuiteReport: Sendable, Codable {
         self.jobs = jobs
     }
 
-    /// One line per scenario as it ends (for a terminal).
-    public static func progressLine(_ result: ScenarioResult) -> String {
-        SafeText.escaped("\(Self.mark(result.status)) \(result.scenario) (\(String(format: "%.1f", result.seconds)) s)")
+    /// One line per scenario as it ends (for a terminal): `[17/147] pass valid (0.1 s)`, the
+    /// count padded to the total's width so that the lines stay aligned.
+    public static func progressLine(_ result: ScenarioResult, done: Int, of total: Int) -> String {
+        let width = String(total).count
+        let count = String(repeating: " ", count: max(0, width - String(done).count)) + String(done)
+        return SafeText.escaped("[\(count)/\(total)] \(Self.mark(result.status)) \(result.scenario) (\(String(format: "%.1f", result.seconds)) s)")
     }
 
     static func mark(_ status: ScenarioResult.Status) -> String {

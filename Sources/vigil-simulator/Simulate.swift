@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import VigilCommandLine
 import VigilLogging
 import VigilPaths
@@ -235,8 +236,11 @@ extension VigilSimulatorCommand {
             suite.requireEmptyKeyring = true
             suite.scanDirectories = [home, temporary]
             let showProgress = !json && isatty(STDOUT_FILENO) == 1
+            let total = suite.scenarios.count
+            let done = Atomic<Int>(0)
             let report = await suite.run { result in
-                if showProgress { FileHandle.standardOutput.write(Data((SuiteReport.progressLine(result) + "\n").utf8)) }
+                let count = done.add(1, ordering: .relaxed).newValue
+                if showProgress { FileHandle.standardOutput.write(Data((SuiteReport.progressLine(result, done: count, of: total) + "\n").utf8)) }
             }
             if keep == nil { try? FileManager.default.removeItem(atPath: work) }
 

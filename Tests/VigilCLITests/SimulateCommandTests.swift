@@ -23,6 +23,20 @@ struct SimulateCommandTests {
         #expect(xml.contains("failures=\"0\"") && !xml.contains("<skipped"))
     }
 
+    /// On a terminal, each scenario's line says how far the run is (`[1/2]`); in a pipe (CI's
+    /// log) only the table (issue 39).
+    @Test func aTerminalSeesHowFarTheRunIs() throws {
+        let own = try TestPaths.temporaryDirectory().path
+        let command = [TestPaths.vigilBinary, "simulate", "--scenario", "valid", "--scenario", "self-signed"].map { "'\($0)'" }.joined(separator: " ")
+        let onTerminal = try CommandRunner.run(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], environment: ["XDG_STATE_HOME": own + "/state", "XDG_CONFIG_HOME": own + "/config"],
+            input: Data())
+        #expect(onTerminal.status == 0, "\(onTerminal.standardOutput)")
+        #expect(onTerminal.standardOutput.contains("[1/2] pass ") && onTerminal.standardOutput.contains("[2/2] pass "), "\(onTerminal.standardOutput)")
+        let piped = try CommandRunner.vigil(["simulate", "--scenario", "valid", "--scenario", "self-signed"])
+        #expect(piped.status == 0 && !piped.standardOutput.contains("[1/2]"))
+    }
+
     @Test func listAndJSON() throws {
         let list = try CommandRunner.vigil(["simulate", "--list", "--scenario", "self-signed"])
         #expect(list.status == 0)
