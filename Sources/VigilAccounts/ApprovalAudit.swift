@@ -15,7 +15,9 @@ public struct ApprovalAudit: Sendable {
         /// `expired`, `expires-soon`, `cannot-be-approved`, `unused`, `revoked-but-pinned`,
         /// `account-approval-revoked`, `no-longer-presented`, `not-kept`, `unreachable`, `revoked`,
         /// `cannot-be-approved-live`; for an account's client certificate, `client-certificate-expired`
-        /// and `client-certificate-expires-soon`.
+        /// and `client-certificate-expires-soon`; for the CAs an account was added with,
+        /// `account-ca-unreadable`, `account-ca-expired`, `account-ca-expires-soon`,
+        /// `account-ca-not-a-ca` and `account-ca-chain-untrusted`.
         public var code: String
         /// The problem, for the user.
         public var message: String
@@ -131,6 +133,53 @@ public struct ApprovalAudit: Sendable {
                     Problem(
                         approval: 0, target: account.server, code: "client-certificate-expires-soon",
                         message: "The client certificate of \(who) expires in \(summary.validity.daysLeft) days, on \(summary.validity.notAfter)."))
+            }
+        }
+        problems += accountAnchorProblems(accountList)
+        return problems
+    }
+
+    /// The CA certificates accounts were added with (`--ca-file`, kept with the account): each
+    /// still a CA and in date, and the account's reviewed chain still verifying against them.
+    /// Codes `account-ca-unreadable`, `account-ca-expired`, `account-ca-expires-soon`,
+    /// `account-ca-not-a-ca`, `account-ca-chain-untrusted`.
+    func accountAnchorProblems(_ accountList: [Account]) -> [Problem] {
+        var problems: [Problem] = []
+        for account in accountList {
+            guard let pem = account.trustAnchorsPEM else { continue }
+            let who = "account \(account.id) (\(account.user) on \(account.server))"
+            func add(_ code: String, _ message: String) { problems.append(Problem(approval: 0, target: account.server, code: code, message: message)) }
+            let anchors: [Certificate]
+            do {
+                anchors = try Certificate.parsePEM(pem)
+            } catch {
+                add("account-ca-unreadable", "The CA certificates kept with \(who) are damaged (\(error)): vigil account edit \(account.id) --ca-file FILE.")
+                continue
+            }
+            for anchor in anchors {
+                let summary = anchor.summary(at: now)
+                if summary.validity.daysLeft < 0 || (anchor.notAfter.map { now > $0 } ?? false) {
+                    add("account-ca-expired", "The CA \(summary.subject) kept with \(who) expired on \(summary.validity.notAfter).")
+                } else if summary.validity.daysLeft < Certificate.expiryWarningDays {
+                    add(
+                        "account-ca-expires-soon",
+                        "The CA \(summary.subject) kept with \(who) expires in \(summary.validity.daysLeft) days, on \(summary.validity.notAfter).")
+                }
+                if summary.basicConstraints?.isCA != true && !anchor.isVerifiedSelfSigned {
+                    add("account-ca-not-a-ca", "\(summary.subject), kept with \(who) as a CA, is not a CA certificate.")
+                }
+            }
+            // The chain reviewed at setup, judged now against those CAs alone.
+            guard let chainPEM = account.reviewedChainPEM, let chain = try? Certificate.parsePEM(chainPEM), !chain.isEmpty else { continue }
+            var configuration = evaluatorConfiguration.onlyTrusting(anchors)
+            configuration.time = now
+            guard let evaluator = try? TrustEvaluator(configuration: configuration) else { continue }
+            let peer = (try? Endpoint(url: account.server))?.peerName
+            if case .untrusted(let reasons) = evaluator.evaluate(chain, for: peer).verdict {
+                add(
+                    "account-ca-chain-untrusted",
+                    "The chain reviewed for \(who) no longer verifies against the CAs kept with it: \(reasons.map(\.message).joined(separator: " ")) Its next check says CHANGED."
+                )
             }
         }
         return problems

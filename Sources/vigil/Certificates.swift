@@ -293,7 +293,7 @@ extension Vigil {
             /// How much a finding needs a person (the journal's priority under the vigil-check unit).
             static func priority(_ code: String) -> JournalStream.Priority {
                 switch code {
-                case "expires-soon", "client-certificate-expires-soon", "unreachable": return .warning
+                case "expires-soon", "client-certificate-expires-soon", "account-ca-expires-soon", "unreachable": return .warning
                 case "not-kept", "unused": return .notice
                 default: return .error
                 }

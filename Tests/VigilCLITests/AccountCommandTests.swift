@@ -503,6 +503,16 @@ struct AccountCommandTests {
             #expect(try await vigil(["account", "check", "--all"]).status == 0)
             let trail = try await vigil(["certificates", "audit"])
             #expect(trail.standardOutput.contains("account-trust-anchors-changed"), "\(trail.standardOutput)")
+            // The audit holds the account's own CAs: nothing to say of the right ones; a file that
+            // is no CA and does not verify the reviewed chain is named, exit 1.
+            let sound = try await vigil(["certificates", "audit", "--check"])
+            #expect(!sound.standardOutput.contains("account-ca-"), "\(sound.standardOutput)")
+            #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.testcert("valid-127.0.0.2.pem")]).status == 0)
+            let wrong = try await vigil(["certificates", "audit", "--check"])
+            #expect(wrong.status == 1, "\(wrong.standardOutput)\(wrong.standardError)")
+            #expect(
+                wrong.standardOutput.contains("account-ca-chain-untrusted") && wrong.standardOutput.contains("account-ca-not-a-ca"), "\(wrong.standardOutput)")
+            #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.caBundle]).status == 0)
             #expect(try await vigil(["account", "remove", id]).status == 0)
         }
     }
