@@ -52,10 +52,10 @@ package enum SimulatorCommands {
 
 /// Where the fixtures and certificates are.
 package struct SimulatorPaths: ParsableArguments {
-    @Option(help: "Directory of scenario fixtures (default: host-simulator.fixtures, else the fixtures installed with Vigil).")
+    @Option(help: "Directory of scenario fixtures (default: host-simulator.fixtures, else the fixtures installed with Vigil).", completion: .directory)
     package var fixtures: String?
 
-    @Option(help: "Directory of the test PKI (default: testcerts beside the fixtures directory, else the one installed with Vigil).")
+    @Option(help: "Directory of the test PKI (default: testcerts beside the fixtures directory, else the one installed with Vigil).", completion: .directory)
     package var certificates: String?
 
     package init() {}
@@ -86,17 +86,18 @@ package struct ServeOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "A scenario to play, by its name or the seeds' simulation name; repeat it to play several at once (default: host-simulator.active-simulations, else host-simulator.scenario, valid)."
-        )) package var scenario: [String] = []
+        ), completion: Completions.scenarios) package var scenario: [String] = []
     @OptionGroup package var paths: SimulatorPaths
     @Option(help: "The first loopback address; the next two follow it (default: host-simulator.bind, 127.0.0.1).") package var bind: String?
     @Option(help: "Port of the HTTPS hosts (plain HTTP takes the next); 0 picks free ports (default: host-simulator.port).") package var port: Int?
-    @Option(help: "Append a JSON line per request to this file (no header values, no bodies).") package var journal: String?
+    @Option(help: "Append a JSON line per request to this file (no header values, no bodies).", completion: Completions.file) package var journal: String?
     @Option(help: "Event-loop threads for all listeners (default: one per core).") package var threads: Int?
     @Option(
         help: ArgumentHelp(
             "Sit in front of this real server (https://host[:port][/path]) as a reverse proxy: what the scenario's faults do not answer is forwarded to it."
         )) package var upstream: String?
-    @Option(help: "CAs that may sign the upstream server's certificate (default: the system's trust store).") package var upstreamCaFile: String?
+    @Option(help: "CAs that may sign the upstream server's certificate (default: the system's trust store).", completion: Completions.file)
+    package var upstreamCaFile: String?
     @OptionGroup(title: "Log options") package var logOptions: LogOptions
 
     package init() {}
@@ -110,7 +111,9 @@ package struct ServeOptions: ParsableArguments {
 
 /// `vigil simulate`.
 package struct SimulateOptions: ParsableArguments {
-    @Option(name: .customLong("scenario"), help: "Play only scenarios matching this glob (repeatable; default: all).")
+    @Option(
+        name: .customLong("scenario"), help: ArgumentHelp("Play only scenarios matching this glob (repeatable; default: all).", valueName: "scenario"),
+        completion: Completions.scenarios)
     package var scenarios: [String] = []
     @OptionGroup package var paths: SimulatorPaths
     @Option(help: "Scenarios played at once (default: the number of cores).")
@@ -121,9 +124,9 @@ package struct SimulateOptions: ParsableArguments {
     package var list = false
     @Flag(help: "Print the results as JSON instead of the table.")
     package var json = false
-    @Option(help: "Write a JUnit XML report to this file (known gaps as skipped).")
+    @Option(help: "Write a JUnit XML report to this file (known gaps as skipped).", completion: Completions.file)
     package var junit: String?
-    @Option(help: "Keep each scenario's directories (database, logs, settings) under this directory.")
+    @Option(help: "Keep each scenario's directories (database, logs, settings) under this directory.", completion: .directory)
     package var keep: String?
     @Option(help: "Seconds to wait for each connection and answer.")
     package var timeout: Double = 10

@@ -55,7 +55,9 @@ extension Vigil {
                     "Present the account's client certificate and access headers to this server too, https://HOST[:PORT], when a redirect you approve moves setup there (repeatable; --accept-redirect does not imply it)."
             )
             var presentCredentialsTo: [String] = []
-            @Option(help: "Use this method: basic, oauth2, openid-connect or login-flow-v2 (Nextcloud; or its full identifier).") var method: String?
+            @Option(
+                help: "Use this method: basic, oauth2, openid-connect or login-flow-v2 (Nextcloud; or its full identifier).", completion: Completions.methods)
+            var method: String?
             @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.")
             var browser: String?
             @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
@@ -64,8 +66,10 @@ extension Vigil {
                     "Seconds to wait for the browser login before giving up (default: authentication.browser-timeout-seconds, 300).",
                     valueName: "seconds"))
             var browserTimeout: Int?
-            @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] =
-                []
+            @Option(
+                name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).",
+                completion: Completions.file) var caFiles: [String] =
+                    []
             @Option(help: "Seconds to wait for each connection and answer.") var timeout: Double = 30
             @OptionGroup var resolveOptions: ResolveOptions
             @OptionGroup var clientCertificateOptions: ClientCertificateOptions
@@ -201,7 +205,7 @@ extension Vigil {
             static let configuration = CommandConfiguration(
                 commandName: "rename", abstract: "Give an account a label to name it by (or remove it with --clear).",
                 discussion: "A label is unique, 1 to 64 characters without spaces or '@'. Every account command then takes it instead of the id.")
-            @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
+            @Argument(help: Completions.accountHelp, completion: Completions.accounts) var account: String
             @Argument(help: "The new label.") var label: String?
             @Flag(help: "Remove the account's label.") var clear = false
             @OptionGroup var store: Certificates.StoreOptions
@@ -233,7 +237,7 @@ extension Vigil {
                     The account keeps its server, user and the certificate chain reviewed for it; `vigil account login` brings \
                     its credentials back. Tokens are revoked as for `remove` (over a connection to the reviewed certificate only).
                     """)
-            @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
+            @Argument(help: Completions.accountHelp, completion: Completions.accounts) var account: String
             @OptionGroup var revocation: TokenRevocationOptions
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup(title: "Log options") var logOptions: LogOptions
@@ -265,7 +269,7 @@ extension Vigil {
                     Exit codes: 0 removed; 1 not confirmed (nothing removed); 2 error (unknown account, keyring, database).
                     """
             )
-            @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
+            @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String
             @Flag(name: [.customShort("y"), .long], help: "Remove without asking (on a terminal it asks first).") var yes = false
             @Flag(help: "Keep the certificate approvals of its server even when no other account uses it.") var keepApprovals = false
             @OptionGroup var revocation: TokenRevocationOptions
@@ -440,7 +444,8 @@ struct TerminalInteraction: AccountSetupInteraction {
 /// reviewed certificate (judged against `--ca-file` or the system store), or not at all.
 struct TokenRevocationOptions: ParsableArguments {
     @Flag(help: "Do not contact the server to revoke the tokens.") var noRevoke = false
-    @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+    @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).", completion: Completions.file)
+    var caFiles: [String] = []
     @OptionGroup var resolveOptions: ResolveOptions
 
     /// The check the revocation goes through; nil with `--no-revoke`.

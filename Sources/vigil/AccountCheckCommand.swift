@@ -35,12 +35,14 @@ extension Vigil.AccountCommand {
                 (LOGIN-EXPIRED: vigil account login ID) or a server is unavailable for now.
                 """
         )
-        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String?
+        @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String?
         @Flag(help: "Check every account.") var all = false
         @Flag(help: "The certificate only: a TLS handshake, no request, no credential.") var certificateOnly = false
         @Option(help: "Approve a changed certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
         @Flag(help: "JSON instead of text.") var json = false
-        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+        @Option(
+            name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).", completion: Completions.file)
+        var caFiles: [String] = []
         @OptionGroup var resolveOptions: ResolveOptions
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup(title: "Log options") var logOptions: LogOptions

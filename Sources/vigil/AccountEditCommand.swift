@@ -23,12 +23,14 @@ extension Vigil.AccountCommand {
 
                 Exit codes: 0 changed; 1 refused; 2 error.
                 """)
-        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var account: String
+        @Argument(help: Completions.accountHelp, completion: Completions.accounts) var account: String
         @OptionGroup var clientCertificateOptions: ClientCertificateOptions
         @Flag(help: "Remove the account's client certificate and its key.") var noClientCertificate = false
         @OptionGroup var accessHeadersOptions: AccessHeadersOptions
         @Flag(help: "Remove the account's access headers.") var noAccessHeaders = false
-        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file for this account from now on (repeatable).") var caFiles: [String] = []
+        @Option(
+            name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file for this account from now on (repeatable).", completion: Completions.file)
+        var caFiles: [String] = []
         @Flag(help: "Trust the system store for this account again (forget the CA certificates kept with it).") var systemTrust = false
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup(title: "Log options") var logOptions: LogOptions

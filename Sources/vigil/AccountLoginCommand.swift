@@ -25,13 +25,15 @@ extension Vigil.AccountCommand {
                 the method needs is missing.
                 """
         )
-        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
+        @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String
         @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
         @Option(help: "Approve a changed certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
         @Option(help: "Open the browser login with this command (words split on spaces; the URL is added last) instead of $BROWSER or xdg-open.") var browser:
             String?
         @Flag(help: "Print the browser login's URL and wait; open no browser.") var noBrowser = false
-        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+        @Option(
+            name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).", completion: Completions.file)
+        var caFiles: [String] = []
         @Option(
             help: ArgumentHelp(
                 "Seconds to wait for the browser login before giving up (default: authentication.browser-timeout-seconds, 300).",

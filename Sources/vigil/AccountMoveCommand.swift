@@ -21,11 +21,13 @@ extension Vigil.AccountCommand {
                 when no account uses it any more (--keep-approvals keeps them). Exit codes: 0 moved, 1 refused, 2 error.
                 """
         )
-        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
+        @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String
         @Argument(help: "The server's new URL, https://HOST[:PORT][/PATH].") var url: String
         @Option(help: "Approve the new server's certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
         @Flag(help: "Keep the old server's certificate approvals.") var keepApprovals = false
-        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).") var caFiles: [String] = []
+        @Option(
+            name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).", completion: Completions.file)
+        var caFiles: [String] = []
         @OptionGroup var resolveOptions: ResolveOptions
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup(title: "Log options") var logOptions: LogOptions

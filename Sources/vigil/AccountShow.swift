@@ -17,8 +17,9 @@ extension Vigil.AccountCommand {
             discussion:
                 "The chain is summarized as stored at setup, judged now against --ca-file (or the system store). Exit codes: 0 shown, 2 unknown id or unreadable database."
         )
-        @Argument(help: "The account: its id, a unique id prefix, its label or user@host (see list).") var id: String
-        @Option(name: .customLong("ca-file"), help: "Judge the stored chain against only these CAs (repeatable).") var caFiles: [String] = []
+        @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String
+        @Option(name: .customLong("ca-file"), help: "Judge the stored chain against only these CAs (repeatable).", completion: Completions.file) var caFiles:
+            [String] = []
         @Flag(help: "JSON instead of text.") var json = false
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup(title: "Log options") var logOptions: LogOptions

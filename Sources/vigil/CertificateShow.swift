@@ -14,8 +14,9 @@ extension Vigil.Certificates {
             abstract: "Show an approval and the certificate as it was reviewed (the full summary).",
             discussion: "Judged now against --ca-file (or the system store) for the approval's host. Exit codes: 0 shown, 2 unknown id or unreadable database."
         )
-        @Argument(help: "The approval's id (see list --all).") var id: Int64
-        @Option(name: .customLong("ca-file"), help: "Judge the certificate against only these CAs (repeatable).") var caFiles: [String] = []
+        @Argument(help: ArgumentHelp("The approval's id (see vigil certificates list --all).", valueName: "approval")) var id: Int64
+        @Option(name: .customLong("ca-file"), help: "Judge the certificate against only these CAs (repeatable).", completion: Completions.file) var caFiles:
+            [String] = []
         @Flag(help: "JSON instead of text.") var json = false
         @OptionGroup var store: StoreOptions
         @OptionGroup(title: "Log options") var logOptions: LogOptions

@@ -24,7 +24,7 @@ extension Vigil {
 
         /// `--database`, on every subcommand.
         struct StoreOptions: ParsableArguments {
-            @Option(help: "The database file (default: $XDG_DATA_HOME/vigil/vigil.sqlite).")
+            @Option(help: "The database file (default: $XDG_DATA_HOME/vigil/vigil.sqlite).", completion: Completions.file)
             var database: String?
 
             /// The database, or exit 2 with the reason (a file that is not a Vigil database, say).
@@ -67,7 +67,9 @@ extension Vigil {
             @Option(help: "The leaf's SHA-256 fingerprint (hex, colons optional, any case).") var fingerprint: String
             @Option(help: "Why it was approved, kept with the approval.") var note: String?
             @Option(help: "Seconds to wait for the connection and handshake.") var timeout: Double = 10
-            @Option(name: .customLong("ca-file"), help: "Judge the chain against only the CAs in this PEM file instead of the system store (repeatable).")
+            @Option(
+                name: .customLong("ca-file"), help: "Judge the chain against only the CAs in this PEM file instead of the system store (repeatable).",
+                completion: Completions.file)
             var caFiles: [String] = []
             @OptionGroup var proxy: ProxyOptions
             @OptionGroup var store: StoreOptions
@@ -209,7 +211,7 @@ extension Vigil {
 
         struct Revoke: AsyncParsableCommand {
             static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke an approval (kept for the audit).")
-            @Argument(help: "The approval's id (see list).") var id: Int64
+            @Argument(help: ArgumentHelp("The approval's id (see vigil certificates list).", valueName: "approval")) var id: Int64
             @Option(help: "Why, kept with the revocation.") var reason: String
             @OptionGroup var store: StoreOptions
             @OptionGroup(title: "Log options") var logOptions: LogOptions

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import VigilCertificates
+import VigilCommandLine
 import VigilHTTP
 import VigilLogging
 import VigilText
@@ -11,9 +12,13 @@ import VigilText
 /// anything is sent or kept. The passphrase comes from the file, else the terminal (no echo);
 /// never from an argument, which every user of the machine can read.
 struct ClientCertificateOptions: ParsableArguments {
-    @Option(help: "A client certificate for the account (mutual TLS): PKCS#12 (.p12/.pfx), or PEM with the certificate, its chain and the key.")
+    @Option(
+        help: "A client certificate for the account (mutual TLS): PKCS#12 (.p12/.pfx), or PEM with the certificate, its chain and the key.",
+        completion: Completions.file)
     var clientCertificate: String?
-    @Option(help: "The client certificate's private key in a file of its own (PEM or DER), or on a token: 'pkcs11:token=...;object=...' (RFC 7512).")
+    @Option(
+        help: "The client certificate's private key in a file of its own (PEM or DER), or on a token: 'pkcs11:token=...;object=...' (RFC 7512).",
+        completion: Completions.file)
     var clientKey: String?
     @Option(help: "Read the passphrase of the client certificate or key (a token's PIN) from this file (first line) instead of the terminal.")
     var clientCertificatePassphraseFile: String?
@@ -103,7 +108,8 @@ struct ClientCertificateOptions: ParsableArguments {
 struct AccessHeadersOptions: ParsableArguments {
     @Option(
         help:
-            "An access proxy's service token for the account: a file of `Name: value` lines (CF-Access-Client-Id, CF-Access-Client-Secret...), sent to the account's server only."
+            "An access proxy's service token for the account: a file of `Name: value` lines (CF-Access-Client-Id, CF-Access-Client-Secret...), sent to the account's server only.",
+        completion: Completions.file
     )
     var accessHeadersFile: String?
 

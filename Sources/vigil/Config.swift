@@ -18,7 +18,7 @@ extension Vigil {
 
 /// A key argument that must name a setting.
 struct SettingKeyArgument: ParsableArguments {
-    @Argument(help: "The setting key, for example connection.plain-http-policy.")
+    @Argument(help: ArgumentHelp("The setting key, for example connection.plain-http-policy.", valueName: "key"), completion: Completions.settingKeys)
     var key: String
 
     func validate() throws {

@@ -32,13 +32,16 @@ extension Vigil {
         @Argument(help: "The server to inspect, https://HOST[:PORT]. IPv6 in brackets.")
         var url: String?
 
-        @Option(name: .customLong("file"), parsing: .upToNextOption, help: "Certificate files: the leaf first, then any intermediates.")
+        @Option(
+            name: .customLong("file"), parsing: .upToNextOption, help: "Certificate files: the leaf first, then any intermediates.",
+            completion: Completions.file)
         var files: [String] = []
 
         @Option(help: "The host name or IP address the certificate must be valid for (files only; a URL gives its own).")
         var host: String?
 
-        @Option(name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).")
+        @Option(
+            name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).", completion: Completions.file)
         var caFiles: [String] = []
 
         @Option(
@@ -65,8 +68,8 @@ extension Vigil {
 
         @Option(
             help:
-                "The rules that decide: webpki (RFC 5280 and the CA/Browser Forum's) or rfc5280 (default: by the anchor: webpki for the system store, rfc5280 for CAs you supply)."
-        )
+                "The rules that decide: webpki (RFC 5280 and the CA/Browser Forum's) or rfc5280 (default: by the anchor: webpki for the system store, rfc5280 for CAs you supply).",
+            completion: Completions.profiles)
         var profile: String?
 
         @Flag(help: "Print the report as JSON (schema in docs/cli.md).")

@@ -22,10 +22,11 @@ extension Vigil.Certificates {
                 """
         )
         @Argument(help: "The rule.") var rule: String
-        @Option(help: "PEM file of the chain stored with the account (leaf first).") var bookmark: String
-        @Option(help: "PEM file of the chain the server presents (leaf first).") var server: String
+        @Option(help: "PEM file of the chain stored with the account (leaf first).", completion: Completions.file) var bookmark: String
+        @Option(help: "PEM file of the chain the server presents (leaf first).", completion: Completions.file) var server: String
         @Option(help: "The host the server chain must be valid for.") var host: String?
-        @Option(name: .customLong("ca-file"), help: "Judge the server chain against only these CAs (repeatable).") var caFiles: [String] = []
+        @Option(name: .customLong("ca-file"), help: "Judge the server chain against only these CAs (repeatable).", completion: Completions.file) var caFiles:
+            [String] = []
         @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func validate() throws {
