@@ -60,7 +60,7 @@ testcerts:
 # Man pages from the command definitions (swift-argument-parser's generate-manual plugin).
 man: bootstrap
 	$(SWIFT) package --disable-sandbox plugin generate-manual --multi-page
-	mkdir -p docs/man && cp .build/plugins/GenerateManual/outputs/vigil/*.1 docs/man/
+	mkdir -p docs/man && rm -f docs/man/*.1 && cp .build/plugins/GenerateManual/outputs/vigil/*.1 docs/man/
 	scripts/man-fix.py docs/man/*.1
 
 # Installs a release build of vigil with its man pages, bash/zsh/fish completions and its data

@@ -15,15 +15,23 @@ package enum SimulatorCommands {
         )
     }
 
-    package static let scenarios = CommandConfiguration(commandName: "scenarios", abstract: "List the scenarios, one line each.")
+    package static let scenarios = CommandConfiguration(
+        commandName: "scenarios", abstract: "List the scenarios, one line each.",
+        usage: CommandHelp.usage("simulator scenarios"),
+        discussion: CommandHelp.discussion("simulator scenarios"))
 
     package static let serve = CommandConfiguration(
-        commandName: "serve", abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.")
+        commandName: "serve", abstract: "Serve a scenario on 127.0.0.1, 127.0.0.2 and 127.0.0.3 until interrupted.",
+        usage: CommandHelp.usage("simulator serve"),
+        discussion: CommandHelp.discussion("simulator serve"))
 
     package static let simulate = CommandConfiguration(
         commandName: "simulate",
         abstract: "Hold Vigil's client to every simulator scenario: the CI security suite.",
-        discussion: """
+        usage: CommandHelp.usage("simulate"),
+        discussion: CommandHelp.discussion(
+            "simulate",
+            """
             Starts the simulator in this process on free loopback ports and, for each scenario, drives the \
             real account setup (the code of `vigil account add`) as the fixture's scripted user: declining, \
             approving a certificate by fingerprint, approving a redirect, or logging in through a browser \
@@ -37,16 +45,12 @@ package enum SimulatorCommands {
             known-gaps.json beside the fixtures may miss their outcome (never an invariant); one that passes \
             fails the suite until it leaves the list.
 
-            Examples: vigil simulate --junit results/simulate.xml (Vigil's own client, every scenario); \
-            vigil simulate --client curl --scenario 'mitm-*' (another client, in a network namespace of its \
-            own; --no-network-namespace where one cannot be made).
-
             Exit codes: 0 every scenario passed or is a known gap (with --client: not exercised or not \
             applicable); 1 a scenario failed, or the --client leaked (whether or not it logged in); 2 the suite \
             could not run (no D-Bus or keyring daemon, a malformed fixture or known-gaps.json, no \
             vigil-simulator beside vigil, no network namespace for --client) or the --client could not be \
             scored (no login and no violation); 64 usage.
-            """
+            """)
     )
 }
 

@@ -14,6 +14,7 @@ struct VigilSimulatorCommand: AsyncParsableCommand {
         // Its messages name the command the user typed: vigil simulate, vigil simulator serve.
         commandName: "vigil",
         abstract: "vigil-simulator: the host simulator and the security suite behind `vigil simulator` and `vigil simulate`; run those.",
+        usage: "vigil-simulator simulator|simulate ... (as vigil runs it; run vigil simulator or vigil simulate instead)",
         version: UserAgent.appVersion,
         subcommands: [Simulator.self, Simulate.self]
     )

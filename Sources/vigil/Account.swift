@@ -27,7 +27,10 @@ extension Vigil {
             static let configuration = CommandConfiguration(
                 commandName: "add",
                 abstract: "Add an account: review the certificate, detect the login methods, log in.",
-                discussion: """
+                usage: CommandHelp.usage("account add"),
+                discussion: CommandHelp.discussion(
+                    "account add",
+                    """
                     The server's certificate chain and verdict are shown before anything is sent. An untrusted \
                     certificate must be approved: interactively, or with --approve-certificate and the fingerprint \
                     obtained through another channel. Redirects are reported, never followed. The password (Basic \
@@ -43,7 +46,7 @@ extension Vigil {
                     locked URL, a client certificate refused or missing); 2 error (an unreadable client certificate, a \
                     wrong passphrase, a key that does not match); 64 usage; 75 unavailable for now; 78 a setting the \
                     method needs is missing.
-                    """
+                    """)
             )
             @Argument(help: "The server, https://HOST[:PORT][/PATH] (default: bookmark.default-url).") var url: String?
             @Option(help: "The user name.") var user: String
@@ -174,7 +177,10 @@ extension Vigil {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List accounts (never their secrets).")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List accounts (never their secrets).",
+                usage: CommandHelp.usage("account list"),
+                discussion: CommandHelp.discussion("account list"))
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: Certificates.StoreOptions
             @OptionGroup(title: "Log options") var logOptions: LogOptions
@@ -204,7 +210,9 @@ extension Vigil {
         struct Rename: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "rename", abstract: "Give an account a label to name it by (or remove it with --clear).",
-                discussion: "A label is unique, 1 to 64 characters without spaces or '@'. Every account command then takes it instead of the id.")
+                usage: CommandHelp.usage("account rename"),
+                discussion: CommandHelp.discussion(
+                    "account rename", "A label is unique, 1 to 64 characters without spaces or '@'. Every account command then takes it instead of the id."))
             @Argument(help: Completions.accountHelp, completion: Completions.accounts) var account: String
             @Argument(help: "The new label.") var label: String?
             @Flag(help: "Remove the account's label.") var clear = false
@@ -233,10 +241,13 @@ extension Vigil {
             static let configuration = CommandConfiguration(
                 commandName: "logout",
                 abstract: "Log an account out: its tokens revoked at the server, its secrets removed from the keyring; the account stays.",
-                discussion: """
+                usage: CommandHelp.usage("account logout"),
+                discussion: CommandHelp.discussion(
+                    "account logout",
+                    """
                     The account keeps its server, user and the certificate chain reviewed for it; `vigil account login` brings \
                     its credentials back. Tokens are revoked as for `remove` (over a connection to the reviewed certificate only).
-                    """)
+                    """))
             @Argument(help: Completions.accountHelp, completion: Completions.accounts) var account: String
             @OptionGroup var revocation: TokenRevocationOptions
             @OptionGroup var store: Certificates.StoreOptions
@@ -260,14 +271,17 @@ extension Vigil {
             static let configuration = CommandConfiguration(
                 commandName: "remove",
                 abstract: "Remove an account: its tokens revoked at the server, its row, its secrets in the keyring.",
-                discussion: """
+                usage: CommandHelp.usage("account remove"),
+                discussion: CommandHelp.discussion(
+                    "account remove",
+                    """
                     OAuth2 and OpenID Connect tokens are revoked first (RFC 7009) where the server names a revocation \
                     endpoint, over a connection whose certificate is the one reviewed for the account (a changed certificate \
                     gets no token; the removal goes on and says so). Then the account and every secret it has in the keyring. \
                     On a terminal it asks first (--yes does not); a script's removal is not asked.
 
                     Exit codes: 0 removed; 1 not confirmed (nothing removed); 2 error (unknown account, keyring, database).
-                    """
+                    """)
             )
             @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String
             @Flag(name: [.customShort("y"), .long], help: "Remove without asking (on a terminal it asks first).") var yes = false

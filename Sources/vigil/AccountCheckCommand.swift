@@ -18,7 +18,10 @@ extension Vigil.AccountCommand {
         static let configuration = CommandConfiguration(
             commandName: "check",
             abstract: "Check accounts: the server certificate against the chain reviewed at setup, then the stored credentials.",
-            discussion: """
+            usage: CommandHelp.usage("account check"),
+            discussion: CommandHelp.discussion(
+                "account check",
+                """
                 For each account: a TLS handshake; what no approval can make safe is refused; the extended-validation \
                 rule, when set, must hold; the reviewed leaf passes; a changed leaf passes only when \
                 connection.renewed-certificate-acceptance-rule accepts it (the stored chain is then replaced and the change \
@@ -33,7 +36,7 @@ extension Vigil.AccountCommand {
                 Exit codes: 0 every account works, 1 a certificate changed or was refused, the server moved or redirects, or the server refused the stored \
                 credentials (log in again), 2 error (unreachable server, keyring, database), 75 a token account's login ran out \
                 (LOGIN-EXPIRED: vigil account login ID) or a server is unavailable for now.
-                """
+                """)
         )
         @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String?
         @Flag(help: "Check every account.") var all = false

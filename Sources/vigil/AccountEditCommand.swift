@@ -13,7 +13,10 @@ extension Vigil.AccountCommand {
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit", abstract: "Give an account a client certificate (mutual TLS) or access headers, replace them, or remove them.",
-            discussion: """
+            usage: CommandHelp.usage("account edit"),
+            discussion: CommandHelp.discussion(
+                "account edit",
+                """
                 --client-certificate FILE replaces the account's client certificate after the same review as at setup \
                 (refused when expired, without clientAuth, or with broken crypto); the old key leaves the keyring. \
                 --no-client-certificate removes it. --access-headers-file FILE (`Name: value` lines: an access proxy's service \
@@ -22,7 +25,7 @@ extension Vigil.AccountCommand {
                 system store again. Every change is audited.
 
                 Exit codes: 0 changed; 1 refused; 2 error.
-                """)
+                """))
         @Argument(help: Completions.accountHelp, completion: Completions.accounts) var account: String
         @OptionGroup var clientCertificateOptions: ClientCertificateOptions
         @Flag(help: "Remove the account's client certificate and its key.") var noClientCertificate = false

@@ -15,7 +15,10 @@ extension Vigil.AccountCommand {
         static let configuration = CommandConfiguration(
             commandName: "login",
             abstract: "Log an account in again (after a refused refresh or a changed password).",
-            discussion: """
+            usage: CommandHelp.usage("account login"),
+            discussion: CommandHelp.discussion(
+                "account login",
+                """
                 The server's certificate is judged as on every later connection (a changed one is shown for review; approve \
                 it at the terminal or with --approve-certificate). Then, with the account's method: the password is asked \
                 and checked (Basic), or the browser login runs again (OAuth2; OpenID Connect with discovery read again and \
@@ -23,7 +26,7 @@ extension Vigil.AccountCommand {
 
                 Exit codes: 0 logged in, 1 refused (certificate, credentials, login not finished), 2 error, 78 a setting \
                 the method needs is missing.
-                """
+                """)
         )
         @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String
         @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false

@@ -13,13 +13,16 @@ extension Vigil.AccountCommand {
         static let configuration = CommandConfiguration(
             commandName: "move",
             abstract: "Move an account to its server's new URL, after reviewing the new server.",
-            discussion: """
+            usage: CommandHelp.usage("account move"),
+            discussion: CommandHelp.discussion(
+                "account move",
+                """
                 The new server is reviewed as at setup: its certificate shown (approve it at the terminal or with \
                 --approve-certificate), its status.php an ownCloud or OpenCloud server's, no redirect followed. A password \
                 account's stored password is proved on the user's files there before it moves; a token account needs \
                 `vigil account login` afterwards (its tokens were the old server's). The old server's approvals are revoked \
                 when no account uses it any more (--keep-approvals keeps them). Exit codes: 0 moved, 1 refused, 2 error.
-                """
+                """)
         )
         @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String
         @Argument(help: "The server's new URL, https://HOST[:PORT][/PATH].") var url: String

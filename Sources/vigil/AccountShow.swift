@@ -14,8 +14,11 @@ extension Vigil.AccountCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
             abstract: "Show an account, its status and token expiry, and the certificate chain it was set up with (never a secret).",
-            discussion:
+            usage: CommandHelp.usage("account show"),
+            discussion: CommandHelp.discussion(
+                "account show",
                 "The chain is summarized as stored at setup, judged now against --ca-file (or the system store). Exit codes: 0 shown, 2 unknown id or unreadable database."
+            )
         )
         @Argument(help: Completions.accountHelp, completion: Completions.accounts) var id: String
         @Option(name: .customLong("ca-file"), help: "Judge the stored chain against only these CAs (repeatable).", completion: Completions.file) var caFiles:

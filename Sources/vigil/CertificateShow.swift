@@ -12,7 +12,10 @@ extension Vigil.Certificates {
         static let configuration = CommandConfiguration(
             commandName: "show",
             abstract: "Show an approval and the certificate as it was reviewed (the full summary).",
-            discussion: "Judged now against --ca-file (or the system store) for the approval's host. Exit codes: 0 shown, 2 unknown id or unreadable database."
+            usage: CommandHelp.usage("certificates show"),
+            discussion: CommandHelp.discussion(
+                "certificates show",
+                "Judged now against --ca-file (or the system store) for the approval's host. Exit codes: 0 shown, 2 unknown id or unreadable database.")
         )
         @Argument(help: ArgumentHelp("The approval's id (see vigil certificates list --all).", valueName: "approval")) var id: Int64
         @Option(name: .customLong("ca-file"), help: "Judge the certificate against only these CAs (repeatable).", completion: Completions.file) var caFiles:

@@ -50,7 +50,10 @@ extension Vigil {
             static let configuration = CommandConfiguration(
                 commandName: "approve",
                 abstract: "Approve a server's certificate after checking its fingerprint.",
-                discussion: """
+                usage: CommandHelp.usage("certificates approve"),
+                discussion: CommandHelp.discussion(
+                    "certificates approve",
+                    """
                     Connects to URL (a TLS handshake, no HTTP request), and approves the leaf certificate for that \
                     host and port only if its SHA-256 fingerprint is the one given, obtained from the server's admin \
                     through another channel. A certificate that no approval can make safe (for another name, a weak \
@@ -59,7 +62,7 @@ extension Vigil {
                     Offline, with --file PEM --host HOST[:PORT] instead of URL: the file's leaf is summarized and, \
                     if its fingerprint is the one given and the approval rule allows it, approved for that host and \
                     port without contacting the server (port 443 when none is given).
-                    """
+                    """)
             )
             @Argument(help: "The server, https://HOST[:PORT].") var url: String?
             @Option(help: "Approve the leaf of this PEM file instead of connecting (with --host).") var file: String?
@@ -144,7 +147,10 @@ extension Vigil {
         }
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List approved certificates.")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List approved certificates.",
+                usage: CommandHelp.usage("certificates list"),
+                discussion: CommandHelp.discussion("certificates list"))
             @Flag(help: "Include revoked approvals.") var all = false
             @Flag(help: "JSON instead of text.") var json = false
             @OptionGroup var store: StoreOptions
@@ -210,7 +216,10 @@ extension Vigil {
         }
 
         struct Revoke: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke an approval (kept for the audit).")
+            static let configuration = CommandConfiguration(
+                commandName: "revoke", abstract: "Revoke an approval (kept for the audit).",
+                usage: CommandHelp.usage("certificates revoke"),
+                discussion: CommandHelp.discussion("certificates revoke"))
             @Argument(help: ArgumentHelp("The approval's id (see vigil certificates list).", valueName: "approval")) var id: Int64
             @Option(help: "Why, kept with the revocation.") var reason: String
             @OptionGroup var store: StoreOptions
@@ -234,7 +243,10 @@ extension Vigil {
             static let configuration = CommandConfiguration(
                 commandName: "audit",
                 abstract: "Show the audit trail, or (--check) the approvals that need attention.",
-                discussion: """
+                usage: CommandHelp.usage("certificates audit"),
+                discussion: CommandHelp.discussion(
+                    "certificates audit",
+                    """
                     Without --check: approvals, revocations, accounts added and removed, each with the OS user who \
                     acted. With --check: active approvals that expired or expire within 30 days, that the approval \
                     rule would now refuse (a weak key or signature, a CA as leaf), that no account uses; revoked \
@@ -243,7 +255,7 @@ extension Vigil {
                     revoked, no longer presented), warning (expires soon, unreachable), notice (unused, not kept). \
                     Exit codes: 0 nothing to report (or, with --fail-on, nothing at that level or above), 1 something \
                     needs attention (for cron and CI), 2 error.
-                    """
+                    """)
             )
             @Flag(help: "Report the approvals that need attention instead of the trail.") var check = false
             @Flag(help: "With --check: also ask each server which certificate it presents now (a TLS handshake, no request).") var live = false

@@ -32,7 +32,10 @@ struct SettingKeyArgument: ParsableArguments {
 
 extension Vigil.Config {
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every setting, its value and the source it came from.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Every setting, its value and the source it came from.",
+            usage: CommandHelp.usage("config list"),
+            discussion: CommandHelp.discussion("config list"))
         @OptionGroup(title: "Log options") var logOptions: LogOptions
         @Flag(help: "Print JSON: an array of {key, value, source, type, locked}.")
         var json = false
@@ -69,7 +72,9 @@ extension Vigil.Config {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "get", abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset; a secret shows as «set»).")
+            commandName: "get", abstract: "Print a setting's value alone, for scripts (lists comma-separated; nothing when unset; a secret shows as «set»).",
+            usage: CommandHelp.usage("config get"),
+            discussion: CommandHelp.discussion("config get"))
         @OptionGroup(title: "Log options") var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
@@ -83,7 +88,9 @@ extension Vigil.Config {
 
     struct Explain: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "explain", abstract: "What a setting does, its type and default, which source won and what each source says.")
+            commandName: "explain", abstract: "What a setting does, its type and default, which source won and what each source says.",
+            usage: CommandHelp.usage("config explain"),
+            discussion: CommandHelp.discussion("config explain"))
         @OptionGroup(title: "Log options") var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
@@ -125,7 +132,9 @@ extension Vigil.Config {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Set a key in the user settings file (written atomically; locked keys are refused).")
+            commandName: "set", abstract: "Set a key in the user settings file (written atomically; locked keys are refused).",
+            usage: CommandHelp.usage("config set"),
+            discussion: CommandHelp.discussion("config set"))
         @OptionGroup(title: "Log options") var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
         @Argument(help: "The value: true/false, a number, text, or a comma-separated or JSON list.")
@@ -147,7 +156,10 @@ extension Vigil.Config {
     }
 
     struct Unset: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a key from the user settings file.")
+        static let configuration = CommandConfiguration(
+            commandName: "unset", abstract: "Remove a key from the user settings file.",
+            usage: CommandHelp.usage("config unset"),
+            discussion: CommandHelp.discussion("config unset"))
         @OptionGroup(title: "Log options") var logOptions: LogOptions
         @OptionGroup var argument: SettingKeyArgument
 
@@ -163,7 +175,10 @@ extension Vigil.Config {
     }
 
     struct Docs: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "docs", abstract: "Print docs/settings.md, generated from the key definitions.")
+        static let configuration = CommandConfiguration(
+            commandName: "docs", abstract: "Print docs/settings.md, generated from the key definitions.",
+            usage: CommandHelp.usage("config docs"),
+            discussion: CommandHelp.discussion("config docs"))
         @OptionGroup(title: "Log options") var logOptions: LogOptions
         func run() throws {
             print(SettingsDocumentation.markdown(), terminator: "")

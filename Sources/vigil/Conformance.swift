@@ -19,7 +19,9 @@ extension Vigil.Conformance {
     struct Limbo: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "limbo",
-            abstract: "x509-limbo harness: reads the suite JSON on stdin, writes results JSON on stdout."
+            abstract: "x509-limbo harness: reads the suite JSON on stdin, writes results JSON on stdout.",
+            usage: CommandHelp.usage("conformance limbo"),
+            discussion: CommandHelp.discussion("conformance limbo")
         )
 
         @OptionGroup(title: "Log options") var logOptions: LogOptions

@@ -16,7 +16,10 @@ extension Vigil {
         static let configuration = CommandConfiguration(
             commandName: "inspect",
             abstract: "Inspect a certificate chain: summary, findings and trust verdict.",
-            discussion: """
+            usage: CommandHelp.usage("inspect"),
+            discussion: CommandHelp.discussion(
+                "inspect",
+                """
                 Live: vigil inspect https://HOST[:PORT] performs a TLS handshake (no HTTP request is sent).
 
                 Files: vigil inspect --file LEAF.pem [MORE.pem ...] (PEM with one or many certificates, or DER).
@@ -26,7 +29,7 @@ extension Vigil {
                 must be covered by a CRL given).
 
                 Exit codes: 0 trusted, 1 untrusted, 2 error (bad input, unreachable host), 64 usage error.
-                """
+                """)
         )
 
         @Argument(help: "The server to inspect, https://HOST[:PORT]. IPv6 in brackets.")

@@ -12,13 +12,19 @@ extension Vigil {
 
 extension Vigil.Log {
     struct Path: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "path", abstract: "Print the path of the log file.")
+        static let configuration = CommandConfiguration(
+            commandName: "path", abstract: "Print the path of the log file.",
+            usage: CommandHelp.usage("log path"),
+            discussion: CommandHelp.discussion("log path"))
         @OptionGroup(title: "Log options") var logOptions: LogOptions
         func run() throws { print(logOptions.logFile ?? StatePaths.logFile) }
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Delete the log file and its rotated copies.")
+        static let configuration = CommandConfiguration(
+            commandName: "clear", abstract: "Delete the log file and its rotated copies.",
+            usage: CommandHelp.usage("log clear"),
+            discussion: CommandHelp.discussion("log clear"))
         @OptionGroup(title: "Log options") var logOptions: LogOptions
         func run() throws {
             let path = logOptions.logFile ?? StatePaths.logFile

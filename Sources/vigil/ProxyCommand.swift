@@ -34,11 +34,10 @@ extension Vigil {
         struct Which: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Print the proxy chosen for URL and where the choice came from.",
-                discussion: """
-                    Example: vigil proxy which https://cloud.example.com/ --json
-
-                    Exit codes: 0 decided, 2 the choice cannot be made (a PAC file that cannot be loaded or run), 64 usage error.
-                    """)
+                usage: CommandHelp.usage("proxy which"),
+                discussion: CommandHelp.discussion(
+                    "proxy which",
+                    "Exit codes: 0 decided, 2 the choice cannot be made (a PAC file that cannot be loaded or run), 64 usage error."))
 
             @Argument(help: "The URL, https://HOST[:PORT][/PATH] or http://...") var url: String
             @Flag(help: "Print the answer as JSON: {\"url\", \"proxies\", \"source\", \"autoconfigAnswer\"}.") var json = false
@@ -80,17 +79,16 @@ extension Vigil {
         struct Login: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Keep a proxy's password in the keyring, bound to that proxy's scheme, host and port.",
-                discussion: """
+                usage: CommandHelp.usage("proxy login"),
+                discussion: CommandHelp.discussion(
+                    "proxy login",
+                    """
                     The password is sent only when that proxy answers 407, by the strongest scheme it offers \
                     (Negotiate, NTLM, Digest, Basic); never to another proxy, never before it asks, never to a server. \
                     Basic over a plain-http proxy shows the password to the network: it is used only with --allow-clear-text.
 
-                    Examples:
-                      vigil proxy login http://proxy.corp.example:3128 --user alice
-                      printf '%s' "$PASSWORD" | vigil proxy login https://proxy.corp.example:8443 --user alice --password-stdin
-
                     Exit codes: 0 kept, 2 the keyring cannot be used or no password was given, 64 usage error.
-                    """)
+                    """))
 
             @Argument(help: "The proxy, http://HOST:PORT, https://HOST:PORT or socks5h://HOST:PORT.") var proxy: String
             @Option(help: "The user name the proxy knows you by.") var user: String
@@ -143,7 +141,8 @@ extension Vigil {
 
         struct Logout: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Remove the password kept for a proxy.", discussion: "Example: vigil proxy logout http://proxy.corp.example:3128")
+                abstract: "Remove the password kept for a proxy.", usage: CommandHelp.usage("proxy logout"),
+                discussion: CommandHelp.discussion("proxy logout"))
             @Argument(help: "The proxy, as given to vigil proxy login.") var proxy: String
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
@@ -167,7 +166,8 @@ extension Vigil {
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "List the proxies with a kept password (never the password).", discussion: "Example: vigil proxy list --json")
+                abstract: "List the proxies with a kept password (never the password).", usage: CommandHelp.usage("proxy list"),
+                discussion: CommandHelp.discussion("proxy list"))
             @Flag(help: "Print the list as JSON: [{\"proxy\", \"user\", \"allowsClearText\"}].") var json = false
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 

@@ -12,14 +12,17 @@ extension Vigil.Certificates {
         static let configuration = CommandConfiguration(
             commandName: "rule-test",
             abstract: "Evaluate a certificate rule against a stored (bookmark) and a presented (server) chain.",
-            discussion: """
+            usage: CommandHelp.usage("certificates rule-test"),
+            discussion: CommandHelp.discussion(
+                "certificates rule-test",
+                """
                 The rule language of connection.renewed-certificate-acceptance-rule and \
                 connection.certificate-extended-validation-rule (docs/trust.md). The server chain's \
                 passedValidationOrIsUserAccepted is its verdict against --ca-file (or the system store) for --host.
 
                 Exit codes: 0 the rule holds, 1 it does not, 2 unreadable certificates, 64 a rule that does not \
                 parse (the column is named).
-                """
+                """)
         )
         @Argument(help: "The rule.") var rule: String
         @Option(help: "PEM file of the chain stored with the account (leaf first).", completion: Completions.file) var bookmark: String
