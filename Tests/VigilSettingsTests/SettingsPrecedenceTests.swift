@@ -60,7 +60,7 @@ struct SettingsPrecedenceTests {
     @Test(arguments: SettingsCatalog.all.filter { $0.scope == .any })
     func documentedVariableIsTheOneRead(definition: SettingDefinition) throws {
         var bed = try SettingsTestbed()
-        let candidates = ["7", "false", definition.kind.allowedValues?.last ?? "", "https://cloud.example", "2.5.29.32.0", "x"]
+        let candidates = ["7", "70", "false", definition.kind.allowedValues?.last ?? "", "https://cloud.example", "2.5.29.32.0", "x"]
         let text = try #require(candidates.first { (try? definition.kind.parse(text: $0).get()) != nil })
         bed.environment = [definition.environmentVariable: text]
         let entry = try #require(try bed.load()[definition.key])
