@@ -17,7 +17,7 @@ import sys
 COMMON_CODES = [
     ("64", "a wrong flag or argument (usage)"),
     ("78", "a broken configuration: a managed file Vigil cannot use, or invalid settings"),
-    ("130, 143", "interrupted by Ctrl-C (SIGINT) or SIGTERM; the process dies of the signal"),
+    ("130, 143", "interrupted by Ctrl-C (SIGINT) or SIGTERM (as a shell reports it)"),
 ]
 
 ENVIRONMENT = """.Sh ENVIRONMENT

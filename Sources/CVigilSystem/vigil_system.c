@@ -189,13 +189,35 @@ void vigil_secret_restore_terminal(void) {
     }
 }
 
+/* The terminal as a secret is read (echo off), for a prompt resumed after Ctrl-Z. */
+static struct termios vigil_secret_quiet;
+
 static void vigil_secret_interrupted(int signal_number) {
+    int saved_errno = errno;
     vigil_secret_restore_terminal();
-    /* Say so (write(2) is async-signal-safe; nothing was read into a store yet). */
-    const char *said = signal_number == SIGINT    ? "vigil: interrupted (SIGINT); nothing was kept\n"
-                       : signal_number == SIGTERM ? "vigil: interrupted (SIGTERM); nothing was kept\n"
-                                                  : "vigil: interrupted; nothing was kept\n";
-    if (signal_number != SIGTSTP) (void)!write(STDERR_FILENO, said, strlen(said));
+    if (signal_number == SIGTSTP) {
+        /* Ctrl-Z: stop with the terminal as it was; once continued (fg), quiet again and go on
+           reading, so that the rest of the secret is not echoed. */
+        signal(SIGTSTP, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGTSTP);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(SIGTSTP);
+        struct sigaction again;
+        memset(&again, 0, sizeof again);
+        again.sa_handler = vigil_secret_interrupted;
+        sigemptyset(&again.sa_mask);
+        sigaction(SIGTSTP, &again, NULL);
+        if (vigil_secret_tty >= 0) tcsetattr(vigil_secret_tty, TCSAFLUSH, &vigil_secret_quiet);
+        errno = saved_errno;
+        return;
+    }
+    /* Say so (write(2) is async-signal-safe). What the command decided before the prompt stays. */
+    const char *said = signal_number == SIGINT    ? "vigil: interrupted (SIGINT)\n"
+                       : signal_number == SIGTERM ? "vigil: interrupted (SIGTERM)\n"
+                                                  : "vigil: interrupted\n";
+    (void)!write(STDERR_FILENO, said, strlen(said));
     /* Then die of the signal, as without the handler. */
     struct sigaction deflt;
     memset(&deflt, 0, sizeof deflt);
@@ -224,6 +246,7 @@ long vigil_read_secret(const char *prompt, char *buffer, size_t capacity) {
     quiet = vigil_secret_saved;
     quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
     quiet.c_lflag |= ECHONL;
+    vigil_secret_quiet = quiet;
     tcsetattr(tty, TCSAFLUSH, &quiet);
     (void)!write(tty, prompt, strlen(prompt));
     size_t length = 0;

@@ -4,6 +4,7 @@ import VigilAuth
 import VigilHTTP
 public import VigilSecrets
 public import VigilStore
+import VigilThreads
 
 /// Removes an account: its tokens revoked at the server where it has a revocation endpoint
 /// (RFC 7009), its row (audited) and every kind of secret it may hold in the keyring. Shared by
@@ -40,13 +41,16 @@ public struct AccountRemoval: Sendable {
     /// Throws ``VigilStore/StoreError`` for an unknown id, ``VigilSecrets/SecretStoreError`` when
     /// the keyring cannot remove a secret (the row is gone then; the error says so).
     public func remove(id: String) async throws -> Result {
-        let account = try await accounts.remove(id: id)
-        var removed: [SecretKey.Kind] = []
-        // The login's secrets and the client certificate's key: nothing of the account stays.
-        for kind in Self.secretKinds + [.clientKey, .accessHeaders] {
-            if try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) { removed.append(kind) }
+        // Once the row is gone its secrets go too: an interrupt waits for both (Uninterruptible).
+        try await Uninterruptible.run {
+            let account = try await accounts.remove(id: id)
+            var removed: [SecretKey.Kind] = []
+            // The login's secrets and the client certificate's key: nothing of the account stays.
+            for kind in Self.secretKinds + [.clientKey, .accessHeaders] {
+                if try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) { removed.append(kind) }
+            }
+            return Result(account: account, removedSecrets: removed)
         }
-        return Result(account: account, removedSecrets: removed)
     }
 
     /// Revokes the account's tokens first (refresh token, then access token), but only over a
@@ -56,6 +60,8 @@ public struct AccountRemoval: Sendable {
     public func remove(id: String, revokingThrough check: AccountCheck) async throws -> Result {
         guard let account = try await accounts.list().first(where: { $0.id == id }) else { return try await remove(id: id) }
         let (revoked, problem) = await revokeTokens(of: account, through: check)
+        // Interrupted (Ctrl-C) while revoking: nothing is removed, so the tokens can still be revoked.
+        try Task.checkCancellation()
         var result = try await remove(id: id)
         result.revoked = revoked
         result.revocationProblem = problem
@@ -104,12 +110,15 @@ public struct AccountRemoval: Sendable {
         guard let account = try await accounts.list().first(where: { $0.id == id }) else { throw StoreError(.notFound, "No account with id \(id).") }
         var (revoked, problem): ([SecretKey.Kind], String?) = ([], nil)
         if let check { (revoked, problem) = await revokeTokens(of: account, through: check) }
-        var removed: [SecretKey.Kind] = []
-        for kind in Self.secretKinds where try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
-            removed.append(kind)
+        try Task.checkCancellation()
+        return try await Uninterruptible.run {
+            var removed: [SecretKey.Kind] = []
+            for kind in Self.secretKinds where try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) {
+                removed.append(kind)
+            }
+            let updated = try await accounts.logOut(id: id, removed: removed.map(\.rawValue))
+            return Result(account: updated, removedSecrets: removed, revoked: revoked, revocationProblem: problem)
         }
-        let updated = try await accounts.logOut(id: id, removed: removed.map(\.rawValue))
-        return Result(account: updated, removedSecrets: removed, revoked: revoked, revocationProblem: problem)
     }
 
     /// The account's tokens revoked at its revocation endpoint, over a connection to its own

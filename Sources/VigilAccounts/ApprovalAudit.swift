@@ -178,7 +178,7 @@ public struct ApprovalAudit: Sendable {
             if case .untrusted(let reasons) = evaluator.evaluate(chain, for: peer).verdict {
                 add(
                     "account-ca-chain-untrusted",
-                    "The chain reviewed for \(who) no longer verifies against the CAs kept with it: \(reasons.map(\.message).joined(separator: " ")) Its next check says CHANGED."
+                    "The chain reviewed for \(who) does not verify against the CAs kept with it now (wrong CAs, or a reviewed certificate that has expired): \(reasons.map(\.message).joined(separator: " ")) Run vigil account check \(account.id) to see what the server presents."
                 )
             }
         }

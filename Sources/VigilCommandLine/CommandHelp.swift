@@ -39,7 +39,7 @@ package enum CommandHelp {
 
     /// What every command may exit with besides its own codes.
     static let commonExitCodes =
-        "Exit codes: 0 done; 2 error (the message says which); 64 a wrong flag or argument; 78 a broken configuration; 130 or 143 interrupted (Ctrl-C, SIGTERM)."
+        "Exit codes: 0 done; 2 error (the message says which); 64 a wrong flag or argument; 78 a broken configuration; 130 or 143 (as a shell reports it) interrupted by Ctrl-C or SIGTERM."
 
     /// One example: what it does (a line of its own, under 78 characters), and the command line.
     struct Example {
@@ -111,7 +111,7 @@ package enum CommandHelp {
             Example("vigil account check --all", "Every account: the certificate, then one authenticated request; exit 0 when all are fine."),
             Example("vigil account check work --certificate-only --json", "Only the handshake, for the account labelled work, as JSON."),
         ],
-        "account login": [Example("vigil account login work", "Log in again (a browser or a password); the old credentials are revoked.")],
+        "account login": [Example("vigil account login work", "Log in again (a browser or a password); the new credentials replace the old.")],
         "account rename": [
             Example("vigil account rename 3F2A work", "Label the account whose id starts with 3F2A: later commands take work."),
             Example("vigil account rename work --clear", "Remove the label."),

@@ -40,6 +40,8 @@ package enum CommandLauncher {
                 let running = Task { @MainActor in try await box.command.run() }
                 if interruptible { Interruption.install { running.cancel() } }
                 try await running.value
+                // Ctrl-C came as the command finished its work: still the end a shell expects.
+                if Interruption.signal != nil { Interruption.die(message: "the command had finished its work") }
             } else {
                 // Nothing has suspended yet, so this is still the process's main thread: on Linux
                 // the main actor resumes on a Dispatch worker after an `await`, and a synchronous

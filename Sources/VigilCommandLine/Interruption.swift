@@ -3,21 +3,31 @@ import Glibc
 import Synchronization
 import VigilLogging
 import VigilText
+import VigilThreads
 
 /// Ctrl-C (SIGINT) and SIGTERM for `vigil`'s commands: the first signal cancels the running
 /// command, which unwinds through its own clean-up (a setup's pending account row, a login's
 /// loopback listener, a refresh mark) and fails with the error cancellation gave it; the launcher
 /// then says the command was interrupted and the process dies of the signal, as a shell expects
-/// (`$?` 130 or 143; a shell loop stops). A command that does not stop within
-/// ``gracePeriod``, a synchronous command (nothing to cancel) and a second signal end the
-/// process at once, with the same message. What is stored is never half-written either way:
-/// SQLite rolls an unfinished transaction back, the keyring stores an item whole, and a setup's
-/// row left pending is removed by the next command (``VigilAccounts/AccountRegistry``).
+/// (`$?` 130 or 143; a shell loop stops). A command that does not stop within ``gracePeriod``
+/// ends then, unless steps that must finish together are running (``VigilThreads/Uninterruptible``:
+/// an account's row and its secrets), which it waits for; a synchronous command (nothing to
+/// cancel), a blocking prompt and a second signal end the process at once. A single store is never
+/// half-written: SQLite rolls an unfinished transaction back, the keyring stores an item whole,
+/// and a setup's row left pending is removed by the next command
+/// (``VigilAccounts/AccountRegistry``); what was decided before the signal (an approval) stays,
+/// and the audit trail says so.
+///
+/// A signal the process started with ignored (a background job of a non-interactive shell) stays
+/// ignored, and a program `vigil` executes (`vigil-simulator`) starts with the signals as they
+/// were (``restoreDefaults()``).
 package enum Interruption {
     /// The signal received, 0 before any.
     private static let received = Atomic<Int32>(0)
     /// While a secret is read at the terminal: how to give the terminal back (echo on).
     private static let prompt = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The signals watched (those not ignored when the process started).
+    private static let watched = Mutex<[Int32]>([])
     /// The signal sources; kept for the life of the process.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
     /// How long a cancelled command has to stop on its own.
@@ -34,6 +44,10 @@ package enum Interruption {
     /// runs; later signals are never lost between ignoring them and watching them.
     package static func install(cancel: (@Sendable () -> Void)?) {
         for number in [SIGINT, SIGTERM] {
+            var current = sigaction()
+            sigaction(number, nil, &current)
+            if unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            watched.withLock { $0.append(number) }
             // Ignored first: libdispatch then installs its own handler (on Linux it does so when
             // the source starts, and a later `signal` would replace it).
             Glibc.signal(number, SIG_IGN)
@@ -43,11 +57,11 @@ package enum Interruption {
                 // A blocking read of the terminal cannot be cancelled: the terminal back, and end.
                 if let restore = prompt.withLock({ $0 }) {
                     restore()
-                    die(note: "nothing was kept")
+                    die(message: nil)
                 }
                 guard first, let cancel else { die(message: nil) }
                 cancel()
-                DispatchQueue.global().asyncAfter(deadline: .now() + gracePeriod) { die(message: "it did not stop within 5 seconds") }
+                DispatchQueue.global().asyncAfter(deadline: .now() + gracePeriod) { endAfterGrace() }
             }
             source.resume()
             sources.append(source)
@@ -62,6 +76,21 @@ package enum Interruption {
         return body()
     }
 
+    /// The grace period is over: the end, once no step that must finish with another runs.
+    private static func endAfterGrace() {
+        if Uninterruptible.isActive {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { endAfterGrace() }
+            return
+        }
+        die(message: "it did not stop within 5 seconds")
+    }
+
+    /// The watched signals back to their default disposition, for a program about to `exec`
+    /// another (which must not inherit them ignored).
+    package static func restoreDefaults() {
+        for number in watched.withLock({ $0 }) { Glibc.signal(number, SIG_DFL) }
+    }
+
     /// `interrupted (SIGINT)`, `interrupted (SIGTERM)`.
     package static func describe(_ number: Int32) -> String {
         "interrupted (\(number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)"))"
@@ -73,12 +102,11 @@ package enum Interruption {
         die(text: message.map { ": " + SafeText.escaped($0) } ?? "")
     }
 
-    /// `vigil: interrupted (SIGINT); NOTE`, then dies of the signal.
-    static func die(note: String) -> Never { die(text: "; " + note) }
-
     private static func die(text tail: String) -> Never {
         let number = signal ?? SIGINT
         let text = "vigil: " + describe(number) + tail + "\n"
+        // What the command already printed reaches its reader first.
+        fflush(nil)
         StandardStream.writeError(text)
         Glibc.signal(number, SIG_DFL)
         var set = sigset_t()

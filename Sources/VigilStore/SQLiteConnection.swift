@@ -9,9 +9,11 @@ final class SQLiteConnection {
 
     /// Opens (creating it if needed) the file at `path`: foreign keys enforced, a lock held by
     /// another process waited for up to `busyTimeout` milliseconds.
-    init(path: String, busyTimeout: Int32 = 10_000) throws {
+    /// `readOnly`: the file is only read, never created or changed.
+    init(path: String, busyTimeout: Int32 = 10_000, readOnly: Bool = false) throws {
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let flags = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(code: code, connection: handle)
             sqlite3_close_v2(handle)

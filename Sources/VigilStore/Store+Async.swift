@@ -14,6 +14,11 @@ extension VigilDatabase {
         try await BlockingQueue.database.run { try VigilDatabase(path: path) }
     }
 
+    /// ``lookingOnly(at:)`` on the database queue.
+    public static func lookingOnly(path: String) async -> VigilDatabase? {
+        (try? await BlockingQueue.database.run { VigilDatabase.lookingOnly(at: path) }) ?? nil
+    }
+
     /// The audit trail, oldest first, read on the database queue.
     public func auditTrail() async throws -> [AuditEvent] {
         try await BlockingQueue.database.run { try self.auditTrail() }

@@ -65,6 +65,21 @@ public final class VigilDatabase: Sendable {
         self.connection = Mutex(SendableConnection(connection))
     }
 
+    /// A database that is only looked at (shell completion, `inspect` naming an approval): opened
+    /// read-only, never created, migrated or tightened, a lock waited for 100 ms at most; nil
+    /// when there is no file, it is not a Vigil database of the current schema, or it is busy.
+    public static func lookingOnly(at path: String) -> VigilDatabase? {
+        guard access(path, R_OK) == 0, let connection = try? SQLiteConnection(path: path, busyTimeout: 100, readOnly: true),
+            let applied = try? SchemaMigrations.applied(connection), applied.isSuperset(of: SchemaMigrations.all.map(\.identifier))
+        else { return nil }
+        return VigilDatabase(path: path, connection: connection)
+    }
+
+    private init(path: String, connection: SQLiteConnection) {
+        self.path = path
+        self.connection = Mutex(SendableConnection(connection))
+    }
+
     /// An error in words for a person: SQLite's message without the statement, a full disk named
     /// as such.
     static func describe(_ error: any Error) -> String {

@@ -237,10 +237,13 @@ extension VigilSimulatorCommand {
             suite.scanDirectories = [home, temporary]
             let showProgress = !json && isatty(STDOUT_FILENO) == 1
             let total = suite.scenarios.count
-            let done = Atomic<Int>(0)
+            let done = Mutex<Int>(0)
             let report = await suite.run { result in
-                let count = done.add(1, ordering: .relaxed).newValue
-                if showProgress { FileHandle.standardOutput.write(Data((SuiteReport.progressLine(result, done: count, of: total) + "\n").utf8)) }
+                // Counted and written under one lock: the lines come out in their count's order.
+                done.withLock { count in
+                    count += 1
+                    if showProgress { FileHandle.standardOutput.write(Data((SuiteReport.progressLine(result, done: count, of: total) + "\n").utf8)) }
+                }
             }
             if keep == nil { try? FileManager.default.removeItem(atPath: work) }
 

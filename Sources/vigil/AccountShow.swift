@@ -55,7 +55,9 @@ extension Vigil.AccountCommand {
                         $0.isActive && $0.sha256 == leaf.sha256Fingerprint && $0.port == port && HostName.same($0.host, host.trimming(charactersIn: "[]"))
                     }
                 }
-                let trusted = chain.isEmpty || evaluator.evaluate(chain, for: peer).verdict.isTrusted || approved
+                let judged = chain.isEmpty ? nil : evaluator.evaluate(chain, for: peer)
+                // An approval holds only for what an approval can make safe (ApprovalRule).
+                let trusted = judged.map { $0.verdict.isTrusted || (approved && ApprovalRule.refusals($0, sent: chain).isEmpty) } ?? true
                 print(
                     account.needsLogin
                         ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)"

@@ -251,7 +251,9 @@ extension Vigil {
                     acted. With --check: active approvals that expired or expire within 30 days, that the approval \
                     rule would now refuse (a weak key or signature, a CA as leaf), that no account uses; revoked \
                     approvals whose key is still pinned; with --live also those whose server presents another \
-                    certificate now. Each finding has a level: error (expired, refused by the rule, pinned though \
+                    certificate now. Accounts too (approval id 0): a client certificate expired or expiring, and the \
+                    CA certificates an account was added with (--ca-file) damaged, expired or expiring, not a CA, or \
+                    no longer verifying the chain reviewed for it. Each finding has a level: error (expired, refused by the rule, pinned though \
                     revoked, no longer presented), warning (expires soon, unreachable), notice (unused, not kept). \
                     Exit codes: 0 nothing to report (or, with --fail-on, nothing at that level or above), 1 something \
                     needs attention (for cron and CI), 2 error.

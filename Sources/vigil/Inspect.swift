@@ -154,7 +154,7 @@ extension Vigil {
         /// leaf an interception. The database is read only then, and only if it exists.
         static func markingInterception(_ evaluation: TrustEvaluation, leaf: Certificate?, at endpoint: Endpoint) async -> TrustEvaluation {
             let path = VigilDatabase.defaultPath()
-            guard FileManager.default.fileExists(atPath: path), let database = try? await VigilDatabase.open(path: path) else { return evaluation }
+            guard let database = await VigilDatabase.lookingOnly(path: path) else { return evaluation }
             var known: Set<String> = []
             var from: [String] = []
             if let approved = try? await CertificateApprovals(database: database).approvedLeaves(host: endpoint.host, port: endpoint.port), !approved.isEmpty {
@@ -173,15 +173,15 @@ extension Vigil {
 
         /// The active approvals for `endpoint`, marked when one is for `leaf`; nil when there are
         /// none or no database yet (read only, never created).
-        static func approvals(for endpoint: Endpoint, leaf: Certificate?) async -> [InspectReport.Approval]? {
-            let path = VigilDatabase.defaultPath()
-            guard FileManager.default.fileExists(atPath: path), let database = try? await VigilDatabase.open(path: path),
+        static func approvals(for endpoint: Endpoint, leaf: Certificate?, refused: Bool) async -> [InspectReport.Approval]? {
+            guard let database = await VigilDatabase.lookingOnly(path: VigilDatabase.defaultPath()),
                 let all = try? await CertificateApprovals(database: database).list()
             else { return nil }
             let host = HostName.canonical(endpoint.host)
             let approvals = all.filter { $0.port == endpoint.port && HostName.canonical($0.host) == host }.map {
                 InspectReport.Approval(
-                    id: $0.id, sha256: $0.sha256, approvedAt: $0.approvedAt.formatted(.iso8601), matches: $0.sha256 == leaf?.sha256Fingerprint)
+                    id: $0.id, sha256: $0.sha256, approvedAt: $0.approvedAt.formatted(.iso8601), matches: $0.sha256 == leaf?.sha256Fingerprint,
+                    honoured: $0.sha256 == leaf?.sha256Fingerprint && !refused)
             }
             return approvals.isEmpty ? nil : approvals
         }
@@ -189,20 +189,20 @@ extension Vigil {
         /// After an untrusted verdict, the ways forward: the CA file that would make the chain
         /// trusted, or an approval after checking the fingerprint; or why neither can help.
         func nextSteps(_ evaluation: TrustEvaluation, sent chain: [Certificate], approvals: [InspectReport.Approval]) -> [String] {
-            if approvals.contains(where: \.matches) { return [] }
             let refusals = ApprovalRule.refusals(evaluation, sent: chain)
             if !refusals.isEmpty {
                 return [
                     "Nothing on this side can make it safe: " + refusals.map(\.message).joined(separator: " ") + " Only the server's administrator can fix it."
                 ]
             }
+            if approvals.contains(where: \.honoured) { return [] }
             let target = url ?? files.map { "--file \($0)" }.joined(separator: " ") + (host.map { " --host \($0)" } ?? "")
             var steps = [
                 "If the server's certificate comes from your organisation's own CA: vigil inspect \(target) --ca-file CA.pem (account add takes the same --ca-file and remembers it)."
             ]
-            if let url, let leaf = chain.first {
+            if let leaf = chain.first, let where_ = url ?? host.map({ "--file \(files.first ?? "LEAF.pem") --host \($0):PORT" }) {
                 steps.append(
-                    "Or approve this very certificate, once its SHA-256 fingerprint is the one the server's administrator gives you through another channel: vigil certificates approve \(url) --fingerprint \(leaf.sha256Fingerprint)"
+                    "Or approve this very certificate, once its SHA-256 fingerprint is the one the server's administrator gives you through another channel: vigil certificates approve \(where_) --fingerprint \(leaf.sha256Fingerprint)"
                 )
             }
             return steps
@@ -293,8 +293,9 @@ extension Vigil {
                         logger: logger)
             }
             var report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
+            let refusals = ApprovalRule.refusals(evaluation, sent: chain)
             if let live {
-                report.approvals = await Self.approvals(for: live.endpoint, leaf: chain.first)
+                report.approvals = await Self.approvals(for: live.endpoint, leaf: chain.first, refused: !refusals.isEmpty)
             }
             if !evaluation.verdict.isTrusted {
                 let steps = nextSteps(evaluation, sent: chain, approvals: report.approvals ?? [])

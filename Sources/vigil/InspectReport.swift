@@ -60,6 +60,9 @@ struct InspectReport: Encodable {
         var approvedAt: String
         /// True when the server sent the approved certificate.
         var matches: Bool
+        /// True when accounts accept it: it matches, and nothing makes it unapprovable now (a
+        /// weak key, a revocation, another name: ``VigilCertificates/ApprovalRule``).
+        var honoured: Bool
     }
 
     var schemaVersion = 1

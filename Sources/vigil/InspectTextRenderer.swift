@@ -75,12 +75,22 @@ struct InspectTextRenderer {
             if let finding = connection.clientCertificateFinding { lines.append("  " + terminal.yellow("[finding]") + " \(t(finding))") }
         }
         for approval in report.approvals ?? [] {
-            lines.append(
-                approval.matches
-                    ? "  approved: this certificate is approved for this host and port (approval \(approval.id.map(String.init) ?? "?"), \(approval.approvedAt)); accounts accept it, the verdict above is the chain's own"
-                    : "  " + terminal.yellow("[approval for another certificate]")
-                        + " approval \(approval.id.map(String.init) ?? "?") (\(approval.approvedAt)) is for SHA-256 \(approval.sha256), not the certificate sent now: ask the server's administrator why it changed before approving anything"
-            )
+            let id = approval.id.map(String.init) ?? "?"
+            if approval.honoured {
+                lines.append(
+                    "  approved: this certificate is approved for this host and port (approval \(id), \(t(approval.approvedAt))); accounts accept it, the verdict above is the chain's own"
+                )
+            } else if approval.matches {
+                lines.append(
+                    "  " + terminal.red("[approval that cannot hold]")
+                        + " approval \(id) (\(t(approval.approvedAt))) is for this certificate, but no approval can make it safe now (below): accounts refuse it"
+                )
+            } else {
+                lines.append(
+                    "  " + terminal.yellow("[approval for another certificate]")
+                        + " approval \(id) (\(t(approval.approvedAt))) is for SHA-256 \(t(approval.sha256)), not the certificate sent now: ask the server's administrator why it changed before approving anything"
+                )
+            }
         }
         if let steps = report.nextSteps, !steps.isEmpty {
             lines.append("")

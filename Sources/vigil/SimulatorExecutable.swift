@@ -37,6 +37,8 @@ enum SimulatorExecutable {
         var pointers = arguments.map { strdup($0) }
         pointers.append(nil)
         fflush(nil)
+        // vigil-simulator watches its own signals; it must not start with them ignored.
+        Interruption.restoreDefaults()
         execv(path, pointers)
         ExitStatus.fail("cannot run \(path): \(String(cString: strerror(errno)))")
     }

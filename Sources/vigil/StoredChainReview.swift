@@ -13,7 +13,9 @@ enum StoredChainReview {
     ) throws -> String {
         let evaluation = try evaluator(caFiles: caFiles, settings: settings, anchors: anchors).evaluate(chain, for: peer)
         let report = InspectReport(target: .init(kind: kind, url: label, files: nil, peerName: peer), evaluation: evaluation, sent: chain, connection: nil)
-        return InspectTextRenderer(terminal: .standardOutput).render(report, approved: approved)
+        // An approval holds only for what an approval can make safe (ApprovalRule).
+        let holds = approved && ApprovalRule.refusals(evaluation, sent: chain).isEmpty
+        return InspectTextRenderer(terminal: .standardOutput).render(report, approved: holds)
     }
 
     /// `--ca-file` when given; else the account's own CA certificates (`anchors`) when it has

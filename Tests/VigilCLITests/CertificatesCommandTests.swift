@@ -103,6 +103,31 @@ struct CertificatesCommandTests {
         }
     }
 
+    /// An approval for a certificate no approval can make safe (here: for another name) is named
+    /// as one that cannot hold, and the ways forward say why nothing helps: never "accepted".
+    @Test func anApprovalThatCannotHoldIsNotCalledAccepted() async throws {
+        try await withRunningSimulator("wrong-host") { (running) async throws in
+            let data = try TestPaths.temporaryDirectory().path
+            let environment = ["XDG_DATA_HOME": data]
+            let url = running.url(path: "")
+            let json = try await CommandRunner.vigilDetached(["inspect", url, "--ca-file", TestPaths.caBundle, "--json"], environment: environment)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            let leaf = try #require(((object["certificates"] as? [[String: Any]])?.first?["fingerprints"] as? [String: Any])?["sha256"] as? String)
+            // A store made by vigil, then a row no approve command would write (it refuses this leaf).
+            #expect(try await CommandRunner.vigilDetached(["certificates", "list"], environment: environment).status == 0)
+            let port = try #require(URL(string: url)?.port)
+            let insert = """
+                INSERT INTO approved_certificate (host, port, sha256, spkiSHA256, subject, issuer, notAfter, approvedAt)
+                VALUES ('127.0.0.1', \(port), '\(leaf)', 'x', 'CN=x', 'CN=y', '2125-01-01T00:00:00Z', '2026-01-01 00:00:00.000');
+                """
+            #expect(try CommandRunner.run("/usr/bin/sqlite3", [data + "/vigil/vigil.sqlite", insert]).status == 0)
+            let text = try await CommandRunner.vigilDetached(["inspect", url, "--ca-file", TestPaths.caBundle], environment: environment)
+            #expect(text.standardOutput.contains("[approval that cannot hold]"), "\(text.standardOutput)")
+            #expect(!text.standardOutput.contains("accounts accept it"))
+            #expect(text.standardOutput.contains("Nothing on this side can make it safe"))
+        }
+    }
+
     /// Listings copy the stored bytes to the output (issue 14): hostile text in a row (escape
     /// sequences, a line break, right-to-left override, quotes, a NUL) comes out escaped in text and
     /// in JSON, and dates from their stored form as ISO 8601, before 1970 too.

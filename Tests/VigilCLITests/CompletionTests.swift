@@ -54,6 +54,19 @@ struct CompletionTests {
         }
     }
 
+    /// Completion only looks at a database: a file named by --database that is not Vigil's is
+    /// left byte for byte and mode for mode as it was (no migration, no tightening).
+    @Test func completionNeverChangesADatabase() throws {
+        let foreign = directory + "/other.sqlite"
+        #expect(try CommandRunner.run("/usr/bin/sqlite3", [foreign, "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine');"]).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: foreign)
+        let before = try Data(contentsOf: URL(fileURLWithPath: foreign))
+        #expect(try bash(["vigil", "account", "show", "--database", foreign, ""]).isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: foreign)) == before)
+        let mode = try FileManager.default.attributesOfItem(atPath: foreign)[.posixPermissions] as? Int
+        #expect(mode == 0o644)
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is not installed"))
     func fishCompletesWordsFilesAndKeys() throws {
         let script = directory + "/vigil.fish"
