@@ -123,15 +123,17 @@ let package = Package(
             dependencies: ["VigilErrors"],
             swiftSettings: strictSettings
         ),
+        // The certificate model: parsing (OpenSSL), the summary, path building and validation with
+        // policies and profiles, revocation evaluation, and the approval rule.
         .target(
             name: "VigilCertificates",
             dependencies: ["VigilErrors", "VigilText", "COpenSSL", "VigilRules"],
             swiftSettings: strictSettings
         ),
-        // Settings from environment, user file, managed file and defaults; no Vigil dependency.
-        // XDG base directories, in one place (no dependencies: settings, store and CLI use it).
+        // XDG base directories, private files and path names, in one place (no dependencies).
         .target(name: "VigilPaths", swiftSettings: strictSettings),
-        // Serial queues of their own for blocking calls (keyring, database) made from async code.
+        // Serial queues of their own for blocking calls (keyring, database) made from async code;
+        // threads of its own; steps an interrupt waits for.
         .target(name: "VigilThreads", dependencies: ["VigilErrors", "CVigilSystem"], swiftSettings: strictSettings),
         // glibc's GNU extensions Swift's Glibc module does not show (a thread's name and id).
         .target(name: "CVigilSystem"),
@@ -139,6 +141,8 @@ let package = Package(
         .target(name: "VigilErrors", swiftSettings: strictSettings),
         // Text without Foundation: JSON values, trimming, percent-encoding, the standard streams.
         .target(name: "VigilText", swiftSettings: strictSettings),
+        // Settings from the environment, the user's file, the managed file and defaults: the
+        // catalogue, validation, administrator locks.
         .target(
             name: "VigilSettings",
             dependencies: ["VigilErrors", "VigilText", "VigilRules", "VigilPaths", .product(name: "Configuration", package: "swift-configuration")],
@@ -155,6 +159,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The HTTP client (libcurl): the connection's verdict inside the handshake, proxies, TLS
+        // probes, revocation fetching, cookies.
         .target(
             name: "VigilHTTP",
             dependencies: [
@@ -164,12 +170,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The account-setup flow: certificate review, status, detection, ranking, Basic login.
+        // Accounts: setup with certificate review, check, login again, move, logout and removal, tokens and
+        // their refresh, the approvals' audit.
         .target(
             name: "VigilAccounts",
             dependencies: [
                 "VigilErrors", "VigilText", "VigilThreads", "VigilAuth", "VigilHTTP", "VigilCertificates", "VigilStore", "VigilSecrets", "VigilLogging",
-                "VigilSettings", "VigilRules",
+                "VigilSettings", "VigilRules", "VigilPaths",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -182,7 +189,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Authentication methods: detection and ranking (the methods themselves arrive with their issue).
+        // Authentication: detection and ranking, Basic, OAuth2 with PKCE, OpenID Connect, Nextcloud's Login Flow v2.
         .target(
             name: "VigilAuth",
             dependencies: [
@@ -203,7 +210,7 @@ let package = Package(
                 ])
             ]
         ),
-        // Secrets in the Secret Service keyring; a bottom module (imports no other Vigil module).
+        // Secrets in the Secret Service keyring (libsecret, through CSecret); below everything that stores one.
         .target(
             name: "VigilSecrets",
             dependencies: ["VigilErrors", "VigilThreads", "CSecret"],
@@ -236,8 +243,8 @@ let package = Package(
         .target(
             name: "VigilSuite",
             dependencies: [
-                "VigilErrors", "VigilText", "VigilAccounts", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
-                "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", "CVigilSystem", .product(name: "Logging", package: "swift-log"),
+                "VigilErrors", "VigilAccounts", "VigilSimulator", "VigilCertificates", "VigilHTTP", "VigilStore", "VigilSecrets",
+                "VigilSettings", "VigilLogging", "VigilAuth", "VigilPaths", "VigilThreads", "CVigilSystem", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strictSettings
@@ -253,12 +260,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The client. It carries no server code: `vigil simulator` and `vigil simulate` are parsed
+        // The client, the `vigil` command. It carries no server code: `vigil simulator` and `vigil simulate` are parsed
         // here and played by vigil-simulator, found beside it (docs/architecture.md).
         .executableTarget(
             name: "vigil",
             dependencies: [
-                "VigilErrors", "VigilText",
+                "VigilText",
                 "VigilCertificates",
                 "VigilHTTP",
                 "VigilStore",
@@ -282,7 +289,7 @@ let package = Package(
         .executableTarget(
             name: "vigil-simulator",
             dependencies: [
-                "VigilErrors", "VigilText", "VigilAccounts", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilSimulator", "VigilSuite",
+                "VigilAccounts", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilSimulator", "VigilSuite",
                 "VigilCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -56,9 +56,9 @@ def comments():
 
 
 def first_sentence(text):
-    match = re.match(r"(.+?[.;:])(\s|$)", text)
+    match = re.match(r"(.+?\.)(\s|$)", text)
     sentence = match.group(1) if match else text
-    return sentence.rstrip(".;:")
+    return sentence.rstrip(".")
 
 
 def dependencies(target):
@@ -99,7 +99,9 @@ def current_block():
 
 
 IMPORT = re.compile(r"^\s*(?:@[\w()]+\s+)*(?:public |package |internal |private |fileprivate )?import (?:struct |class |enum |func |protocol |var |let |typealias )?(\w+)", re.M)
-PUBLIC = re.compile(r"^\s*(?:@[\w()\"., ]+\s+)*(?:(?:final|nonisolated|override|static|mutating|indirect|convenience|required|lazy|dynamic)\s+)*public\b", re.M)
+# A public declaration (`public import` is not one: a retroactive conformance of another module's
+# public type to a public protocol needs the protocol's module imported publicly).
+PUBLIC = re.compile(r"^\s*(?:@[\w()\"., ]+\s+)*(?:(?:final|nonisolated|override|static|mutating|indirect|convenience|required|lazy|dynamic)\s+)*public\b(?! import)", re.M)
 
 
 def code_checks(pkg):

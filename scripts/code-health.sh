@@ -10,3 +10,6 @@ if ! swift format lint --strict -r "${paths[@]}"; then
 fi
 echo "code-health: swift-format lint clean (${paths[*]})"
 python3 scripts/code-health.py .
+# docs/architecture.md's module map is Package.swift's; imports and dependencies agree; no public
+# outside the library products (scripts/architecture-map.py).
+python3 scripts/architecture-map.py --check

@@ -1,9 +1,9 @@
 /// File paths as text, the few operations Vigil needs (NSString's path methods without
 /// Foundation): no file is touched, nothing is resolved through the file system.
-public enum PathName {
+package enum PathName {
     /// The path without its last component: `/a/b/c` -> `/a/b`, `/a` -> `/`, `c` -> `` (the
     /// current directory), trailing slashes ignored.
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return "" }
@@ -14,7 +14,7 @@ public enum PathName {
     }
 
     /// The last component: `/a/b/c` -> `c`, `/a/b/` -> `b`, `/` -> `/`.
-    public static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard trimmed != "/", let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
@@ -22,7 +22,7 @@ public enum PathName {
     }
 
     /// `directory` and `name` joined by one slash (`name` alone when `directory` is empty).
-    public static func join(_ directory: String, _ name: String) -> String {
+    package static func join(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }
         let tail = name.drop { $0 == "/" }
         return directory.hasSuffix("/") ? directory + tail : directory + "/" + tail
@@ -30,7 +30,7 @@ public enum PathName {
 
     /// The path with `.` components and repeated slashes removed and each `..` taking away the
     /// component before it, by the text alone (`/a/./b/../c` -> `/a/c`).
-    public static func normalized(_ path: String) -> String {
+    package static func normalized(_ path: String) -> String {
         let absolute = path.hasPrefix("/")
         var parts: [Substring] = []
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {

@@ -2,9 +2,9 @@ import Glibc
 
 /// Vigil's private files (the log, a TLS key log, the database): never reached through a symbolic
 /// link, only the user's own regular files, readable by the user alone.
-public enum PrivateFile {
+package enum PrivateFile {
     /// Why a file was not opened.
-    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// The path is a symbolic link (`open` with `O_NOFOLLOW` failed with `ELOOP`).
         case symbolicLink
         /// The file is not a regular file, or is owned by another user.
@@ -13,7 +13,7 @@ public enum PrivateFile {
         case cannotOpen(String)
 
         /// The reason in words, such as "it is a symbolic link".
-        public var description: String {
+        package var description: String {
             switch self {
             case .symbolicLink: return "it is a symbolic link"
             case .notOwnRegularFile: return "it is not a regular file of this user"
@@ -24,7 +24,7 @@ public enum PrivateFile {
 
     /// `path` opened for appending (created 0600), without following a symlink; an existing file
     /// of the user's with a wider mode is tightened to 0600. Returns the descriptor and its size.
-    public static func openForAppending(_ path: String) -> Result<(descriptor: Int32, size: Int), Refusal> {
+    package static func openForAppending(_ path: String) -> Result<(descriptor: Int32, size: Int), Refusal> {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             return .failure(errno == ELOOP ? .symbolicLink : .cannotOpen(String(cString: strerror(errno))))
@@ -42,7 +42,7 @@ public enum PrivateFile {
     }
 
     /// An existing regular file of the user's (not a symlink) readable by others is tightened to 0600.
-    public static func tighten(_ path: String) {
+    package static func tighten(_ path: String) {
         var info = stat()
         if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 != 0 {
             _ = chmod(path, 0o600)

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 import Glibc
 
 /// Where Vigil keeps its files, by the XDG Base Directory rules, in one place: a variable that is
@@ -8,18 +8,18 @@ import Glibc
 /// - config: `$XDG_CONFIG_HOME/vigil` (`~/.config/vigil`): the user's settings file.
 /// - data: `$XDG_DATA_HOME/vigil` (`~/.local/share/vigil`): the database.
 /// - state: `$XDG_STATE_HOME/vigil` (`~/.local/state/vigil`): the log, its hashing key, locks.
-public struct XDGDirectories: Sendable, Hashable {
+package struct XDGDirectories: Sendable, Hashable {
     /// `$XDG_CONFIG_HOME`, or `~/.config`.
-    public var configHome: String
+    package var configHome: String
     /// `$XDG_DATA_HOME`, or `~/.local/share`.
-    public var dataHome: String
+    package var dataHome: String
     /// `$XDG_STATE_HOME`, or `~/.local/state`.
-    public var stateHome: String
+    package var stateHome: String
     /// `$XDG_CACHE_HOME`, or `~/.cache`.
-    public var cacheHome: String
+    package var cacheHome: String
 
     /// The directories named by `environment` (by default the process's), falling back to HOME, then to the user's home in the password database.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Self.passwordDatabaseHome()
         func directory(_ variable: String, _ fallback: String) -> String {
             if let value = environment[variable], value.hasPrefix("/") { return value }
@@ -32,15 +32,15 @@ public struct XDGDirectories: Sendable, Hashable {
     }
 
     /// Vigil's own directories.
-    public var config: String { configHome + "/vigil" }
+    package var config: String { configHome + "/vigil" }
     /// Vigil's data directory, `dataHome/vigil`.
-    public var data: String { dataHome + "/vigil" }
+    package var data: String { dataHome + "/vigil" }
     /// Vigil's state directory, `stateHome/vigil`.
-    public var state: String { stateHome + "/vigil" }
+    package var state: String { stateHome + "/vigil" }
 
     /// The environment of a process whose home is `home`, every XDG directory under it (the
     /// suite's run and each external client get one of their own).
-    public static func environment(home: String) -> [String: String] {
+    package static func environment(home: String) -> [String: String] {
         [
             "HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
             "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache",

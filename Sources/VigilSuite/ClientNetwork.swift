@@ -1,23 +1,23 @@
 import Foundation
 import Synchronization
 import VigilHTTP
-public import VigilSimulator
+package import VigilSimulator
 
 /// The names an external client meets in the suite's network namespace: one name server per
 /// scenario played (on 127.53.0.N, N free while it plays), answering the scenario's host names,
 /// and every other name asked anywhere given an address the recorder owns (``OtherHostNames``).
 /// Each client is run with a resolver file naming its scenario's server, bound over the
 /// namespace's `/etc/resolv.conf` (``NetworkNamespace/withResolver(_:over:_:)``).
-public final class ClientNetwork: Sendable {
+package final class ClientNetwork: Sendable {
     /// Names outside the scenarios, for the whole run.
-    public let others: OtherHostNames
+    package let others: OtherHostNames
     /// The file `/etc/resolv.conf` leads to in the namespace.
-    public let resolverTarget: String
+    package let resolverTarget: String
     private let taken = Mutex<Set<Int>>([])
     private let mappedAliases = Mutex<[Int: [String]]>([:])
 
     /// The network of a run whose resolver file is `resolverTarget` (``NetworkNamespace/useNameServer(directory:)``).
-    public init(others: OtherHostNames, resolverTarget: String) {
+    package init(others: OtherHostNames, resolverTarget: String) {
         self.others = others
         self.resolverTarget = resolverTarget
     }

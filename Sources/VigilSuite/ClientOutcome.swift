@@ -1,8 +1,8 @@
-public import VigilSimulator
+package import VigilSimulator
 
 /// What a client did in a scenario, as the suite classifies it: one of the fixtures' outcomes, or
 /// `not-implemented` (the client lacks what the scenario needs; it never matches a fixture).
-public enum ClientOutcome: String, Sendable, Hashable, Codable {
+package enum ClientOutcome: String, Sendable, Hashable, Codable {
     /// Refused: nothing sent.
     case refuse
     /// Asked the user to approve the certificate.
@@ -17,7 +17,7 @@ public enum ClientOutcome: String, Sendable, Hashable, Codable {
     case notImplemented = "not-implemented"
 
     /// The same outcome by raw value; one with no match becomes ``reportError``.
-    public init(_ outcome: Scenario.Outcome) {
+    package init(_ outcome: Scenario.Outcome) {
         self = ClientOutcome(rawValue: outcome.rawValue) ?? .reportError
     }
 }

@@ -8,51 +8,51 @@ import Foundation
 /// one PEM file), `{dir}` (a fresh empty directory), `{tmp}` (the scenario's scratch directory,
 /// also HOME) and the names `prepare` defines. The client's exit code and output say what the
 /// client *claims*; the verdict comes from the simulator's journal.
-public struct ClientProfile: Sendable, Codable, Hashable {
+package struct ClientProfile: Sendable, Codable, Hashable {
     /// A short name for the report (`curl`, `owncloudcmd`).
-    public var name: String
+    package var name: String
     /// A one-line description of the client and how it is run, for the report.
-    public var summary: String?
+    package var summary: String?
     /// The program and its arguments (templates).
-    public var command: [String]
+    package var command: [String]
     /// Variables added to the client's environment (values are templates), for example
     /// `SSL_CERT_FILE={ca_file}` or `QT_QPA_PLATFORM=offscreen`.
-    public var environment: [String: String]?
+    package var environment: [String: String]?
     /// Seconds before the client is killed (default 60).
-    public var timeout: Double?
+    package var timeout: Double?
     /// Whether the client can ask its user; a non-interactive client meets `ask-*` outcomes by
     /// sending nothing (only `false` is supported: the suite has no way to answer a client's prompt).
-    public var interactive: Bool?
+    package var interactive: Bool?
     /// Exit codes that mean the client says it succeeded (default `[0]`).
-    public var successExitCodes: [Int32]?
+    package var successExitCodes: [Int32]?
     /// Output lines (regular expressions) that mean the client failed, even with a success code.
-    public var failurePatterns: [String]?
+    package var failurePatterns: [String]?
     /// Values computed before the client runs: NAME -> a command whose trimmed standard output is
     /// `{NAME}` (rclone wants its password obscured by `rclone obscure`).
-    public var prepare: [String: [String]]?
+    package var prepare: [String: [String]]?
     /// For a scenario whose premise is an account set up before (`client.account`): the command
     /// run first, against the server as it was at setup (default: `command`).
-    public var setup: [String]?
+    package var setup: [String]?
     /// Then, with the same HOME, configuration and sync folder, against the scenario's server:
     /// the command that is judged (default: `command`). owncloudcmd and nextcloudcmd run twice
     /// on the same folder; a client that keeps an account in its configuration is asked to sync it.
-    public var later: [String]?
+    package var later: [String]?
     /// The command that prints the client's version (for the report).
-    public var version: [String]?
+    package var version: [String]?
     /// The Debian package that provides the client (for scripts/client-report.sh).
-    public var debianPackage: String?
+    package var debianPackage: String?
 
     /// A profile with only a name and a command; every other field nil.
-    public init(name: String, command: [String]) {
+    package init(name: String, command: [String]) {
         self.name = name
         self.command = command
     }
 
     /// The placeholders every profile may use.
-    public static let placeholders = ["url", "host", "port", "user", "password", "ca_file", "dir", "tmp", "proxy"]
+    package static let placeholders = ["url", "host", "port", "user", "password", "ca_file", "dir", "tmp", "proxy"]
 
     /// Loads and checks a profile file.
-    public static func load(path: String) throws -> ClientProfile {
+    package static func load(path: String) throws -> ClientProfile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SuiteError(.invalidFixture, "cannot read the client profile \(path).")
         }
@@ -67,7 +67,7 @@ public struct ClientProfile: Sendable, Codable, Hashable {
     }
 
     /// A profile for a command given on the command line (split on spaces, no shell, no quoting).
-    public static func adHoc(_ command: String) throws -> ClientProfile {
+    package static func adHoc(_ command: String) throws -> ClientProfile {
         let words = command.split(separator: " ").map(String.init)
         var profile = ClientProfile(name: words.first.map { ($0 as NSString).lastPathComponent } ?? "client", command: words)
         profile.summary = "given on the command line"
@@ -76,14 +76,14 @@ public struct ClientProfile: Sendable, Codable, Hashable {
     }
 
     /// The built-in profile NAME in `directory`, if there is one.
-    public static func builtIn(_ name: String, in directory: String) -> String? {
+    package static func builtIn(_ name: String, in directory: String) -> String? {
         guard name.range(of: "^[a-z0-9][a-z0-9-]*$", options: .regularExpression) != nil else { return nil }
         let path = (directory as NSString).appendingPathComponent("\(name).json")
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
     /// The names of the built-in profiles in `directory`.
-    public static func builtInNames(in directory: String) -> [String] {
+    package static func builtInNames(in directory: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
     }
 

@@ -1,33 +1,33 @@
 import Foundation
 import VigilPaths
 import VigilSettings
-public import VigilSimulator
-public import VigilStore
+package import VigilSimulator
+package import VigilStore
 
 /// Any sync client as the suite's client (`vigil simulate --client`): its profile's command run
 /// once per scenario against the simulator, non-interactively. What the client says (exit code,
 /// output) is only its claim; ``ScenarioJudge/judgeByJournal(_:)`` decides from what reached the
 /// simulated hosts.
-public struct ExternalClient: SuiteClient {
+package struct ExternalClient: SuiteClient {
     /// How the client is run.
-    public var profile: ClientProfile
+    package var profile: ClientProfile
 
     /// A client run from `profile`.
-    public init(profile: ClientProfile) { self.profile = profile }
+    package init(profile: ClientProfile) { self.profile = profile }
 
     /// Always true: the suite cannot see an external client's store, keyring or logs.
-    public var judgesByJournal: Bool { true }
+    package var judgesByJournal: Bool { true }
 
     /// Settings that make a scenario's verdict depend on what only Vigil reads: public-key pins,
     /// a renewal rule. (Approved certificates are told to every client: added to its CA file.)
-    public static let vigilOnlySettings = ["connection.pinned-public-keys", "connection.renewed-certificate-acceptance-rule"]
+    package static let vigilOnlySettings = ["connection.pinned-public-keys", "connection.renewed-certificate-acceptance-rule"]
 
     /// Why an external client cannot be held to `scenario`, or nil when it can: a scenario that
     /// needs host names (`client.hosts`) outside a network namespace of the suite's, where no name
     /// server of the simulator's answers the client (`hostNames` false); one whose verdict depends
     /// on a setting only Vigil reads. A premise of an account set up before is played (the
     /// profile's `setup` run first, ``ScenarioRunner``).
-    public static func notApplicable(_ scenario: Scenario, hostNames: Bool) -> String? {
+    package static func notApplicable(_ scenario: Scenario, hostNames: Bool) -> String? {
         if !hostNames, !(scenario.client?.hosts ?? [:]).isEmpty {
             return "it needs host names, which only the name server of the suite's network namespace answers (run without --no-network-namespace)"
         }
@@ -39,7 +39,7 @@ public struct ExternalClient: SuiteClient {
 
     /// Runs the profile's `prepare` commands, then its command; a success is only what the client claims (no account),
     /// a failure's code says how it ended (`exit-N`, `timeout`, `prepare-failed`, `client-did-not-start`).
-    public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
+    package func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
         let scratch = context.stateDirectory + "/client"
         let home = scratch + "/home", sync = scratch + "/dir"
         do {
@@ -109,7 +109,7 @@ public struct ExternalClient: SuiteClient {
     }
 
     /// Does nothing: the suite keeps no account for an external client.
-    public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {}
+    package func removeAccount(_ account: Account, context: SuiteClientContext) async throws {}
 
     static func describe(_ finished: ExternalCommand.Finished) -> String {
         if finished.timedOut { return "was killed after its timeout" }

@@ -1,23 +1,23 @@
 import Foundation
-public import VigilSimulator
+package import VigilSimulator
 
 /// `known-gaps.json` beside the fixtures: per scenario, the outcome Vigil's client does not reach
 /// yet and why. A strict ratchet: a listed scenario that fails only on its outcome is reported as
 /// a known gap; one that passes fails the suite until it leaves the list; an invariant broken is
 /// never covered by it.
-public struct KnownGaps: Sendable, Hashable {
+package struct KnownGaps: Sendable, Hashable {
     /// One scenario's known gap.
-    public struct Gap: Sendable, Hashable, Codable {
+    package struct Gap: Sendable, Hashable, Codable {
         /// The outcome not reached yet (the fixture's outcome, or its `client.then`).
-        public var outcome: String
+        package var outcome: String
         /// What Vigil's client gets today, exactly as `vigil simulate` shows it: a gap that changes
         /// is checked again, never covered silently.
-        public var got: String
+        package var got: String
         /// Why, in words; names the issue that closes it.
-        public var reason: String
+        package var reason: String
 
         /// A gap with these fields.
-        public init(outcome: String, got: String, reason: String) {
+        package init(outcome: String, got: String, reason: String) {
             self.outcome = outcome
             self.got = got
             self.reason = reason
@@ -25,14 +25,14 @@ public struct KnownGaps: Sendable, Hashable {
     }
 
     /// The gaps, by scenario name.
-    public var gaps: [String: Gap]
+    package var gaps: [String: Gap]
 
     /// These gaps, unchecked (none by default).
-    public init(gaps: [String: Gap] = [:]) { self.gaps = gaps }
+    package init(gaps: [String: Gap] = [:]) { self.gaps = gaps }
 
     /// Reads the file; a missing file is an empty list. Throws ``SuiteError`` naming the file, the
     /// scenario and the field for a malformed one, or a gap for a scenario that does not exist.
-    public init(path: String, scenarios: [Scenario]) throws {
+    package init(path: String, scenarios: [Scenario]) throws {
         let file = (path as NSString).lastPathComponent
         guard FileManager.default.fileExists(atPath: path) else {
             self.init()

@@ -20,17 +20,17 @@ import Foundation
 /// namespace holding the whole run needs no bridge between two networks; nftables' redirect
 /// keeps the kernel's TCP (a TUN device would need a TCP stack of our own to complete
 /// connections), and the address dialled stays readable (`SO_ORIGINAL_DST`).
-public enum NetworkNamespace {
+package enum NetworkNamespace {
     /// Set in the run executed again inside its namespace, to the network namespace it left
     /// (its inode): a value inherited into another network proves nothing.
-    public static let variable = "VIGIL_SIMULATE_NETWORK_NAMESPACE"
+    package static let variable = "VIGIL_SIMULATE_NETWORK_NAMESPACE"
 
     /// This process runs inside namespaces made for the run: the marker is set, this process's
     /// network namespace is not the one it names, nor the first process's (the machine's own),
     /// and it holds no interface but loopback; its mount namespace is not the machine's either.
     /// A marker inherited or forged into the machine's own network proves nothing: ``prepare()``
     /// never changes the machine's routes or mounts.
-    public static var isInside: Bool {
+    package static var isInside: Bool {
         guard let value = ProcessInfo.processInfo.environment[variable], let outer = UInt64(value), let network = inode("/proc/self/ns/net"),
             network != outer
         else { return false }
@@ -71,9 +71,9 @@ public enum NetworkNamespace {
     static let mountProgram = ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/bin/mount"
 
     /// Where the scenarios' name servers answer: 127.53.0.N, one address per scenario played at once.
-    public static let nameServerNetwork = "127.53.0.0/16"
+    package static let nameServerNetwork = "127.53.0.0/16"
     /// The run's own name server (every DNS question to another address is redirected to it).
-    public static let runNameServer = "127.0.0.1"
+    package static let runNameServer = "127.0.0.1"
 
     /// The namespaces: a user namespace (root inside, with no capability over the machine's own
     /// network, even when run as root), a network namespace, and a mount namespace of its own
@@ -84,7 +84,7 @@ public enum NetworkNamespace {
     /// when that cannot be done, with the reason: the whole preparation (loopback up, the route)
     /// is tried first in a throwaway namespace, so that a machine or container that cannot make
     /// it gets a message, not a failed run.
-    public static func reexecute() -> SuiteError {
+    package static func reexecute() -> SuiteError {
         guard let unshare else { return SuiteError(.networkNamespace, "util-linux's unshare is not installed") }
         guard let ip else { return SuiteError(.networkNamespace, "iproute2's ip is not installed (the namespace's routes are made with it)") }
         guard let nft else { return SuiteError(.networkNamespace, "nftables' nft is not installed (the namespace's redirects are made with it)") }
@@ -123,7 +123,7 @@ public enum NetworkNamespace {
     /// connection to any host reaches ``VigilSimulator/OtherHostRecorder`` instead of failing.
     /// Returns whether every IPv6 address is local too (the machine has IPv6).
     @discardableResult
-    public static func prepare() throws -> Bool {
+    package static func prepare() throws -> Bool {
         guard isInside else {
             throw SuiteError(.networkNamespace, "this process is not in a network and mount namespace made for the run; the machine's own are never changed")
         }
@@ -210,7 +210,7 @@ public enum NetworkNamespace {
 
     /// Inside: every connection and datagram that is not for a simulated host redirected to the
     /// recorder (``rules(tcpPort:udpPort:ephemeral:)``), the ruleset written to `directory`.
-    public static func redirect(tcpPort: Int, udpPort: Int, ipv6: (tcp: Int, udp: Int)?, directory: String) throws {
+    package static func redirect(tcpPort: Int, udpPort: Int, ipv6: (tcp: Int, udp: Int)?, directory: String) throws {
         guard isInside else { throw SuiteError(.networkNamespace, "this process is not in a network namespace made for the run") }
         guard let nft else { throw SuiteError(.networkNamespace, "nftables' nft is not installed (the namespace's redirects are made with it)") }
         let file = directory + "/namespace.nft"
@@ -228,7 +228,7 @@ public enum NetworkNamespace {
     /// resolver file is bound; created in the run's mount namespace when it lies in a folder
     /// hidden there (systemd-resolved's stub file); the run's own resolver file (the run's name
     /// server) bound over it, written to `directory`.
-    public static func useNameServer(directory: String) throws -> String {
+    package static func useNameServer(directory: String) throws -> String {
         guard isInside else { throw SuiteError(.networkNamespace, "this process is not in a mount namespace made for the run") }
         let target = URL(fileURLWithPath: "/etc/resolv.conf").resolvingSymlinksInPath().path
         if !FileManager.default.fileExists(atPath: target) {
@@ -245,7 +245,7 @@ public enum NetworkNamespace {
 
     /// A resolver file naming one name server, one try of one second (a name server that does not
     /// answer is never the point), written as `directory/name`; its path.
-    public static func resolverFile(nameServer: String, directory: String, name: String) throws -> String {
+    package static func resolverFile(nameServer: String, directory: String, name: String) throws -> String {
         let file = directory + "/" + name
         do {
             try "nameserver \(nameServer)\noptions timeout:1 attempts:1\n".write(toFile: file, atomically: true, encoding: .utf8)

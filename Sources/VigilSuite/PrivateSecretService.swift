@@ -7,11 +7,11 @@ import Foundation
 ///
 /// One per run, shared by the scenarios: libsecret binds a process to one session bus. Scenarios
 /// tell their items apart by account (each scenario's servers have ports of their own).
-public final class PrivateSecretService: @unchecked Sendable {  // immutable after start; stop is idempotent
+package final class PrivateSecretService: @unchecked Sendable {  // immutable after start; stop is idempotent
     /// The temporary directory holding the bus socket and the keyrings.
-    public let directory: String
+    package let directory: String
     /// The private bus's address (`unix:path=...`).
-    public let busAddress: String
+    package let busAddress: String
     private let bus: pid_t
     private let previousAddress: String?
 
@@ -24,7 +24,7 @@ public final class PrivateSecretService: @unchecked Sendable {  // immutable aft
 
     /// Starts dbus-daemon and gnome-keyring-daemon; throws ``SuiteError`` with how to fix it when
     /// either is missing or does not start.
-    public static func start() throws -> PrivateSecretService {
+    package static func start() throws -> PrivateSecretService {
         let directory = NSTemporaryDirectory() + "vigil-secret-service-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: directory + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let address = "unix:path=\(directory)/run/bus"
@@ -129,10 +129,10 @@ public final class PrivateSecretService: @unchecked Sendable {  // immutable aft
     }
 
     /// Where GNOME Keyring keeps this service's keyrings.
-    public var keyringDirectory: String { directory + "/data/keyrings" }
+    package var keyringDirectory: String { directory + "/data/keyrings" }
 
     /// Ends the bus (GNOME Keyring leaves with it) and deletes the keyrings.
-    public func stop() {
+    package func stop() {
         Self.end(bus)
         if let previousAddress { setenv("DBUS_SESSION_BUS_ADDRESS", previousAddress, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
         try? FileManager.default.removeItem(atPath: directory)

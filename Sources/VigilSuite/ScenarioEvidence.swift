@@ -1,71 +1,71 @@
-public import VigilSimulator
-public import VigilStore
+package import VigilSimulator
+package import VigilStore
 
 /// What a scenario left behind, gathered by ``ScenarioRunner`` and judged by ``ScenarioJudge``.
-public struct ScenarioEvidence: Sendable {
+package struct ScenarioEvidence: Sendable {
     /// How the client's attempt ended.
-    public var result: SuiteClientResult
+    package var result: SuiteClientResult
     /// The questions the scripted user was asked, in order.
-    public var questions: [ScriptedUser.Asked]
+    package var questions: [ScriptedUser.Asked]
     /// The requests the simulated hosts received.
-    public var journal: [JournalEntry]
+    package var journal: [JournalEntry]
     /// Every connection the simulated hosts accepted (the client's, never the interceptor's own).
-    public var connections: [ConnectionEntry] = []
+    package var connections: [ConnectionEntry] = []
     /// How many times the scenario's provider saw a spent refresh token come back.
-    public var refreshTokenReuses = 0
+    package var refreshTokenReuses = 0
     /// The simulated hosts' listeners.
-    public var listeners: [HostSimulator.Listener]
+    package var listeners: [HostSimulator.Listener]
     /// Kinds of secret per keyring account of this scenario's servers, right after setup.
-    public var keyringAfterAdd: [String: [String]]
+    package var keyringAfterAdd: [String: [String]]
     /// The same after the account was removed (empty when none was added).
-    public var keyringAfterRemoval: [String: [String]]
+    package var keyringAfterRemoval: [String: [String]]
     /// Accounts in the scenario's database at the end (after the removal when one was added).
-    public var accountsLeft: Int
+    package var accountsLeft: Int
     /// Approvals in the database at the end.
-    public var approvalsLeft: Int
+    package var approvalsLeft: Int
     /// Why removing the account failed, if it did.
-    public var removalError: String?
+    package var removalError: String?
     /// Log lines (the log file) and messages shown to the user, each with where it is.
-    public var logLines: [(source: String, line: String)]
+    package var logLines: [(source: String, line: String)]
     /// Files under the scenario's directories holding a planted secret: file, what.
-    public var filesWithSecrets: [(file: String, what: String)]
+    package var filesWithSecrets: [(file: String, what: String)]
     /// The secrets planted in the scenario, looked for in logs and files.
-    public var plantedSecrets: [PlantedSecret]
+    package var plantedSecrets: [PlantedSecret]
     /// Pinned host names and their addresses (the journal knows hosts by address).
-    public var addresses: [String: String]
+    package var addresses: [String: String]
     /// Where setup started: scheme and address.
-    public var start: (scheme: String, address: String)
+    package var start: (scheme: String, address: String)
     /// The address a man in the middle intercepts (host 1's), if the scenario has one.
-    public var interceptedAddress: String?
+    package var interceptedAddress: String?
     /// Why the scenario's database could not be read, if it could not.
-    public var databaseProblem: String?
+    package var databaseProblem: String?
     /// The account the user had before the scenario (`client.account`), and the approvals that
     /// came with it.
-    public var existingAccount: Account? = nil
+    package var existingAccount: Account? = nil
     /// How many approvals were stored with that account.
-    public var approvalsSeeded = 0
+    package var approvalsSeeded = 0
     /// Approvals in the database that a renewal rule carried over to the leaf host 1 serves.
-    public var approvalsByRule = 0
+    package var approvalsByRule = 0
     /// For an external client: `address|case` of the hosts whose certificate a standard verifier
     /// (OpenSSL, the CA file the client was given, TLS server purpose, the address checked, the
     /// security level of Debian's clients) accepts: the client is entitled to trust them.
-    public var entitled: Set<String> = []
+    package var entitled: Set<String> = []
     /// What the scenario's forward proxies received (``VigilSimulator/ProxyPlan``), each proxy's in order.
-    public var proxyEntries: [ProxyEntry] = []
+    package var proxyEntries: [ProxyEntry] = []
     /// An external client's setup run (a premise of an account set up before): what the judge
     /// found against its conduct there.
-    public var setupViolations: [Violation] = []
+    package var setupViolations: [Violation] = []
     /// What the client said at its setup run.
-    public var setupSaid: String?
+    package var setupSaid: String?
 
     /// The address of `host:port` or `name:port`.
-    public func address(of hostPort: String) -> String {
+    package func address(of hostPort: String) -> String {
         let host = ScenarioJudge.host(of: hostPort)
         return addresses[host] ?? host
     }
 
     /// Evidence with `result` and, unless given, everything else empty or zero.
-    public init(
+    package init(
         result: SuiteClientResult, questions: [ScriptedUser.Asked] = [], journal: [JournalEntry] = [], connections: [ConnectionEntry] = [],
         listeners: [HostSimulator.Listener] = [], keyringAfterAdd: [String: [String]] = [:], keyringAfterRemoval: [String: [String]] = [:],
         accountsLeft: Int = 0, approvalsLeft: Int = 0, removalError: String? = nil, logLines: [(source: String, line: String)] = [],

@@ -1,5 +1,5 @@
 import Foundation
-public import VigilSimulator
+package import VigilSimulator
 import VigilStore
 
 /// Holds a scenario's evidence to its fixture: the outcome exactly, then the invariants. Pure:
@@ -10,22 +10,22 @@ import VigilStore
 /// over plain HTTP (invariant 1), a request to a server the user never agreed to, anything sent
 /// after the user declined, trust or an account saved without the user's consent, a secret in a
 /// log line or a file (2, 3), the keyring not exactly as expected (4).
-public struct ScenarioJudge: Sendable {
+package struct ScenarioJudge: Sendable {
     /// The scenario whose fixture the evidence is held to.
-    public let scenario: Scenario
+    package let scenario: Scenario
 
     /// A judge for `scenario`.
-    public init(scenario: Scenario) { self.scenario = scenario }
+    package init(scenario: Scenario) { self.scenario = scenario }
 
     /// The outcome text the fixture expects: `ask-certificate`, or `ask-certificate → login` when
     /// the user approves and the client must then reach `login`.
-    public var expected: String {
+    package var expected: String {
         guard let then = scenario.client?.then, scenario.outcome.rawValue.hasPrefix("ask-") else { return scenario.outcome.rawValue }
         return "\(scenario.outcome.rawValue) → \(then.rawValue)"
     }
 
     /// How the client ended, ignoring the questions the user approved.
-    public static func finalOutcome(_ evidence: ScenarioEvidence) -> ClientOutcome {
+    package static func finalOutcome(_ evidence: ScenarioEvidence) -> ClientOutcome {
         if evidence.result.account != nil { return .login }
         // A declined `credentials` question does not end setup (it goes on without them).
         if let last = evidence.questions.last(where: { $0.question != .credentials }), !last.approved {
@@ -39,7 +39,7 @@ public struct ScenarioJudge: Sendable {
     }
 
     /// What the client did, in the form of ``expected``.
-    public func got(_ evidence: ScenarioEvidence) -> String {
+    package func got(_ evidence: ScenarioEvidence) -> String {
         let final = Self.finalOutcome(evidence)
         if scenario.outcome.rawValue.hasPrefix("ask-"), let asked = firstAsked(evidence), asked.approved {
             return "ask-\(asked.question.rawValue) → \(final.rawValue)"
@@ -53,7 +53,7 @@ public struct ScenarioJudge: Sendable {
     }
 
     /// The outcome's failures (empty when reached), the invariants, and every violation.
-    public func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [Violation]) {
+    package func judge(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [Violation]) {
         var invariants = ScenarioResult.Invariants()
         let credentialViolations =
             connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
@@ -84,7 +84,7 @@ public struct ScenarioJudge: Sendable {
     /// behaviour, its OpenID Connect provider's faults), or a TLS connection to a host whose
     /// certificate or TLS versions are the fault. A scenario without a fault (the normal server)
     /// is always exercised.
-    public func exercised(_ evidence: ScenarioEvidence) -> Bool {
+    package func exercised(_ evidence: ScenarioEvidence) -> Bool {
         if evidence.journal.contains(where: { $0.fault == true }) { return true }
         let tls = evidence.connections.filter { $0.scheme == "https" }
         if scenario.tlsVersions != nil, !tls.isEmpty { return true }
@@ -99,7 +99,7 @@ public struct ScenarioJudge: Sendable {
     /// An external client's two scores in one scenario: whether it stayed safe (no violation),
     /// and whether it works: in a login scenario, it really logged in; in an error scenario, it
     /// met the fault and reported it. Nil for scenarios that ask only for safety (refuse, ask).
-    public func works(_ evidence: ScenarioEvidence) -> ScenarioResult.Works? {
+    package func works(_ evidence: ScenarioEvidence) -> ScenarioResult.Works? {
         switch scenario.outcome {
         case .login: return provedLogin(evidence) ? .yes : .no
         case .reportError:
@@ -112,7 +112,7 @@ public struct ScenarioJudge: Sendable {
     /// An external client's outcome: `login` (it says it worked, and the journal proves it),
     /// `report-error` (it says it failed), or `no-login` (it says it worked, the journal shows no
     /// request with its credentials that succeeded at the genuine host).
-    public func gotByJournal(_ evidence: ScenarioEvidence) -> String {
+    package func gotByJournal(_ evidence: ScenarioEvidence) -> String {
         if evidence.result.failureKind != nil { return ClientOutcome.reportError.rawValue }
         return provedLogin(evidence) ? ClientOutcome.login.rawValue : "no-login"
     }
@@ -123,7 +123,7 @@ public struct ScenarioJudge: Sendable {
     /// (``works(_:)``): a login scenario it did not really log in to, or an error scenario whose
     /// fault it met and called a success, is a failure. The other invariants concern Vigil's own
     /// log, files and keyring, which an external client does not use.
-    public func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [Violation]) {
+    package func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [Violation]) {
         var invariants = ScenarioResult.Invariants()
         let violations =
             connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)

@@ -4,36 +4,36 @@ import VigilAccounts
 import VigilCertificates
 import VigilHTTP
 import VigilLogging
-public import VigilSecrets
+package import VigilSecrets
 import VigilSettings
-public import VigilSimulator
+package import VigilSimulator
 import VigilStore
 import VigilThreads
 
 /// Plays one scenario: the simulator in this process on free loopback ports, private data,
 /// config and state directories, the client driven by the fixture's script, then the evidence
 /// gathered and judged.
-public struct ScenarioRunner: Sendable {
+package struct ScenarioRunner: Sendable {
     /// The scenario played.
-    public var scenario: Scenario
+    package var scenario: Scenario
     /// The test PKI's directory the simulated hosts take their certificates from.
-    public var certificatesDirectory: String
+    package var certificatesDirectory: String
     /// The scenario's own directory (created; its data, config and state directories go inside).
-    public var directory: String
+    package var directory: String
     /// The client played against.
-    public var client: any SuiteClient
+    package var client: any SuiteClient
     /// The keyring the client keeps secrets in.
-    public var secrets: any SecretStore
+    package var secrets: any SecretStore
     /// Each connection and answer.
-    public var timeout: Duration = .seconds(10)
+    package var timeout: Duration = .seconds(10)
     /// The suite's network namespace, for an external client: names answered by the scenario's
     /// name server. Nil outside one (scenarios that need host names are then not applicable).
-    public var network: ClientNetwork?
+    package var network: ClientNetwork?
     /// In an external client's setup run: the premise whose certificate the user approved.
     var approvedAtSetup: ScenarioClient.ExistingAccount?
 
     /// A runner with the default timeout (10 seconds).
-    public init(scenario: Scenario, certificatesDirectory: String, directory: String, client: any SuiteClient, secrets: any SecretStore) {
+    package init(scenario: Scenario, certificatesDirectory: String, directory: String, client: any SuiteClient, secrets: any SecretStore) {
         self.scenario = scenario
         self.certificatesDirectory = certificatesDirectory
         self.directory = directory
@@ -46,7 +46,7 @@ public struct ScenarioRunner: Sendable {
     static let journalLimit = 200_000
 
     /// Runs and judges; never throws: a scenario that cannot run is a failed result saying why.
-    public func run(knownGap: KnownGaps.Gap?) async -> ScenarioResult {
+    package func run(knownGap: KnownGaps.Gap?) async -> ScenarioResult {
         await runKeepingSecrets(knownGap: knownGap).result
     }
 
@@ -120,7 +120,7 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// Runs the scenario and returns what it left behind.
-    public func play() async throws -> ScenarioEvidence {
+    package func play() async throws -> ScenarioEvidence {
         let fileManager = FileManager.default
         let data = directory + "/data", config = directory + "/config", state = directory + "/state"
         // A scenario starts from nothing, in a directory of its own that it creates: never one

@@ -1,32 +1,32 @@
 import Foundation
 import Synchronization
-public import VigilAccounts
-public import VigilCertificates
-public import VigilHTTP
-public import VigilSecrets
-public import VigilSimulator
+package import VigilAccounts
+package import VigilCertificates
+package import VigilHTTP
+package import VigilSecrets
+package import VigilSimulator
 
 /// The user of a scenario, as its fixture scripts them: answers each question from the script
 /// (a certificate is approved only when the presented leaf is the one the host really serves,
 /// compared by SHA-256 fingerprint as a user who called the admin would), types the password,
 /// and completes a browser login with curl as the browser stand-in. Records what was asked.
-public final class ScriptedUser: AccountSetupInteraction, Sendable {
+package final class ScriptedUser: AccountSetupInteraction, Sendable {
     /// One question asked, and the answer given.
-    public struct Asked: Sendable, Hashable, Codable {
+    package struct Asked: Sendable, Hashable, Codable {
         /// What was asked: a certificate or a redirect.
-        public var question: ScenarioClient.Question
+        package var question: ScenarioClient.Question
         /// host:port asked about (the server for a certificate, the redirect's target for a redirect).
-        public var about: String
+        package var about: String
         /// The scheme of what was asked about (`https`; a redirect's target may be `http`).
-        public var scheme: String
+        package var scheme: String
         /// The answer given.
-        public var approved: Bool
+        package var approved: Bool
         /// How many requests the simulator's journal held when the question was answered: an
         /// approval counts for the requests after it, never for those before.
-        public var at: Int
+        package var at: Int
         /// How many connections the simulated hosts had accepted when the question was answered:
         /// an approval counts for the connections after it.
-        public var connectionsAt: Int = 0
+        package var connectionsAt: Int = 0
     }
 
     let approve: Set<ScenarioClient.Question>
@@ -54,7 +54,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
 
     /// A user approving the questions in `approve`, typing `password` (nil: none), the browser stand-in waiting at most
     /// `browserTimeout` seconds.
-    public init(
+    package init(
         approve: Set<ScenarioClient.Question>, password: String?, servedLeaves: [String: String], caFile: String, browserTimeout: Int = 15,
         resolve: [String] = [], journalPosition: @escaping @Sendable () -> Int = { 0 }, connectionPosition: @escaping @Sendable () -> Int = { 0 }
     ) {
@@ -69,11 +69,11 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
     }
 
     /// The questions asked, in order.
-    public var questions: [Asked] {
+    package var questions: [Asked] {
         state.withLock { $0.asked }
     }
     /// What the client showed the user (reviews, progress, questions), one entry per message.
-    public var shown: [String] {
+    package var shown: [String] {
         state.withLock { $0.lines }
     }
 
@@ -81,18 +81,18 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
         state.withLock { $0.asked.append(question) }
     }
     /// Records `text` as shown to the user.
-    public func show(_ text: String) {
+    package func show(_ text: String) {
         state.withLock { $0.lines.append(text) }
     }
 
     /// Records the review: the endpoint, trusted or untrusted, and the leaf's SHA-256 fingerprint.
-    public func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
+    package func review(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async {
         show("review \(endpoint): \(evaluation.verdict.isTrusted ? "trusted" : "untrusted") \(chain.first?.sha256Fingerprint ?? "")")
     }
 
     /// Approves only when the script approves certificates and the leaf's fingerprint is the one the host really serves;
     /// the question is recorded.
-    public func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
+    package func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {
         let about = "\(endpoint.host):\(endpoint.port)"
         let approved = approve.contains(.certificate) && chain.first?.sha256Fingerprint != nil && chain.first?.sha256Fingerprint == servedLeaves[about]
         record(Asked(question: .certificate, about: about, scheme: "https", approved: approved, at: journalPosition(), connectionsAt: connectionPosition()))
@@ -100,7 +100,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
     }
 
     /// Approves when the script approves redirects; the question is recorded.
-    public func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
+    package func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {
         let approved = approve.contains(.redirect)
         record(
             Asked(
@@ -113,7 +113,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
 
     /// A credential for another origin during a login (a login flow's poll endpoint): asked like
     /// a redirect, approved when the script approves redirects; recorded (about the target).
-    public func approveOtherOrigin(_ target: String, server: String, purpose: String) async -> Bool {
+    package func approveOtherOrigin(_ target: String, server: String, purpose: String) async -> Bool {
         let approved = approve.contains(.redirect)
         record(
             Asked(
@@ -124,7 +124,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
     }
 
     /// Agrees when the script approves `credentials`; the question is recorded (about the target).
-    public func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool {
+    package func presentCredentials(_ what: String, givenFor origin: String, to target: String) async -> Bool {
         let approved = approve.contains(.credentials)
         record(
             Asked(
@@ -135,7 +135,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
     }
 
     /// The scripted password; nil when the script has none.
-    public func password(user: String, server: String) async -> Secret? {
+    package func password(user: String, server: String) async -> Secret? {
         show("password asked for \(user) on \(server)")
         return password.map(Secret.init)
     }
@@ -143,7 +143,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
     /// The browser stand-in: curl, trusting the test CA as a browser trusts its store and keeping
     /// cookies as a browser does (an access-policy manager in front of the login needs them), follows
     /// the authorization redirect to the client's loopback listener.
-    public func openBrowser(_ url: String) async {
+    package func openBrowser(_ url: String) async {
         show("browser opened")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -156,7 +156,7 @@ public final class ScriptedUser: AccountSetupInteraction, Sendable {
     }
 
     /// Records `message` as shown.
-    public func progress(_ message: String) async { show(message) }
+    package func progress(_ message: String) async { show(message) }
 
     /// `host:port` of a URL (`https` 443, `http` 80 when no port is given; user information dropped).
     static func hostPort(of url: String) -> String {

@@ -1,49 +1,49 @@
 import Foundation
-public import VigilSecrets
-public import VigilSimulator
+package import VigilSecrets
+package import VigilSimulator
 
 /// `vigil simulate` as a library: every selected scenario played against a client (Vigil's own
 /// by default), `jobs` at a time, each in a directory of its own under `workDirectory`.
-public struct SimulationSuite: Sendable {
+package struct SimulationSuite: Sendable {
     /// The scenarios played.
-    public var scenarios: [Scenario]
+    package var scenarios: [Scenario]
     /// The known gaps the results are held to.
-    public var knownGaps: KnownGaps
+    package var knownGaps: KnownGaps
     /// The test PKI's directory the simulated hosts take their certificates from.
-    public var certificatesDirectory: String
+    package var certificatesDirectory: String
     /// Where the scenarios' directories go; removed after each scenario unless `keep`.
-    public var workDirectory: String
+    package var workDirectory: String
     /// Keeps each scenario's directory after it ends.
-    public var keep = false
+    package var keep = false
     /// How many scenarios are played at a time.
-    public var jobs = 1
+    package var jobs = 1
     /// Each connection and answer (10 seconds).
-    public var timeout: Duration = .seconds(10)
+    package var timeout: Duration = .seconds(10)
     /// The client played against; Vigil's own by default.
-    public var client: any SuiteClient = VigilClient()
+    package var client: any SuiteClient = VigilClient()
     /// The keyring the client keeps secrets in.
-    public var secrets: any SecretStore
+    package var secrets: any SecretStore
     /// The keyring is the suite's own: after the run it must hold nothing at all.
-    public var requireEmptyKeyring = false
+    package var requireEmptyKeyring = false
     /// Directories outside the scenarios' that the client could write to (the run's HOME and
     /// TMPDIR): after the run, no planted secret of any scenario may be in a file there.
-    public var scanDirectories: [String] = []
+    package var scanDirectories: [String] = []
     /// For an external client: a scenario played first (`valid`: it must really trust the
     /// scenario's CA and log in). Every scenario is played whatever it shows: a client that does
     /// not log in there is still searched for leaks everywhere. A violation anywhere makes it
     /// unsafe (exit 1); only a client with no violation and no login is not scored (exit 2).
-    public var preflight: Scenario?
+    package var preflight: Scenario?
     /// For an external client: whether the run is in a network namespace of its own
     /// (``NetworkNamespace``); nil for Vigil's own client.
-    public var networkNamespace: Bool?
+    package var networkNamespace: Bool?
     /// In that namespace: the listener for every host outside the scenarios, whose contacts are
     /// reported and searched for every scenario's planted secrets after the run.
-    public var otherHosts: OtherHostRecorder?
+    package var otherHosts: OtherHostRecorder?
     /// The names an external client meets in the suite's network namespace; nil outside one.
-    public var network: ClientNetwork?
+    package var network: ClientNetwork?
 
     /// A suite of `scenarios` with the defaults: one job, Vigil's client, directories removed.
-    public init(scenarios: [Scenario], knownGaps: KnownGaps, certificatesDirectory: String, workDirectory: String, secrets: any SecretStore) {
+    package init(scenarios: [Scenario], knownGaps: KnownGaps, certificatesDirectory: String, workDirectory: String, secrets: any SecretStore) {
         self.scenarios = scenarios
         self.knownGaps = knownGaps
         self.certificatesDirectory = certificatesDirectory
@@ -52,7 +52,7 @@ public struct SimulationSuite: Sendable {
     }
 
     /// Plays every scenario; `progress` is called as each one ends (from any task).
-    public func run(progress: @escaping @Sendable (ScenarioResult) -> Void = { _ in }) async -> SuiteReport {
+    package func run(progress: @escaping @Sendable (ScenarioResult) -> Void = { _ in }) async -> SuiteReport {
         let started = ContinuousClock.now
         let external = (client as? ExternalClient)?.profile.name
         var preflightResult: ScenarioResult?

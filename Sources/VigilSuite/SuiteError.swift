@@ -1,9 +1,9 @@
-public import VigilErrors
+package import VigilErrors
 
 /// Why the suite could not run (exit 2), as opposed to a scenario that failed (exit 1).
-public struct SuiteError: VigilError, Sendable, CustomStringConvertible {
+package struct SuiteError: VigilError, Sendable, CustomStringConvertible {
     /// What went wrong, as a value that can grow without breaking callers.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case malformedKnownGaps = "malformed-known-gaps"
             case noScenario = "no-scenario"
@@ -17,35 +17,35 @@ public struct SuiteError: VigilError, Sendable, CustomStringConvertible {
         private init(_ base: Base) { self.base = base }
 
         /// The known-gaps file is malformed or names a scenario that does not exist.
-        public static let malformedKnownGaps = Code(.malformedKnownGaps)
+        package static let malformedKnownGaps = Code(.malformedKnownGaps)
         /// No scenario to play.
-        public static let noScenario = Code(.noScenario)
+        package static let noScenario = Code(.noScenario)
         /// A scenario fixture or a client profile is invalid.
-        public static let invalidFixture = Code(.invalidFixture)
+        package static let invalidFixture = Code(.invalidFixture)
         /// The private Secret Service could not be started.
-        public static let secretService = Code(.secretService)
+        package static let secretService = Code(.secretService)
         /// A directory or file the suite writes into cannot be used (exists already, or cannot be written).
-        public static let workDirectory = Code(.workDirectory)
+        package static let workDirectory = Code(.workDirectory)
         /// `--shard` is not `I/N` with 1 <= I <= N.
-        public static let invalidShard = Code(.invalidShard)
+        package static let invalidShard = Code(.invalidShard)
         /// A network namespace for an external client cannot be made (no user namespaces, no unshare).
-        public static let networkNamespace = Code(.networkNamespace)
+        package static let networkNamespace = Code(.networkNamespace)
 
         /// The code's stable text, such as `no-scenario`.
-        public var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 
     /// What went wrong.
-    public var code: Code
+    package var code: Code
     /// Why, for the user.
-    public var reason: String
+    package var reason: String
     /// Where the error was raised (`#fileID`).
-    public let file: String
+    package let file: String
     /// Where the error was raised (`#line`).
-    public let line: Int
+    package let line: Int
 
     /// An error with its code and reason, recording the caller's file and line.
-    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
+    package init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
         self.file = file
@@ -53,8 +53,8 @@ public struct SuiteError: VigilError, Sendable, CustomStringConvertible {
     }
 
     /// The reason.
-    public var description: String { reason }
+    package var description: String { reason }
 
     /// The code's text, such as `no-scenario`.
-    public var codeText: String { code.description }
+    package var codeText: String { code.description }
 }

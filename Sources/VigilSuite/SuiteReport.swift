@@ -2,62 +2,62 @@ import Foundation
 import VigilLogging
 
 /// The suite's results, and their table, JSON and JUnit forms.
-public struct SuiteReport: Sendable, Codable {
+package struct SuiteReport: Sendable, Codable {
     /// Each scenario's verdict.
-    public var results: [ScenarioResult]
+    package var results: [ScenarioResult]
     /// What broke across the run rather than in one scenario (the keyring not empty at the end, a
     /// secret in the run's HOME or TMPDIR).
-    public var runFailures: [String] = []
+    package var runFailures: [String] = []
     /// Wall time of the whole run.
-    public var seconds: Double
+    package var seconds: Double
     /// How many scenarios were played at a time.
-    public var jobs: Int
+    package var jobs: Int
     /// The external client held to the scenarios (`--client`), nil for Vigil's own.
-    public var client: String?
+    package var client: String?
     /// Why the external client was not scored at all (it did not log in to `valid`, and no
     /// scenario found a violation); nil when it was.
-    public var notScored: String?
+    package var notScored: String?
     /// In a network namespace: the hosts outside the scenarios the client contacted (address,
     /// port, TLS and server name, bytes), whether or not they carried a secret; nil outside one.
-    public var otherHostsContacted: [String]?
+    package var otherHostsContacted: [String]?
     /// Violations of the run as a whole (a secret at a host outside the scenarios).
-    public var runViolations: [Violation] = []
+    package var runViolations: [Violation] = []
     /// For an external client: whether it ran in a network namespace of its own (only loopback:
     /// nothing it sent beyond the simulated hosts left the machine); false with
     /// `--no-network-namespace`, a weaker judgement; nil for Vigil's own client.
-    public var networkNamespace: Bool?
+    package var networkNamespace: Bool?
     /// The external client did not log in to `valid`, yet it was scored: a violation somewhere
     /// makes it unsafe whatever its works score. Nil when it logged in.
-    public var notLoggedIn: String?
+    package var notLoggedIn: String?
 
     /// How many scenarios passed.
-    public var passed: Int { results.filter { $0.status == .passed }.count }
+    package var passed: Int { results.filter { $0.status == .passed }.count }
     /// How many scenarios failed.
-    public var failed: Int { results.filter { $0.status == .failed }.count }
+    package var failed: Int { results.filter { $0.status == .failed }.count }
     /// How many scenarios are known gaps.
-    public var knownGaps: Int { results.filter { $0.status == .knownGap }.count }
+    package var knownGaps: Int { results.filter { $0.status == .knownGap }.count }
     /// How many known gaps now pass (each fails the suite).
-    public var closedGaps: Int { results.filter { $0.status == .gapClosed }.count }
+    package var closedGaps: Int { results.filter { $0.status == .gapClosed }.count }
     /// How many scenarios the external client never exercised.
-    public var notExercised: Int { results.filter { $0.status == .notExercised }.count }
+    package var notExercised: Int { results.filter { $0.status == .notExercised }.count }
     /// How many scenarios do not apply to the external client.
-    public var notApplicable: Int { results.filter { $0.status == .notApplicable }.count }
+    package var notApplicable: Int { results.filter { $0.status == .notApplicable }.count }
     /// Scenarios played with no violation, of those played.
-    public var safeScore: (safe: Int, of: Int) {
+    package var safeScore: (safe: Int, of: Int) {
         let played = results.filter { $0.safe != nil }
         return (played.filter { $0.safe == true }.count, played.count)
     }
     /// Scenarios where the client works (logged in, or reported the fault it met), of those that
     /// ask it to and whose fault it met.
-    public var worksScore: (works: Int, of: Int) {
+    package var worksScore: (works: Int, of: Int) {
         let scored = results.filter { $0.works == .yes || $0.works == .no }
         return (scored.filter { $0.works == .yes }.count, scored.count)
     }
     /// Every scenario passed or is a known gap.
-    public var succeeded: Bool { notScored == nil && runFailures.isEmpty && results.allSatisfy(\.status.isAcceptable) }
+    package var succeeded: Bool { notScored == nil && runFailures.isEmpty && results.allSatisfy(\.status.isAcceptable) }
 
     /// A report of these results; no external client.
-    public init(results: [ScenarioResult], runFailures: [String] = [], seconds: Double, jobs: Int) {
+    package init(results: [ScenarioResult], runFailures: [String] = [], seconds: Double, jobs: Int) {
         self.results = results
         self.runFailures = runFailures
         self.seconds = seconds
@@ -66,7 +66,7 @@ public struct SuiteReport: Sendable, Codable {
 
     /// One line per scenario as it ends (for a terminal): `[17/147] pass valid (0.1 s)`, the
     /// count padded to the total's width so that the lines stay aligned.
-    public static func progressLine(_ result: ScenarioResult, done: Int, of total: Int) -> String {
+    package static func progressLine(_ result: ScenarioResult, done: Int, of total: Int) -> String {
         let width = String(total).count
         let count = String(repeating: " ", count: max(0, width - String(done).count)) + String(done)
         return SafeText.escaped("[\(count)/\(total)] \(Self.mark(result.status)) \(result.scenario) (\(String(format: "%.1f", result.seconds)) s)")
@@ -85,7 +85,7 @@ public struct SuiteReport: Sendable, Codable {
 
     /// The table (scenario, expected, got, invariants, time), the failures with their reasons,
     /// the known gaps with theirs, and the summary line.
-    public func table() -> String {
+    package func table() -> String {
         let header = ["scenario", "expected", "got", "invariants", "works", "time", "result"]
         var rows = results.map { result -> [String] in
             let invariants = result.invariants
@@ -132,7 +132,7 @@ public struct SuiteReport: Sendable, Codable {
     }
 
     /// One line: the counts, the safe and works scores and the time; or why the external client was not scored.
-    public func summary() -> String {
+    package func summary() -> String {
         if let notScored {
             let works = worksScore
             return "not scored: \(notScored) (works in \(works.works) of \(works.of))"
@@ -157,7 +157,7 @@ public struct SuiteReport: Sendable, Codable {
 
     /// JUnit XML as GitHub Actions and GitLab CI render it: one testcase per scenario, failures
     /// with what the client did wrong, known gaps as skipped with their reason.
-    public func junit() -> String {
+    package func junit() -> String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let extra = (runFailures.isEmpty ? 0 : 1) + (notScored == nil ? 0 : 1)
         let failures = failed + closedGaps + extra, tests = results.count + extra

@@ -4,18 +4,18 @@ import VigilAuth
 import VigilCertificates
 import VigilHTTP
 import VigilSecrets
-public import VigilStore
+package import VigilStore
 
 /// Vigil's own client: ``VigilAccounts/AccountSetup`` exactly as `vigil account add` builds it (the
 /// options from the settings, the approvals and accounts in the scenario's database, the keyring),
 /// and ``VigilAccounts/AccountRemoval`` as `vigil account remove` uses it.
-public struct VigilClient: SuiteClient {
+package struct VigilClient: SuiteClient {
     /// Vigil's own client; it has no state of its own.
-    public init() {}
+    package init() {}
 
     /// Runs ``VigilAccounts/AccountSetup/add(server:user:interaction:)`` on the scenario's database; a thrown error
     /// becomes a classified failure.
-    public func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
+    package func addAccount(_ context: SuiteClientContext) async -> SuiteClientResult {
         do {
             let database = try await VigilDatabase.open(path: context.databasePath)
             let options = Self.options(context)
@@ -30,7 +30,7 @@ public struct VigilClient: SuiteClient {
     }
 
     /// `vigil account check` with the scripted user to ask when the certificate changed.
-    public func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult {
+    package func useAccount(_ account: Account, context: SuiteClientContext) async -> SuiteClientResult {
         do {
             let database = try await VigilDatabase.open(path: context.databasePath)
             let check = try Self.check(context, database: database)
@@ -69,7 +69,7 @@ public struct VigilClient: SuiteClient {
     }
 
     /// `vigil account remove`: the tokens revoked first where the server offers it.
-    public func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
+    package func removeAccount(_ account: Account, context: SuiteClientContext) async throws {
         let database = try await VigilDatabase.open(path: context.databasePath)
         var check = try Self.check(context, database: database)
         check.clientKeys = context.secrets

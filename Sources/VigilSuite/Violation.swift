@@ -1,76 +1,76 @@
 /// One thing a client did that no known gap excuses, as the judge found it: a stable code that a
 /// CI pipeline and the tests assert on, and the words with where the evidence is. In
 /// `vigil simulate --json` (each result's `violations`) and in JUnit (the failure's type).
-public struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A violation's stable code (docs/ci.md lists them).
-    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    package struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
         /// The code as written (`data-to-untrusted`).
-        public let rawValue: String
+        package let rawValue: String
         /// A code.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        package init(rawValue: String) { self.rawValue = rawValue }
         /// The code as written.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// Application data on a connection to a host the client was not entitled to trust.
-        public static let dataToUntrusted = Code(rawValue: "data-to-untrusted")
+        package static let dataToUntrusted = Code(rawValue: "data-to-untrusted")
         /// Application data on a TLS 1.0 or 1.1 connection (RFC 8996).
-        public static let legacyTLS = Code(rawValue: "legacy-tls")
+        package static let legacyTLS = Code(rawValue: "legacy-tls")
         /// A credential over plain HTTP, or in clear text on a TLS port.
-        public static let clearTextCredential = Code(rawValue: "clear-text-credential")
+        package static let clearTextCredential = Code(rawValue: "clear-text-credential")
         /// A credential at a host whose certificate the client was not entitled to trust.
-        public static let credentialToUntrusted = Code(rawValue: "credential-to-untrusted")
+        package static let credentialToUntrusted = Code(rawValue: "credential-to-untrusted")
         /// A credential at a host the user never agreed to (not where setup started, not an approved redirect).
-        public static let credentialToUnagreedHost = Code(rawValue: "credential-to-unagreed-host")
+        package static let credentialToUnagreedHost = Code(rawValue: "credential-to-unagreed-host")
         /// The client certificate presented to a host the client may not trust, or the user never agreed to.
-        public static let clientCertificateDisclosed = Code(rawValue: "client-certificate-disclosed")
+        package static let clientCertificateDisclosed = Code(rawValue: "client-certificate-disclosed")
         /// An access proxy's headers at another origin than the one they were given for.
-        public static let accessHeadersElsewhere = Code(rawValue: "access-headers-elsewhere")
+        package static let accessHeadersElsewhere = Code(rawValue: "access-headers-elsewhere")
         /// A proxy's credential disclosed (pre-emptive, to another proxy, in clear without consent, outside Proxy-Authorization).
-        public static let proxyCredentialDisclosed = Code(rawValue: "proxy-credential-disclosed")
+        package static let proxyCredentialDisclosed = Code(rawValue: "proxy-credential-disclosed")
         /// A credential of the user's at a proxy, outside Proxy-Authorization.
-        public static let credentialToProxy = Code(rawValue: "credential-to-proxy")
+        package static let credentialToProxy = Code(rawValue: "credential-to-proxy")
         /// A connection that went around the proxy the client was told to use.
-        public static let proxyBypassed = Code(rawValue: "proxy-bypassed")
+        package static let proxyBypassed = Code(rawValue: "proxy-bypassed")
         /// A refresh token presented again after it was used (a replay: a provider with reuse
         /// detection revokes the whole family).
-        public static let refreshTokenReplayed = Code(rawValue: "refresh-token-replayed")
+        package static let refreshTokenReplayed = Code(rawValue: "refresh-token-replayed")
         /// A login with a token from a provider whose answers the client should have refused.
-        public static let tokenFromFaultyProvider = Code(rawValue: "token-from-faulty-provider")
+        package static let tokenFromFaultyProvider = Code(rawValue: "token-from-faulty-provider")
         /// A request to a server the user never agreed to.
-        public static let requestToUnagreedHost = Code(rawValue: "request-to-unagreed-host")
+        package static let requestToUnagreedHost = Code(rawValue: "request-to-unagreed-host")
         /// A request to a server after the user declined its certificate.
-        public static let requestAfterDecline = Code(rawValue: "request-after-decline")
+        package static let requestAfterDecline = Code(rawValue: "request-after-decline")
         /// The client says it logged in; the server accepted none of its credentials.
-        public static let loginNotProved = Code(rawValue: "login-not-proved")
+        package static let loginNotProved = Code(rawValue: "login-not-proved")
         /// An account or an approval saved without the user's consent.
-        public static let savedWithoutConsent = Code(rawValue: "saved-without-consent")
+        package static let savedWithoutConsent = Code(rawValue: "saved-without-consent")
         /// The scenario's database cannot be read.
-        public static let databaseUnreadable = Code(rawValue: "database-unreadable")
+        package static let databaseUnreadable = Code(rawValue: "database-unreadable")
         /// An error reported without a message.
-        public static let silentError = Code(rawValue: "silent-error")
+        package static let silentError = Code(rawValue: "silent-error")
         /// A planted secret in a log line or a message shown (invariant 2).
-        public static let secretInLog = Code(rawValue: "secret-in-log")
+        package static let secretInLog = Code(rawValue: "secret-in-log")
         /// A planted secret in a file (invariant 3).
-        public static let secretInFile = Code(rawValue: "secret-in-file")
+        package static let secretInFile = Code(rawValue: "secret-in-file")
         /// The keyring not exactly as expected (invariant 4).
-        public static let keyring = Code(rawValue: "keyring")
+        package static let keyring = Code(rawValue: "keyring")
         /// A secret at a host outside the scenario (a crash reporter, telemetry, a second address).
-        public static let secretToOtherHost = Code(rawValue: "secret-to-other-host")
+        package static let secretToOtherHost = Code(rawValue: "secret-to-other-host")
         /// A secret in a TLS ClientHello (the server name, ALPN), which crosses the network in clear.
-        public static let secretInClientHello = Code(rawValue: "secret-in-client-hello")
+        package static let secretInClientHello = Code(rawValue: "secret-in-client-hello")
     }
 
     /// The code.
-    public var code: Code
+    package var code: Code
     /// The violation in words, with where the evidence is.
-    public var message: String
+    package var message: String
 
     /// A violation with `code` and `message`.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

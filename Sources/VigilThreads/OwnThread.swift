@@ -4,10 +4,10 @@ import Glibc
 /// A thread of its own for one blocking call (a libcurl transfer, a loopback redirect's wait, a
 /// lock file's `flock`), so that no thread of Swift's cooperative pool waits on it. POSIX threads
 /// directly: Foundation's `Thread` would bring all of Foundation (and ICU's data) into the client.
-public enum OwnThread {
+package enum OwnThread {
     /// Runs `body` on a new detached thread named `name` (Linux keeps its first 15 bytes) and
     /// returns what it returned or threw; ``ThreadError`` when no thread can be started.
-    public static func run<T: Sendable>(named name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func run<T: Sendable>(named name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let started = start(named: name) { continuation.resume(with: Result { try body() }) }
             if !started {
@@ -19,7 +19,7 @@ public enum OwnThread {
     /// Starts `body` on a new detached thread; false (and `body` never runs) when no thread can
     /// be started (the process is out of threads or memory).
     @discardableResult
-    public static func start(named name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+    package static func start(named name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
         let box = Unmanaged.passRetained(Work(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(
@@ -39,7 +39,7 @@ public enum OwnThread {
     }
 
     /// The process's main thread is the caller (Linux: its thread id is the process id).
-    public static var isMain: Bool { vigil_thread_is_main() != 0 }
+    package static var isMain: Bool { vigil_thread_is_main() != 0 }
 
     private final class Work: Sendable {
         let name: String

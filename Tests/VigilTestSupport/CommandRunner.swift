@@ -1,14 +1,14 @@
-public import Foundation
+package import Foundation
 
 /// Runs a program to completion and captures what it printed.
-public struct CommandResult: Sendable {
-    public var status: Int32
-    public var standardOutput: String
-    public var standardError: String
+package struct CommandResult: Sendable {
+    package var status: Int32
+    package var standardOutput: String
+    package var standardError: String
 
     /// The type and code of the Vigil error the command failed with, from the end of its
     /// `vigil: error:` line (`StoreError not-found`); nil when the line names none.
-    public var errorCode: String? {
+    package var errorCode: String? {
         guard let line = standardError.split(separator: "\n").last(where: { $0.hasPrefix("vigil: error: ") }), line.hasSuffix("]"),
             let open = line.lastIndex(of: "[")
         else { return nil }
@@ -16,15 +16,15 @@ public struct CommandResult: Sendable {
     }
 }
 
-public enum CommandRunner {
+package enum CommandRunner {
     /// `openssl` in `directory`, for a test's own PKI; throws with its standard error when it fails.
-    public static func openssl(_ arguments: [String], in directory: URL) throws {
+    package static func openssl(_ arguments: [String], in directory: URL) throws {
         let result = try run("/usr/bin/openssl", arguments, currentDirectory: directory.path)
         guard result.status == 0 else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: result.standardError]) }
     }
 
     /// Runs `executable` with `arguments`; `environment` entries are added to (or, with nil, removed from) ours.
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
         currentDirectory: String? = nil
     ) throws -> CommandResult {
@@ -60,7 +60,7 @@ public enum CommandRunner {
 
     /// `run` on a thread of its own, for async callers: a blocking wait on the cooperative pool
     /// would starve servers (Hummingbird) that run their requests there.
-    public static func runDetached(_ executable: String, _ arguments: [String], environment: [String: String?] = [:]) async throws -> CommandResult {
+    package static func runDetached(_ executable: String, _ arguments: [String], environment: [String: String?] = [:]) async throws -> CommandResult {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try run(executable, arguments, environment: environment) }) }.start()
         }
@@ -68,7 +68,7 @@ public enum CommandRunner {
 
     /// Runs the built `vigil`, hermetically: its own state directory, no user settings file and no managed file unless
     /// `environment` names them, and none of the caller's `VIGIL_` settings.
-    public static func vigil(
+    package static func vigil(
         _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil,
         currentDirectory: String? = nil
     ) throws -> CommandResult {
@@ -86,7 +86,7 @@ public enum CommandRunner {
 
     /// Starts the built `vigil` as ``vigil(_:environment:input:currentDirectory:)`` does, without
     /// waiting and with its output discarded: for tests that kill it.
-    public static func startVigil(_ arguments: [String], environment: [String: String?] = [:]) throws -> Process {
+    package static func startVigil(_ arguments: [String], environment: [String: String?] = [:]) throws -> Process {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in hermetic(environment) { env[key] = value }
         return try ServerProcess.start(TestPaths.vigilBinary, arguments, environment: env)
@@ -94,7 +94,7 @@ public enum CommandRunner {
 
     /// Its own state directory, no user settings file and no managed file unless `environment`
     /// names them, and none of the caller's `VIGIL_` settings.
-    public static func hermetic(_ environment: [String: String?]) -> [String: String?] {
+    package static func hermetic(_ environment: [String: String?]) -> [String: String?] {
         var hermetic: [String: String?] = [
             "XDG_CONFIG_HOME": emptyConfigHome, "VIGIL_MANAGED_CONFIG": emptyConfigHome + "/no-managed.json",
             "XDG_STATE_HOME": emptyConfigHome + "/state", "XDG_DATA_HOME": emptyConfigHome + "/data",
@@ -108,7 +108,7 @@ public enum CommandRunner {
     }
 
     /// `vigil` on a thread of its own, for async callers (see ``runDetached(_:_:environment:)``).
-    public static func vigilDetached(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) async throws -> CommandResult {
+    package static func vigilDetached(_ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) async throws -> CommandResult {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try vigil(arguments, environment: environment, input: input) }) }.start()
         }

@@ -2,20 +2,20 @@ import Foundation
 
 /// A minimal HTTP CONNECT proxy on 127.0.0.1, for proving that clients honour `https_proxy`.
 /// It tunnels bytes and counts the tunnels it opened; it never looks inside TLS.
-public final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; fd immutable
-    public let port: Int
+package final class ConnectProxy: @unchecked Sendable {  // state behind `lock`; fd immutable
+    package let port: Int
     private let fd: Int32
     private let lock = NSLock()
     private var targets: [String] = []
 
     /// The `host:port` of every CONNECT request served, in order.
-    public var tunnels: [String] {
+    package var tunnels: [String] {
         lock.lock()
         defer { lock.unlock() }
         return targets
     }
 
-    public init() {
+    package init() {
         TestPaths.ignoreBrokenPipes()
         (fd, port) = boundLoopbackSocket()
         _ = listen(fd, 8)

@@ -2,14 +2,14 @@ import Synchronization
 
 /// What a test double heard, in order (questions asked, pages shown), safe to append from any
 /// task: the one list the scripted users share instead of a lock each.
-public final class RecordedLines: Sendable {
+package final class RecordedLines: Sendable {
     private let lines = Mutex<[String]>([])
 
-    public init() {}
+    package init() {}
 
     /// Appends `line`.
-    public func append(_ line: String) { lines.withLock { $0.append(line) } }
+    package func append(_ line: String) { lines.withLock { $0.append(line) } }
 
     /// Every line so far, oldest first.
-    public var all: [String] { lines.withLock { $0 } }
+    package var all: [String] { lines.withLock { $0 } }
 }

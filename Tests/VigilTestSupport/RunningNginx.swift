@@ -1,19 +1,19 @@
-public import Foundation
+package import Foundation
 
 /// Debian's nginx on loopback as a mutual-TLS reverse proxy (`ssl_verify_client on`, or
 /// `optional`) in front of an https upstream: the real counterpart of the simulator's
 /// `clientAuth`. Not Vigil's code. Stopped by `stop()` or deinit.
-public final class RunningNginx: @unchecked Sendable {  // immutable after init
-    public let port: Int
+package final class RunningNginx: @unchecked Sendable {  // immutable after init
+    package let port: Int
     private let process: Process
-    public let directory: URL
+    package let directory: URL
 
-    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") }
+    package static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") }
 
     /// Listens on 127.0.0.1 with the testcerts case `certificate`, asks for client certificates
     /// from `clientCA` (`verify`: `on` or `optional`), and passes requests to `upstream`
     /// (verified against the test CA).
-    public init(upstream: String, certificate: String = "valid-127.0.0.1", clientCA: String = TestPaths.testcert("client-ca.pem"), verify: String = "on")
+    package init(upstream: String, certificate: String = "valid-127.0.0.1", clientCA: String = TestPaths.testcert("client-ca.pem"), verify: String = "on")
         throws
     {
         directory = try TestPaths.temporaryDirectory()
@@ -59,9 +59,9 @@ public final class RunningNginx: @unchecked Sendable {  // immutable after init
         throw TestServerError(message: "nginx did not start: \(log)")
     }
 
-    public var url: String { "https://127.0.0.1:\(port)" }
+    package var url: String { "https://127.0.0.1:\(port)" }
 
-    public func stop() {
+    package func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGQUIT)
             usleep(100_000)

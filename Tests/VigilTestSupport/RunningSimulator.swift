@@ -1,20 +1,20 @@
 import Foundation
-public import VigilSimulator
+package import VigilSimulator
 
 /// A simulator playing one fixture scenario in this process, for curl to talk to.
-public final class RunningSimulator: @unchecked Sendable {  // immutable after init
-    public let simulator: HostSimulator
-    public let listeners: [HostSimulator.Listener]
-    public let clock: ManualSimulatorClock
+package final class RunningSimulator: @unchecked Sendable {  // immutable after init
+    package let simulator: HostSimulator
+    package let listeners: [HostSimulator.Listener]
+    package let clock: ManualSimulatorClock
     private let running: RunningHostSimulator
 
-    public static let fixtures = TestPaths.root.appendingPathComponent("mitm-fixtures").path
-    public static let certificates = TestPaths.root.appendingPathComponent("testcerts").path
+    package static let fixtures = TestPaths.root.appendingPathComponent("mitm-fixtures").path
+    package static let certificates = TestPaths.root.appendingPathComponent("testcerts").path
 
     /// `upstream`: the simulator sits in front of that server (``ReverseProxy``).
     /// `port`: the hosts' HTTPS port (plain HTTP the next), to play another scenario where one
     /// played before (the same server, changed); 0 picks free ports.
-    public init(_ name: String, upstream: ReverseProxy? = nil, port: Int = 0) async throws {
+    package init(_ name: String, upstream: ReverseProxy? = nil, port: Int = 0) async throws {
         let scenario = try ScenarioLibrary(directory: Self.fixtures).scenario(named: name)
         var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: Self.certificates)
         configuration.upstream = upstream
@@ -42,16 +42,16 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
         self.running = running
     }
 
-    public func url(host: Int = 1, scheme: String = "https", path: String = "/status.php") -> String {
+    package func url(host: Int = 1, scheme: String = "https", path: String = "/status.php") -> String {
         (listeners.first { $0.host == host && $0.scheme == scheme }?.url ?? "https://127.0.0.1:1") + path
     }
 
-    public func stop() async {
+    package func stop() async {
         await running.stop()
     }
 
     /// curl with the test CA; returns exit status, HTTP status and headers.
-    public func curl(_ extra: [String], url: String) async throws -> (exit: Int32, status: Int, headers: String, body: String) {
+    package func curl(_ extra: [String], url: String) async throws -> (exit: Int32, status: Int, headers: String, body: String) {
         let directory = try TestPaths.temporaryDirectory()
         let headerFile = directory.appendingPathComponent("headers").path
         let result = try await CommandRunner.runDetached(
@@ -70,7 +70,7 @@ public final class RunningSimulator: @unchecked Sendable {  // immutable after i
 /// Runs `body` with the scenario `name` playing, and stops the simulator when `body` ends, by
 /// returning or by throwing (awaited, unlike a `defer { Task { ... } }`). A simulator that cannot
 /// start throws, failing the test instead of hanging it.
-public func withRunningSimulator<T>(_ name: String, port: Int = 0, _ body: (RunningSimulator) async throws -> T) async throws -> T {
+package func withRunningSimulator<T>(_ name: String, port: Int = 0, _ body: (RunningSimulator) async throws -> T) async throws -> T {
     let running = try await RunningSimulator(name, port: port)
     do {
         let result = try await body(running)

@@ -1,31 +1,31 @@
-public import Foundation
+package import Foundation
 
 /// Debian's Squid (squid-openssl) on loopback as a forward proxy: the real counterpart of a
 /// corporate proxy. Not Vigil's code. It asks who you are (`basic_ncsa_auth` or
 /// `digest_file_auth`), or opens TLS (`ssl_bump` with a root of its own), or both; it resolves
 /// no name (its DNS server is 127.0.0.1) and reaches only what the test names by address.
 /// Stopped by `stop()` or deinit.
-public final class RunningSquid: @unchecked Sendable {  // immutable after init
+package final class RunningSquid: @unchecked Sendable {  // immutable after init
     /// How the proxy asks who you are.
-    public enum Login: Sendable {
+    package enum Login: Sendable {
         case none
         case basic(user: String, password: String)
         case digest(user: String, password: String)
     }
 
-    public let port: Int
-    public let directory: URL
+    package let port: Int
+    package let directory: URL
     /// With `bump`: the proxy's own root (PEM), to hand to the client as a locally added root.
-    public let interceptionRoot: String?
+    package let interceptionRoot: String?
     private let process: Process
 
-    public static var isInstalled: Bool {
+    package static var isInstalled: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/sbin/squid") && FileManager.default.isExecutableFile(atPath: "/usr/lib/squid/basic_ncsa_auth")
     }
 
-    public var url: String { "http://127.0.0.1:\(port)" }
+    package var url: String { "http://127.0.0.1:\(port)" }
 
-    public init(login: Login = .none, bump: Bool = false, realm: String = "Vigil Test Proxy") throws {
+    package init(login: Login = .none, bump: Bool = false, realm: String = "Vigil Test Proxy") throws {
         directory = try TestPaths.temporaryDirectory()
         port = closedLoopbackPort()
         let path = directory.path
@@ -89,7 +89,7 @@ public final class RunningSquid: @unchecked Sendable {  // immutable after init
     }
 
     /// What the proxy logged of each request (its access log): method, target, status, user.
-    public var accessLog: String { (try? String(contentsOfFile: directory.path + "/access.log", encoding: .utf8)) ?? "" }
+    package var accessLog: String { (try? String(contentsOfFile: directory.path + "/access.log", encoding: .utf8)) ?? "" }
 
     static func run(_ executable: String, _ arguments: [String]) throws {
         let process = Process()
@@ -102,7 +102,7 @@ public final class RunningSquid: @unchecked Sendable {  // immutable after init
         guard process.terminationStatus == 0 else { throw TestServerError(message: "\(executable) \(arguments.joined(separator: " ")) failed") }
     }
 
-    public func stop() {
+    package func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

@@ -1,10 +1,10 @@
-public import Foundation
+package import Foundation
 
 /// A program started for a test (nginx, squid, vigil itself): its output discarded; a server is ready once it accepts
 /// connections on its port.
-public enum ServerProcess {
+package enum ServerProcess {
     /// Starts `executable` with `arguments` (and `environment`, nil: ours), its standard streams on /dev/null.
-    public static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Process {
+    package static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -18,7 +18,7 @@ public enum ServerProcess {
 
     /// Waits until 127.0.0.1:`port` accepts a connection (50 ms between tries); false when it
     /// did not within `tries`, or the process ended.
-    public static func waitUntilListening(_ process: Process, port: Int, tries: Int) -> Bool {
+    package static func waitUntilListening(_ process: Process, port: Int, tries: Int) -> Bool {
         for _ in 0..<tries {
             if accepts(port) { return true }
             if !process.isRunning { return false }

@@ -1,14 +1,14 @@
-public import Foundation
+package import Foundation
 
 /// A real TLS server on loopback: `openssl s_server` serving one testcerts case.
 /// Not Vigil's code, so it checks Vigil's client independently. Stopped by `stop()` or deinit.
-public final class TLSTestServer: @unchecked Sendable {  // immutable after init; Process is thread-safe to terminate
-    public let host: String
-    public let port: Int
+package final class TLSTestServer: @unchecked Sendable {  // immutable after init; Process is thread-safe to terminate
+    package let host: String
+    package let port: Int
     private let process: Process
 
     /// Serves `testcerts/<name>.pem` with the rest of `<name>-chain.pem` as its chain, on `bind`.
-    public convenience init(case name: String, bind: String = "127.0.0.1") throws {
+    package convenience init(case name: String, bind: String = "127.0.0.1") throws {
         let leaf = TestPaths.testcert("\(name).pem")
         let key = TestPaths.testcert("\(name).key")
         let chainFile = TestPaths.testcert("\(name)-chain.pem")
@@ -29,13 +29,13 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
     }
 
     /// Serves the certificate in `certificateFile` (PEM, leaf first) with the key in `keyFile`.
-    public convenience init(certificateFile: String, keyFile: String, bind: String = "127.0.0.1") throws {
+    package convenience init(certificateFile: String, keyFile: String, bind: String = "127.0.0.1") throws {
         try self.init(arguments: ["s_server", "-accept", "\(bind):0", "-www", "-cert", certificateFile, "-key", keyFile], host: bind)
     }
 
     /// Serves `chainPEM` (leaf first) with `keyPEM`, stapling `staple` (a DER OCSP response) to
     /// every handshake (`-status_file`).
-    public convenience init(chainPEM: String, keyPEM: String, staple: [UInt8], bind: String = "127.0.0.1") throws {
+    package convenience init(chainPEM: String, keyPEM: String, staple: [UInt8], bind: String = "127.0.0.1") throws {
         let directory = try TestPaths.temporaryDirectory()
         let marker = "-----END CERTIFICATE-----"
         let parts = chainPEM.components(separatedBy: marker)
@@ -55,7 +55,7 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
     /// Serves the testcerts case `name`, demanding (`-Verify 1`) a client certificate issued by
     /// the CA in `clientCA` and naming it in its CertificateRequest, over `tls` (`-tls1_2`,
     /// `-tls1_3`).
-    public convenience init(case name: String, demandingClientCertificatesFrom clientCA: String, tls: String = "-tls1_3") throws {
+    package convenience init(case name: String, demandingClientCertificatesFrom clientCA: String, tls: String = "-tls1_3") throws {
         try self.init(
             arguments: [
                 "s_server", "-accept", "127.0.0.1:0", "-www", "-cert", TestPaths.testcert("\(name).pem"), "-key", TestPaths.testcert("\(name).key"),
@@ -96,9 +96,9 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
     }
 
     /// `https://host:port` (IPv6 bracketed).
-    public var url: String { host.contains(":") ? "https://[\(host)]:\(port)" : "https://\(host):\(port)" }
+    package var url: String { host.contains(":") ? "https://[\(host)]:\(port)" : "https://\(host):\(port)" }
 
-    public func stop() {
+    package func stop() {
         // SIGKILL: children inherit the test runner's blocked signal mask, SIGTERM included.
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
@@ -109,9 +109,9 @@ public final class TLSTestServer: @unchecked Sendable {  // immutable after init
     deinit { stop() }
 }
 
-public struct TestServerError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct TestServerError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }
 
 /// A TCP socket bound to 127.0.0.1 on a free port.
@@ -127,7 +127,7 @@ func boundLoopbackSocket() -> (fd: Int32, port: Int) {
 }
 
 /// A port on 127.0.0.1 where nothing listens.
-public func closedLoopbackPort() -> Int {
+package func closedLoopbackPort() -> Int {
     let (fd, port) = boundLoopbackSocket()
     close(fd)
     return port
@@ -136,14 +136,14 @@ public func closedLoopbackPort() -> Int {
 /// A socket on 127.0.0.1 that accepts TCP connections. Silent, it never speaks (connections wait
 /// in the kernel backlog); with `reply`, it answers every connection with those bytes (plain
 /// HTTP, say) and closes it.
-public final class SilentListener: @unchecked Sendable {  // fd is immutable, closed once; the count is locked
-    public let port: Int
+package final class SilentListener: @unchecked Sendable {  // fd is immutable, closed once; the count is locked
+    package let port: Int
     private let fd: Int32
     private let count = NSLock()
     private var acceptedCount = 0
     /// How many connections a replying listener has accepted.
-    public var accepted: Int { count.withLock { acceptedCount } }
-    public init(reply: Data? = nil) {
+    package var accepted: Int { count.withLock { acceptedCount } }
+    package init(reply: Data? = nil) {
         TestPaths.ignoreBrokenPipes()
         (fd, port) = boundLoopbackSocket()
         _ = listen(fd, 8)

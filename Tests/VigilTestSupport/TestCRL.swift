@@ -1,14 +1,14 @@
 import Foundation
 
 /// CRLs of the test PKI's intermediate, made with openssl (ca -revoke, -gencrl) for a test.
-public enum TestCRL {
-    public struct Failed: Error, CustomStringConvertible {
-        public var description: String
+package enum TestCRL {
+    package struct Failed: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// A CRL of the test intermediate (or of the testcerts CA `issuer`) that revokes the testcerts
     /// case `revoked` (nil: none), as PEM and DER files.
-    public static func revoking(_ revoked: String?, issuer: String = "intermediate-ca") throws -> (pem: String, der: String) {
+    package static func revoking(_ revoked: String?, issuer: String = "intermediate-ca") throws -> (pem: String, der: String) {
         let directory = try TestPaths.temporaryDirectory().path
         try Data("[ ca ]\ndefault_ca = d\n[ d ]\ndatabase = index.txt\ndefault_md = sha256\ndefault_crl_days = 30\ncrlnumber = crlnumber\n".utf8).write(
             to: URL(fileURLWithPath: directory + "/ca.cnf"))

@@ -1,12 +1,12 @@
-public import Foundation
+package import Foundation
 
 /// Where the package, its test PKI and the built `vigil` binary are.
-public enum TestPaths {
+package enum TestPaths {
     /// Debian's headless-capable Chromium, when installed (`make bootstrap` installs it).
-    public static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    package static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// The package root (found from this file's path).
-    public static let root: URL = {
+    package static let root: URL = {
         var url = URL(fileURLWithPath: #filePath)
         while url.path != "/" {
             url.deleteLastPathComponent()
@@ -16,29 +16,29 @@ public enum TestPaths {
     }()
 
     /// A file in testcerts/.
-    public static func testcert(_ name: String) -> String {
+    package static func testcert(_ name: String) -> String {
         root.appendingPathComponent("testcerts").appendingPathComponent(name).path
     }
 
     /// The SHA-256 fingerprint of a testcerts leaf, as `openssl x509 -fingerprint -sha256` prints it.
-    public static func sha256Fingerprint(of name: String) throws -> String {
+    package static func sha256Fingerprint(of name: String) throws -> String {
         try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", testcert("\(name).pem"), "-noout", "-fingerprint", "-sha256"])
             .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
     }
 
     /// The CA bundle that trusts the test root.
-    public static var caBundle: String { testcert("ca-bundle.pem") }
+    package static var caBundle: String { testcert("ca-bundle.pem") }
 
     /// Where the private keyring's files are, when the tests run inside
     /// `dbus-run-session -- scripts/keyring-session.sh` (as `make test` runs them); nil otherwise.
-    public static var keyringDirectory: String? { ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"] }
+    package static var keyringDirectory: String? { ProcessInfo.processInfo.environment["KEYRING_SESSION_DIR"] }
     /// A real Secret Service runs for this test process (`make test`'s keyring session).
-    public static var hasKeyring: Bool { keyringDirectory != nil }
+    package static var hasKeyring: Bool { keyringDirectory != nil }
 
     /// Network namespaces can be made here, as `vigil simulate --client` makes and prepares them
     /// (`unshare --user --map-root-user --net --mount`, loopback up, a route to every address). Where they cannot (a container without the
     /// capability), external clients are judged with `--no-network-namespace`, and said so once.
-    public static let networkNamespaces: Bool = {
+    package static let networkNamespaces: Bool = {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
@@ -59,7 +59,7 @@ public enum TestPaths {
     }()
 
     /// The `vigil` binary built next to the test bundle (or `VIGIL_BINARY`).
-    public static var vigilBinary: String {
+    package static var vigilBinary: String {
         if let path = ProcessInfo.processInfo.environment["VIGIL_BINARY"] { return path }
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("vigil").path,
@@ -71,7 +71,7 @@ public enum TestPaths {
 
     /// Writing to a socket or pipe whose reader has gone must be an error, not a signal that
     /// ends the test process.
-    public static func ignoreBrokenPipes() { _ = ignoredSIGPIPE }
+    package static func ignoreBrokenPipes() { _ = ignoredSIGPIPE }
     private static let ignoredSIGPIPE: Bool = {
         signal(SIGPIPE, SIG_IGN)
         return true
@@ -80,7 +80,7 @@ public enum TestPaths {
     /// A new empty directory, inside this test process's own folder under the system temporary
     /// directory (`vigil-test-PID`), which is removed when the process exits: tests leave nothing
     /// behind however they end, short of a crash.
-    public static func temporaryDirectory() throws -> URL {
+    package static func temporaryDirectory() throws -> URL {
         let url = runDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
