@@ -135,7 +135,8 @@ let package = Package(
         // Serial queues of their own for blocking calls (keyring, database) made from async code;
         // threads of its own; steps an interrupt waits for.
         .target(name: "VigilThreads", dependencies: ["VigilErrors", "CVigilSystem"], swiftSettings: strictSettings),
-        // glibc's GNU extensions Swift's Glibc module does not show (a thread's name and id).
+        // What Swift's Glibc module does not show (a thread's name, the main thread) and the system calls
+        // Vigil makes in C (a detached spawn, a limited run, a secret read at the terminal, loopback up).
         .target(name: "CVigilSystem"),
         // The one error protocol (VigilError) every module's error struct conforms to.
         .target(name: "VigilErrors", swiftSettings: strictSettings),

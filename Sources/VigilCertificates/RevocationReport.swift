@@ -75,7 +75,12 @@ public struct RevocationReport: Codable, Sendable, Hashable {
     public var findings: [String] {
         guard policy == .softFail else { return [] }
         return unresolved.filter(\.namesASource).map { item in
-            let problems = checks.filter { $0.depth == item.depth && $0.problem != nil }.map { "\($0.url ?? $0.source.words): \($0.problem ?? "")" }
+            // Each problem without its own full stop: they are joined, and the sentence ends once.
+            let problems = checks.filter { $0.depth == item.depth && $0.problem != nil }.map { check in
+                var problem = check.problem ?? ""
+                while problem.hasSuffix(".") { problem.removeLast() }
+                return "\(check.url ?? check.source.words): \(problem)"
+            }
             return "The revocation status of \(item.depth == 0 ? "the server certificate" : item.subject) could not be learnt (soft-fail): "
                 + (problems.isEmpty ? "no answer." : problems.joined(separator: "; ") + ".")
         }

@@ -13,6 +13,9 @@ package struct UnknownOption: Equatable, Sendable {
     package var spelling: String
     /// The command path it was given to (`["vigil", "inspect"]`).
     package var command: [String]
+    /// The command's option closest to it, when one is a slip of the keyboard away (`--ca-file`
+    /// for `--ca-flie`).
+    package var suggestion: String? = nil
 
     /// The first unknown option in `arguments` (without the executable's name), or nil.
     package static func find(in arguments: [String], root: any ParsableCommand.Type) -> UnknownOption? {
@@ -34,7 +37,7 @@ package struct UnknownOption: Equatable, Sendable {
             guard argument.hasPrefix("-"), argument.count > 1, !Self.isNumber(argument) else { continue }
             if argument.hasPrefix("--") {
                 let name = String(argument.prefix { $0 != "=" })
-                if !names.contains(name) { return UnknownOption(spelling: name, command: path) }
+                if !names.contains(name) { return UnknownOption(spelling: name, command: path, suggestion: closest(to: name, in: names)) }
             } else if !names.contains(String(argument.prefix { $0 != "=" })) {
                 // A group of short flags (`-yv`): each letter must be a flag of the command.
                 for letter in argument.dropFirst() where !names.contains("-\(letter)") {
@@ -51,10 +54,38 @@ package struct UnknownOption: Equatable, Sendable {
         let rest = fullMessage.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first.map(String.init) ?? ""
         // The parser's `Help:` line was about its own error (a missing argument), not this one.
         let lines = rest.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Help:") }
-        return "Error: Unknown option '\(spelling)'\n" + lines.joined(separator: "\n")
+        let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
+        return "Error: Unknown option '\(spelling)'\(hint)\n" + lines.joined(separator: "\n")
     }
 
     private static func isNumber(_ argument: String) -> Bool { Double(argument) != nil }
+
+    /// The long option nearest to `name` by edit distance (a swap of two letters counts one), if
+    /// it is at most two edits away and no other is as near; ties in name order, so the answer
+    /// never depends on a set's order.
+    static func closest(to name: String, in names: Set<String>) -> String? {
+        let scored = names.filter { $0.hasPrefix("--") }.sorted().map { ($0, distance(name, $0)) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
+        return scored.filter { $0.1 == best.1 }.count == 1 ? best.0 : nil
+    }
+
+    /// Optimal string alignment distance (Damerau-Levenshtein without repeated edits).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[a.count][b.count]
+    }
 
     /// The tool as the parser describes it; nil if it cannot (never for Vigil's commands).
     private static func describe(_ root: any ParsableCommand.Type) -> CommandDescription? {

@@ -121,6 +121,15 @@ struct InspectCommandTests {
         #expect(!result.standardError.contains("Help:"))
     }
 
+    /// A slip of the keyboard is answered with the option meant; a word far from any is not.
+    @Test func aMistypedFlagNamesTheOneMeant() throws {
+        let slip = try CommandRunner.vigil(["inspect", "--ca-flie", "x"])
+        #expect(
+            slip.status == Exit.usage && slip.standardError.hasPrefix("Error: Unknown option '--ca-flie' (did you mean '--ca-file'?)"), "\(slip.standardError)")
+        let far = try CommandRunner.vigil(["inspect", "--bogus"])
+        #expect(far.status == Exit.usage && !far.standardError.contains("did you mean"), "\(far.standardError)")
+    }
+
     @Test func liveHostTrustedUntrustedAndJSON() throws {
         let server = try TLSTestServer(case: "valid-127.0.0.1")
         defer { server.stop() }
