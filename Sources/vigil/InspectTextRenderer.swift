@@ -35,19 +35,11 @@ struct InspectTextRenderer {
         } else if approved {
             lines.append(terminal.yellow("APPROVED") + "  \(what)")
             lines.append("  for \(name), at \(report.evaluatedAt); approved by a user: the chain alone is not trusted because")
-            for reason in report.verdict.reasons {
-                var line = "  - \(t(reason.message))"
-                if let code = reason.opensslCode { line += terminal.dim(" [OpenSSL \(code): \(t(reason.opensslMessage ?? ""))]") }
-                lines.append(line)
-            }
+            lines += reasons(report.verdict.reasons)
         } else {
             lines.append(terminal.red("UNTRUSTED") + "  \(what)")
             lines.append("  for \(name), at \(report.evaluatedAt)")
-            for reason in report.verdict.reasons {
-                var line = "  - \(t(reason.message))"
-                if let code = reason.opensslCode { line += terminal.dim(" [OpenSSL \(code): \(t(reason.opensslMessage ?? ""))]") }
-                lines.append(line)
-            }
+            lines += reasons(report.verdict.reasons)
         }
         lines.append("  profile: \(report.verdict.profile.profile.rawValue) (\(report.verdict.profile.why))")
         if report.verdict.trusted {
@@ -106,6 +98,15 @@ struct InspectTextRenderer {
             lines += certificate(summary)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Why a chain is not trusted, a line each, with OpenSSL's own code and words.
+    func reasons(_ reasons: [TrustReason]) -> [String] {
+        reasons.map { reason in
+            var line = "  - \(t(reason.message))"
+            if let code = reason.opensslCode { line += terminal.dim(" [OpenSSL \(code): \(t(reason.opensslMessage ?? ""))]") }
+            return line
+        }
     }
 
     /// The revocation answers, one line each, and what could not be learnt.
