@@ -237,7 +237,8 @@ public struct AccountCheck: Sendable {
             if !judged.evaluation.verdict.isTrusted {
                 try await approvals.approve(leaf, host: judged.endpoint.host, port: judged.endpoint.port, note: "approved again for \(account.secretAccount)")
             }
-            if let storedLeaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first {
+            // A damaged stored chain has no leaf to retire: the new one replaces it.
+            if let storedLeaf = (try? account.reviewedChain())??.first {
                 try await retire(storedLeaf, at: judged.endpoint, replacedBy: leaf)
             }
             try await accounts.replaceReviewedChain(
@@ -320,12 +321,12 @@ public struct AccountCheck: Sendable {
     /// (``VigilStore/Account/trustAnchorsPEM``), with the command's policy inputs; the command's
     /// evaluator otherwise. A stored anchor that cannot be read is an error, never the system store.
     public func evaluator(for account: Account) throws -> TrustEvaluator {
-        guard let pem = account.trustAnchorsPEM else { return evaluator }
         let anchors: [Certificate]
-        do { anchors = try Certificate.parsePEM(pem) } catch {
-            throw AccountSetupError(
-                .certificateRejected,
-                "The CA certificates stored with the account cannot be read (\(error)); give them again with vigil account edit \(account.id) --ca-file FILE.")
+        do {
+            guard let stored = try account.trustAnchors() else { return evaluator }
+            anchors = stored
+        } catch let error as StoreError {
+            throw AccountSetupError(.certificateRejected, "\(error.reason) Give them again with vigil account edit \(account.id) --ca-file FILE.")
         }
         return try TrustEvaluator(configuration: evaluator.configuration.onlyTrusting(anchors))
     }
@@ -348,7 +349,14 @@ public struct AccountCheck: Sendable {
         let refusals = decision.refusesApproval
         if !refusals.isEmpty { return done(.refused(reasons: refusals.map { ApprovalRule.Refusal(code: $0.code, message: $0.message) })) }
         let passed = decision.allowsRequest
-        let stored = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) }) ?? nil
+        let stored: [Certificate]?
+        do {
+            stored = try account.reviewedChain()
+        } catch let error as StoreError {
+            // A damaged chain is said as such: never compared, never taken for a missing one.
+            return done(
+                .changed(reason: "\(error.reason) Review the server's certificate again: vigil account login \(account.id) (it then keeps the new chain)."))
+        }
         guard let stored, let storedLeaf = stored.first else {
             // Nothing to compare with (an account from before Vigil kept the chain): never a
             // silent acceptance; reviewed once, the chain is then kept.

@@ -65,7 +65,7 @@ public struct ApprovalAudit: Sendable {
                 // it left: its next connection is untrusted, and asks for a review again.
                 let dependents = accountList.filter { account in
                     guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: Endpoint(host: approval.host, port: approval.port)),
-                        let leaf = (try? account.reviewedChainPEM.map { try Certificate.parsePEM($0) })??.first
+                        let leaf = (try? account.reviewedChain())??.first
                     else { return false }
                     return leaf.sha256Fingerprint == approval.sha256
                 }
@@ -82,7 +82,13 @@ public struct ApprovalAudit: Sendable {
                 continue
             }
             let certificate = approval.der.flatMap { try? Certificate(derEncoded: [UInt8]($0)) }
-            if let certificate {
+            if approval.der != nil, certificate == nil {
+                // Kept, and no longer readable: a damaged row, not an old one.
+                add(
+                    "damaged",
+                    "The certificate kept with this approval is stored damaged (it no longer parses); expiry and strength cannot be checked offline (run with --live)."
+                )
+            } else if let certificate {
                 let summary = certificate.summary(at: now)
                 if summary.validity.daysLeft < 0 {
                     add("expired", "Expired on \(approval.notAfter).")
@@ -146,14 +152,18 @@ public struct ApprovalAudit: Sendable {
     func accountAnchorProblems(_ accountList: [Account]) -> [Problem] {
         var problems: [Problem] = []
         for account in accountList {
-            guard let pem = account.trustAnchorsPEM else { continue }
             let who = "account \(account.id) (\(account.user) on \(account.server))"
             func add(_ code: String, _ message: String) { problems.append(Problem(approval: 0, target: account.server, code: code, message: message)) }
+            // The chain reviewed for the account, damaged: said, whatever its CAs.
+            if (try? account.reviewedChain()) == nil, account.reviewedChainPEM != nil {
+                add("account-chain-damaged", "The certificate chain reviewed for \(who) is stored damaged: vigil account login \(account.id) reviews it again.")
+            }
             let anchors: [Certificate]
             do {
-                anchors = try Certificate.parsePEM(pem)
+                guard let stored = try account.trustAnchors() else { continue }
+                anchors = stored
             } catch {
-                add("account-ca-unreadable", "The CA certificates kept with \(who) are damaged (\(error)): vigil account edit \(account.id) --ca-file FILE.")
+                add("account-ca-unreadable", "The CA certificates kept with \(who) are stored damaged: vigil account edit \(account.id) --ca-file FILE.")
                 continue
             }
             for anchor in anchors {
@@ -170,7 +180,7 @@ public struct ApprovalAudit: Sendable {
                 }
             }
             // The chain reviewed at setup, judged now against those CAs alone.
-            guard let chainPEM = account.reviewedChainPEM, let chain = try? Certificate.parsePEM(chainPEM), !chain.isEmpty else { continue }
+            guard let chain = (try? account.reviewedChain()) ?? nil else { continue }
             var configuration = evaluatorConfiguration.onlyTrusting(anchors)
             configuration.time = now
             guard let evaluator = try? TrustEvaluator(configuration: configuration) else { continue }

@@ -10,6 +10,7 @@ public struct StoreError: CodedError, Sendable, CustomStringConvertible {
             case notFound = "not-found"
             case invalid = "invalid"
             case failed = "failed"
+            case damaged = "damaged"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -24,6 +25,9 @@ public struct StoreError: CodedError, Sendable, CustomStringConvertible {
         public static let invalid = Code(.invalid)
         /// Anything else SQLite reported.
         public static let failed = Code(.failed)
+        /// A stored value that cannot be read back (a reviewed chain, a kept certificate that no
+        /// longer parses): said as such, never read as absent.
+        public static let damaged = Code(.damaged)
 
         /// The code's name (`not-found`, ...).
         public var description: String { base.rawValue }

@@ -31,10 +31,16 @@ extension Vigil.AccountCommand {
             let (settings, _) = CommandContext.start(logOptions)
             do {
                 let account = try await Accounts(database: store.open()).resolve(id)
-                let chain = try account.reviewedChainPEM.map { try Certificate.parsePEM($0) } ?? []
+                // A damaged stored chain is said as such below, never shown as a missing one.
+                var damage: String?
+                let chain: [Certificate]
+                do { chain = try account.reviewedChain() ?? [] } catch let error as StoreError {
+                    chain = []
+                    damage = error.reason
+                }
                 let endpoint = URLComponents(string: account.server)
                 let peer = endpoint?.host.map { PeerName(host: $0.trimming(charactersIn: "[]")) }
-                let anchors = try account.trustAnchorsPEM.map { try Certificate.parsePEM($0) }
+                let anchors = try account.trustAnchors()
                 let evaluator = try StoredChainReview.evaluator(caFiles: caFiles, settings: settings, anchors: anchors)
                 if json {
                     let evaluation = chain.isEmpty ? nil : evaluator.evaluate(chain, for: peer)
@@ -57,7 +63,7 @@ extension Vigil.AccountCommand {
                 }
                 let judged = chain.isEmpty ? nil : evaluator.evaluate(chain, for: peer)
                 // An approval holds only for what an approval can make safe (ApprovalRule).
-                let trusted = judged.map { $0.verdict.isTrusted || (approved && ApprovalRule.refusals($0, sent: chain).isEmpty) } ?? true
+                let trusted = judged.map { $0.verdict.isTrusted || (approved && ApprovalRule.refusals($0, sent: chain).isEmpty) } ?? (damage == nil)
                 print(
                     account.needsLogin
                         ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)"
@@ -100,6 +106,10 @@ extension Vigil.AccountCommand {
                         SafeText.escaped(
                             "client certificate: \(review.subject), issued by \(review.issuer), valid to \(review.notAfter) (\(review.daysLeft) days left), \(review.key), SHA-256 \(review.sha256); its key in the keyring"
                         ))
+                }
+                if let damage {
+                    print(SafeText.escaped("reviewed chain: DAMAGED: \(damage) vigil account login \(account.id) reviews the server's certificate again."))
+                    return
                 }
                 guard !chain.isEmpty else {
                     print("no reviewed chain is stored (the account predates it)")

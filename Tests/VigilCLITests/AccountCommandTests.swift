@@ -517,6 +517,35 @@ struct AccountCommandTests {
         }
     }
 
+    /// A stored value that no longer reads back is said to be damaged, never taken for a missing
+    /// one (issue 38): the reviewed chain (check, show, audit) and an approval's kept certificate.
+    @Test func aDamagedStoredValueIsSaidToBeDamaged() async throws {
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let fingerprint = try #require(
+                try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("self-signed.pem"), "-noout", "-fingerprint", "-sha256"])
+                    .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--approve-certificate", fingerprint],
+                password: "alice-test-password")
+            #expect(added.status == 0, "\(added.standardError)")
+            let id = try await accountID()
+            let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
+            #expect(
+                try CommandRunner.run(
+                    "/usr/bin/sqlite3", [database, "UPDATE account SET reviewedChainPEM = '\(garbage)'; UPDATE approved_certificate SET der = x'3000';"]
+                )
+                .status == 0)
+            let checked = try await vigil(["account", "check", id])
+            #expect(checked.status == 1 && checked.standardOutput.contains("stored damaged"), "\(checked.standardOutput)\(checked.standardError)")
+            #expect(!checked.standardOutput.contains("No reviewed chain is stored"))
+            let shown = try await vigil(["account", "show", id])
+            #expect(shown.standardOutput.contains("reviewed chain: DAMAGED") && !shown.standardOutput.contains("status: ready"), "\(shown.standardOutput)")
+            let audit = try await vigil(["certificates", "audit", "--check"])
+            #expect(audit.standardOutput.contains("account-chain-damaged") && audit.standardOutput.contains("  damaged  "), "\(audit.standardOutput)")
+            #expect(!audit.standardOutput.contains("not-kept"), "a damaged certificate is not one Vigil never kept")
+        }
+    }
+
     /// `--password-stdin` means Basic: against a server that offers only browser logins it fails at
     /// once, naming what is offered, instead of waiting minutes for a browser nobody opens.
     @Test func aGivenPasswordNeverWaitsForABrowser() async throws {
