@@ -33,6 +33,10 @@ static const vigil_lazy_symbol vigil_curl_table[] = {VIGIL_CURL_FUNCTIONS(VIGIL_
 
 static vigil_lazy_library vigil_curl_library = VIGIL_LAZY_LIBRARY("libcurl.so.4", vigil_curl_table, NULL, "libcurl4");
 
+VIGIL_ELF_NOTE_DLOPEN(vigil_curl_dlopen_note,
+                      "[{\"feature\":\"http\",\"description\":\"HTTPS requests to servers, providers, OCSP responders and CRLs\","
+                      "\"priority\":\"required\",\"soname\":[\"libcurl.so.4\"]}]");
+
 const char *vigil_curl_load_error(void) { return vigil_lazy_library_error(&vigil_curl_library); }
 
 /* Every wrapper goes through this (see vigil_lazy_library_require). */

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 const char *vigil_lazy_load(const char *soname, const vigil_lazy_symbol *table, size_t count, char *problem, size_t size,
@@ -12,14 +13,25 @@ const char *vigil_lazy_load(const char *soname, const vigil_lazy_symbol *table, 
         snprintf(problem, size, "%s", reason ? reason : "the library cannot be loaded");
         return problem;
     }
+    /* All or nothing: every address is found first; a missing one leaves every slot empty and the
+       library closed, as systemd's dlopen_many_sym_or_warn does. */
+    void **found = calloc(count ? count : 1, sizeof(void *));
+    if (found == NULL) {
+        dlclose(library);
+        snprintf(problem, size, "out of memory resolving %s", soname);
+        return problem;
+    }
     for (size_t index = 0; index < count; index++) {
-        void *symbol = dlsym(library, table[index].name);
-        if (symbol == NULL) {
+        found[index] = dlsym(library, table[index].name);
+        if (found[index] == NULL) {
             snprintf(problem, size, "%s has no %s%s", soname, table[index].name, missing_note ? missing_note : "");
+            free(found);
+            dlclose(library);
             return problem;
         }
-        *table[index].slot = symbol;
     }
+    for (size_t index = 0; index < count; index++) *table[index].slot = found[index];
+    free(found);
     return NULL;
 }
 

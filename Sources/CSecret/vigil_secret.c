@@ -47,6 +47,10 @@ static const vigil_lazy_symbol vigil_secret_table[] = {VIGIL_SECRET_FUNCTIONS(VI
 
 static vigil_lazy_library vigil_secret_library = VIGIL_LAZY_LIBRARY("libsecret-1.so.0", vigil_secret_table, " (0.19 or later is needed)", "libsecret-1-0");
 
+VIGIL_ELF_NOTE_DLOPEN(vigil_secret_dlopen_note,
+                      "[{\"feature\":\"keyring\",\"description\":\"Passwords and tokens in the Secret Service keyring\","
+                      "\"priority\":\"required\",\"soname\":[\"libsecret-1.so.0\"]}]");
+
 const char *vigil_secret_load_error(void) { return vigil_lazy_library_error(&vigil_secret_library); }
 
 /* Every wrapper goes through this (see vigil_lazy_library_require). */

@@ -14,6 +14,23 @@ typedef struct {
     void **slot;
 } vigil_lazy_symbol;
 
+/// An ELF note, `.note.dlopen` (systemd's ELF_NOTE_DLOPEN, docs/ELF_DLOPEN_METADATA.md of
+/// systemd): the library a binary loads with dlopen, so that `readelf -n` and packaging tools
+/// (systemd's package-notes, dh's dlopen support) see it as they see a linked one. `json` is the
+/// note's value, a JSON array of objects with `soname`, `feature`, `description`, `priority`.
+#define VIGIL_ELF_NOTE_DLOPEN(variable, json)                                                                       \
+    __attribute__((used, section(".note.dlopen"))) _Alignas(sizeof(unsigned int)) static const struct {           \
+        struct {                                                                                                   \
+            unsigned int n_namesz, n_descsz, n_type;                                                               \
+        } nhdr;                                                                                                    \
+        char name[sizeof("FDO")];                                                                                  \
+        _Alignas(sizeof(unsigned int)) char dlopen_json[sizeof(json)];                                             \
+    } variable = {                                                                                                 \
+        .nhdr = {.n_namesz = sizeof("FDO"), .n_descsz = sizeof(json), .n_type = 0x407c0c0a},                       \
+        .name = "FDO",                                                                                             \
+        .dlopen_json = json,                                                                                       \
+    }
+
 /// A typed slot for `name`, named sym_<name>.
 #define VIGIL_LAZY_SLOT(name) static __typeof__(name) *sym_##name;
 /// The table entry of that slot.
@@ -21,8 +38,8 @@ typedef struct {
 
 /// Opens `soname` (RTLD_NOW | RTLD_LOCAL) and resolves every symbol of `table` into its slot.
 /// Returns NULL when all are resolved; otherwise writes why into `problem` (`size` bytes: the
-/// loader's error, or "SONAME has no FUNCTION" and `missing_note`) and returns it, with the slots
-/// to be left unused.
+/// loader's error, or "SONAME has no FUNCTION" and `missing_note`) and returns it, with no slot
+/// filled and the library closed (all or nothing).
 const char *vigil_lazy_load(const char *soname, const vigil_lazy_symbol *table, size_t count, char *problem, size_t size,
                             const char *missing_note);
 
