@@ -2,6 +2,7 @@ package import ArgumentParser
 import FoundationEssentials
 import Glibc
 import Synchronization
+import VigilErrors
 import VigilText
 import VigilThreads
 
@@ -53,8 +54,10 @@ package enum CommandLauncher {
             }
             EarlyStart.finish()
         } catch {
+            // The one place a command's failure becomes its message and exit code: commands throw
+            // (CommandFailure, a Vigil error, an ExitCode), so their `defer` blocks have run.
             EarlyStart.finish()
-            if Interruption.signal != nil { ExitStatus.fail(error) }
+            if Interruption.signal != nil || error is CommandFailure || error is any VigilError { ExitStatus.fail(error) }
             root.exit(withError: error)
         }
     }

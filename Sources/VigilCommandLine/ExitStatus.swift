@@ -41,6 +41,7 @@ package enum ExitStatus {
     /// is 1, a missing or broken setting 78, anything else 2. Commands end with
     /// `catch { ExitStatus.fail(error) }` instead of a `catch` per type.
     package static func fail(_ error: any Error) -> Never {
+        if let failure = error as? CommandFailure { failure.exit() }
         if Interruption.signal != nil { Interruption.die(message: error is CancellationError ? nil : described(error).message) }
         // A command's own exit status (a verdict, not an error) passes through as it is.
         if let code = error as? ExitCode {

@@ -35,8 +35,8 @@ package enum StatePaths {
 /// Settings plus logging, set up once per command.
 package enum CommandContext {
     /// Loads settings (strictly unless `reporting`), bootstraps logging, returns both.
-    package static func start(_ options: LogOptions, reporting: Bool = false) -> (Settings, Logger) {
-        let settings = reporting ? SettingsContext.loadReporting() : SettingsContext.load()
+    package static func start(_ options: LogOptions, reporting: Bool = false) throws -> (Settings, Logger) {
+        let settings = reporting ? try SettingsContext.loadReporting() : try SettingsContext.load()
         var configuration = LogConfiguration()
         if let level = settings[.logLevel].flatMap(Logger.Level.init(rawValue:)) { configuration.level = level }
         if let format = settings[.logFormat].flatMap(LogConfiguration.Format.init(rawValue:)) { configuration.format = format }

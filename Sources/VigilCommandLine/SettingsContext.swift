@@ -6,16 +6,16 @@ import VigilText
 /// Loads settings for a command and reports what is wrong with them on standard error.
 package enum SettingsContext {
     /// For every command but `vigil config`: a broken managed file or invalid values stop it (78).
-    package static func load() -> Settings {
-        let settings = loadReporting()
+    package static func load() throws -> Settings {
+        let settings = try loadReporting()
         if !settings.errors.isEmpty {
-            ExitStatus.fail("the settings are invalid; fix them with `vigil config` (see `vigil config list`).", status: ExitStatus.configuration)
+            throw CommandFailure("the settings are invalid; fix them with `vigil config` (see `vigil config list`).", status: ExitStatus.configuration)
         }
         return settings
     }
 
     /// For `vigil config`: only a broken managed file stops it; other problems are shown.
-    package static func loadReporting() -> Settings {
+    package static func loadReporting() throws -> Settings {
         do {
             let settings = try SettingsLoader().load()
             for issue in settings.issues {
@@ -23,9 +23,9 @@ package enum SettingsContext {
             }
             return settings
         } catch let error as SettingsError {
-            ExitStatus.fail(error.reason, status: ExitStatus.configuration)
+            throw CommandFailure(error.reason, status: ExitStatus.configuration)
         } catch {
-            ExitStatus.fail("cannot load the settings: \(error)", status: ExitStatus.configuration)
+            throw CommandFailure("cannot load the settings: \(error)", status: ExitStatus.configuration)
         }
     }
 }

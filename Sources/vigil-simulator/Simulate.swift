@@ -17,8 +17,8 @@ extension VigilSimulatorCommand {
         @OptionGroup var options: SimulateOptions
 
         /// Exit 2: the client's network of its own cannot be made, why, and what to do.
-        static func failInNamespace(_ reason: String) -> Never {
-            ExitStatus.fail(
+        static func namespaceFailure(_ reason: String) -> CommandFailure {
+            CommandFailure(
                 "cannot run the client in a network namespace of its own: \(reason). Give --no-network-namespace to judge it in this machine's network (a weaker judgement), or see docs/ci.md for what a container needs."
             )
         }
@@ -112,7 +112,7 @@ extension VigilSimulatorCommand {
         nonisolated(unsafe) static var signalSources: [any DispatchSourceSignal] = []
 
         func run() async throws {
-            let (settings, _) = CommandContext.start(options.logOptions)
+            let (settings, _) = try CommandContext.start(options.logOptions)
             let (scenarios, paths, jobs, shard, list, json, junit, keep, timeout, client, clientProfile) = (
                 options.scenarios, options.paths, options.jobs, options.shard, options.list, options.json, options.junit, options.keep,
                 options.timeout, options.client, options.clientProfile
@@ -124,20 +124,21 @@ extension VigilSimulatorCommand {
                 library = try ScenarioLibrary(directory: fixtures)
                 gaps = try KnownGaps(path: (fixtures as NSString).appendingPathComponent(ScenarioLibrary.knownGapsFile), scenarios: library.scenarios)
             } catch let error as SimulatorError {
-                ExitStatus.fail(error.reason)
+                throw CommandFailure(error.reason)
             } catch let error as SuiteError {
-                ExitStatus.fail(error.reason)
+                throw CommandFailure(error.reason)
             }
             let external: ClientProfile?
             do {
                 external = try Self.profile(client: client, file: clientProfile, fixtures: fixtures)
             } catch let error as SuiteError {
-                ExitStatus.fail(error.reason, status: ExitStatus.usage)
+                throw CommandFailure(error.reason, status: ExitStatus.usage)
             }
             let selection = SuiteSelection(globs: scenarios, shard: try shard.map(SuiteSelection.shard))
             let selected = selection.select(library.scenarios)
             guard !selected.isEmpty else {
-                ExitStatus.fail("no scenario matches \(scenarios.joined(separator: ", ")) in \(fixtures); see vigil simulate --list.", status: ExitStatus.usage)
+                throw CommandFailure(
+                    "no scenario matches \(scenarios.joined(separator: ", ")) in \(fixtures); see vigil simulate --list.", status: ExitStatus.usage)
             }
             if list {
                 let width = selected.map(\.name.count).max() ?? 20
@@ -153,9 +154,9 @@ extension VigilSimulatorCommand {
             var ipv6Local = false
             if external != nil && !options.noNetworkNamespace {
                 if !NetworkNamespace.isInside {
-                    Self.failInNamespace(NetworkNamespace.reexecute().reason)
+                    throw Self.namespaceFailure(NetworkNamespace.reexecute().reason)
                 }
-                do { ipv6Local = try NetworkNamespace.prepare() } catch let error as SuiteError { Self.failInNamespace(error.reason) }
+                do { ipv6Local = try NetworkNamespace.prepare() } catch let error as SuiteError { throw Self.namespaceFailure(error.reason) }
             }
             // Inside it: every host outside the scenarios answered by the recorder (a certificate
             // from a CA the client does not trust).
@@ -167,19 +168,19 @@ extension VigilSimulatorCommand {
                     otherHosts = try await OtherHostRecorder.start(
                         certificate: certificates + "/untrusted-root-chain.pem", key: certificates + "/untrusted-root.key", names: otherNames)
                 } catch {
-                    Self.failInNamespace("the recorder for hosts outside the scenarios cannot listen in the run's network namespace: \(error)")
+                    throw Self.namespaceFailure("the recorder for hosts outside the scenarios cannot listen in the run's network namespace: \(error)")
                 }
             }
 
             let work: String
-            do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { ExitStatus.fail(error.reason) }
+            do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { throw CommandFailure(error.reason) }
             let home = work + "/run.home", temporary = work + "/run.tmp"  // scenario names have no dot
             do {
                 for directory in [work, home, temporary] {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 }
             } catch {
-                ExitStatus.fail("cannot create \(work): \(error.localizedDescription)")
+                throw CommandFailure("cannot create \(work): \(error.localizedDescription)")
             }
             // Inside: every connection that is not for a simulated host redirected to the recorder,
             // and every name asked of the run's name server (each client gets its scenario's).
@@ -194,20 +195,23 @@ extension VigilSimulatorCommand {
                     if ipv6 != nil { _ = try await NameServer.start(address: "::1", names: [:], others: otherNames) }
                     network = ClientNetwork(others: otherNames, resolverTarget: target)
                 } catch let error as SuiteError {
-                    Self.failInNamespace(error.reason)
+                    throw Self.namespaceFailure(error.reason)
                 } catch {
-                    Self.failInNamespace("the run's name server cannot listen in its network namespace: \(error)")
+                    throw Self.namespaceFailure("the run's name server cannot listen in its network namespace: \(error)")
                 }
             }
             // Vigil's own client logs in through a browser in most scenarios: the scripted user's
             // browser is curl. Without it every browser login would wait out its deadline.
             if external == nil, !Self.onPath("curl") {
-                ExitStatus.fail(
+                throw CommandFailure(
                     "vigil simulate needs curl: the scripted user's browser for the OAuth2, OpenID Connect and Nextcloud logins. Install it (Debian: apt-get install curl)."
                 )
             }
             let service: PrivateSecretService
-            do { service = try PrivateSecretService.start() } catch let error as SuiteError { ExitStatus.fail(error.reason) }
+            do { service = try PrivateSecretService.start() } catch let error as SuiteError { throw CommandFailure(error.reason) }
+            // However the run ends from here (a failure thrown to the launcher included), the private
+            // Secret Service stops; the normal end stops it by hand before `_exit`, which runs no defer.
+            defer { service.stop() }
             Self.stopOnSignals(service, removing: keep == nil ? work : nil)
             // The client runs in this process: whatever it might write under HOME, the XDG
             // directories or TMPDIR goes to the run's directories, which are scanned afterwards.
@@ -217,8 +221,7 @@ extension VigilSimulatorCommand {
             do {
                 try await Self.checkPrivateKeyring(service)
             } catch {
-                service.stop()
-                ExitStatus.fail("the suite's own keyring does not answer as expected, so nothing was run: \(error)")
+                throw CommandFailure("the suite's own keyring does not answer as expected, so nothing was run: \(error)")
             }
 
             // Known gaps are Vigil's own; another client is held to every outcome.
@@ -251,8 +254,7 @@ extension VigilSimulatorCommand {
                 do {
                     try Data(report.junit().utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
                 } catch {
-                    service.stop()
-                    ExitStatus.fail("cannot write the JUnit report \(junit): \(error.localizedDescription)")
+                    throw CommandFailure("cannot write the JUnit report \(junit): \(error.localizedDescription)")
                 }
             }
             if json {

@@ -18,7 +18,7 @@ extension VigilSimulatorCommand.Simulator {
         @OptionGroup var options: ScenariosOptions
 
         func run() throws {
-            let (settings, _) = CommandContext.start(options.logOptions)
+            let (settings, _) = try CommandContext.start(options.logOptions)
             do {
                 let library = try ScenarioLibrary(directory: options.paths.fixturesDirectory(settings[.simulatorFixtures]))
                 if options.markdown {
@@ -34,7 +34,7 @@ extension VigilSimulatorCommand.Simulator {
                     }
                 }
             } catch let error as SimulatorError {
-                ExitStatus.fail(error.reason)
+                throw CommandFailure(error.reason)
             }
         }
     }
@@ -44,7 +44,7 @@ extension VigilSimulatorCommand.Simulator {
         @OptionGroup var options: ServeOptions
 
         func run() async throws {
-            let (settings, logger) = CommandContext.start(options.logOptions)
+            let (settings, logger) = try CommandContext.start(options.logOptions)
             let (scenario, paths, bind, port, journal, threads, upstream) = (
                 options.scenario, options.paths, options.bind, options.port, options.journal, options.threads, options.upstream
             )
@@ -122,10 +122,10 @@ extension VigilSimulatorCommand.Simulator {
                     throw ExitCode(128 + number)
                 }
                 if let failure = ended.failure, !(failure is CancellationError) {
-                    ExitStatus.fail("the simulator stopped: \(failure)")
+                    throw CommandFailure("the simulator stopped: \(failure)")
                 }
             } catch let error as SimulatorError {
-                ExitStatus.fail(error.reason)
+                throw CommandFailure(error.reason)
             }
         }
 

@@ -121,8 +121,8 @@ extension Vigil {
 
             func run() async throws {
                 EarlyWork.transfers()
-                let (settings, logger) = CommandContext.start(logOptions)
-                let database = await store.open()
+                let (settings, logger) = try CommandContext.start(logOptions)
+                let database = try await store.open()
                 var options = AccountSetup.Options(settings: settings)
                 options.method = method.flatMap(Self.identifier)
                 // A password on standard input is a script's: Basic first where the server offers
@@ -141,14 +141,14 @@ extension Vigil {
                     if let identity = options.clientIdentity { print(ClientCertificateOptions.review(identity)) }
                     options.accessHeaders = try accessHeadersOptions.headers()
                     guard let server = url ?? options.defaultURL else {
-                        ExitStatus.fail("Give the server's URL (no bookmark.default-url is set).", status: ExitStatus.usage)
+                        throw CommandFailure("Give the server's URL (no bookmark.default-url is set).", status: ExitStatus.usage)
                     }
                     // The client certificate and access headers go to the server named here, and to a
                     // redirect's target only when the user agrees (--present-credentials-to).
                     options.credentialsOrigin = try? Endpoint(url: server)
                     if let headers = options.accessHeaders {
                         guard options.credentialsOrigin != nil else {
-                            ExitStatus.fail("--access-headers-file needs the server's https URL: they go to that origin only.", status: ExitStatus.usage)
+                            throw CommandFailure("--access-headers-file needs the server's https URL: they go to that origin only.", status: ExitStatus.usage)
                         }
                         print(SafeText.escaped("Access headers (values in the keyring, sent to \(server) only): \(headers.names.joined(separator: ", "))"))
                     }
@@ -171,7 +171,7 @@ extension Vigil {
                     let account = try await setup.add(server: server, user: user, interaction: interaction)
                     print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); \(Self.stored(account))"))
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -186,7 +186,7 @@ extension Vigil {
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() async throws {
-                _ = CommandContext.start(logOptions)
+                _ = try CommandContext.start(logOptions)
                 do {
                     let accounts = try await Accounts(database: store.open()).list()
                     if json {
@@ -202,7 +202,7 @@ extension Vigil {
                         }
                     }
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -224,15 +224,15 @@ extension Vigil {
             }
 
             func run() async throws {
-                _ = CommandContext.start(logOptions)
+                _ = try CommandContext.start(logOptions)
                 do {
-                    let accounts = await Accounts(database: store.open())
+                    let accounts = try await Accounts(database: store.open())
                     let renamed = try await accounts.rename(id: try accounts.resolve(account).id, to: clear ? nil : label)
                     print(
                         SafeText.escaped("account \(renamed.id) (\(renamed.user) on \(renamed.server)): " + (renamed.label.map { "label \($0)" } ?? "no label"))
                     )
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -254,15 +254,15 @@ extension Vigil {
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() async throws {
-                let (settings, logger) = CommandContext.start(logOptions)
+                let (settings, logger) = try CommandContext.start(logOptions)
                 do {
-                    let database = await store.open()
+                    let database = try await store.open()
                     let id = try await Accounts(database: database).resolve(account).id
                     let result = try await AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore()).logout(
                         id: id, revokingThrough: try revocation.check(database: database, settings: settings, logger: logger))
                     TokenRevocationOptions.report(result, done: "logged out", then: "; vigil account login brings it back")
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -291,9 +291,9 @@ extension Vigil {
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() async throws {
-                let (settings, logger) = CommandContext.start(logOptions)
+                let (settings, logger) = try CommandContext.start(logOptions)
                 do {
-                    let database = await store.open()
+                    let database = try await store.open()
                     let removal = AccountRemoval(accounts: Accounts(database: database), secrets: KeyringSecretStore())
                     let found = try await Accounts(database: database).resolve(self.id)
                     let id = found.id
@@ -324,11 +324,11 @@ extension Vigil {
                             ))
                     }
                 } catch let error as StoreError {
-                    ExitStatus.fail(error.reason)
+                    throw CommandFailure(error.reason)
                 } catch let error as SecretStoreError {
-                    ExitStatus.fail("the account was removed, its secret could not be: \(error)")
+                    throw CommandFailure("the account was removed, its secret could not be: \(error)")
                 } catch let error as CertificateError {
-                    ExitStatus.fail(error.reason)
+                    throw CommandFailure(error.reason)
                 }
             }
         }

@@ -113,17 +113,17 @@ extension Vigil.AccountCommand {
 
         func run() async throws {
             EarlyWork.transfers()
-            let (settings, logger) = CommandContext.start(logOptions)
-            let database = await store.open()
+            let (settings, logger) = try CommandContext.start(logOptions)
+            let database = try await store.open()
             let accounts: [Account]
             do {
                 if let id { accounts = [try await Accounts(database: database).resolve(id)] } else { accounts = try await Accounts(database: database).list() }
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
             let evaluator: TrustEvaluator
             do { evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings) } catch let error as CertificateError {
-                ExitStatus.fail(error.reason)
+                throw CommandFailure(error.reason)
             }
             var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
             check.options.resolve = resolveOptions.pins

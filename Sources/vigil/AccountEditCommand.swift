@@ -56,9 +56,9 @@ extension Vigil.AccountCommand {
         }
 
         func run() async throws {
-            _ = CommandContext.start(logOptions)
+            _ = try CommandContext.start(logOptions)
             do {
-                let accounts = await Accounts(database: store.open())
+                let accounts = try await Accounts(database: store.open())
                 let found = try await accounts.resolve(account)
                 if !caFiles.isEmpty || systemTrust {
                     let pem = systemTrust ? nil : try caFiles.flatMap { try Certificate.load(path: $0) }.map(\.pemEncoded).joined()
@@ -76,7 +76,7 @@ extension Vigil.AccountCommand {
                 let identity = try clientCertificateOptions.identity()
                 if let refusals = identity?.refusals(), !refusals.isEmpty {
                     if let identity { print(ClientCertificateOptions.review(identity)) }
-                    ExitStatus.fail(
+                    throw CommandFailure(
                         "The client certificate cannot be used: " + refusals.map(\.message).joined(separator: " ") + " Nothing was changed.",
                         status: ExitStatus.untrusted)
                 }
@@ -103,7 +103,7 @@ extension Vigil.AccountCommand {
                 print(ClientCertificateOptions.review(identity))
                 let refusals = identity.refusals()
                 guard refusals.isEmpty else {
-                    ExitStatus.fail(
+                    throw CommandFailure(
                         "The client certificate cannot be used: " + refusals.map(\.message).joined(separator: " ") + " Nothing was changed.",
                         status: ExitStatus.untrusted)
                 }
@@ -118,7 +118,7 @@ extension Vigil.AccountCommand {
                         "account \(found.id) (\(found.user) on \(found.server)): client certificate \(identity.certificate.sha256Fingerprint); its key is in the keyring"
                     ))
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
         }
     }

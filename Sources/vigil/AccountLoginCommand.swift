@@ -56,8 +56,8 @@ extension Vigil.AccountCommand {
         }
 
         func run() async throws {
-            let (settings, logger) = CommandContext.start(logOptions)
-            let database = await store.open()
+            let (settings, logger) = try CommandContext.start(logOptions)
+            let database = try await store.open()
             do {
                 let account = try await Accounts(database: database).resolve(id)
                 let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
@@ -76,7 +76,7 @@ extension Vigil.AccountCommand {
                 let updated = try await setup.logIn(again: account, check: check, interaction: interaction)
                 print(SafeText.escaped("logged in again: \(updated.user) on \(updated.server) (\(updated.method)); \(Add.stored(updated))"))
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
         }
     }

@@ -40,8 +40,8 @@ extension Vigil.AccountCommand {
         }
 
         func run() async throws {
-            let (settings, logger) = CommandContext.start(logOptions)
-            let database = await store.open()
+            let (settings, logger) = try CommandContext.start(logOptions)
+            let database = try await store.open()
             do {
                 let account = try await Accounts(database: database).resolve(id)
                 let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
@@ -65,7 +65,7 @@ extension Vigil.AccountCommand {
                         SafeText.escaped("revoked approval \(approval.id ?? 0) of \(approval.host):\(approval.port): no account uses the old server any more"))
                 }
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
         }
     }

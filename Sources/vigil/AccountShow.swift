@@ -28,7 +28,7 @@ extension Vigil.AccountCommand {
         @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func run() async throws {
-            let (settings, _) = CommandContext.start(logOptions)
+            let (settings, _) = try CommandContext.start(logOptions)
             do {
                 let account = try await Accounts(database: store.open()).resolve(id)
                 // A damaged stored chain is said as such below, never shown as a missing one.
@@ -121,7 +121,7 @@ extension Vigil.AccountCommand {
                         chain, kind: "account", label: account.server, peer: peer, caFiles: caFiles, settings: settings, anchors: anchors, approved: approved),
                     terminator: "")
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
         }
 

@@ -25,10 +25,10 @@ extension Vigil.Certificates {
         @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func run() throws {
-            let (settings, _) = CommandContext.start(logOptions)
+            let (settings, _) = try CommandContext.start(logOptions)
             do {
                 guard let approval = try CertificateApprovals(database: store.open()).list(includingRevoked: true).first(where: { $0.id == id }) else {
-                    ExitStatus.fail("No approval with id \(id); see vigil certificates list --all.")
+                    throw CommandFailure("No approval with id \(id); see vigil certificates list --all.")
                 }
                 let state = approval.revokedAt.map { "revoked \(ISOTime.string($0)): \(approval.revocationReason ?? "")" } ?? "active"
                 let certificate = try approval.der.map { try Certificate(derEncoded: [UInt8]($0)) }
@@ -49,7 +49,7 @@ extension Vigil.Certificates {
                         approved: approval.isActive),
                     terminator: "")
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
         }
 

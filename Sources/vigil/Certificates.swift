@@ -27,21 +27,21 @@ extension Vigil {
             @Option(help: "The database file (default: $XDG_DATA_HOME/vigil/vigil.sqlite).", completion: Completions.file)
             var database: String?
 
-            /// The database, or exit 2 with the reason (a file that is not a Vigil database, say).
-            func open() -> VigilDatabase {
+            /// The database, or a failure with the reason (a file that is not a Vigil database, say).
+            func open() throws -> VigilDatabase {
                 do {
                     return try VigilDatabase(path: database ?? VigilDatabase.defaultPath())
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
 
             /// The same for async commands: opened on the database's own queue.
-            func open() async -> VigilDatabase {
+            func open() async throws -> VigilDatabase {
                 do {
                     return try await VigilDatabase.open(path: database ?? VigilDatabase.defaultPath())
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -101,9 +101,9 @@ extension Vigil {
             }
 
             func run() async throws {
-                let (settings, logger) = CommandContext.start(logOptions)
+                let (settings, logger) = try CommandContext.start(logOptions)
                 let requirements = ConnectionRequirements(settings: settings)
-                let approvals = await CertificateApprovals(database: store.open())
+                let approvals = try await CertificateApprovals(database: store.open())
                 do {
                     let endpoint = try Endpoint(url: url ?? "https://" + (host ?? ""))
                     let handshake: TLSProbe.Handshake
@@ -121,7 +121,7 @@ extension Vigil {
                             timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, proxy: ProxyConfiguration(settings: settings)
                         ).handshake(with: endpoint)
                     }
-                    guard let leaf = handshake.chain.first else { ExitStatus.fail("\(endpoint) sent no certificate.") }
+                    guard let leaf = handshake.chain.first else { throw CommandFailure("\(endpoint) sent no certificate.") }
                     guard Self.normalized(leaf.sha256Fingerprint) == Self.normalized(fingerprint) else {
                         StandardStream.writeError("vigil: not approved: \(endpoint) presents \(leaf.sha256Fingerprint), not the fingerprint given.\n")
                         throw ExitCode(ExitStatus.untrusted)
@@ -141,7 +141,7 @@ extension Vigil {
                             "approved \(approval.id.map(String.init) ?? "?")  \(Endpoint(host: approval.host, port: approval.port).originKey)  \(approval.sha256)  \(approval.subject)"
                         ))
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -157,7 +157,7 @@ extension Vigil {
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() throws {
-                _ = CommandContext.start(logOptions)
+                _ = try CommandContext.start(logOptions)
                 do {
                     // Streamed: rows are written as they are read (100,000 approvals in one pass).
                     var output = BufferedOutput()
@@ -210,7 +210,7 @@ extension Vigil {
                     if json { stream.finish(into: &output) } else if rows == 0 { output.line("no approved certificates") }
                     output.flush()
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -226,13 +226,13 @@ extension Vigil {
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func run() async throws {
-                let (_, logger) = CommandContext.start(logOptions)
+                let (_, logger) = try CommandContext.start(logOptions)
                 do {
                     let approval = try await CertificateApprovals(database: store.open()).revoke(id: id, reason: reason)
                     logger.privacy.notice("Revoked approval \(public: id)", metadata: ["tags": "certificates"])
                     print(SafeText.escaped("revoked \(id)  \(approval.host):\(approval.port)  \(approval.sha256)"))
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -274,9 +274,9 @@ extension Vigil {
             }
 
             func run() async throws {
-                let (settings, _) = CommandContext.start(logOptions)
+                let (settings, _) = try CommandContext.start(logOptions)
                 do {
-                    let database = await store.open()
+                    let database = try await store.open()
                     if check {
                         var audit = ApprovalAudit(
                             approvals: CertificateApprovals(database: database), accounts: Accounts(database: database),
@@ -302,7 +302,7 @@ extension Vigil {
                     }
                     try await BlockingQueue.database.run { [json] in try Self.printTrail(database, json: json) }
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
 

@@ -41,7 +41,7 @@ extension Vigil.Config {
         var json = false
 
         func run() throws {
-            let (settings, _) = CommandContext.start(logOptions, reporting: true)
+            let (settings, _) = try CommandContext.start(logOptions, reporting: true)
             if json {
                 let items: [JSONValue] = settings.orderedEntries.map { entry in
                     var object: [String: JSONValue] = [
@@ -79,7 +79,7 @@ extension Vigil.Config {
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
-            let (settings, _) = CommandContext.start(logOptions, reporting: true)
+            let (settings, _) = try CommandContext.start(logOptions, reporting: true)
             guard let entry = settings[argument.key] else { return }
             // A secret (the OAuth2 client secret) is never printed, not even to a script.
             if let value = entry.value { print(entry.definition.display(value)) }
@@ -95,7 +95,7 @@ extension Vigil.Config {
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
-            let (settings, _) = CommandContext.start(logOptions, reporting: true)
+            let (settings, _) = try CommandContext.start(logOptions, reporting: true)
             guard let entry = settings[argument.key] else { return }
             let definition = entry.definition
             print(definition.key)
@@ -141,7 +141,7 @@ extension Vigil.Config {
         var value: String
 
         func run() throws {
-            let (settings, _) = CommandContext.start(logOptions, reporting: true)
+            let (settings, _) = try CommandContext.start(logOptions, reporting: true)
             do {
                 let written = try SettingsEditor(settings: settings).set(argument.key, to: value)
                 let definition = SettingsCatalog.definition(for: argument.key)
@@ -150,7 +150,7 @@ extension Vigil.Config {
                     StandardStream.writeError("vigil: warning: \(entry.definition.environmentVariable) is set and overrides the user file.\n")
                 }
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
         }
     }
@@ -164,12 +164,12 @@ extension Vigil.Config {
         @OptionGroup var argument: SettingKeyArgument
 
         func run() throws {
-            let (settings, _) = CommandContext.start(logOptions, reporting: true)
+            let (settings, _) = try CommandContext.start(logOptions, reporting: true)
             do {
                 let removed = try SettingsEditor(settings: settings).unset(argument.key)
                 print(removed ? "\(argument.key) removed from \(settings.locations.userFile)" : "\(argument.key) was not set in \(settings.locations.userFile)")
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
         }
     }

@@ -27,7 +27,7 @@ extension Vigil.Conformance {
         @OptionGroup(title: "Log options") var logOptions: LogOptions
 
         func run() throws {
-            _ = CommandContext.start(logOptions)
+            _ = try CommandContext.start(logOptions)
             let input = Data(StandardStream.readInput() ?? [])
             do {
                 let output = try LimboHarness.run(suite: input)

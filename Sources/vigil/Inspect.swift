@@ -215,12 +215,12 @@ extension Vigil {
 
         func run() async throws {
             EarlyWork.transfers()
-            let (settings, logger) = CommandContext.start(logOptions)
+            let (settings, logger) = try CommandContext.start(logOptions)
             do {
                 let code = try await inspect(logger: logger, requirements: ConnectionRequirements(settings: settings), settings: settings)
                 throw ExitCode(code)
             } catch {
-                ExitStatus.fail(error)
+                throw CommandFailure(error)
             }
         }
 

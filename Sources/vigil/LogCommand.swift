@@ -30,7 +30,7 @@ extension Vigil.Log {
             let path = logOptions.logFile ?? StatePaths.logFile
             var removed = 0
             for file in RotatingFileSink.files(for: path) where FileManager.default.fileExists(atPath: file) {
-                guard unlink(file) == 0 else { ExitStatus.fail("cannot delete \(file): \(String(cString: strerror(errno))).") }
+                guard unlink(file) == 0 else { throw CommandFailure("cannot delete \(file): \(String(cString: strerror(errno))).") }
                 removed += 1
             }
             print("removed \(removed) log file\(removed == 1 ? "" : "s") (\(path))")

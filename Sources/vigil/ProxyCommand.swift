@@ -57,7 +57,7 @@ extension Vigil {
             }
 
             func run() async throws {
-                let (settings, _) = CommandContext.start(logOptions)
+                let (settings, _) = try CommandContext.start(logOptions)
                 let proxy = ProxyConfiguration(settings: settings, credentials: nil)
                 let target = url
                 do {
@@ -71,7 +71,7 @@ extension Vigil {
                         if let given = route.autoconfigAnswer { print("  the PAC file answered: \(SafeText.escaped(given))") }
                     }
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -108,29 +108,29 @@ extension Vigil {
             }
 
             func run() async throws {
-                _ = CommandContext.start(logOptions)
+                _ = try CommandContext.start(logOptions)
                 guard let identity = ProxyIdentity(url: proxy) else { throw ExitCode(ExitStatus.usage) }
                 let password: String
                 if passwordStdin {
                     guard let text = SecretInput.fromStandardInput() else {
-                        ExitStatus.fail(
+                        throw CommandFailure(
                             "no password on standard input; nothing was kept. Pipe it in: printf '%s' \"$PASSWORD\" | vigil proxy login PROXY --user NAME --password-stdin"
                         )
                     }
                     password = text
                 } else {
                     guard isatty(STDIN_FILENO) == 1, let typed = SecretInput.fromTerminal(prompt: "Password for \(user) at the proxy \(identity): ") else {
-                        ExitStatus.fail("no password: give it at the terminal or with --password-stdin.")
+                        throw CommandFailure("no password: give it at the terminal or with --password-stdin.")
                     }
                     password = typed
                 }
-                guard !password.isEmpty else { ExitStatus.fail("the password is empty; nothing was kept. Give the password the proxy knows you by.") }
+                guard !password.isEmpty else { throw CommandFailure("the password is empty; nothing was kept. Give the password the proxy knows you by.") }
                 let credentials = ProxyCredentials(secrets: KeyringSecretStore())
                 let credential = ProxyCredential(user: user, password: password, allowsClearText: allowClearText)
                 do {
                     try await BlockingQueue.keyring.run { try credentials.store(credential, for: identity) }
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
                 print("Kept the password of \(SafeText.escaped(user)) for the proxy \(SafeText.escaped(identity.description)) in the keyring.")
                 if identity.isPlain && !allowClearText {
@@ -151,7 +151,7 @@ extension Vigil {
             }
 
             func run() async throws {
-                _ = CommandContext.start(logOptions)
+                _ = try CommandContext.start(logOptions)
                 guard let identity = ProxyIdentity(url: proxy) else { throw ExitCode(ExitStatus.usage) }
                 let credentials = ProxyCredentials(secrets: KeyringSecretStore())
                 do {
@@ -159,7 +159,7 @@ extension Vigil {
                     print(
                         SafeText.escaped(removed ? "Removed the password kept for the proxy \(identity)." : "No password was kept for the proxy \(identity)."))
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }
@@ -178,7 +178,7 @@ extension Vigil {
             }
 
             func run() async throws {
-                _ = CommandContext.start(logOptions)
+                _ = try CommandContext.start(logOptions)
                 let credentials = ProxyCredentials(secrets: KeyringSecretStore())
                 do {
                     let entries = try await BlockingQueue.keyring.run { try credentials.list() }
@@ -194,7 +194,7 @@ extension Vigil {
                         }
                     }
                 } catch {
-                    ExitStatus.fail(error)
+                    throw CommandFailure(error)
                 }
             }
         }

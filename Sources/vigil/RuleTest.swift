@@ -39,7 +39,7 @@ extension Vigil.Certificates {
         }
 
         func run() throws {
-            let (settings, _) = CommandContext.start(logOptions)
+            let (settings, _) = try CommandContext.start(logOptions)
             do {
                 let parsed = try CertificateRule(parsing: rule)
                 let bookmarkChain = try Certificate.load(path: bookmark), serverChain = try Certificate.load(path: server)
@@ -54,9 +54,9 @@ extension Vigil.Certificates {
                 print(holds ? "the rule holds" : "the rule does not hold")
                 if !holds { throw ExitCode(ExitStatus.untrusted) }
             } catch let error as CertificateError {
-                ExitStatus.fail(error.reason)
+                throw CommandFailure(error.reason)
             } catch let error as CertificateRule.SyntaxError {
-                ExitStatus.fail("the rule does not parse at \(error)", status: ExitStatus.usage)
+                throw CommandFailure("the rule does not parse at \(error)", status: ExitStatus.usage)
             }
         }
     }

@@ -11,7 +11,7 @@ extension Vigil {
     struct Simulate: ParsableCommand {
         static let configuration = SimulatorCommands.simulate
         @OptionGroup var options: SimulateOptions
-        func run() throws { SimulatorExecutable.run() }
+        func run() throws { try SimulatorExecutable.run() }
     }
 }
 
@@ -19,12 +19,12 @@ extension Vigil.Simulator {
     struct Scenarios: ParsableCommand {
         static let configuration = SimulatorCommands.scenarios
         @OptionGroup var options: ScenariosOptions
-        func run() throws { SimulatorExecutable.run() }
+        func run() throws { try SimulatorExecutable.run() }
     }
 
     struct Serve: ParsableCommand {
         static let configuration = SimulatorCommands.serve
         @OptionGroup var options: ServeOptions
-        func run() throws { SimulatorExecutable.run() }
+        func run() throws { try SimulatorExecutable.run() }
     }
 }

@@ -24,10 +24,10 @@ enum SimulatorExecutable {
 
     /// Replaces this process with `vigil-simulator` and the arguments this one was given (already
     /// parsed and validated here); exit 2 when it is not installed.
-    static func run() -> Never {
+    static func run() throws -> Never {
         let places = candidates()
         guard let path = places.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            ExitStatus.fail(
+            throw CommandFailure(
                 places.isEmpty
                     ? "this command is played by \(name), and vigil cannot tell where it is installed itself (/proc/self/exe is unreadable)."
                     : "this command is played by \(name), which is not installed beside vigil (looked in \(places.joined(separator: " and "))); `make install` installs both."
@@ -40,6 +40,6 @@ enum SimulatorExecutable {
         // vigil-simulator watches its own signals; it must not start with them ignored.
         Interruption.restoreDefaults()
         execv(path, pointers)
-        ExitStatus.fail("cannot run \(path): \(String(cString: strerror(errno)))")
+        throw CommandFailure("cannot run \(path): \(String(cString: strerror(errno)))")
     }
 }

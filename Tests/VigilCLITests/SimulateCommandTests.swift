@@ -37,6 +37,22 @@ struct SimulateCommandTests {
         #expect(piped.status == 0 && !piped.standardOutput.contains("[1/2]"))
     }
 
+    /// A command that fails throws to the launcher, so its `defer` runs (issue 38): simulate's
+    /// private Secret Service is stopped and its directory removed when the JUnit report cannot be
+    /// written, with no daemon left on its bus.
+    @Test func aFailingCommandsDeferRuns() throws {
+        let temporary = try TestPaths.temporaryDirectory().path
+        let result = try CommandRunner.vigil(
+            ["simulate", "--scenario", "valid", "--junit", temporary + "/no-such-directory/simulate.xml"], environment: ["TMPDIR": temporary])
+        #expect(result.status == 2 && result.standardError.contains("cannot write the JUnit report"), "\(result.standardError)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("vigil-secret-service-") }
+        #expect(left.isEmpty, "the private Secret Service's directory is left: \(left)")
+        let daemons = try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { $0.allSatisfy(\.isNumber) }.filter { pid in
+            ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains(temporary)
+        }
+        #expect(daemons.isEmpty, "a daemon of the run is still running: \(daemons)")
+    }
+
     @Test func listAndJSON() throws {
         let list = try CommandRunner.vigil(["simulate", "--list", "--scenario", "self-signed"])
         #expect(list.status == 0)
