@@ -186,6 +186,20 @@ extension Vigil {
             return approvals.isEmpty ? nil : approvals
         }
 
+        /// The accounts of this origin whose certificate, reviewed when they were added, is another
+        /// than `leaf`: a change to ask about before approving anything (read only).
+        static func accountsReviewedWithAnother(_ endpoint: Endpoint, leaf: Certificate?) async -> [String] {
+            guard let leaf, let database = await VigilDatabase.lookingOnly(path: VigilDatabase.defaultPath()),
+                let accounts = try? await Accounts(database: database).list()
+            else { return [] }
+            return accounts.filter { account in
+                guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: endpoint),
+                    let reviewed = (try? account.reviewedChain())??.first
+                else { return false }
+                return reviewed.sha256Fingerprint != leaf.sha256Fingerprint
+            }.map(\.id).sorted()
+        }
+
         /// After an untrusted verdict, the ways forward: the CA file that would make the chain
         /// trusted, or an approval after checking the fingerprint; or why neither can help.
         func nextSteps(_ evaluation: TrustEvaluation, sent chain: [Certificate], approvals: [InspectReport.Approval]) -> [String] {
@@ -298,7 +312,16 @@ extension Vigil {
                 report.approvals = await Self.approvals(for: live.endpoint, leaf: chain.first, refused: !refusals.isEmpty)
             }
             if !evaluation.verdict.isTrusted {
-                let steps = nextSteps(evaluation, sent: chain, approvals: report.approvals ?? [])
+                var steps = nextSteps(evaluation, sent: chain, approvals: report.approvals ?? [])
+                // A certificate other than the one reviewed for an account here: that comes first.
+                if let live, !steps.isEmpty {
+                    let changed = await Self.accountsReviewedWithAnother(live.endpoint, leaf: chain.first)
+                    if !changed.isEmpty {
+                        steps.insert(
+                            "First: this is not the certificate reviewed for account \(changed.joined(separator: ", ")) of this server. Ask the server's administrator why it changed before trusting or approving anything (vigil account check \(changed[0]) shows the change).",
+                            at: 0)
+                    }
+                }
                 report.nextSteps = steps.isEmpty ? nil : steps
             }
             if json {

@@ -546,6 +546,33 @@ struct AccountCommandTests {
         }
     }
 
+    /// When the server presents another certificate than the one reviewed for an account there,
+    /// inspect's ways forward start with asking why it changed, before any approval is offered.
+    @Test func inspectSaysFirstThatTheCertificateChanged() async throws {
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let fingerprint = try #require(
+                try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("self-signed.pem"), "-noout", "-fingerprint", "-sha256"])
+                    .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--approve-certificate", fingerprint],
+                password: "alice-test-password")
+            #expect(added.status == 0, "\(added.standardError)")
+            let id = try await accountID()
+            // The account was reviewed with another certificate than the one the server sends now.
+            let other = try String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1.pem"), encoding: .utf8)
+            #expect(try CommandRunner.run("/usr/bin/sqlite3", [database, "UPDATE account SET reviewedChainPEM = '\(other)';"]).status == 0)
+            #expect(try await vigil(["certificates", "revoke", "1", "--reason", "test"]).status == 0)
+            // inspect reads the default database: this one, copied to where it looks.
+            let data = try TestPaths.temporaryDirectory().path
+            try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: database, toPath: data + "/vigil/vigil.sqlite")
+            let environment = ["XDG_DATA_HOME": data]
+            let inspected = try await CommandRunner.vigilDetached(["inspect", running.url(path: "")], environment: environment)
+            let steps = inspected.standardOutput.components(separatedBy: "What you can do:\n").last ?? ""
+            #expect(steps.hasPrefix("  - First: this is not the certificate reviewed for account \(id)"), "\(inspected.standardOutput)")
+        }
+    }
+
     /// `--password-stdin` means Basic: against a server that offers only browser logins it fails at
     /// once, naming what is offered, instead of waiting minutes for a browser nobody opens.
     @Test func aGivenPasswordNeverWaitsForABrowser() async throws {
