@@ -1,4 +1,4 @@
-package import FoundationEssentials
+import FoundationEssentials
 import Glibc
 
 /// Where Vigil keeps its files, by the XDG Base Directory rules, in one place: a variable that is

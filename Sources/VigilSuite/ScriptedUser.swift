@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-package import VigilAccounts
+import VigilAccounts
 package import VigilCertificates
 package import VigilHTTP
 package import VigilSecrets

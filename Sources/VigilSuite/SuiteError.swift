@@ -1,4 +1,4 @@
-package import VigilErrors
+import VigilErrors
 
 /// Why the suite could not run (exit 2), as opposed to a scenario that failed (exit 1).
 package struct SuiteError: VigilError, Sendable, CustomStringConvertible {

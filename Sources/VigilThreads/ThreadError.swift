@@ -1,4 +1,4 @@
-package import VigilErrors
+import VigilErrors
 
 /// A thread of its own could not be started (the process is out of threads or memory):
 /// reported like any error, where Foundation's `Thread` stopped the program.
