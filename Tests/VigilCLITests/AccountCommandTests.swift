@@ -517,18 +517,24 @@ struct AccountCommandTests {
         }
     }
 
+    /// alice's account on the self-signed scenario's server, its certificate approved by the
+    /// fingerprint openssl reads from the test PKI's file; its id.
+    func addApprovingTheSelfSignedCertificate(_ running: RunningSimulator) async throws -> String {
+        let fingerprint = try #require(
+            try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("self-signed.pem"), "-noout", "-fingerprint", "-sha256"])
+                .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let added = try await vigil(
+            ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--approve-certificate", fingerprint],
+            password: "alice-test-password")
+        #expect(added.status == 0, "\(added.standardError)")
+        return try await accountID()
+    }
+
     /// A stored value that no longer reads back is said to be damaged, never taken for a missing
     /// one (issue 38): the reviewed chain (check, show, audit) and an approval's kept certificate.
     @Test func aDamagedStoredValueIsSaidToBeDamaged() async throws {
         try await withRunningSimulator("self-signed") { (running) async throws in
-            let fingerprint = try #require(
-                try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("self-signed.pem"), "-noout", "-fingerprint", "-sha256"])
-                    .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-            let added = try await vigil(
-                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--approve-certificate", fingerprint],
-                password: "alice-test-password")
-            #expect(added.status == 0, "\(added.standardError)")
-            let id = try await accountID()
+            let id = try await addApprovingTheSelfSignedCertificate(running)
             let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
             #expect(
                 try CommandRunner.run(
@@ -550,14 +556,7 @@ struct AccountCommandTests {
     /// inspect's ways forward start with asking why it changed, before any approval is offered.
     @Test func inspectSaysFirstThatTheCertificateChanged() async throws {
         try await withRunningSimulator("self-signed") { (running) async throws in
-            let fingerprint = try #require(
-                try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", TestPaths.testcert("self-signed.pem"), "-noout", "-fingerprint", "-sha256"])
-                    .standardOutput.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-            let added = try await vigil(
-                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--approve-certificate", fingerprint],
-                password: "alice-test-password")
-            #expect(added.status == 0, "\(added.standardError)")
-            let id = try await accountID()
+            let id = try await addApprovingTheSelfSignedCertificate(running)
             // The account was reviewed with another certificate than the one the server sends now.
             let other = try String(contentsOfFile: TestPaths.testcert("valid-127.0.0.1.pem"), encoding: .utf8)
             #expect(try CommandRunner.run("/usr/bin/sqlite3", [database, "UPDATE account SET reviewedChainPEM = '\(other)';"]).status == 0)
