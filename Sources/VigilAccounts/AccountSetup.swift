@@ -95,9 +95,7 @@ public struct AccountSetup: Sendable {
         guard !user.isEmpty, !user.contains(":"), !user.contains("/") else {
             throw AccountSetupError(.invalidURL, "The user name must be non-empty, without ':' or '/'.")
         }
-        if try await accounts.list().contains(where: { $0.server == requested && $0.user == user }) {
-            throw AccountSetupError(.duplicate, "\(user) on \(requested) is already an account.")
-        }
+        try await refuseDuplicate(user, on: requested)
 
         // 1-2. Each server in the chain: its certificate reviewed before anything is sent to it,
         // then status.php. A redirect of status.php to another server's status.php may be
@@ -149,9 +147,7 @@ public struct AccountSetup: Sendable {
             endpoint = next
             hops += 1
         }
-        if try await accounts.list().contains(where: { $0.server == base && $0.user == user }) {
-            throw AccountSetupError(.duplicate, "\(user) on \(base) is already an account.")
-        }
+        try await refuseDuplicate(user, on: base)
 
         do {
             await interaction.progress("\(base) is \(Self.productPhrase(product)) server.")
@@ -208,9 +204,7 @@ public struct AccountSetup: Sendable {
             // After a browser login the server says who logged in (the user typed a login hint);
             // it must be the user asked for, and the account is named as the server names them.
             let serverUser = method.usesTokens ? try await loggedInUser(login, base: base, expected: user, client: client) : user
-            if serverUser != user, try await accounts.list().contains(where: { $0.server == base && $0.user == serverUser }) {
-                throw AccountSetupError(.duplicate, "\(serverUser) on \(base) is already an account.")
-            }
+            if serverUser != user { try await refuseDuplicate(serverUser, on: base) }
             try await checkFiles(login, base: base, user: serverUser, client: client, newToken: method.usesTokens)
             var account = Account(
                 server: base, user: serverUser, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
@@ -337,4 +331,14 @@ public struct AccountSetup: Sendable {
 
     /// Most redirects of status.php followed (each approved by the user).
     static let maximumRedirects = 10
+}
+
+extension AccountSetup {
+    /// One account per user and server: the URL asked for, the server it leads to, and the user
+    /// the server names after a browser login are each checked with this.
+    func refuseDuplicate(_ user: String, on server: String) async throws {
+        if try await accounts.list().contains(where: { $0.server == server && $0.user == user }) {
+            throw AccountSetupError(.duplicate, "\(user) on \(server) is already an account.")
+        }
+    }
 }
