@@ -113,11 +113,7 @@ struct AccountCommandTests {
     /// check says so and sends nothing; there is no other place a password could come from.
     @Test func aKeyringThatVanishedStopsTheCheckBeforeAnyCredentialIsSent() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
-            let added = try await vigil(
-                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
-                password: "alice-test-password")
-            #expect(added.status == 0, "\(added.standardError)")
-            let id = try await accountID()
+            let id = try await addAlice(running)
             let requestsBefore = running.simulator.journal.entries.count
             let check = try await CommandRunner.vigilDetached(
                 ["account", "check", id, "--ca-file", TestPaths.caBundle, "--database", database],
@@ -138,11 +134,7 @@ struct AccountCommandTests {
     /// with it any more) and logged in again.
     @Test func anAccountIsRenamedLoggedOutAndLoggedInAgain() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
-            let added = try await vigil(
-                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
-                password: "alice-test-password")
-            #expect(added.status == 0, "\(added.standardError)")
-            let id = try await accountID()
+            let id = try await addAlice(running)
             let renamed = try await vigil(["account", "rename", String(id.prefix(8)).lowercased(), "work"])
             #expect(renamed.status == 0 && renamed.standardOutput.contains("label work"), "\(renamed.standardOutput)\(renamed.standardError)")
             #expect(try await vigil(["account", "list"]).standardOutput.contains("[work]"))
@@ -175,11 +167,7 @@ struct AccountCommandTests {
     /// password proved there before it moves with the account; a URL that is not a server is refused.
     @Test func anAccountMovesWithItsServer() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
-            let added = try await vigil(
-                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
-                password: "alice-test-password")
-            #expect(added.status == 0, "\(added.standardError)")
-            let id = try await accountID()
+            let id = try await addAlice(running)
             let newURL = running.url(host: 2, path: "")
             let before = running.simulator.journal.entries.count
             let moved = try await vigil(["account", "move", id, newURL, "--ca-file", TestPaths.caBundle])
@@ -482,11 +470,7 @@ struct AccountCommandTests {
     /// ready above an untrusted chain; `account edit` replaces the CAs (audited).
     @Test func anAccountRemembersTheCAItWasTrustedWith() async throws {
         try await withRunningSimulator("basic-only") { (running) async throws in
-            let added = try await vigil(
-                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
-                password: "alice-test-password")
-            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
-            let id = try await accountID()
+            let id = try await addAlice(running)
             let checked = try await vigil(["account", "check", "--all"])
             #expect(
                 checked.status == 0 && checked.standardOutput.contains(": OK: "),
@@ -515,6 +499,15 @@ struct AccountCommandTests {
             #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.caBundle]).status == 0)
             #expect(try await vigil(["account", "remove", id]).status == 0)
         }
+    }
+
+    /// alice's account (Basic, her password on standard input, the test CA kept with it); its id.
+    func addAlice(_ running: RunningSimulator) async throws -> String {
+        let added = try await vigil(
+            ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle],
+            password: "alice-test-password")
+        #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+        return try await accountID()
     }
 
     /// alice's account on the self-signed scenario's server, its certificate approved by the
