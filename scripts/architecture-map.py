@@ -137,7 +137,8 @@ def code_checks(pkg):
 
 def main():
     pkg = package()
-    block = render(pkg, comments())
+    notes = comments()
+    block = render(pkg, notes)
     text, current = current_block()
     if "--write" in sys.argv:
         if current is None:
@@ -149,7 +150,7 @@ def main():
     if current != block:
         problems.insert(0, "docs/architecture.md's module map is not Package.swift's: run scripts/architecture-map.py --write")
     for target in pkg["targets"]:
-        if target["type"] in ("regular", "executable", "system") and target["name"] != "VigilTestSupport" and not comments().get(target["name"]):
+        if target["type"] in ("regular", "executable", "system") and target["name"] != "VigilTestSupport" and not notes.get(target["name"]):
             problems.append(f"{target['name']} has no comment above it in Package.swift (the map says what it is for from it)")
     if problems:
         for problem in problems:

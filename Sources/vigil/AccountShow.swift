@@ -4,6 +4,7 @@ import Glibc
 import VigilAccounts
 import VigilCertificates
 import VigilCommandLine
+import VigilHTTP
 import VigilLogging
 import VigilStore
 import VigilText
@@ -30,7 +31,8 @@ extension Vigil.AccountCommand {
         func run() async throws {
             let (settings, _) = try CommandContext.start(logOptions)
             do {
-                let account = try await Accounts(database: store.open()).resolve(id)
+                let database = try await store.open()
+                let account = try await Accounts(database: database).resolve(id)
                 // A damaged stored chain is said as such below, never shown as a missing one.
                 var damage: String?
                 let chain: [Certificate]
@@ -56,10 +58,9 @@ extension Vigil.AccountCommand {
                 // Ready only when the chain reviewed at setup is still trusted, or approved for this
                 // host and port: never "ready" above UNTRUSTED.
                 var approved = false
-                if let leaf = chain.first, let port = endpoint?.port ?? (endpoint?.host != nil ? 443 : nil), let host = endpoint?.host {
-                    approved = try await CertificateApprovals(database: store.open()).list().contains {
-                        $0.isActive && $0.sha256 == leaf.sha256Fingerprint && $0.port == port && HostName.same($0.host, host.trimming(charactersIn: "[]"))
-                    }
+                if let leaf = chain.first, let server = try? Endpoint(url: account.server) {
+                    approved = try await CertificateApprovals(database: database).approvedLeaves(host: server.host, port: server.port).contains(
+                        leaf.sha256Fingerprint)
                 }
                 let judged = chain.isEmpty ? nil : evaluator.evaluate(chain, for: peer)
                 // An approval holds only for what an approval can make safe (ApprovalRule).

@@ -151,34 +151,20 @@ extension Vigil {
 
         /// Through a locally added root: the server's certificates known to this user (approvals
         /// for the host and port, the chains reviewed when its accounts were added) make another
-        /// leaf an interception. The database is read only then, and only if it exists.
-        static func markingInterception(_ evaluation: TrustEvaluation, leaf: Certificate?, at endpoint: Endpoint) async -> TrustEvaluation {
-            let path = VigilDatabase.defaultPath()
-            guard let database = await VigilDatabase.lookingOnly(path: path) else { return evaluation }
-            var known: Set<String> = []
-            var from: [String] = []
-            if let approved = try? await CertificateApprovals(database: database).approvedLeaves(host: endpoint.host, port: endpoint.port), !approved.isEmpty {
-                known.formUnion(approved)
-                from.append("approved for \(endpoint)")
+        /// leaf an interception.
+        static func markingInterception(_ evaluation: TrustEvaluation, leaf: Certificate?, at endpoint: Endpoint, known: KnownCertificates) -> TrustEvaluation {
+            var leaves = Set(known.approvals.map(\.sha256))
+            var from = known.approvals.isEmpty ? [] : ["approved for \(endpoint)"]
+            for (account, sha256) in known.reviewed {
+                leaves.insert(sha256)
+                from.append("reviewed when account \(account) was added")
             }
-            for account in (try? await Accounts(database: database).list()) ?? [] {
-                guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: endpoint),
-                    let pem = account.reviewedChainPEM, let reviewed = try? Certificate.parsePEM(pem).first
-                else { continue }
-                known.insert(reviewed.sha256Fingerprint)
-                from.append("reviewed when account \(account.id) was added")
-            }
-            return evaluation.markingInterception(leaf: leaf, known: known, knownFrom: from.joined(separator: "; "))
+            return evaluation.markingInterception(leaf: leaf, known: leaves, knownFrom: from.joined(separator: "; "))
         }
 
-        /// The active approvals for `endpoint`, marked when one is for `leaf`; nil when there are
-        /// none or no database yet (read only, never created).
-        static func approvals(for endpoint: Endpoint, leaf: Certificate?, refused: Bool) async -> [InspectReport.Approval]? {
-            guard let database = await VigilDatabase.lookingOnly(path: VigilDatabase.defaultPath()),
-                let all = try? await CertificateApprovals(database: database).list()
-            else { return nil }
-            let host = HostName.canonical(endpoint.host)
-            let approvals = all.filter { $0.port == endpoint.port && HostName.canonical($0.host) == host }.map {
+        /// The active approvals for the server, marked when one is for `leaf`; nil when there are none.
+        static func approvals(_ known: KnownCertificates, leaf: Certificate?, refused: Bool) -> [InspectReport.Approval]? {
+            let approvals = known.approvals.map {
                 InspectReport.Approval(
                     id: $0.id, sha256: $0.sha256, approvedAt: $0.approvedAt.formatted(.iso8601), matches: $0.sha256 == leaf?.sha256Fingerprint,
                     honoured: $0.sha256 == leaf?.sha256Fingerprint && !refused)
@@ -186,18 +172,11 @@ extension Vigil {
             return approvals.isEmpty ? nil : approvals
         }
 
-        /// The accounts of this origin whose certificate, reviewed when they were added, is another
-        /// than `leaf`: a change to ask about before approving anything (read only).
-        static func accountsReviewedWithAnother(_ endpoint: Endpoint, leaf: Certificate?) async -> [String] {
-            guard let leaf, let database = await VigilDatabase.lookingOnly(path: VigilDatabase.defaultPath()),
-                let accounts = try? await Accounts(database: database).list()
-            else { return [] }
-            return accounts.filter { account in
-                guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: endpoint),
-                    let reviewed = (try? account.reviewedChain())??.first
-                else { return false }
-                return reviewed.sha256Fingerprint != leaf.sha256Fingerprint
-            }.map(\.id).sorted()
+        /// The accounts of the server whose certificate, reviewed when they were added, is another
+        /// than `leaf`: a change to ask about before approving anything.
+        static func accountsReviewedWithAnother(_ known: KnownCertificates, leaf: Certificate?) -> [String] {
+            guard let leaf else { return [] }
+            return known.reviewed.filter { $0.sha256 != leaf.sha256Fingerprint }.map(\.account).sorted()
         }
 
         /// After an untrusted verdict, the ways forward: the CA file that would make the chain
@@ -285,8 +264,10 @@ extension Vigil {
                     evaluation = evaluation.requiring(revocation: report)
                 }
             }
+            // What the user's store knows of this server, read once (approvals, reviewed leaves).
+            let known = if let live { await KnownCertificates.read(for: live.endpoint) } else { KnownCertificates() }
             if let live, evaluation.locallyAddedAnchor != nil {
-                evaluation = await Self.markingInterception(evaluation, leaf: chain.first, at: live.endpoint)
+                evaluation = Self.markingInterception(evaluation, leaf: chain.first, at: live.endpoint, known: known)
             }
             logger.privacy.notice(
                 "Verdict for \(target.url ?? "files"): \(public: evaluation.verdict.isTrusted ? "trusted" : "untrusted")",
@@ -309,13 +290,13 @@ extension Vigil {
             var report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
             let refusals = ApprovalRule.refusals(evaluation, sent: chain)
             if let live {
-                report.approvals = await Self.approvals(for: live.endpoint, leaf: chain.first, refused: !refusals.isEmpty)
+                report.approvals = Self.approvals(known, leaf: chain.first, refused: !refusals.isEmpty)
             }
             if !evaluation.verdict.isTrusted {
                 var steps = nextSteps(evaluation, sent: chain, approvals: report.approvals ?? [])
                 // A certificate other than the one reviewed for an account here: that comes first.
-                if let live, !steps.isEmpty {
-                    let changed = await Self.accountsReviewedWithAnother(live.endpoint, leaf: chain.first)
+                if live != nil, !steps.isEmpty {
+                    let changed = Self.accountsReviewedWithAnother(known, leaf: chain.first)
                     if !changed.isEmpty {
                         steps.insert(
                             "First: this is not the certificate reviewed for account \(changed.joined(separator: ", ")) of this server. Ask the server's administrator why it changed before trusting or approving anything (vigil account check \(changed[0]) shows the change).",

@@ -1,0 +1,31 @@
+import VigilCertificates
+import VigilHTTP
+import VigilStore
+import VigilText
+
+/// What this user's store knows of one server, for `inspect`: its active approvals and the leaves
+/// reviewed when its accounts were added. Read once per inspection, only looked at
+/// (``VigilStore/VigilDatabase/lookingOnly(path:)``: never created or migrated); empty without a
+/// database.
+struct KnownCertificates {
+    /// The active approvals for the server's host (in canonical form) and port, oldest first.
+    var approvals: [ApprovedCertificate] = []
+    /// The accounts of the server's origin, by id, each with its reviewed leaf's SHA-256.
+    var reviewed: [(account: String, sha256: String)] = []
+
+    static func read(for endpoint: Endpoint) async -> KnownCertificates {
+        guard let database = await VigilDatabase.lookingOnly(path: VigilDatabase.defaultPath()) else { return KnownCertificates() }
+        var known = KnownCertificates()
+        let host = HostName.canonical(endpoint.host)
+        known.approvals = ((try? await CertificateApprovals(database: database).list()) ?? []).filter {
+            $0.port == endpoint.port && HostName.canonical($0.host) == host
+        }
+        for account in (try? await Accounts(database: database).list()) ?? [] {
+            guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: endpoint),
+                let leaf = (try? account.reviewedChain())??.first
+            else { continue }
+            known.reviewed.append((account.id, leaf.sha256Fingerprint))
+        }
+        return known
+    }
+}
