@@ -109,6 +109,14 @@ let package = Package(
             dependencies: ["CLazyLibrary"],
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
+        // Vigil's certificate checks written in C over system OpenSSL, each in a .c file of its own:
+        // OCSP (ocsp.c), CRLs (crl.c), must-staple (must_staple.c), certificate policies (policies.c),
+        // client identities from PKCS#12 or PEM (identity.c) and from a PKCS#11 token (token.c). Its
+        // header names OpenSSL's types by struct tag only. Used by VigilCertificates only.
+        .target(
+            name: "CVigilPKI",
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+        ),
         // System OpenSSL for the host simulator's own test CA (revocation scenarios mint their
         // certificates, CRLs and OCSP answers at run time); used by VigilSimulator only.
         .systemLibrary(
@@ -127,7 +135,7 @@ let package = Package(
         // policies and profiles, revocation evaluation, and the approval rule.
         .target(
             name: "VigilCertificates",
-            dependencies: ["VigilErrors", "VigilText", "COpenSSL", "VigilRules"],
+            dependencies: ["VigilErrors", "VigilText", "COpenSSL", "CVigilPKI", "VigilRules"],
             swiftSettings: strictSettings
         ),
         // XDG base directories, private files and path names, in one place (no dependencies).
@@ -306,7 +314,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VigilCertificatesTests",
-            dependencies: ["VigilCertificates", "VigilRules", "VigilTestSupport"],
+            dependencies: ["VigilCertificates", "CVigilPKI", "VigilRules", "VigilTestSupport"],
             swiftSettings: strictSettings
         ),
         // Replays the committed fuzz corpus (Fuzz/corpus/) through the parsers make fuzz searches.

@@ -80,9 +80,9 @@ enum OpenSSLSupport {
 
     static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
         guard let time else { return nil }
-        var seconds: Int64 = 0
-        guard vigil_asn1_time_to_unix(time, &seconds) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
+        var fields = tm()
+        guard ASN1_TIME_to_tm(time, &fields) == 1 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&fields)))
     }
 
     static func bytes(of string: UnsafePointer<ASN1_STRING>?) -> [UInt8] {

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CVigilPKI
 import FoundationEssentials
 import Glibc
 

@@ -289,7 +289,7 @@ extension Vigil {
             }
             var report = InspectReport(target: target, evaluation: evaluation, sent: chain, connection: connection)
             let refusals = ApprovalRule.refusals(evaluation, sent: chain)
-            if let live {
+            if live != nil {
                 report.approvals = Self.approvals(known, leaf: chain.first, refused: !refusals.isEmpty)
             }
             if !evaluation.verdict.isTrusted {

@@ -23,7 +23,7 @@ struct LazyLibraryTests {
         }
         #expect(failed)
         #expect(found == nil && missing == nil, "all or nothing: strlen was found, yet its slot stays empty")
-        #expect(String(cString: problem).contains("libc.so.6 has no vigil_no_such_function"))
+        #expect(String(decoding: problem.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).contains("libc.so.6 has no vigil_no_such_function"))
     }
 
     /// `readelf -n` on the built vigil names libcurl and libsecret in `.note.dlopen` notes (FDO,
