@@ -63,6 +63,37 @@ public struct AccountSetup: Sendable {
     }
 
     private mutating func adding(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> Account {
+        // 0. What can be refused before anything is sent.
+        let (requested, firstEndpoint) = try await startingPoint(server: server, user: user, interaction: interaction)
+        // 1, 2 and 4. The server reviewed, its status.php read, its redirects approved.
+        var reached = try await reachServer(requested, at: firstEndpoint, interaction: interaction)
+        try await refuseDuplicate(user, on: reached.base)
+        do {
+            await interaction.progress("\(reached.base) is \(Self.productPhrase(reached.product)) server.")
+            // 3. Which method.
+            let (method, detection) = try await chooseMethod(on: &reached, interaction: interaction)
+            // 5. The login, proved on the user's files before anything is kept.
+            return try await logInAndKeep(user: user, with: method, detection: detection, on: reached, interaction: interaction)
+        } catch let error as HTTPError where error.code == .untrustedCertificate {
+            throw Self.certificateChanged(at: reached.endpoint, error)
+        }
+    }
+
+    /// The server setup reached: its base URL and endpoint after approved redirects, the client
+    /// whose policy holds its reviewed certificate, that chain, and the product status.php names.
+    struct ServerReached {
+        var base: String
+        var endpoint: Endpoint
+        var client: HTTPClient
+        var reviewedChain: [Certificate]
+        var product: String?
+    }
+
+    /// Step 0: a URL with user information, another server than the administrator locked, a client
+    /// certificate no server should take, no keyring, not https (plain HTTP is offered its https
+    /// upgrade), a user name that cannot be one, an account that exists already: each refused
+    /// before anything is sent. Returns the https URL asked for and its endpoint.
+    mutating func startingPoint(server: String, user: String, interaction: any AccountSetupInteraction) async throws -> (String, Endpoint) {
         // User information is looked for in the text itself, so that a URL no parser accepts (a
         // password with '#' or '/') is caught too, and never echoed.
         if Self.hasUserInformation(server) {
@@ -88,26 +119,26 @@ public struct AccountSetup: Sendable {
         if plain {
             requested = try await upgradedFromPlainHTTP(requested, interaction: interaction)
         }
-        guard requested.lowercased().hasPrefix("https://"), let firstEndpoint = try? Endpoint(url: requested) else {
+        guard requested.lowercased().hasPrefix("https://"), let endpoint = try? Endpoint(url: requested) else {
             throw AccountSetupError(.invalidURL, "\(server) is not an https URL; accounts are added over https only.")
         }
-        if plain { await carryCredentials(from: server, to: firstEndpoint, interaction: interaction) }
+        if plain { await carryCredentials(from: server, to: endpoint, interaction: interaction) }
         guard !user.isEmpty, !user.contains(":"), !user.contains("/") else {
             throw AccountSetupError(.invalidURL, "The user name must be non-empty, without ':' or '/'.")
         }
         try await refuseDuplicate(user, on: requested)
+        return (requested, endpoint)
+    }
 
-        // 1-2. Each server in the chain: its certificate reviewed before anything is sent to it,
-        // then status.php. A redirect of status.php to another server's status.php may be
-        // approved; the setup then starts again at the new server, with nothing carried over.
+    /// Steps 1, 2 and 4, for each server in turn: its certificate reviewed before anything is sent
+    /// to it, then status.php. A redirect of status.php to another server's status.php may be
+    /// approved; the setup then starts again at the new server, with nothing carried over.
+    mutating func reachServer(_ requested: String, at firstEndpoint: Endpoint, interaction: any AccountSetupInteraction) async throws -> ServerReached {
         var base = requested
         var endpoint = firstEndpoint
-        var client: HTTPClient
-        var reviewedChain: [Certificate] = []
-        var product: String?
         var hops = 0
         while true {
-            (client, reviewedChain) = try await reviewedClient(for: endpoint, interaction: interaction)
+            let (client, reviewedChain) = try await reviewedClient(for: endpoint, interaction: interaction)
             let status: HTTPResponse
             do {
                 let retried = options.retriedStatuses, clearsCookies = options.validatorFlags.contains("clear-cookies")
@@ -126,8 +157,8 @@ public struct AccountSetup: Sendable {
             if let proxy = AccessProxyPage.recognize(status) { throw AccessProxyPage.error(proxy, at: base, hadHeaders: options.accessHeaders != nil) }
             guard let redirect = status.redirect else {
                 try Self.checkStatus(status, base: base, tries: options.retryDelays.count + 1, minimumVersion: options.minimumServerVersion)
-                product = JSONValue.parseObject(status.body)?["productname"]?.string
-                break
+                let product = JSONValue.parseObject(status.body)?["productname"]?.string
+                return ServerReached(base: base, endpoint: endpoint, client: client, reviewedChain: reviewedChain, product: product)
             }
             let target = try Self.serverBase(redirectedTo: redirect, statusPath: options.statusPath)
             try checkURLLock(target, redirect: redirect)
@@ -147,90 +178,103 @@ public struct AccountSetup: Sendable {
             endpoint = next
             hops += 1
         }
-        try await refuseDuplicate(user, on: base)
+    }
 
-        do {
-            await interaction.progress("\(base) is \(Self.productPhrase(product)) server.")
-
-            // 3. Which method?
-            var detection = try await AuthenticationDetector(client: client, paths: options.paths, logger: logger).detect(server: base, product: product)
-            try Self.stopOnRedirect(detection.redirects.first)
-            if options.allowedMethods?.contains(.openIDConnect) ?? true,
-                let both = try await addProvider(to: &detection, server: endpoint, serverLeaf: reviewedChain.first, interaction: interaction)
-            {
-                client = both
-            }
-            var ranked = AuthenticationMethodRanking.rank(methods.offered(by: detection), allowed: options.allowedMethods, preferred: options.preferredMethods)
-            // OAuth2 needs a client registered on this server (OpenID Connect can register one);
-            // without one it is passed over for the next method, and the user is told why.
-            if ranked.contains(.oauth2), options.method != .oauth2, options.oauth2Client(for: base) == nil {
-                let wouldHaveBeenChosen = ranked.first == .oauth2
-                ranked.removeAll { $0 == .oauth2 }
-                if wouldHaveBeenChosen {
-                    await interaction.progress(
-                        "OAuth2 is offered, but no OAuth2 client is configured for \(base) (authentication-oauth2.oa2-client-id, registered on this server by authentication-oauth2.oa2-client-server or bookmark.default-url): trying the next method."
-                    )
-                }
-            }
-            await interaction.progress(
-                "Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", "))."
-            )
-            if let problem = detection.rejectedOpenIDConnect, options.allowedMethods?.contains(.openIDConnect) ?? true {
-                throw AccountSetupError(
-                    .responseRejected,
-                    "\(base) offers OpenID Connect through an unsafe discovery document: \(problem) Vigil refuses the server rather than fall back to another method."
-                )
-            }
-            let chosen = try Self.choose(ranked: ranked, forced: options.method)
-            // A password given in advance (--password-stdin) is for Basic: a browser login chosen
-            // instead would wait for a person who is not there. Said at once, with what is offered.
-            if options.passwordGiven, options.method == nil, chosen != .basicAuth {
-                throw AccountSetupError(
-                    .noUsableMethod,
-                    "A password was given (--password-stdin), but \(base) offers no Basic authentication that the settings allow: it offers \(ranked.map(\.rawValue).joined(separator: ", ")), which log in through a browser. Run without --password-stdin, or choose one with --method."
-                )
-            }
-            guard let method = methods.method(chosen) else {
-                throw AccountSetupError(
-                    .unsupportedMethod,
-                    "The method picked, \(chosen.rawValue), is not one Vigil has"
-                        + (ranked.contains(where: { $0 != chosen }) ? "; choose another one the server offers with the method option." : "."))
-            }
-
-            // 5. The login, proved on the user's files before anything is kept.
-            let context = AuthenticationContext(server: base, user: user, client: client, detection: detection, settings: options.authentication(for: base))
-            let started = Date()
-            let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
-            // After a browser login the server says who logged in (the user typed a login hint);
-            // it must be the user asked for, and the account is named as the server names them.
-            let serverUser = method.usesTokens ? try await loggedInUser(login, base: base, expected: user, client: client) : user
-            if serverUser != user { try await refuseDuplicate(serverUser, on: base) }
-            try await checkFiles(login, base: base, user: serverUser, client: client, newToken: method.usesTokens)
-            var account = Account(
-                server: base, user: serverUser, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reviewedChain),
-                clientID: login.clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: login.revocationEndpoint,
-                tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
-            account.issuer = login.issuer
-            account.subject = login.subject
-            account.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
-            account.trustAnchorsPEM = options.trustAnchorsPEM
-            var secrets = login.secrets
-            // The client certificate and access headers are kept only for the origin they go to.
-            if let identity = options.clientIdentity, let origin = try? Endpoint(url: base), options.credentialsOrigin?.isSameOrigin(as: origin) == true {
-                account.clientCertificatePEM = Self.pem(identity.chain)
-                secrets[.clientKey] = identity.key.withStoredForm { Secret($0) }
-            }
-            if let headers = options.accessHeaders, let origin = try? Endpoint(url: base), options.credentialsOrigin?.isSameOrigin(as: origin) == true {
-                account.accessHeaderNames = headers.names.joined(separator: ",")
-                secrets[.accessHeaders] = headers.withText { Secret($0) }
-            }
-            await describe(base: base, login: login, client: client, interaction: interaction)
-            try await registry.add(account, secrets: secrets)
-            logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
-            return account
-        } catch let error as HTTPError where error.code == .untrustedCertificate {
-            throw Self.certificateChanged(at: endpoint, error)
+    /// Step 3: the methods detected without credentials (an OpenID Connect provider on its own
+    /// host reviewed too, which gives `reached` a client that trusts both), filtered and ranked by
+    /// the settings; OAuth2 passed over without a registered client; the one picked, or why none.
+    func chooseMethod(on reached: inout ServerReached, interaction: any AccountSetupInteraction) async throws -> (
+        any AuthenticationMethod, AuthenticationDetection
+    ) {
+        let base = reached.base
+        var detection = try await AuthenticationDetector(client: reached.client, paths: options.paths, logger: logger).detect(
+            server: base, product: reached.product)
+        try Self.stopOnRedirect(detection.redirects.first)
+        if options.allowedMethods?.contains(.openIDConnect) ?? true,
+            let both = try await addProvider(to: &detection, server: reached.endpoint, serverLeaf: reached.reviewedChain.first, interaction: interaction)
+        {
+            reached.client = both
         }
+        var ranked = AuthenticationMethodRanking.rank(methods.offered(by: detection), allowed: options.allowedMethods, preferred: options.preferredMethods)
+        // OAuth2 needs a client registered on this server (OpenID Connect can register one);
+        // without one it is passed over for the next method, and the user is told why.
+        if ranked.contains(.oauth2), options.method != .oauth2, options.oauth2Client(for: base) == nil {
+            let wouldHaveBeenChosen = ranked.first == .oauth2
+            ranked.removeAll { $0 == .oauth2 }
+            if wouldHaveBeenChosen {
+                await interaction.progress(
+                    "OAuth2 is offered, but no OAuth2 client is configured for \(base) (authentication-oauth2.oa2-client-id, registered on this server by authentication-oauth2.oa2-client-server or bookmark.default-url): trying the next method."
+                )
+            }
+        }
+        await interaction.progress(
+            "Authentication methods offered: \(detection.methods.map(\.identifier.rawValue).joined(separator: ", ")); ranked: \(ranked.map(\.rawValue).joined(separator: ", "))."
+        )
+        if let problem = detection.rejectedOpenIDConnect, options.allowedMethods?.contains(.openIDConnect) ?? true {
+            throw AccountSetupError(
+                .responseRejected,
+                "\(base) offers OpenID Connect through an unsafe discovery document: \(problem) Vigil refuses the server rather than fall back to another method."
+            )
+        }
+        let chosen = try Self.choose(ranked: ranked, forced: options.method)
+        // A password given in advance (--password-stdin) is for Basic: a browser login chosen
+        // instead would wait for a person who is not there. Said at once, with what is offered.
+        if options.passwordGiven, options.method == nil, chosen != .basicAuth {
+            throw AccountSetupError(
+                .noUsableMethod,
+                "A password was given (--password-stdin), but \(base) offers no Basic authentication that the settings allow: it offers \(ranked.map(\.rawValue).joined(separator: ", ")), which log in through a browser. Run without --password-stdin, or choose one with --method."
+            )
+        }
+        guard let method = methods.method(chosen) else {
+            throw AccountSetupError(
+                .unsupportedMethod,
+                "The method picked, \(chosen.rawValue), is not one Vigil has"
+                    + (ranked.contains(where: { $0 != chosen }) ? "; choose another one the server offers with the method option." : "."))
+        }
+        return (method, detection)
+    }
+
+    /// Step 5: the login; the user the server says logged in (after a browser login) must be the
+    /// one asked for; the login proved on the user's files; then the account, with its reviewed
+    /// chain and the client certificate and access headers for their own origin only, kept with
+    /// its secrets in one step.
+    func logInAndKeep(
+        user: String, with method: any AuthenticationMethod, detection: AuthenticationDetection, on reached: ServerReached,
+        interaction: any AccountSetupInteraction
+    ) async throws -> Account {
+        let base = reached.base, client = reached.client
+        let context = AuthenticationContext(server: base, user: user, client: client, detection: detection, settings: options.authentication(for: base))
+        let started = Date()
+        let login = try await Self.mapped { try await method.logIn(context, interaction: interaction) }
+        // After a browser login the server says who logged in (the user typed a login hint);
+        // it must be the user asked for, and the account is named as the server names them.
+        let serverUser = method.usesTokens ? try await loggedInUser(login, base: base, expected: user, client: client) : user
+        if serverUser != user { try await refuseDuplicate(serverUser, on: base) }
+        try await checkFiles(login, base: base, user: serverUser, client: client, newToken: method.usesTokens)
+        var account = Account(
+            server: base, user: serverUser, method: method.identifier.rawValue, reviewedChainPEM: Self.pem(reached.reviewedChain),
+            clientID: login.clientID, tokenEndpoint: login.tokenEndpoint, revocationEndpoint: login.revocationEndpoint,
+            tokenExpiresAt: AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started))
+        account.issuer = login.issuer
+        account.subject = login.subject
+        account.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
+        account.trustAnchorsPEM = options.trustAnchorsPEM
+        var secrets = login.secrets
+        // The client certificate and access headers are kept only for the origin they go to.
+        let origin = try? Endpoint(url: base)
+        let ownOrigin = origin.map { options.credentialsOrigin?.isSameOrigin(as: $0) == true } ?? false
+        if let identity = options.clientIdentity, ownOrigin {
+            account.clientCertificatePEM = Self.pem(identity.chain)
+            secrets[.clientKey] = identity.key.withStoredForm { Secret($0) }
+        }
+        if let headers = options.accessHeaders, ownOrigin {
+            account.accessHeaderNames = headers.names.joined(separator: ",")
+            secrets[.accessHeaders] = headers.withText { Secret($0) }
+        }
+        await describe(base: base, login: login, client: client, interaction: interaction)
+        try await registry.add(account, secrets: secrets)
+        logger.privacy.notice("Added an account on \(base) (\(public: account.method))", metadata: ["tags": "setup"])
+        return account
     }
 
     /// "an ownCloud/OpenCloud", or the product status.php names ("a Nextcloud"), in words.
