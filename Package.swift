@@ -66,6 +66,7 @@ let package = Package(
         .library(name: "VigilErrors", targets: ["VigilErrors"]),
         .library(name: "VigilText", targets: ["VigilText"]),
         .library(name: "VigilSimulator", targets: ["VigilSimulator"]),
+        .library(name: "VigilSimulatorTesting", targets: ["VigilSimulatorTesting"]),
         .executable(name: "vigil", targets: ["vigil"]),
         .executable(name: "vigil-simulator", targets: ["vigil-simulator"]),
     ],
@@ -247,6 +248,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A test client for the simulated cloud with two transports, as Hummingbird's testing offers
+        // .router and .live: in process (the responder answers, journalled as a listener would; no
+        // port) and live (real listeners, HTTPS verified against the simulator's CA, over NIO).
+        // For Vigil's tests and for embedders testing their own clients.
+        .target(
+            name: "VigilSimulatorTesting",
+            dependencies: [
+                "VigilSimulator", "VigilErrors",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // `vigil simulate`: the client (VigilAccounts's account setup) held to every simulator scenario.
         // The one module that sees both sides; the simulator itself still imports no client code.
         .target(
@@ -308,7 +324,7 @@ let package = Package(
         // Helpers for tests only: paths, a real openssl s_server on loopback, running the CLI.
         .target(
             name: "VigilTestSupport",
-            dependencies: ["VigilSimulator"],
+            dependencies: ["VigilSimulator", "VigilSimulatorTesting"],
             path: "Tests/VigilTestSupport",
             swiftSettings: strictSettings
         ),
@@ -372,7 +388,7 @@ let package = Package(
         .testTarget(
             name: "VigilSimulatorTests",
             dependencies: [
-                "VigilSimulator", "VigilTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "VigilSimulator", "VigilSimulatorTesting", "VigilTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],

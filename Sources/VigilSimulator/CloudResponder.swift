@@ -126,6 +126,14 @@ public final class CloudResponder: Sendable {
         state.withLock { $0.bases[key] = url }
     }
 
+    /// As ``setBase(_:_:)``, unless a listener set it already (an in-process answer before or
+    /// beside a run names the listener's URL, never a made-up one).
+    func setBaseUnlessSet(_ key: String, _ url: String) {
+        state.withLock { state in
+            if state.bases[key] == nil { state.bases[key] = url }
+        }
+    }
+
     func resolve(_ template: String, path: String) -> String {
         let text = state.withLock { state in
             var text = template

@@ -10,6 +10,7 @@ public struct SimulatorError: CodedError, CustomStringConvertible, Sendable {
             case refusedAddress = "refused-address"
             case missingCertificate = "missing-certificate"
             case startFailed = "start-failed"
+            case unknownHost = "unknown-host"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -23,6 +24,8 @@ public struct SimulatorError: CodedError, CustomStringConvertible, Sendable {
         public static let missingCertificate = Code(.missingCertificate)
         /// The simulator or its journal could not start.
         public static let startFailed = Code(.startFailed)
+        /// A request names a host or scheme the simulator does not serve.
+        public static let unknownHost = Code(.unknownHost)
         /// The code's stable text, such as `unknown-scenario`.
         public var description: String { base.rawValue }
     }

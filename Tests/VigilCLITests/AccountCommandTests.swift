@@ -622,8 +622,8 @@ struct AccountCommandTests {
             process.arguments = arguments
             process.environment = environment
             process.standardInput = FileHandle.nullDevice
-            FileManager.default.createFile(atPath: output, contents: nil)
-            FileManager.default.createFile(atPath: errors, contents: nil)
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.standardOutput = FileHandle(forWritingAtPath: output)
             process.standardError = FileHandle(forWritingAtPath: errors)
             try process.run()

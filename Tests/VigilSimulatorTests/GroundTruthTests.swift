@@ -112,27 +112,4 @@ struct GroundTruthTests {
         #expect(ClientHello(record: Array(record.prefix(40))) == nil, "a ClientHello cut short is not whole yet")
         #expect(ClientHello(record: Array("GET / HTTP/1.1\r\n\r\n".utf8)) == nil)
     }
-
-    @Test func aClientCanUploadCreateMoveAndDelete() async throws {
-        try await withRunningSimulator("valid") { (running) async throws in
-            let user = ["--user", "alice:alice-test-password"]
-            let base = "/remote.php/dav/files/alice/"
-            #expect(try await running.curl(user + ["-X", "MKCOL"], url: running.url(path: base + "New%20folder")).status == 201)
-            #expect(try await running.curl(user + ["-X", "PUT", "--data-binary", "x"], url: running.url(path: base + "New%20folder/a.txt")).status == 201)
-            let file = try TestPaths.temporaryDirectory().appendingPathComponent("upload.txt")
-            try Data("uploaded\n".utf8).write(to: file)
-            #expect(try await running.curl(user + ["-T", file.path], url: running.url(path: base + "New%20folder/b.txt")).status == 201)
-            let move = try await running.curl(
-                user + ["-X", "MOVE", "-H", "Destination: \(running.url(path: base + "b.txt"))"], url: running.url(path: base + "New%20folder/b.txt"))
-            #expect(move.status == 201)
-            let back = try await running.curl(user, url: running.url(path: base + "b.txt"))
-            #expect(back.status == 200 && back.body == "uploaded\n", "\(back.body)")
-            let listing = try await running.curl(user + ["-X", "PROPFIND", "-H", "Depth: 1"], url: running.url(path: base))
-            #expect(listing.body.contains("<d:href>\(base)b.txt</d:href>") && listing.body.contains("<d:href>\(base)New%20folder/</d:href>"), "\(listing.body)")
-            #expect(try await running.curl(user + ["-X", "DELETE"], url: running.url(path: base + "New%20folder")).status == 204)
-            #expect(try await running.curl(user, url: running.url(path: base + "New%20folder/a.txt")).status == 404)
-            // Another user's files stay out of reach.
-            #expect(try await running.curl(user + ["-X", "PROPFIND"], url: running.url(path: "/remote.php/dav/files/bob/")).status == 403)
-        }
-    }
 }

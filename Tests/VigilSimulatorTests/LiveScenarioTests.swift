@@ -78,68 +78,6 @@ struct HTTPScenarioTests {
     let alice = ["-u", "alice:alice-test-password"]
     let dav = "/remote.php/dav/files/alice/"
 
-    @Test func validServerSpeaksOwnCloud() async throws {
-        try await withRunningSimulator("valid") { (running) async throws in
-            let status = try await running.curl([], url: running.url())
-            #expect(status.body.contains(#""installed":true"#) && status.body.contains(#""maintenance":false"#))
-            let anonymous = try await running.curl(["-X", "PROPFIND"], url: running.url(path: dav))
-            #expect(anonymous.status == 401)
-            #expect(anonymous.headers.contains("WWW-Authenticate: Basic realm=\"ownCloud\""))
-            #expect(anonymous.headers.contains("WWW-Authenticate: Bearer"))
-            #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 207)
-            #expect(try await running.curl(["-X", "PROPFIND", "-u", "alice:wrong"], url: running.url(path: dav)).status == 401)
-            #expect(try await running.curl([], url: running.url(path: "/ocs/v2.php/cloud/capabilities")).body.contains("\"capabilities\""))
-            #expect(try await running.curl(alice, url: running.url(path: "/ocs/v2.php/cloud/user")).body.contains("\"id\":\"alice\""))
-            // The journal saw everything and kept no secret.
-            let entries = running.simulator.journal.entries
-            #expect(entries.count == 6)
-            #expect(entries.filter(\.authorization).count == 3)
-            let encoded = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
-            #expect(!encoded.contains("alice-test-password") && !encoded.contains("YWxpY2U"))
-        }
-    }
-
-    @Test func onlyNotFound() async throws {
-        try await withRunningSimulator("only-404") { (running) async throws in
-            #expect(try await running.curl([], url: running.url()).status == 404)
-            #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 404)
-        }
-    }
-
-    @Test func fiveSecondsOfNotFoundOnTheInjectedClock() async throws {
-        try await withRunningSimulator("five-seconds-of-404") { (running) async throws in
-            #expect(try await running.curl([], url: running.url()).status == 404)
-            running.clock.advance(seconds: 4.9)
-            #expect(try await running.curl([], url: running.url()).status == 404)
-            running.clock.advance(seconds: 0.2)
-            #expect(try await running.curl([], url: running.url()).status == 200)
-        }
-    }
-
-    @Test func rejectDownloads() async throws {
-        try await withRunningSimulator("reject-downloads-500") { (running) async throws in
-            #expect(try await running.curl(alice, url: running.url(path: dav + "report.pdf")).status == 500)
-            #expect(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status == 207)
-        }
-    }
-
-    @Test func authRaceRejectsTheFirstFourThenAccepts() async throws {
-        try await withRunningSimulator("auth-race-condition") { (running) async throws in
-            var statuses: [Int] = []
-            for _ in 0..<5 { statuses.append(try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav)).status) }
-            #expect(statuses == [401, 401, 401, 401, 207])
-        }
-    }
-
-    @Test func maintenance() async throws {
-        try await withRunningSimulator("maintenance") { (running) async throws in
-            #expect(try await running.curl([], url: running.url()).body.contains(#""maintenance":true"#))
-            let dav = try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: self.dav))
-            #expect(dav.status == 503)
-            #expect(dav.body.contains("Sabre\\DAV\\Exception\\ServiceUnavailable"))
-        }
-    }
-
     @Test(arguments: [301, 302, 307, 308])
     func crossHostRedirectsAndCredentialsStayBehind(status: Int) async throws {
         try await withRunningSimulator("redirect-cross-host-\(status)") { (running) async throws in
@@ -293,12 +231,4 @@ struct HTTPScenarioTests {
         }
     }
 
-    @Test func apmLoginPageAnswersPropfindWithHTML() async throws {
-        try await withRunningSimulator("apm-login-page") { (running) async throws in
-            let result = try await running.curl(["-X", "PROPFIND"] + alice, url: running.url(path: dav))
-            #expect(result.status == 200)
-            #expect(result.headers.lowercased().contains("content-type: text/html"))
-            #expect(result.body.contains("<form"))
-        }
-    }
 }
