@@ -74,7 +74,16 @@ extension AccountSetup {
         current.revocationEndpoint = login.revocationEndpoint ?? current.revocationEndpoint
         current.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
         // A new app password replaces the old, which is revoked at the server (best effort).
-        let previous = method.identifier == .loginFlowV2 ? try? await secrets.secret(for: SecretKey(account: current.secretAccount, kind: .password)) : nil
+        var previous: Secret?
+        if method.identifier == .loginFlowV2 {
+            do {
+                previous = try await secrets.secret(for: SecretKey(account: current.secretAccount, kind: .password))
+            } catch {
+                await interaction.progress(
+                    "The previous app password could not be read from the keyring (\(error)), so it was not revoked: remove it in the server's security settings."
+                )
+            }
+        }
         current.tokenExpiresAt = AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started)
         let replaced = try await registry.replace(current, secrets: login.secrets, because: "logged in again")
         // A login that issued no refresh token: the previous login's is not kept beside it.
@@ -133,7 +142,24 @@ extension AccountSetup {
         } else {
             moved = try await accounts.move(id: account.id, to: target, reviewedChainPEM: Self.pem(chain), needsLogin: true)
         }
-        for kind in SecretKey.Kind.allKinds { _ = try? await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+        // The old server's secrets leave the keyring; one that cannot is named, never left unsaid
+        // (no account will find it under the old name again).
+        var left: [String] = []
+        for kind in SecretKey.Kind.allKinds {
+            do { _ = try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) } catch { left.append("\(kind.rawValue) (\(error))") }
+        }
+        if !left.isEmpty {
+            await interaction.progress(
+                "Not removed from the keyring, under \(account.secretAccount): \(left.joined(separator: "; ")). Remove them with your keyring's manager (seahorse, secret-tool)."
+            )
+        }
+        let given = [account.clientCertificatePEM != nil ? "client certificate" : nil, account.accessHeaderNames != nil ? "access headers" : nil]
+            .compactMap { $0 }
+        if !given.isEmpty {
+            await interaction.progress(
+                "The account's \(given.joined(separator: " and ")) were given for \(account.server) and are not carried to \(target): give them again with vigil account edit \(moved.id) --client-certificate FILE / --access-headers-file FILE."
+            )
+        }
         logger.privacy.notice("Moved an account from \(account.server) to \(target)", metadata: ["tags": "setup"])
         return moved
     }

@@ -113,7 +113,16 @@ public struct AccountTokens: Sendable {
             // The provider answered without taking the token (5xx, 429), or the token never left
             // (no connection, a refused certificate): it stays good. Otherwise (a timeout, a cut
             // connection) it may have been taken: the mark stays, and the next refresh asks for a login.
-            if Self.tokenStayedHome(error) { try? await accounts.endRefresh(id: account.id) }
+            if Self.tokenStayedHome(error) {
+                do {
+                    try await accounts.endRefresh(id: account.id)
+                } catch let markError {
+                    // Fails safe (the next refresh asks for a login), but not silently.
+                    logger.privacy.warning(
+                        "The refresh mark of an account on \(account.server) could not be cleared (\(markError)); its next refresh will ask for a new login",
+                        metadata: ["tags": "tokens"])
+                }
+            }
             throw error
         }
         // A rotated refresh token replaces the old one (a provider that keeps it sends none). It is

@@ -124,9 +124,21 @@ public struct ApprovalAudit: Sendable {
         }
         // The accounts' client certificates: expired ones stop their account at the door.
         for account in accountList {
-            guard let pem = account.clientCertificatePEM, let certificate = try? Certificate.parsePEM(pem).first else { continue }
-            let summary = certificate.summary(at: now)
             let who = "account \(account.id) (\(account.user) on \(account.server))"
+            let certificate: Certificate
+            do {
+                guard let chain = try account.clientCertificate(), let leaf = chain.first else { continue }
+                certificate = leaf
+            } catch {
+                problems.append(
+                    Problem(
+                        approval: 0, target: account.server, code: "client-certificate-damaged",
+                        message:
+                            "The client certificate of \(who) is stored damaged; the account cannot present it: vigil account edit \(account.id) --client-certificate FILE."
+                    ))
+                continue
+            }
+            let summary = certificate.summary(at: now)
             if summary.validity.daysLeft < 0 || (certificate.notAfter.map { now > $0 } ?? false) {
                 problems.append(
                     Problem(

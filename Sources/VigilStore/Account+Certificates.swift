@@ -14,6 +14,12 @@ extension Account {
         try Self.certificates(trustAnchorsPEM, what: "CA certificates kept with account \(id)")
     }
 
+    /// The account's client certificate chain (mutual TLS), leaf first: nil when it has none;
+    /// throws ``StoreError`` `damaged` when it cannot be read back (never taken for none).
+    public func clientCertificate() throws -> [Certificate]? {
+        try Self.certificates(clientCertificatePEM, what: "client certificate kept with account \(id)")
+    }
+
     static func certificates(_ pem: String?, what: String) throws -> [Certificate]? {
         guard let pem else { return nil }
         let certificates: [Certificate]

@@ -213,7 +213,8 @@ public struct Accounts: Sendable {
     }
 
     /// Account `id` now lives at `server` (reviewed with `reviewedChainPEM`); with `needsLogin`,
-    /// its credentials stayed behind (tokens belong to the old server). Audited.
+    /// its credentials stayed behind (tokens belong to the old server). Its client certificate and
+    /// access headers, given for the old origin, are not carried over. Audited.
     @discardableResult
     public func move(id: String, to server: String, reviewedChainPEM: String?, needsLogin: Bool, at time: Date = Date()) throws -> Account {
         try database.write { db in
@@ -224,6 +225,10 @@ public struct Accounts: Sendable {
             let old = account.server
             account.server = server
             account.reviewedChainPEM = reviewedChainPEM
+            // A client certificate and access headers were given for the old origin: they are
+            // not carried to another one (their secrets stay with the old server's keyring name).
+            account.clientCertificatePEM = nil
+            account.accessHeaderNames = nil
             if needsLogin {
                 account.needsLogin = true
                 account.tokenExpiresAt = nil

@@ -40,6 +40,13 @@ extension Vigil.AccountCommand {
                     chain = []
                     damage = error.reason
                 }
+                // The same for the client certificate: damaged is never "none".
+                var clientDamage: String?
+                let clientReview: ClientCertificateReview?
+                do { clientReview = try account.clientCertificate().map { ClientCertificateReview(chain: $0) } } catch let error as StoreError {
+                    clientReview = nil
+                    clientDamage = error.reason
+                }
                 let endpoint = URLComponents(string: account.server)
                 let peer = endpoint?.host.map { PeerName(host: $0.trimming(charactersIn: "[]")) }
                 let anchors = try account.trustAnchors()
@@ -49,8 +56,9 @@ extension Vigil.AccountCommand {
                     print(
                         try JSONOutput.text(
                             Shown(
-                                account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [], clientCertificate: Self.clientReview(account)
-                            )))
+                                account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [], clientCertificate: clientReview,
+                                damaged: damage == nil && clientDamage == nil
+                                    ? nil : [damage.map { _ in "reviewedChain" }, clientDamage.map { _ in "clientCertificate" }].compactMap { $0 })))
                     return
                 }
                 print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
@@ -66,11 +74,13 @@ extension Vigil.AccountCommand {
                 // An approval holds only for what an approval can make safe (ApprovalRule).
                 let trusted = judged.map { $0.verdict.isTrusted || (approved && ApprovalRule.refusals($0, sent: chain).isEmpty) } ?? (damage == nil)
                 print(
-                    account.needsLogin
-                        ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)"
-                        : trusted
-                            ? "status: ready"
-                            : "status: REVIEW NEEDED: the reviewed certificate is not trusted now (below); give its CA with vigil account edit \(account.id) --ca-file FILE, or approve it with vigil certificates approve"
+                    clientDamage != nil
+                        ? "status: DAMAGED: the client certificate kept with the account cannot be read back (below): vigil account edit \(account.id) --client-certificate FILE"
+                        : account.needsLogin
+                            ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)"
+                            : trusted
+                                ? "status: ready"
+                                : "status: REVIEW NEEDED: the reviewed certificate is not trusted now (below); give its CA with vigil account edit \(account.id) --ca-file FILE, or approve it with vigil certificates approve"
                 )
                 if let anchors {
                     print(
@@ -102,7 +112,10 @@ extension Vigil.AccountCommand {
                         SafeText.escaped(
                             "access headers: \(names.replacing(",", with: ", ")) (values in the keyring; sent to \(account.server) only)"))
                 }
-                if let review = Self.clientReview(account) {
+                if let clientDamage {
+                    print(SafeText.escaped("client certificate: DAMAGED: \(clientDamage)"))
+                }
+                if let review = clientReview {
                     print(
                         SafeText.escaped(
                             "client certificate: \(review.subject), issued by \(review.issuer), valid to \(review.notAfter) (\(review.daysLeft) days left), \(review.key), SHA-256 \(review.sha256); its key in the keyring"
@@ -129,14 +142,10 @@ extension Vigil.AccountCommand {
         struct Shown: Encodable {
             var account: Account
             var reviewedChain: [CertificateSummary]
-            /// The account's client certificate (mutual TLS), as reviewed; absent when none.
+            /// The account's client certificate (mutual TLS), as reviewed; absent when none (or damaged).
             var clientCertificate: ClientCertificateReview?
-        }
-
-        /// The account's client certificate as a user reviews it; nil when it has none.
-        static func clientReview(_ account: Account) -> ClientCertificateReview? {
-            guard let pem = account.clientCertificatePEM, let chain = try? Certificate.parsePEM(pem), !chain.isEmpty else { return nil }
-            return ClientCertificateReview(chain: chain)
+            /// What is stored and cannot be read back (`reviewedChain`, `clientCertificate`); absent when nothing is.
+            var damaged: [String]?
         }
     }
 }

@@ -291,6 +291,7 @@ extension Vigil {
             let refusals = ApprovalRule.refusals(evaluation, sent: chain)
             if live != nil {
                 report.approvals = Self.approvals(known, leaf: chain.first, refused: !refusals.isEmpty)
+                report.storeUnreadable = known.unreadable.isEmpty ? nil : known.unreadable
             }
             if !evaluation.verdict.isTrusted {
                 var steps = nextSteps(evaluation, sent: chain, approvals: report.approvals ?? [])

@@ -74,6 +74,9 @@ struct InspectReport: Encodable {
     var certificates: [CertificateSummary]
     /// Active approvals for the host and port inspected (live only; absent when none).
     var approvals: [Approval]?
+    /// What this user's store holds about the server and could not be read (a damaged row or
+    /// chain): the approvals and the interception check may be incomplete (absent when none).
+    var storeUnreadable: [String]?
     /// After an untrusted verdict: what the user can do, as commands to run (absent when trusted).
     var nextSteps: [String]?
 

@@ -84,6 +84,11 @@ struct InspectTextRenderer {
                 )
             }
         }
+        for part in report.storeUnreadable ?? [] {
+            lines.append(
+                "  " + terminal.red("[store DAMAGED]")
+                    + " \(t(part)) could not be read: the approvals shown and the check for interception may be incomplete (vigil certificates audit --check)")
+        }
         if let steps = report.nextSteps, !steps.isEmpty {
             lines.append("")
             lines.append("What you can do:")

@@ -12,19 +12,34 @@ struct KnownCertificates {
     var approvals: [ApprovedCertificate] = []
     /// The accounts of the server's origin, by id, each with its reviewed leaf's SHA-256.
     var reviewed: [(account: String, sha256: String)] = []
+    /// What could not be read (a damaged row, a reviewed chain stored damaged): what is above may
+    /// be incomplete, and the interception check with it. Empty when all was read.
+    var unreadable: [String] = []
 
     static func read(for endpoint: Endpoint) async -> KnownCertificates {
         guard let database = await VigilDatabase.lookingOnly(path: VigilDatabase.defaultPath()) else { return KnownCertificates() }
         var known = KnownCertificates()
         let host = HostName.canonical(endpoint.host)
-        known.approvals = ((try? await CertificateApprovals(database: database).list()) ?? []).filter {
-            $0.port == endpoint.port && HostName.canonical($0.host) == host
+        do {
+            known.approvals = try await CertificateApprovals(database: database).list().filter {
+                $0.port == endpoint.port && HostName.canonical($0.host) == host
+            }
+        } catch {
+            known.unreadable.append("the approvals (\(error))")
         }
-        for account in (try? await Accounts(database: database).list()) ?? [] {
-            guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: endpoint),
-                let leaf = (try? account.reviewedChain())??.first
-            else { continue }
-            known.reviewed.append((account.id, leaf.sha256Fingerprint))
+        let accounts: [Account]
+        do { accounts = try await Accounts(database: database).list() } catch {
+            known.unreadable.append("the accounts (\(error))")
+            return known
+        }
+        for account in accounts {
+            guard let server = try? Endpoint(url: account.server), server.isSameOrigin(as: endpoint) else { continue }
+            do {
+                guard let leaf = try account.reviewedChain()?.first else { continue }
+                known.reviewed.append((account.id, leaf.sha256Fingerprint))
+            } catch {
+                known.unreadable.append("the chain reviewed for account \(account.id), stored damaged")
+            }
         }
         return known
     }

@@ -169,9 +169,14 @@ struct AccountCommandTests {
         try await withRunningSimulator("basic-only") { (running) async throws in
             let id = try await addAlice(running)
             let newURL = running.url(host: 2, path: "")
+            // Access headers were given for the old server: they do not follow the account.
+            #expect(try CommandRunner.run("/usr/bin/sqlite3", [database, "UPDATE account SET accessHeaderNames = 'X-Service-Token';"]).status == 0)
             let before = running.simulator.journal.entries.count
             let moved = try await vigil(["account", "move", id, newURL, "--ca-file", TestPaths.caBundle])
             #expect(moved.status == 0 && moved.standardOutput.contains("the password moved with it"), "\(moved.standardOutput)\(moved.standardError)")
+            #expect(
+                moved.standardOutput.contains("access headers were given for") && moved.standardOutput.contains("not carried to"), "\(moved.standardOutput)")
+            #expect(!(try await vigil(["account", "show", id]).standardOutput.contains("access headers:")), "the moved account keeps no access headers")
             let after = running.simulator.journal.entries.dropFirst(before)
             #expect(after.allSatisfy { $0.host == "127.0.0.2" }, "only the new server was asked")
             #expect(after.first?.path == "/status.php" && !(after.first?.authorization ?? true), "reviewed before the password went there")
@@ -524,14 +529,19 @@ struct AccountCommandTests {
     }
 
     /// A stored value that no longer reads back is said to be damaged, never taken for a missing
-    /// one (issue 38): the reviewed chain (check, show, audit) and an approval's kept certificate.
+    /// one (issue 38): the reviewed chain and the client certificate (check, show, audit, inspect)
+    /// and an approval's kept certificate.
     @Test func aDamagedStoredValueIsSaidToBeDamaged() async throws {
         try await withRunningSimulator("self-signed") { (running) async throws in
             let id = try await addApprovingTheSelfSignedCertificate(running)
             let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
             #expect(
                 try CommandRunner.run(
-                    "/usr/bin/sqlite3", [database, "UPDATE account SET reviewedChainPEM = '\(garbage)'; UPDATE approved_certificate SET der = x'3000';"]
+                    "/usr/bin/sqlite3",
+                    [
+                        database,
+                        "UPDATE account SET reviewedChainPEM = '\(garbage)', clientCertificatePEM = '\(garbage)'; UPDATE approved_certificate SET der = x'3000';",
+                    ]
                 )
                 .status == 0)
             let checked = try await vigil(["account", "check", id])
@@ -542,6 +552,21 @@ struct AccountCommandTests {
             let audit = try await vigil(["certificates", "audit", "--check"])
             #expect(audit.standardOutput.contains("account-chain-damaged") && audit.standardOutput.contains("  damaged  "), "\(audit.standardOutput)")
             #expect(!audit.standardOutput.contains("not-kept"), "a damaged certificate is not one Vigil never kept")
+            // The client certificate: damaged, never "none".
+            #expect(
+                shown.standardOutput.contains("client certificate: DAMAGED") && shown.standardOutput.contains("status: DAMAGED"), "\(shown.standardOutput)")
+            #expect(audit.standardOutput.contains("client-certificate-damaged"), "\(audit.standardOutput)")
+            let json = try await vigil(["account", "show", id, "--json"])
+            let damaged = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])["damaged"] as? [String]
+            #expect(damaged == ["reviewedChain", "clientCertificate"], "\(json.standardOutput)")
+            // inspect reads the default database: this one, where it looks. What it cannot read is said.
+            let data = try TestPaths.temporaryDirectory().path
+            try FileManager.default.createDirectory(atPath: data + "/vigil", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: database, toPath: data + "/vigil/vigil.sqlite")
+            let inspected = try await CommandRunner.vigilDetached(["inspect", running.url(path: "")], environment: ["XDG_DATA_HOME": data])
+            #expect(
+                inspected.standardOutput.contains("[store DAMAGED] the chain reviewed for account \(id), stored damaged could not be read"),
+                "\(inspected.standardOutput)")
         }
     }
 
