@@ -116,6 +116,8 @@ let package = Package(
         // header names OpenSSL's types by struct tag only. Used by VigilCertificates only.
         .target(
             name: "CVigilPKI",
+            // COpenSSL: the same OpenSSL headers and library as the Swift side (pkg-config's flags).
+            dependencies: ["COpenSSL"],
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         // System OpenSSL for the host simulator's own test CA (revocation scenarios mint their

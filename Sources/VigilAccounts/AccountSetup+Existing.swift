@@ -75,17 +75,17 @@ extension AccountSetup {
         current.noRefreshToken = method.usesTokens && login.secrets[.refreshToken] == nil
         // A new app password replaces the old, which is revoked at the server (best effort).
         var previous: Secret?
+        var previousUnread: (any Error)?
         if method.identifier == .loginFlowV2 {
-            do {
-                previous = try await secrets.secret(for: SecretKey(account: current.secretAccount, kind: .password))
-            } catch {
-                await interaction.progress(
-                    "The previous app password could not be read from the keyring (\(error)), so it was not revoked: remove it in the server's security settings."
-                )
-            }
+            do { previous = try await secrets.secret(for: SecretKey(account: current.secretAccount, kind: .password)) } catch { previousUnread = error }
         }
         current.tokenExpiresAt = AccountTokens.expiry(expiresIn: login.expiresIn, override: options.tokenLifetimeOverride, from: started)
         let replaced = try await registry.replace(current, secrets: login.secrets, because: "logged in again")
+        if let previousUnread {
+            await interaction.progress(
+                "The previous app password could not be read from the keyring (\(previousUnread)), so it was not revoked: remove it in the server's security settings."
+            )
+        }
         // A login that issued no refresh token: the previous login's is not kept beside it.
         if current.noRefreshToken { _ = try? await secrets.remove(SecretKey(account: current.secretAccount, kind: .refreshToken)) }
         if let previous, let fresh = login.secrets[.password], previous != fresh {

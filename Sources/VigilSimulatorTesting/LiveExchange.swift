@@ -64,6 +64,10 @@ enum LiveExchange {
             return try await promise.futureResult.get()
         } catch let error as SimulatedCloudError {
             throw error
+        } catch let error as NIOSSLError {
+            throw SimulatedCloudError(.connection, "\(listener.url): the TLS handshake failed: \(error).")
+        } catch let error as NIOSSLExtraError {
+            throw SimulatedCloudError(.connection, "\(listener.url): the TLS handshake failed: \(error).")
         } catch {
             throw SimulatedCloudError(.connection, "\(listener.url): \(error).")
         }

@@ -28,6 +28,12 @@ public struct SimulatedCloudClient: Sendable {
         return "\(scheme)://\(address.contains(":") ? "[\(address)]" : address)" + path
     }
 
+    /// `address[:port]` of host `host` over `scheme`, as a `Host` header names it.
+    func authority(host: Int, scheme: String) -> String {
+        let url = self.url(host: host, scheme: scheme, path: "")
+        return url.components(separatedBy: "://").last ?? url
+    }
+
     /// Sends `method` `target` (a path and query) to host `host` over `scheme`, with `headers`
     /// and `body`, and returns the answer. In process, an answer the scenario cuts on the wire
     /// (``VigilSimulator/SimulatedResponse/abort``) throws ``SimulatedCloudError``; live, the
@@ -41,10 +47,13 @@ public struct SimulatedCloudClient: Sendable {
         switch transport {
         case .inProcess:
             var fields: [String: String] = [:]
-            for (name, value) in headers { fields[name.lowercased()] = fields[name.lowercased()].map { $0 + ", " + value } ?? value }
+            // As a client sends it: the host's authority (the responder names issuers and
+            // redirects from it), unless the test gives its own.
+            let withHost = headers.contains { $0.0.lowercased() == "host" } ? headers : [("Host", authority(host: host, scheme: scheme))] + headers
+            for (name, value) in withHost { fields[name.lowercased()] = fields[name.lowercased()].map { $0 + ", " + value } ?? value }
             var request = SimulatedRequest(method: method, target: target, headers: fields, hasBody: !body.isEmpty, scheme: scheme, host: host)
             request.body = body
-            request.headerNames = headers.map(\.0)
+            request.headerNames = withHost.map(\.0)
             let answer = try simulator.answerInProcess(request)
             if let abort = answer.abort {
                 throw SimulatedCloudError(.cutOnTheWire, "The scenario cuts this answer on the wire (\(abort)); only a live transport shows it.")

@@ -76,6 +76,7 @@ extension Vigil.AccountCommand {
                 print(
                     clientDamage != nil
                         ? "status: DAMAGED: the client certificate kept with the account cannot be read back (below): vigil account edit \(account.id) --client-certificate FILE"
+                            + (trusted ? "" : "; and REVIEW NEEDED: the reviewed certificate is not trusted now (below)")
                         : account.needsLogin
                             ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)"
                             : trusted

@@ -49,6 +49,8 @@ struct RevocationCTests {
             ("04:01:05", true),  // not a SEQUENCE
             ("30:04:02:02:00:05", true),  // 5 with a leading zero: not DER, so not readable
             ("30:00", false),  // no feature at all
+            ("30:03:02:01:01:30:03:02:01:05", true),  // a second SEQUENCE after the first, demanding a staple
+            ("30:03:02:01:01:00", true),  // a byte after the SEQUENCE
         ] as [(String?, Bool)])
     func mustStapleIsReadFromTheTLSFeature(value: String?, expected: Bool) throws {
         #expect(try certificate(tlsFeature: value).mustStaple == expected)
