@@ -55,7 +55,9 @@ package enum CommandLauncher {
             EarlyStart.finish()
         } catch {
             // The one place a command's failure becomes its message and exit code: commands throw
-            // (CommandFailure, a Vigil error, an ExitCode), so their `defer` blocks have run.
+            // (CommandFailure, a Vigil error, an ExitCode, an ImmediateExit), so their `defer`
+            // blocks have run.
+            if let end = error as? ImmediateExit { ImmediateExit.now(end.status) }
             EarlyStart.finish()
             if Interruption.signal != nil || error is CommandFailure || error is any VigilError { ExitStatus.fail(error) }
             root.exit(withError: error)

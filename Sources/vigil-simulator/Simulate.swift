@@ -99,10 +99,9 @@ extension VigilSimulatorCommand {
                 source.setEventHandler {
                     service.stop()
                     if let work { try? FileManager.default.removeItem(atPath: work) }
-                    FileHandle.standardError.write(Data("vigil: simulate interrupted; its Secret Service was stopped.\n".utf8))
-                    // _exit: the scenarios' threads are still running, and exit()'s global
+                    // At once: the scenarios' threads are still running, and exit()'s global
                     // destructors would pull their state from under them.
-                    _exit(130)
+                    ImmediateExit.now(130, message: "vigil: simulate interrupted; its Secret Service was stopped.")
                 }
                 source.resume()
                 signalSources.append(source)
@@ -209,8 +208,8 @@ extension VigilSimulatorCommand {
             }
             let service: PrivateSecretService
             do { service = try PrivateSecretService.start() } catch let error as SuiteError { throw CommandFailure(error.reason) }
-            // However the run ends from here (a failure thrown to the launcher included), the private
-            // Secret Service stops; the normal end stops it by hand before `_exit`, which runs no defer.
+            // However the run ends from here (its verdict or a failure, both thrown to the launcher),
+            // the private Secret Service stops.
             defer { service.stop() }
             Self.stopOnSignals(service, removing: keep == nil ? work : nil)
             // The client runs in this process: whatever it might write under HOME, the XDG
@@ -270,12 +269,10 @@ extension VigilSimulatorCommand {
                     print("evidence kept in \(SafeText.escaped(work))" + (work == Self.absolute(keep) ? "" : " (\(SafeText.escaped(keep)) was not empty)"))
                 }
             }
-            service.stop()
-            fflush(nil)
-            // Exit now, without global destructors: idle GLib (libsecret) and NIO threads would
-            // otherwise hold the process for seconds, or meet destroyed globals. A client that
+            // The defer above stops the Secret Service; the launcher then ends the process at once (ImmediateExit): idle GLib (libsecret) and NIO
+            // threads would otherwise hold it for seconds, or meet destroyed globals. A client that
             // could not be scored is exit 2: the suite could not hold it to the scenarios.
-            _exit(report.notScored != nil ? ExitStatus.error : report.succeeded ? 0 : ExitStatus.untrusted)
+            throw ImmediateExit(status: report.notScored != nil ? ExitStatus.error : report.succeeded ? 0 : ExitStatus.untrusted)
         }
     }
 }
