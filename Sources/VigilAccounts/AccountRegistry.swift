@@ -21,10 +21,11 @@ public struct AccountRegistry: Sendable {
     public static let interruptedAfter: TimeInterval = 60
 
     /// Saves `account` (audited) as pending, then its secrets, then marks it complete; if the
-    /// keyring fails, the row and every secret stored so far are removed again and the error is
-    /// thrown. A process killed in between leaves a pending row, which is no account
-    /// (`Accounts.list` leaves it out) and which ``removeInterrupted(before:)`` clears with its
-    /// secrets.
+    /// keyring fails, every secret stored so far and then the row are removed again and the error
+    /// is thrown. A process killed in between, or a secret the keyring would not remove, leaves a
+    /// pending row, which is no account (`Accounts.list` leaves it out) and which
+    /// ``removeInterrupted(before:)`` clears with its secrets: a secret is never left in the
+    /// keyring without a row that leads to it.
     public func add(_ account: Account, secrets kept: [SecretKey.Kind: Secret]) async throws {
         _ = try? await removeInterrupted()
         try await accounts.add(account, pending: true)
@@ -32,8 +33,7 @@ public struct AccountRegistry: Sendable {
             try await store(kept, of: account)
             try await accounts.complete(id: account.id)
         } catch {
-            _ = try? await accounts.remove(id: account.id)
-            for kind in kept.keys { _ = try? await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+            if await removeSecrets(of: account, kinds: Array(kept.keys)) { _ = try? await accounts.remove(id: account.id) }
             throw error
         }
     }
@@ -48,15 +48,25 @@ public struct AccountRegistry: Sendable {
     }
 
     /// Removes the rows of setups interrupted before `time` (a minute ago by default) and every
-    /// secret they may have got; returns how many.
+    /// secret they may have got; returns how many. A row whose secrets the keyring would not all
+    /// remove stays, so that a later run tries again.
     @discardableResult
     public func removeInterrupted(before time: Date = Date().addingTimeInterval(-AccountRegistry.interruptedAfter)) async throws -> Int {
-        let interrupted = try await accounts.pending(before: time)
-        for account in interrupted {
-            for kind in SecretKey.Kind.allKinds { _ = try? await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) }
+        var removed = 0
+        for account in try await accounts.pending(before: time) where await removeSecrets(of: account, kinds: SecretKey.Kind.allKinds) {
             _ = try await accounts.remove(id: account.id)
+            removed += 1
         }
-        return interrupted.count
+        return removed
+    }
+
+    /// Removes `account`'s secrets of `kinds`; true when the keyring removed (or never had) every one.
+    func removeSecrets(of account: Account, kinds: [SecretKey.Kind]) async -> Bool {
+        var all = true
+        for kind in kinds {
+            do { _ = try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) } catch { all = false }
+        }
+        return all
     }
 
     func store(_ kept: [SecretKey.Kind: Secret], of account: Account) async throws {

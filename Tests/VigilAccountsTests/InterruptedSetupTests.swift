@@ -35,6 +35,52 @@ struct InterruptedSetupTests {
         #expect(try await database.auditTrail().contains { $0.kind == .accountRemoved && $0.detail == "alice" }, "the removal is audited")
     }
 
+    /// A keyring that will not remove a secret: the pending row that leads to it stays (a secret is
+    /// never left without a row that finds it), and goes, with the secret, once the keyring does.
+    @Test func aRowStaysWhileItsSecretCannotBeRemoved() async throws {
+        let database = try VigilDatabase(path: try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path)
+        let accounts = Accounts(database: database)
+        let secrets = MemorySecretStore()
+        let old = Account(server: "https://cloud.example.test", user: "alice", method: "com.owncloud.basicauth")
+        try await accounts.add(old, pending: true, at: Date().addingTimeInterval(-120))
+        let key = try SecretKey(account: old.secretAccount, kind: .password)
+        try await secrets.store(Secret("alice-password"), for: key)
+
+        let stubborn = AccountRegistry(accounts: accounts, secrets: KeyringRefusingRemoval(secrets))
+        #expect(try await stubborn.removeInterrupted() == 0)
+        #expect(try await accounts.pending(before: .distantFuture).map(\.user) == ["alice"], "the row that leads to the secret stays")
+        // A failed add: the secret it stored cannot be removed, so its pending row stays too.
+        let bob = Account(server: "https://cloud.example.test", user: "bob", method: "com.owncloud.basicauth")
+        await #expect(throws: SecretStoreError.self) {
+            try await AccountRegistry(accounts: accounts, secrets: KeyringRefusingRemoval(secrets, failingStoreOf: .accessToken)).add(
+                bob, secrets: [.password: Secret("bob-password"), .accessToken: Secret("bob-token")])
+        }
+        #expect(try await accounts.pending(before: .distantFuture).map(\.user).sorted() == ["alice", "bob"])
+
+        let working = AccountRegistry(accounts: accounts, secrets: secrets)
+        #expect(try await working.removeInterrupted(before: .distantFuture) == 2)
+        let left = try await secrets.accounts(kind: nil)
+        #expect(try await secrets.secret(for: key) == nil && left.isEmpty, "both rows went with their secrets")
+        #expect(try await accounts.pending(before: .distantFuture).isEmpty)
+    }
+
+    /// A keyring that stores and reads, but never removes (and, if asked, fails to store one kind).
+    final class KeyringRefusingRemoval: SecretStore {
+        let inner: MemorySecretStore
+        let failingStore: SecretKey.Kind?
+        init(_ inner: MemorySecretStore, failingStoreOf kind: SecretKey.Kind? = nil) {
+            self.inner = inner
+            failingStore = kind
+        }
+        func store(_ secret: Secret, for key: SecretKey) throws {
+            if key.kind == failingStore { throw SecretStoreError(.unavailable, "the keyring went away") }
+            try inner.store(secret, for: key)
+        }
+        func secret(for key: SecretKey) throws -> Secret? { try inner.secret(for: key) }
+        func remove(_ key: SecretKey) throws -> Bool { throw SecretStoreError(.denied, "the keyring refused") }
+        func accounts(kind: SecretKey.Kind?) throws -> [String] { try inner.accounts(kind: kind) }
+    }
+
     /// `vigil account add` killed at random points: never an account without its password, and
     /// what is left is cleared.
     @Test(.enabled(if: TestPaths.keyringDirectory != nil, "needs a Secret Service: run `make test`"))
