@@ -1,6 +1,8 @@
 package import ArgumentParser
 import FoundationEssentials
+import VigilPaths
 import VigilSettings
+import VigilText
 
 /// What a shell completes for Vigil's arguments (bash, zsh and fish: swift-argument-parser writes
 /// the scripts from these): files where a path goes, the words an option takes, setting keys,
@@ -15,12 +17,24 @@ package enum Completions {
     /// Every setting's key (`vigil config get|set|unset|explain`).
     package static let settingKeys = CompletionKind.list(SettingsCatalog.all.map(\.key))
 
-    /// The scenarios' names: the fixtures' file names, from `--fixtures` on the line or the
-    /// installed fixtures (the same place `vigil simulate` reads).
+    /// The scenarios' names as the simulator knows them (each fixture's `name` field), in the
+    /// fixtures directory the command would use: `--fixtures` on the line, else the setting
+    /// `host-simulator.fixtures`, else the fixtures installed with Vigil. Names that are not plain
+    /// words are not offered to the shell.
     package static let scenarios = CompletionKind.custom { words, _, _ in
-        let directory = value(of: "--fixtures", in: words) ?? DataLocations.fixtures
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix("known-gaps") && !$0.hasPrefix("client-") }.map { String($0.dropLast(5)) }.sorted()
+        let directory = value(of: "--fixtures", in: words) ?? (try? SettingsLoader().load())?[.simulatorFixtures] ?? DataLocations.fixtures
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") && $0 != "known-gaps.json" }
+        return files.compactMap { file -> String? in
+            guard let data = FileManager.default.contents(atPath: PathName.join(directory, file)),
+                let name = JSONValue.parseObject(Array(data))?["name"]?.string,
+                !name.isEmpty,
+                name.utf8.allSatisfy({
+                    $0 < 0x80
+                        && ($0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0))
+                })
+            else { return nil }
+            return name
+        }.sorted()
     }
 
     /// The value after `option` on the command line being completed (`--database FILE`).

@@ -15,7 +15,7 @@ struct CompletionTests {
     }
 
     /// What bash offers for the last word of `words`, with the script vigil generates.
-    func bash(_ words: [String]) throws -> [String] {
+    func bash(_ words: [String], environment: [String: String] = [:]) throws -> [String] {
         let script = directory + "/vigil.bash"
         try CommandRunner.vigil(["--generate-completion-script", "bash"]).standardOutput.write(toFile: script, atomically: true, encoding: .utf8)
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
@@ -28,7 +28,7 @@ struct CompletionTests {
         let vigilDirectory = URL(fileURLWithPath: TestPaths.vigilBinary).deletingLastPathComponent().path
         let result = try CommandRunner.run(
             "/bin/bash", ["-c", program],
-            environment: CommandRunner.hermetic(["PATH": vigilDirectory + ":/usr/bin:/bin"]), currentDirectory: TestPaths.root.path)
+            environment: CommandRunner.hermetic(["PATH": vigilDirectory + ":/usr/bin:/bin"].merging(environment) { $1 }), currentDirectory: TestPaths.root.path)
         return result.standardOutput.split(separator: "\n").map(String.init)
     }
 
@@ -52,6 +52,21 @@ struct CompletionTests {
             #expect(
                 try await CommandRunner.vigilDetached(["account", "remove", id, "--yes", "--ca-file", TestPaths.caBundle, "--database", database]).status == 0)
         }
+    }
+
+    /// Scenario names are the fixtures' own `name` fields, in the directory the setting
+    /// `host-simulator.fixtures` names (a file name is not a scenario's name; a hostile name is not offered).
+    @Test func scenarioNamesFollowTheFixturesSetting() throws {
+        let fixtures = directory + "/my-fixtures"
+        try FileManager.default.createDirectory(atPath: fixtures, withIntermediateDirectories: true)
+        try #"{"name": "corporate-proxy-lab"}"#.write(toFile: fixtures + "/lab.json", atomically: true, encoding: .utf8)
+        try #"{"name": "corporate-$(touch pwned)"}"#.write(toFile: fixtures + "/hostile.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: directory + "/config/vigil", withIntermediateDirectories: true)
+        try #"{"host-simulator.fixtures": "\#(fixtures)"}"#.write(toFile: directory + "/config/vigil/settings.json", atomically: true, encoding: .utf8)
+        let configured = ["XDG_CONFIG_HOME": directory + "/config"]
+        #expect(try bash(["vigil", "simulate", "--scenario", "corporate"], environment: configured) == ["corporate-proxy-lab"])
+        #expect(try bash(["vigil", "simulate", "--scenario", "mitm-trusted-ca"], environment: configured).isEmpty, "not the installed fixtures")
+        #expect(try bash(["vigil", "simulate", "--fixtures", fixtures, "--scenario", "lab"]).isEmpty, "the file name is not the scenario's name")
     }
 
     /// Completion only looks at a database: a file named by --database that is not Vigil's is
