@@ -28,12 +28,26 @@ public struct AccountRegistry: Sendable {
     /// keyring without a row that leads to it.
     public func add(_ account: Account, secrets kept: [SecretKey.Kind: Secret]) async throws {
         _ = try? await removeInterrupted()
+        // An earlier setup of this very account whose secrets the keyring would not remove: said
+        // as such (not "being added by another vigil"), with what to do.
+        let stuck = try? await accounts.pending(before: Date().addingTimeInterval(-Self.interruptedAfter))
+        if stuck?.contains(where: { $0.secretAccount == account.secretAccount }) == true {
+            throw AccountSetupError(
+                .keyringUnavailable,
+                "An interrupted setup of \(account.user) on \(account.server) left secrets under \(account.secretAccount) that the keyring would not remove; remove them with your keyring's manager (seahorse), then try again."
+            )
+        }
         try await accounts.add(account, pending: true)
+        var written: [SecretKey.Kind] = []
         do {
-            try await store(kept, of: account)
+            for (kind, secret) in kept.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                try await secrets.store(secret, for: SecretKey(account: account.secretAccount, kind: kind))
+                written.append(kind)
+            }
             try await accounts.complete(id: account.id)
         } catch {
-            if await removeSecrets(of: account, kinds: Array(kept.keys)) { _ = try? await accounts.remove(id: account.id) }
+            // What was written goes; the row goes once nothing of it is left in the keyring.
+            if await removeSecrets(of: account, kinds: written) { _ = try? await accounts.remove(id: account.id) }
             throw error
         }
     }
@@ -64,7 +78,13 @@ public struct AccountRegistry: Sendable {
     func removeSecrets(of account: Account, kinds: [SecretKey.Kind]) async -> Bool {
         var all = true
         for kind in kinds {
-            do { _ = try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) } catch { all = false }
+            do {
+                _ = try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind))
+            } catch let error as SecretStoreError where error.code == .invalidKey {
+                // A name the keyring cannot hold: no secret was ever stored under it.
+            } catch {
+                all = false
+            }
         }
         return all
     }

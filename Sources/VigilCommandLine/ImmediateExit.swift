@@ -13,11 +13,12 @@ package struct ImmediateExit: Error {
     /// An end with `status`.
     package init(status: Int32) { self.status = status }
 
-    /// Flushes standard output and error and ends the process with `status`, now: also from a
-    /// signal handler of the command's own, after its clean-up (a signal watched by the command
-    /// itself, not by ``Interruption``).
-    package static func now(_ status: Int32, message: String? = nil) -> Never {
-        fflush(nil)
+    /// Flushes standard output and error (unless `flushing` is false) and ends the process with
+    /// `status`, now. A signal handler of the command's own (a signal watched by the command
+    /// itself, not by ``Interruption``) passes `flushing: false`: a flush could wait for ever on a
+    /// reader that stopped reading, and the signal must end the process.
+    package static func now(_ status: Int32, message: String? = nil, flushing: Bool = true) -> Never {
+        if flushing { fflush(nil) }
         if let message { StandardStream.writeError(message + "\n") }
         EarlyStart.finish()
         _exit(status)

@@ -65,9 +65,10 @@ enum LiveExchange {
         } catch let error as SimulatedCloudError {
             throw error
         } catch let error as NIOSSLError {
-            throw SimulatedCloudError(.connection, "\(listener.url): the TLS handshake failed: \(error).")
-        } catch let error as NIOSSLExtraError {
-            throw SimulatedCloudError(.connection, "\(listener.url): the TLS handshake failed: \(error).")
+            if case .handshakeFailed = error { throw SimulatedCloudError(.connection, "\(listener.url): the TLS handshake failed: \(error).") }
+            throw SimulatedCloudError(.connection, "\(listener.url): TLS: \(error).")
+        } catch let error as NIOSSLExtraError where error == .failedToValidateHostname {
+            throw SimulatedCloudError(.connection, "\(listener.url): the TLS handshake failed: the certificate is not for this address (\(error)).")
         } catch {
             throw SimulatedCloudError(.connection, "\(listener.url): \(error).")
         }

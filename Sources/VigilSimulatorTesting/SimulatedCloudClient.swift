@@ -8,7 +8,7 @@ public import VigilSimulator
 /// try await withSimulatedCloud(scenario, certificatesDirectory: certificates, transport: .inProcess) { cloud in
 ///     let answer = try await cloud.execute("PROPFIND", "/remote.php/dav/files/alice/", headers: [("Authorization", basic)])
 ///     #expect(answer.status == 207)
-///     #expect(cloud.simulator.journal.entries().last?.accepted == true)
+///     #expect(cloud.simulator.journal.entries.last?.accepted == true)
 /// }
 /// ```
 public struct SimulatedCloudClient: Sendable {

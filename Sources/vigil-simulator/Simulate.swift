@@ -101,7 +101,7 @@ extension VigilSimulatorCommand {
                     if let work { try? FileManager.default.removeItem(atPath: work) }
                     // At once: the scenarios' threads are still running, and exit()'s global
                     // destructors would pull their state from under them.
-                    ImmediateExit.now(130, message: "vigil: simulate interrupted; its Secret Service was stopped.")
+                    ImmediateExit.now(130, message: "vigil: simulate interrupted; its Secret Service was stopped.", flushing: false)
                 }
                 source.resume()
                 signalSources.append(source)

@@ -49,13 +49,25 @@ struct InterruptedSetupTests {
         let stubborn = AccountRegistry(accounts: accounts, secrets: KeyringRefusingRemoval(secrets))
         #expect(try await stubborn.removeInterrupted() == 0)
         #expect(try await accounts.pending(before: .distantFuture).map(\.user) == ["alice"], "the row that leads to the secret stays")
-        // A failed add: the secret it stored cannot be removed, so its pending row stays too.
+        // A failed add (its token stored, then its password refused): the token it stored cannot be
+        // removed, so its pending row stays too.
         let bob = Account(server: "https://cloud.example.test", user: "bob", method: "com.owncloud.basicauth")
         await #expect(throws: SecretStoreError.self) {
-            try await AccountRegistry(accounts: accounts, secrets: KeyringRefusingRemoval(secrets, failingStoreOf: .accessToken)).add(
+            try await AccountRegistry(accounts: accounts, secrets: KeyringRefusingRemoval(secrets, failingStoreOf: .password)).add(
                 bob, secrets: [.password: Secret("bob-password"), .accessToken: Secret("bob-token")])
         }
         #expect(try await accounts.pending(before: .distantFuture).map(\.user).sorted() == ["alice", "bob"])
+        // A keyring that took nothing: nothing to remove, so no row is left to block a retry.
+        let carol = Account(server: "https://cloud.example.test", user: "carol", method: "com.owncloud.basicauth")
+        await #expect(throws: SecretStoreError.self) {
+            try await AccountRegistry(accounts: accounts, secrets: KeyringRefusingRemoval(secrets, failingStoreOf: .password)).add(
+                carol, secrets: [.password: Secret("carol-password")])
+        }
+        #expect(try await accounts.pending(before: .distantFuture).map(\.user).sorted() == ["alice", "bob"])
+        // Adding alice again while her old secret is stuck: said as such, not "another vigil".
+        let again = Account(server: "https://cloud.example.test", user: "alice", method: "com.owncloud.basicauth")
+        let stuck = await #expect(throws: AccountSetupError.self) { try await stubborn.add(again, secrets: [.password: Secret("alice-password")]) }
+        #expect(stuck?.code == .keyringUnavailable && stuck?.reason.contains("would not remove") == true, "\(String(describing: stuck))")
 
         let working = AccountRegistry(accounts: accounts, secrets: secrets)
         #expect(try await working.removeInterrupted(before: .distantFuture) == 2)
