@@ -90,18 +90,21 @@ extension VigilSimulatorCommand {
             }
         }
 
-        /// SIGINT, SIGTERM, SIGHUP: the private Secret Service is stopped and removed (and the run's
-        /// directory, unless kept), then exit 130.
-        static func stopOnSignals(_ service: PrivateSecretService, removing work: String?) {
+        /// SIGINT, SIGTERM, SIGHUP: the private Secret Service, once started (``SignalCleanup``), is
+        /// stopped and removed, and the run's directory unless kept; then the process ends with
+        /// 128 + the signal's number, as a shell reports it. Installed before the service starts, so
+        /// that no signal finds it running without a handler that stops it.
+        static func stopOnSignals(_ cleanup: SignalCleanup) {
             for number in [SIGINT, SIGTERM, SIGHUP] {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler {
-                    service.stop()
-                    if let work { try? FileManager.default.removeItem(atPath: work) }
+                    let stopped = cleanup.run()
+                    let name = number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "SIGHUP"
                     // At once: the scenarios' threads are still running, and exit()'s global
                     // destructors would pull their state from under them.
-                    ImmediateExit.now(130, message: "vigil: simulate interrupted; its Secret Service was stopped.", flushing: false)
+                    ImmediateExit.now(
+                        128 + number, message: "vigil: simulate interrupted (\(name))" + (stopped ? "; its Secret Service was stopped." : "."), flushing: false)
                 }
                 source.resume()
                 signalSources.append(source)
@@ -174,6 +177,11 @@ extension VigilSimulatorCommand {
             let work: String
             do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { throw CommandFailure(error.reason) }
             let home = work + "/run.home", temporary = work + "/run.tmp"  // scenario names have no dot
+            // From here a signal, or a failure, leaves nothing behind: the run's directory (unless
+            // kept) and, once it starts, the private Secret Service.
+            let cleanup = SignalCleanup(work: keep == nil ? work : nil)
+            Self.stopOnSignals(cleanup)
+            defer { if keep == nil { try? FileManager.default.removeItem(atPath: work) } }
             do {
                 for directory in [work, home, temporary] {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -208,10 +216,10 @@ extension VigilSimulatorCommand {
             }
             let service: PrivateSecretService
             do { service = try PrivateSecretService.start() } catch let error as SuiteError { throw CommandFailure(error.reason) }
+            cleanup.service = service
             // However the run ends from here (its verdict or a failure, both thrown to the launcher),
             // the private Secret Service stops.
             defer { service.stop() }
-            Self.stopOnSignals(service, removing: keep == nil ? work : nil)
             // The client runs in this process: whatever it might write under HOME, the XDG
             // directories or TMPDIR goes to the run's directories, which are scanned afterwards.
             for (name, value) in XDGDirectories.environment(home: home).merging(["TMPDIR": temporary], uniquingKeysWith: { $1 }) {

@@ -45,8 +45,42 @@ struct SimulateCommandTests {
         let result = try CommandRunner.vigil(
             ["simulate", "--scenario", "valid", "--junit", temporary + "/no-such-directory/simulate.xml"], environment: ["TMPDIR": temporary])
         #expect(result.status == 2 && result.standardError.contains("cannot write the JUnit report"), "\(result.standardError)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("vigil-secret-service-") }
-        #expect(left.isEmpty, "the private Secret Service's directory is left: \(left)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("vigil-") }
+        #expect(left.isEmpty, "the private Secret Service's or the run's directory is left: \(left)")
+        let daemons = try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { $0.allSatisfy(\.isNumber) }.filter { pid in
+            ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains(temporary)
+        }
+        #expect(daemons.isEmpty, "a daemon of the run is still running: \(daemons)")
+    }
+
+    /// SIGTERM during a run: the private Secret Service and the run's directory are gone, no
+    /// daemon of the run is left, and the process ends as a shell reports the signal (143).
+    @Test func aSignalDuringARunLeavesNothingBehind() async throws {
+        let temporary = try TestPaths.temporaryDirectory().path
+        let errors = temporary + "/../simulate-\(UUID().uuidString.prefix(8)).err"
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: errors) }
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in CommandRunner.hermetic(["TMPDIR": temporary]) { environment[key] = value }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
+        process.arguments = ["simulate"]
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: errors)
+        try process.run()
+        func started() -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).contains { $0.hasPrefix("vigil-secret-service-") } }
+        // Until its Secret Service has started (a bound on the loop, not a timing assertion).
+        for _ in 0..<600 where !started() { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(started(), "the run's Secret Service started")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 143, "128 + SIGTERM, as a shell reports it")
+        let said = try String(contentsOfFile: errors, encoding: .utf8)
+        #expect(said.contains("vigil: simulate interrupted (SIGTERM); its Secret Service was stopped."), "\(said)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        #expect(left.isEmpty, "left behind: \(left)")
         let daemons = try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { $0.allSatisfy(\.isNumber) }.filter { pid in
             ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains(temporary)
         }
