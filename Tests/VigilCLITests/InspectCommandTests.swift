@@ -130,6 +130,46 @@ struct InspectCommandTests {
         #expect(far.status == Exit.usage && !far.standardError.contains("did you mean"), "\(far.standardError)")
     }
 
+    /// A hostile CA hides a must-staple demand where a lax reader would miss it (a second
+    /// SEQUENCE after a harmless one): a server that staples nothing is refused, the same in two
+    /// processes; the harmless TLS Feature alone is no demand.
+    @Test func aHiddenMustStapleDemandIsHeld() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        func run(_ arguments: [String]) throws { try CommandRunner.openssl(arguments, in: directory) }
+        try run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=Hostile CA",
+            "-days", "2", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        ])
+        func served(tlsFeature: String) throws -> TLSTestServer {
+            let name = tlsFeature.replacingOccurrences(of: ":", with: "")
+            try run([
+                "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(name).key", "-out", "\(name).csr", "-subj",
+                "/CN=127.0.0.1",
+            ])
+            let extensions = directory.appendingPathComponent("\(name).ext")
+            try "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n1.3.6.1.5.5.7.1.24=DER:\(tlsFeature)\n".write(
+                to: extensions, atomically: true, encoding: .utf8)
+            try run([
+                "x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1", "-extfile", extensions.path,
+                "-out", "\(name).pem",
+            ])
+            return try TLSTestServer(
+                certificateFile: directory.appendingPathComponent("\(name).pem").path, keyFile: directory.appendingPathComponent("\(name).key").path)
+        }
+        let ca = directory.appendingPathComponent("ca.pem").path
+        let hidden = try served(tlsFeature: "30:03:02:01:01:30:03:02:01:05")
+        defer { hidden.stop() }
+        let first = try CommandRunner.vigil(["inspect", hidden.url, "--ca-file", ca])
+        let second = try CommandRunner.vigil(["inspect", hidden.url, "--ca-file", ca])
+        for result in [first, second] {
+            #expect(result.status == Exit.untrusted && result.standardOutput.contains("must-staple"), "\(result.standardOutput)")
+        }
+        let harmless = try served(tlsFeature: "30:03:02:01:01")
+        defer { harmless.stop() }
+        let plain = try CommandRunner.vigil(["inspect", harmless.url, "--ca-file", ca])
+        #expect(plain.status == Exit.trusted && !plain.standardOutput.contains("must-staple"), "\(plain.standardOutput)")
+    }
+
     @Test func liveHostTrustedUntrustedAndJSON() throws {
         let server = try TLSTestServer(case: "valid-127.0.0.1")
         defer { server.stop() }
