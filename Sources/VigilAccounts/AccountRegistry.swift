@@ -27,11 +27,10 @@ public struct AccountRegistry: Sendable {
     /// ``removeInterrupted(before:)`` clears with its secrets: a secret is never left in the
     /// keyring without a row that leads to it.
     public func add(_ account: Account, secrets kept: [SecretKey.Kind: Secret]) async throws {
-        _ = try? await removeInterrupted()
         // An earlier setup of this very account whose secrets the keyring would not remove: said
         // as such (not "being added by another vigil"), with what to do.
-        let stuck = try? await accounts.pending(before: Date().addingTimeInterval(-Self.interruptedAfter))
-        if stuck?.contains(where: { $0.secretAccount == account.secretAccount }) == true {
+        let stuck = (try? await clearInterrupted())?.left ?? []
+        if stuck.contains(where: { $0.secretAccount == account.secretAccount }) {
             throw AccountSetupError(
                 .keyringUnavailable,
                 "An interrupted setup of \(account.user) on \(account.server) left secrets under \(account.secretAccount) that the keyring would not remove; remove them with your keyring's manager (seahorse), then try again."
@@ -40,14 +39,11 @@ public struct AccountRegistry: Sendable {
         try await accounts.add(account, pending: true)
         var written: [SecretKey.Kind] = []
         do {
-            for (kind, secret) in kept.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                try await secrets.store(secret, for: SecretKey(account: account.secretAccount, kind: kind))
-                written.append(kind)
-            }
+            try await store(kept, of: account, written: &written)
             try await accounts.complete(id: account.id)
         } catch {
             // What was written goes; the row goes once nothing of it is left in the keyring.
-            if await removeSecrets(of: account, kinds: written) { _ = try? await accounts.remove(id: account.id) }
+            if await removeSecrets(of: account, kinds: written).isEmpty { _ = try? await accounts.remove(id: account.id) }
             throw error
         }
     }
@@ -66,32 +62,51 @@ public struct AccountRegistry: Sendable {
     /// remove stays, so that a later run tries again.
     @discardableResult
     public func removeInterrupted(before time: Date = Date().addingTimeInterval(-AccountRegistry.interruptedAfter)) async throws -> Int {
+        try await clearInterrupted(before: time).removed
+    }
+
+    /// ``removeInterrupted(before:)``, and the pending rows it had to leave.
+    func clearInterrupted(before time: Date = Date().addingTimeInterval(-AccountRegistry.interruptedAfter)) async throws -> (removed: Int, left: [Account]) {
         var removed = 0
-        for account in try await accounts.pending(before: time) where await removeSecrets(of: account, kinds: SecretKey.Kind.allKinds) {
+        var left: [Account] = []
+        for account in try await accounts.pending(before: time) {
+            guard await removeSecrets(of: account, kinds: SecretKey.Kind.allKinds).isEmpty else {
+                left.append(account)
+                continue
+            }
             _ = try await accounts.remove(id: account.id)
             removed += 1
         }
-        return removed
+        return (removed, left)
     }
 
-    /// Removes `account`'s secrets of `kinds`; true when the keyring removed (or never had) every one.
-    func removeSecrets(of account: Account, kinds: [SecretKey.Kind]) async -> Bool {
-        var all = true
+    /// Removes `account`'s secrets of `kinds`; returns those the keyring would not remove, each
+    /// with why (empty when it removed, or never had, every one).
+    func removeSecrets(of account: Account, kinds: [SecretKey.Kind]) async -> [String] {
+        var left: [String] = []
         for kind in kinds {
             do {
                 _ = try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind))
             } catch let error as SecretStoreError where error.code == .invalidKey {
                 // A name the keyring cannot hold: no secret was ever stored under it.
             } catch {
-                all = false
+                left.append("\(kind.rawValue) (\(error))")
             }
         }
-        return all
+        return left
+    }
+
+    /// Stores `kept` (in the order of their kinds' names), appending each kind to `written` once
+    /// it is in the keyring.
+    func store(_ kept: [SecretKey.Kind: Secret], of account: Account, written: inout [SecretKey.Kind]) async throws {
+        for (kind, secret) in kept.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            try await secrets.store(secret, for: SecretKey(account: account.secretAccount, kind: kind))
+            written.append(kind)
+        }
     }
 
     func store(_ kept: [SecretKey.Kind: Secret], of account: Account) async throws {
-        for (kind, secret) in kept.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            try await secrets.store(secret, for: SecretKey(account: account.secretAccount, kind: kind))
-        }
+        var written: [SecretKey.Kind] = []
+        try await store(kept, of: account, written: &written)
     }
 }

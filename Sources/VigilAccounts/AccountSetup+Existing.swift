@@ -144,10 +144,7 @@ extension AccountSetup {
         }
         // The old server's secrets leave the keyring; one that cannot is named, never left unsaid
         // (no account will find it under the old name again).
-        var left: [String] = []
-        for kind in SecretKey.Kind.allKinds {
-            do { _ = try await secrets.remove(SecretKey(account: account.secretAccount, kind: kind)) } catch { left.append("\(kind.rawValue) (\(error))") }
-        }
+        let left = await registry.removeSecrets(of: account, kinds: SecretKey.Kind.allKinds)
         if !left.isEmpty {
             await interaction.progress(
                 "Not removed from the keyring, under \(account.secretAccount): \(left.joined(separator: "; ")). Remove them with your keyring's manager (seahorse, secret-tool)."

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import VigilSuite
 
-/// What a signal during `vigil simulate` must undo: the private Secret Service once it started,
+/// What the end of a `vigil simulate` run, or a signal, must undo: the private Secret Service once it started,
 /// and the run's directory unless kept. Set from the run, read by the signal handler.
 final class SignalCleanup: Sendable {
     private let started = Mutex<PrivateSecretService?>(nil)

@@ -177,11 +177,11 @@ extension VigilSimulatorCommand {
             let work: String
             do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { throw CommandFailure(error.reason) }
             let home = work + "/run.home", temporary = work + "/run.tmp"  // scenario names have no dot
-            // From here a signal, or a failure, leaves nothing behind: the run's directory (unless
+            // From here the run leaves nothing behind, however it ends (a signal, a failure, its verdict): the run's directory (unless
             // kept) and, once it starts, the private Secret Service.
             let cleanup = SignalCleanup(work: keep == nil ? work : nil)
             Self.stopOnSignals(cleanup)
-            defer { if keep == nil { try? FileManager.default.removeItem(atPath: work) } }
+            defer { _ = cleanup.run() }
             do {
                 for directory in [work, home, temporary] {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -216,10 +216,9 @@ extension VigilSimulatorCommand {
             }
             let service: PrivateSecretService
             do { service = try PrivateSecretService.start() } catch let error as SuiteError { throw CommandFailure(error.reason) }
-            cleanup.service = service
             // However the run ends from here (its verdict or a failure, both thrown to the launcher),
-            // the private Secret Service stops.
-            defer { service.stop() }
+            // the private Secret Service stops with the cleanup above.
+            cleanup.service = service
             // The client runs in this process: whatever it might write under HOME, the XDG
             // directories or TMPDIR goes to the run's directories, which are scanned afterwards.
             for (name, value) in XDGDirectories.environment(home: home).merging(["TMPDIR": temporary], uniquingKeysWith: { $1 }) {
@@ -255,8 +254,6 @@ extension VigilSimulatorCommand {
                     if showProgress { FileHandle.standardOutput.write(Data((SuiteReport.progressLine(result, done: count, of: total) + "\n").utf8)) }
                 }
             }
-            if keep == nil { try? FileManager.default.removeItem(atPath: work) }
-
             if let junit {
                 do {
                     try Data(report.junit().utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
@@ -277,7 +274,7 @@ extension VigilSimulatorCommand {
                     print("evidence kept in \(SafeText.escaped(work))" + (work == Self.absolute(keep) ? "" : " (\(SafeText.escaped(keep)) was not empty)"))
                 }
             }
-            // The defer above stops the Secret Service; the launcher then ends the process at once (ImmediateExit): idle GLib (libsecret) and NIO
+            // The cleanup's defer stops the Secret Service and removes the run's directory; the launcher then ends the process at once (ImmediateExit): idle GLib (libsecret) and NIO
             // threads would otherwise hold it for seconds, or meet destroyed globals. A client that
             // could not be scored is exit 2: the suite could not hold it to the scenarios.
             throw ImmediateExit(status: report.notScored != nil ? ExitStatus.error : report.succeeded ? 0 : ExitStatus.untrusted)
