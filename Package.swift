@@ -257,7 +257,7 @@ let package = Package(
         .target(
             name: "VigilSimulatorTesting",
             dependencies: [
-                "VigilSimulator", "VigilErrors",
+                "VigilSimulator", "VigilErrors", "VigilText",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -17,11 +17,11 @@ package struct CommandFailure: Error {
 
     /// `error` described as ``ExitStatus/described(_:)`` does (its message and exit status).
     package init(_ error: any Error) {
-        kind = .error(
-            (error as? CommandFailure).map { failure -> any Error in
-                if case .error(let inner) = failure.kind { return inner }
-                return failure
-            } ?? error)
+        if let failure = error as? CommandFailure {
+            self = failure
+        } else {
+            kind = .error(error)
+        }
     }
 
     /// Prints it and exits: the launcher's one way out.

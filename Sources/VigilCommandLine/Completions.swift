@@ -22,19 +22,24 @@ package enum Completions {
     /// `host-simulator.fixtures`, else the fixtures installed with Vigil. Names that are not plain
     /// words are not offered to the shell.
     package static let scenarios = CompletionKind.custom { words, _, _ in
-        let directory = value(of: "--fixtures", in: words) ?? (try? SettingsLoader().load())?[.simulatorFixtures] ?? DataLocations.fixtures
+        // As the command picks it: --fixtures, the setting, the installed fixtures.
+        let directory = SimulatorPaths.fixturesDirectory(
+            given: value(of: "--fixtures", in: words), setting: (try? SettingsLoader().load())?[.simulatorFixtures])
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") && $0 != "known-gaps.json" }
         return files.compactMap { file -> String? in
             guard let data = FileManager.default.contents(atPath: PathName.join(directory, file)),
-                let name = JSONValue.parseObject(Array(data))?["name"]?.string,
-                !name.isEmpty,
-                name.utf8.allSatisfy({
-                    $0 < 0x80
-                        && ($0 == 0x2D || $0 == 0x5F || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0))
-                })
+                let name = JSONValue.parseObject(Array(data))?["name"]?.string, isPlainWord(name)
             else { return nil }
             return name
         }.sorted()
+    }
+
+    /// Text a shell takes as one plain word, safe to offer: ASCII letters, digits and `._-+:`.
+    /// A scenario's name or an account's label is the user's (or a fixture's) text; anything else
+    /// is not offered.
+    package static func isPlainWord(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-+:".unicodeScalars.contains($0)) }
     }
 
     /// The value after `option` on the command line being completed (`--database FILE`).

@@ -70,7 +70,7 @@ package enum Interruption {
 
     /// Runs `body`, a blocking read of a secret at the terminal: a signal during it ends the
     /// process at once, after `restore` gives the terminal back.
-    package static func atPrompt<T>(restore: @escaping @Sendable () -> Void, _ body: () -> T) -> T {
+    package static func atPrompt<T>(restore: @escaping @Sendable () -> Void = {}, _ body: () -> T) -> T {
         prompt.withLock { $0 = restore }
         defer { prompt.withLock { $0 = nil } }
         return body()

@@ -65,7 +65,13 @@ package struct SimulatorPaths: ParsableArguments {
     package init() {}
 
     package func fixturesDirectory(_ settingsValue: String?) -> String {
-        fixtures ?? settingsValue ?? DataLocations.fixtures
+        Self.fixturesDirectory(given: fixtures, setting: settingsValue)
+    }
+
+    /// The fixtures directory: the one given (`--fixtures`), else `host-simulator.fixtures`, else
+    /// the fixtures installed with Vigil.
+    package static func fixturesDirectory(given: String?, setting: String?) -> String {
+        given ?? setting ?? DataLocations.fixtures
     }
 
     package func certificatesDirectory(fixtures: String) -> String {

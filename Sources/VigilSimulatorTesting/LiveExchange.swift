@@ -49,7 +49,6 @@ enum LiveExchange {
             channel.close(promise: nil)
         }
         var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: target)
-        head.headers.add(name: "Host", value: listener.url.split(separator: "/").dropFirst().first.map(String.init) ?? listener.address)
         for (name, value) in headers { head.headers.add(name: name, value: value) }
         if !body.isEmpty || ["POST", "PUT"].contains(method) { head.headers.replaceOrAdd(name: "Content-Length", value: "\(body.count)") }
         head.headers.replaceOrAdd(name: "Connection", value: "close")

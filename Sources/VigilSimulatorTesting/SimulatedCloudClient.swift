@@ -1,5 +1,6 @@
 import Foundation
 public import VigilSimulator
+import VigilText
 
 /// A client for tests of a simulated cloud, over either ``SimulatorTransport``: the same
 /// requests, in process or through real sockets. Made by ``withSimulatedCloud(_:certificatesDirectory:transport:clock:_:)``.
@@ -44,12 +45,12 @@ public struct SimulatedCloudClient: Sendable {
         guard simulator.serves(host: host, scheme: scheme) else {
             throw SimulatedCloudError(.noSuchHost, "The simulator has no \(scheme) host \(host).")
         }
+        // As a client sends it: the host's authority (the responder names issuers and redirects
+        // from it), unless the test gives its own.
+        let withHost = headers.contains { $0.0.lowercased() == "host" } ? headers : [("Host", authority(host: host, scheme: scheme))] + headers
         switch transport {
         case .inProcess:
             var fields: [String: String] = [:]
-            // As a client sends it: the host's authority (the responder names issuers and
-            // redirects from it), unless the test gives its own.
-            let withHost = headers.contains { $0.0.lowercased() == "host" } ? headers : [("Host", authority(host: host, scheme: scheme))] + headers
             for (name, value) in withHost { fields[name.lowercased()] = fields[name.lowercased()].map { $0 + ", " + value } ?? value }
             var request = SimulatedRequest(method: method, target: target, headers: fields, hasBody: !body.isEmpty, scheme: scheme, host: host)
             request.body = body
@@ -60,10 +61,11 @@ public struct SimulatedCloudClient: Sendable {
             }
             return SimulatedCloudResponse(status: answer.status, headers: answer.headers.map { (name: $0.0, value: $0.1) }, body: answer.body)
         case .live:
+            // Every host the simulator serves listens while it runs.
             guard let listener = listeners.first(where: { $0.host == host && $0.scheme == scheme }) else {
                 throw SimulatedCloudError(.noSuchHost, "The simulator has no \(scheme) listener for host \(host).")
             }
-            return try await LiveExchange.send(method: method, target: target, headers: headers, body: body, to: listener, caFile: simulator.caFile)
+            return try await LiveExchange.send(method: method, target: target, headers: withHost, body: body, to: listener, caFile: simulator.caFile)
         }
     }
 
@@ -74,15 +76,10 @@ public struct SimulatedCloudClient: Sendable {
 
     /// A form POST (`application/x-www-form-urlencoded`), fields percent-encoded in order.
     public func post(_ target: String, form: [(String, String)], host: Int = 1, headers: [(String, String)] = []) async throws -> SimulatedCloudResponse {
-        let body = form.map { Self.formEncoded($0.0) + "=" + Self.formEncoded($0.1) }.joined(separator: "&")
+        func encoded(_ text: String) -> String { PercentEncoding.encode(text, allowing: PercentEncoding.isUnreserved) }
+        let body = form.map { encoded($0.0) + "=" + encoded($0.1) }.joined(separator: "&")
         return try await execute(
             "POST", target, host: host, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers, body: Array(body.utf8))
-    }
-
-    static func formEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }
 

@@ -302,7 +302,7 @@ extension Vigil {
                         print(SafeText.escaped("Remove \(found.user) on \(found.server) (\(found.id)) and its secrets? [y/N] "), terminator: "")
                         fflush(nil)
                         // Ctrl-C at the question ends the command at once (the read cannot be cancelled).
-                        guard Interruption.atPrompt(restore: {}, { readLine() })?.lowercased().hasPrefix("y") == true else {
+                        guard Interruption.atPrompt({ readLine() })?.lowercased().hasPrefix("y") == true else {
                             print("Nothing was removed.")
                             throw ExitCode(ExitStatus.untrusted)
                         }
@@ -413,7 +413,7 @@ struct TerminalInteraction: AccountSetupInteraction {
         print(question + " [y/N] ", terminator: "")
         fflush(nil)
         // Ctrl-C at the question ends the command at once (the read cannot be cancelled).
-        return Interruption.atPrompt(restore: {}, { readLine() })?.lowercased().hasPrefix("y") == true
+        return Interruption.atPrompt({ readLine() })?.lowercased().hasPrefix("y") == true
     }
 
     func password(user: String, server: String) async -> Secret? {

@@ -10,13 +10,7 @@ extension Completions {
         let path = value(of: "--database", in: words) ?? VigilDatabase.defaultPath()
         guard let database = VigilDatabase.lookingOnly(at: path), let accounts = try? Accounts(database: database).list() else { return [] }
         // Labels are the user's text: only those a shell takes as one plain word are offered.
-        let plain = { (label: String) in
-            !label.isEmpty
-                && label.unicodeScalars.allSatisfy {
-                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-+:".unicodeScalars.contains($0))
-                }
-        }
-        return accounts.flatMap { [$0.id] + ($0.label.map { plain($0) ? [$0] : [] } ?? []) }
+        return accounts.flatMap { [$0.id] + ($0.label.map { isPlainWord($0) ? [$0] : [] } ?? []) }
     }
 
     /// The account argument's help: one placeholder, `<account>`, wherever a command takes one.

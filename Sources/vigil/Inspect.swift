@@ -180,9 +180,11 @@ extension Vigil {
         }
 
         /// After an untrusted verdict, the ways forward: the CA file that would make the chain
-        /// trusted, or an approval after checking the fingerprint; or why neither can help.
-        func nextSteps(_ evaluation: TrustEvaluation, sent chain: [Certificate], approvals: [InspectReport.Approval]) -> [String] {
-            let refusals = ApprovalRule.refusals(evaluation, sent: chain)
+        /// trusted, or an approval after checking the fingerprint; or why neither can help
+        /// (`refusals`: what ``ApprovalRule`` says no approval can make safe).
+        func nextSteps(
+            _ evaluation: TrustEvaluation, sent chain: [Certificate], refusals: [ApprovalRule.Refusal], approvals: [InspectReport.Approval]
+        ) -> [String] {
             if !refusals.isEmpty {
                 return [
                     "Nothing on this side can make it safe: " + refusals.map(\.message).joined(separator: " ") + " Only the server's administrator can fix it."
@@ -294,7 +296,7 @@ extension Vigil {
                 report.storeUnreadable = known.unreadable.isEmpty ? nil : known.unreadable
             }
             if !evaluation.verdict.isTrusted {
-                var steps = nextSteps(evaluation, sent: chain, approvals: report.approvals ?? [])
+                var steps = nextSteps(evaluation, sent: chain, refusals: refusals, approvals: report.approvals ?? [])
                 // A certificate other than the one reviewed for an account here: that comes first.
                 if live != nil, !steps.isEmpty {
                     let changed = Self.accountsReviewedWithAnother(known, leaf: chain.first)

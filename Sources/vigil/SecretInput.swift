@@ -23,7 +23,7 @@ enum SecretInput {
     /// The whole of standard input as one line, its final line break (LF, or CR LF) dropped;
     /// nil when there is none or it is not UTF-8.
     static func fromStandardInput() -> String? {
-        guard let data = Interruption.atPrompt(restore: {}, { StandardStream.readInput() }), var text = String(validating: data, as: UTF8.self) else {
+        guard let data = Interruption.atPrompt({ StandardStream.readInput() }), var text = String(validating: data, as: UTF8.self) else {
             return nil
         }
         if text.hasSuffix("\n") { text.removeLast() }
