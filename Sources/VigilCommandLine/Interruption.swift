@@ -43,7 +43,25 @@ package enum Interruption {
     /// command cannot be cancelled and the process ends at once). Call once, before the command
     /// runs; later signals are never lost between ignoring them and watching them.
     package static func install(cancel: (@Sendable () -> Void)?) {
-        for number in [SIGINT, SIGTERM] {
+        watch([SIGINT, SIGTERM]) { number in
+            let first = received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged
+            // A blocking read of the terminal cannot be cancelled: the terminal back, and end.
+            if let restore = prompt.withLock({ $0 }) {
+                restore()
+                die(message: nil)
+            }
+            guard first, let cancel else { die(message: nil) }
+            cancel()
+            DispatchQueue.global().asyncAfter(deadline: .now() + gracePeriod) { endAfterGrace() }
+        }
+    }
+
+    /// Watches `numbers` for the life of the process, calling `handler` with each signal that
+    /// arrives: the one way a Vigil command watches signals (``install(cancel:)``, and
+    /// `vigil-simulator`'s own clean-ups). A signal the process started with ignored (a background
+    /// job of a non-interactive shell) stays ignored and is not watched.
+    package static func watch(_ numbers: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+        for number in numbers {
             var current = sigaction()
             sigaction(number, nil, &current)
             if unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
@@ -52,17 +70,7 @@ package enum Interruption {
             // the source starts, and a later `signal` would replace it).
             Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let first = received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged
-                // A blocking read of the terminal cannot be cancelled: the terminal back, and end.
-                if let restore = prompt.withLock({ $0 }) {
-                    restore()
-                    die(message: nil)
-                }
-                guard first, let cancel else { die(message: nil) }
-                cancel()
-                DispatchQueue.global().asyncAfter(deadline: .now() + gracePeriod) { endAfterGrace() }
-            }
+            source.setEventHandler { handler(number) }
             source.resume()
             sources.append(source)
         }
@@ -93,7 +101,7 @@ package enum Interruption {
 
     /// `interrupted (SIGINT)`, `interrupted (SIGTERM)`.
     package static func describe(_ number: Int32) -> String {
-        "interrupted (\(number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)"))"
+        "interrupted (\(number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : number == SIGHUP ? "SIGHUP" : "signal \(number)"))"
     }
 
     /// Prints `vigil: interrupted (SIGINT)` and `message` (escaped: it may quote a server) on

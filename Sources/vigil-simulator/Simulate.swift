@@ -95,23 +95,15 @@ extension VigilSimulatorCommand {
         /// 128 + the signal's number, as a shell reports it. Installed before the service starts, so
         /// that no signal finds it running without a handler that stops it.
         static func stopOnSignals(_ cleanup: SignalCleanup) {
-            for number in [SIGINT, SIGTERM, SIGHUP] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    let stopped = cleanup.run()
-                    let name = number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "SIGHUP"
-                    // At once: the scenarios' threads are still running, and exit()'s global
-                    // destructors would pull their state from under them.
-                    ImmediateExit.now(
-                        128 + number, message: "vigil: simulate interrupted (\(name))" + (stopped ? "; its Secret Service was stopped." : "."), flushing: false)
-                }
-                source.resume()
-                signalSources.append(source)
+            Interruption.watch([SIGINT, SIGTERM, SIGHUP]) { number in
+                let stopped = cleanup.run()
+                // At once: the scenarios' threads are still running, and exit()'s global
+                // destructors would pull their state from under them.
+                ImmediateExit.now(
+                    128 + number, message: "vigil: simulate \(Interruption.describe(number))" + (stopped ? "; its Secret Service was stopped." : "."),
+                    flushing: false)
             }
         }
-
-        nonisolated(unsafe) static var signalSources: [any DispatchSourceSignal] = []
 
         func run() async throws {
             let (settings, _) = try CommandContext.start(options.logOptions)

@@ -118,7 +118,7 @@ extension VigilSimulatorCommand.Simulator {
                 if let number = ended.signal {
                     // Interrupted: the hosts closed; 128 + the signal's number, as a shell reports it.
                     FileHandle.standardError.write(
-                        Data("vigil simulator: interrupted (\(number == SIGINT ? "SIGINT" : "SIGTERM")); the simulated hosts stopped\n".utf8))
+                        Data("vigil simulator: \(Interruption.describe(number)); the simulated hosts stopped\n".utf8))
                     throw ExitCode(128 + number)
                 }
                 if let failure = ended.failure, !(failure is CancellationError) {
@@ -137,22 +137,12 @@ extension VigilSimulatorCommand.Simulator {
             return (0..<3).map { "\(prefix).\(last + $0)" }
         }
 
-        /// SIGINT and SIGTERM as an async stream.
-        /// Both sources are kept for the stream's life (one `onTermination` holding both: a second
-        /// assignment would release the first, and Ctrl-C would go unheard).
+        /// SIGINT and SIGTERM as an async stream (watched as every command watches them:
+        /// ``Interruption/watch(_:handler:)``, which leaves a signal ignored at start ignored).
         static func interrupts() -> AsyncStream<Int32> {
-            AsyncStream { continuation in
-                var sources: [any DispatchSourceSignal] = []
-                for number in [SIGINT, SIGTERM] {
-                    signal(number, SIG_IGN)
-                    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                    source.setEventHandler { continuation.yield(number) }
-                    source.resume()
-                    sources.append(source)
-                }
-                nonisolated(unsafe) let keep = sources
-                continuation.onTermination = { _ in keep.forEach { $0.cancel() } }
-            }
+            let (stream, continuation) = AsyncStream<Int32>.makeStream()
+            Interruption.watch([SIGINT, SIGTERM]) { continuation.yield($0) }
+            return stream
         }
     }
 }

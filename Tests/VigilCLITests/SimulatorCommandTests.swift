@@ -40,10 +40,17 @@ struct SimulatorCommandTests {
     }
 
     /// Starts `vigil simulator serve` and reads what it prints until the journal line.
-    func serve(_ arguments: [String]) throws -> (process: Process, text: String) {
+    /// `ignoringInterrupts`: started as a non-interactive shell starts a background job, SIGINT ignored.
+    func serve(_ arguments: [String], ignoringInterrupts: Bool = false) throws -> (process: Process, text: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
-        process.arguments = ["simulator", "serve", "--fixtures", fixtures] + arguments
+        let command = [TestPaths.vigilBinary, "simulator", "serve", "--fixtures", fixtures] + arguments
+        if ignoringInterrupts {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "trap '' INT; exec \"$@\"", "sh"] + command
+        } else {
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = Pipe()
@@ -85,6 +92,18 @@ struct SimulatorCommandTests {
         #expect(process.terminationStatus == 128 + signal)
         let error = (process.standardError as? Pipe).map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } ?? ""
         #expect(error.contains("interrupted (\(name))"), "\(error)")
+    }
+
+    /// A signal the simulator started with ignored (a background job of a non-interactive shell)
+    /// stays ignored: Ctrl-C meant for the foreground does not stop it; SIGTERM still does.
+    @Test func anInterruptIgnoredAtStartStaysIgnored() throws {
+        let (process, text) = try serve(["--scenario", "valid"], ignoringInterrupts: true)
+        #expect(text.contains("host 1"))
+        kill(process.processIdentifier, SIGINT)
+        // SIGTERM after SIGINT: had SIGINT been watched, the process would already have ended with 130.
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGTERM, "SIGINT stayed ignored; SIGTERM ended it")
     }
 
     /// A running vigil leaves no core dump (RLIMIT_CORE 0): a crash must not write a secret to disk.
