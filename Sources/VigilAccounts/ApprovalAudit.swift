@@ -89,11 +89,10 @@ public struct ApprovalAudit: Sendable {
                     "The certificate kept with this approval is stored damaged (it no longer parses); expiry and strength cannot be checked offline (run with --live)."
                 )
             } else if let certificate {
-                let summary = certificate.summary(at: now)
-                if summary.validity.daysLeft < 0 {
-                    add("expired", "Expired on \(approval.notAfter).")
-                } else if summary.validity.daysLeft < Certificate.expiryWarningDays {
-                    add("expires-soon", "Expires in \(summary.validity.daysLeft) days, on \(approval.notAfter).")
+                switch Self.expiry(of: certificate, at: now, warningDays: Certificate.expiryWarningDays) {
+                case .expired: add("expired", "Expired on \(approval.notAfter).")
+                case .expiresSoon(let days): add("expires-soon", "Expires in \(days) days, on \(approval.notAfter).")
+                case nil: break
                 }
                 let evaluation = evaluator.evaluate([certificate], for: endpoint.peerName)
                 for refusal in ApprovalRule.refusals(evaluation, sent: [certificate]) {
@@ -139,22 +138,41 @@ public struct ApprovalAudit: Sendable {
                 continue
             }
             let summary = certificate.summary(at: now)
-            if summary.validity.daysLeft < 0 || (certificate.notAfter.map { now > $0 } ?? false) {
+            switch Self.expiry(of: certificate, at: now, warningDays: clientCertificateWarningDays) {
+            case .expired:
                 problems.append(
                     Problem(
                         approval: 0, target: account.server, code: "client-certificate-expired",
                         message:
                             "The client certificate of \(who) expired on \(summary.validity.notAfter): vigil account edit \(account.id) --client-certificate FILE."
                     ))
-            } else if summary.validity.daysLeft < clientCertificateWarningDays {
+            case .expiresSoon(let days):
                 problems.append(
                     Problem(
                         approval: 0, target: account.server, code: "client-certificate-expires-soon",
-                        message: "The client certificate of \(who) expires in \(summary.validity.daysLeft) days, on \(summary.validity.notAfter)."))
+                        message: "The client certificate of \(who) expires in \(days) days, on \(summary.validity.notAfter)."))
+            case nil: break
             }
         }
         problems += accountAnchorProblems(accountList)
         return problems
+    }
+
+    /// A kept certificate's expiry, as the audit reports it.
+    enum Expiry: Equatable {
+        /// Past its notAfter (by a second or by years).
+        case expired
+        /// Within `warningDays` of its notAfter: this many whole days left.
+        case expiresSoon(days: Int)
+    }
+
+    /// Whether `certificate` expired at `now` (past its notAfter, whatever the whole days left
+    /// round to), or expires within `warningDays`; nil when neither. The one rule for approvals,
+    /// client certificates and the CAs kept with accounts.
+    static func expiry(of certificate: Certificate, at now: Date, warningDays: Int) -> Expiry? {
+        let daysLeft = certificate.summary(at: now).validity.daysLeft
+        if daysLeft < 0 || (certificate.notAfter.map { now > $0 } ?? false) { return .expired }
+        return daysLeft < warningDays ? .expiresSoon(days: daysLeft) : nil
     }
 
     /// The CA certificates accounts were added with (`--ca-file`, kept with the account): each
@@ -180,12 +198,11 @@ public struct ApprovalAudit: Sendable {
             }
             for anchor in anchors {
                 let summary = anchor.summary(at: now)
-                if summary.validity.daysLeft < 0 || (anchor.notAfter.map { now > $0 } ?? false) {
-                    add("account-ca-expired", "The CA \(summary.subject) kept with \(who) expired on \(summary.validity.notAfter).")
-                } else if summary.validity.daysLeft < Certificate.expiryWarningDays {
-                    add(
-                        "account-ca-expires-soon",
-                        "The CA \(summary.subject) kept with \(who) expires in \(summary.validity.daysLeft) days, on \(summary.validity.notAfter).")
+                switch Self.expiry(of: anchor, at: now, warningDays: Certificate.expiryWarningDays) {
+                case .expired: add("account-ca-expired", "The CA \(summary.subject) kept with \(who) expired on \(summary.validity.notAfter).")
+                case .expiresSoon(let days):
+                    add("account-ca-expires-soon", "The CA \(summary.subject) kept with \(who) expires in \(days) days, on \(summary.validity.notAfter).")
+                case nil: break
                 }
                 if summary.basicConstraints?.isCA != true && !anchor.isVerifiedSelfSigned {
                     add("account-ca-not-a-ca", "\(summary.subject), kept with \(who) as a CA, is not a CA certificate.")
