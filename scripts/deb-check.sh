@@ -11,10 +11,21 @@ cd "$(dirname "$0")/.."
 fail() { echo "deb-check: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot and mounts)"
 # In a mount namespace of its own, private: the root's mounts never reach the host's (a shared /
-# would carry /dev/pts over), and they end with this process however it ends.
-if [ -z "${VIGIL_DEB_CHECK_UNSHARED:-}" ]; then
-  exec unshare --mount --propagation private env VIGIL_DEB_CHECK_UNSHARED=1 "$0" "$@"
+# would carry /dev/pts over), and they end with this process however it ends. Proved by what the
+# kernel says, never by a variable: this process's mount namespace is not its parent's (unshare
+# executes this script in place, so the parent is whoever started it) and / propagates nothing.
+# Not proved after one unshare: stop, nothing mounted.
+private_mounts() {
+  local own parent
+  own=$(readlink /proc/self/ns/mnt 2>/dev/null) || return 1
+  parent=$(readlink "/proc/$PPID/ns/mnt" 2>/dev/null) || return 1
+  [ -n "$own" ] && [ -n "$parent" ] && [ "$own" != "$parent" ] && [ "$(findmnt -no PROPAGATION /)" = private ]
+}
+if ! private_mounts; then
+  [ "${1:-}" != --in-private-mounts ] || fail "not in a private mount namespace of its own after unshare (the kernel says otherwise); nothing was mounted"
+  exec unshare --mount --propagation private "$0" --in-private-mounts "$@"
 fi
+[ "${1:-}" != --in-private-mounts ] || shift
 command -v debootstrap >/dev/null || fail "debootstrap is missing (make bootstrap installs it)"
 DEB=$(ls -t results/vigil_*_"$(dpkg --print-architecture)".deb 2>/dev/null | head -1)
 [ -n "$DEB" ] || fail "no package in results/ (make deb)"

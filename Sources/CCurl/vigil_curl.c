@@ -112,6 +112,11 @@ CURLcode vigil_curl_getinfo_string(CURL *h, CURLINFO i, char **v) {
     return sym_curl_easy_getinfo(h, i, v);
 }
 
+CURLcode vigil_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) {
+    vigil_curl_require();
+    return sym_curl_easy_getinfo(h, i, v);
+}
+
 CURLcode vigil_curl_setopt_callback(CURL *h, CURLoption function, vigil_curl_data_callback callback, CURLoption data, void *context) {
     vigil_curl_require();
     CURLcode rc = sym_curl_easy_setopt(h, function, callback);

@@ -290,3 +290,22 @@ int vigil_loopback_up(void) {
     close(fd);
     return result;
 }
+
+#include <linux/nsfs.h>
+#include <sys/stat.h>
+
+int vigil_namespace_owned_by_own_user_namespace(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    int owner = ioctl(fd, NS_GET_USERNS);
+    int saved = errno;
+    close(fd);
+    if (owner < 0) return -saved;
+    struct stat theirs, ours;
+    int got = fstat(owner, &theirs);
+    saved = errno;
+    close(owner);
+    if (got != 0) return -saved;
+    if (stat("/proc/self/ns/user", &ours) != 0) return -errno;
+    return theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
+}

@@ -7,6 +7,7 @@ public import VigilHTTP
 public import VigilRules
 public import VigilSecrets
 public import VigilStore
+import VigilText
 
 /// Checks an existing account's server against the chain the user reviewed, the way every later
 /// connection must (the ownCloud SDK's bookmark certificate): what no approval can make safe is
@@ -127,7 +128,8 @@ public struct AccountCheck: Sendable {
         guard !chain.isEmpty, let key = try await keys.secret(for: SecretKey(account: account.secretAccount, kind: .clientKey)) else {
             throw AccountSetupError(
                 .clientCertificate,
-                "The account's client certificate has no key in the keyring; give it again with vigil account edit \(account.id) --client-certificate FILE.")
+                "The account's client certificate has no key in the keyring; give it again with \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--client-certificate", "FILE"]))."
+            )
         }
         let identity: ClientIdentity
         do {
@@ -140,7 +142,7 @@ public struct AccountCheck: Sendable {
             throw AccountSetupError(
                 .clientCertificate,
                 "The account's client certificate cannot be used: " + refusals.map(\.message).joined(separator: " ")
-                    + " Give a new one with vigil account edit \(account.id) --client-certificate FILE.")
+                    + " Give a new one with \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--client-certificate", "FILE"])).")
         }
         return identity
     }
@@ -151,7 +153,8 @@ public struct AccountCheck: Sendable {
         guard let text = try await keys.secret(for: SecretKey(account: account.secretAccount, kind: .accessHeaders)) else {
             throw AccountSetupError(
                 .configuration,
-                "The account's access headers are not in the keyring; give them again with vigil account edit \(account.id) --access-headers-file FILE.")
+                "The account's access headers are not in the keyring; give them again with \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--access-headers-file", "FILE"]))."
+            )
         }
         return try text.withValue { try AccessHeaders.parse($0) }
     }
@@ -182,7 +185,7 @@ public struct AccountCheck: Sendable {
             if account.needsLogin {
                 throw AccountSetupError(
                     .wrongCredentials,
-                    "\(account.user) on \(account.server) is logged out (or its credentials were refused before): vigil account login \(account.id). Nothing was sent."
+                    "\(account.user) on \(account.server) is logged out (or its credentials were refused before): \(SuggestedCommand.line(["vigil", "account", "login", account.id])). Nothing was sent."
                 )
             }
             guard let header = method.authorization(user: account.user, secrets: try stored.get()) else { return Report(certificate: result, filesStatus: 401) }
@@ -326,7 +329,9 @@ public struct AccountCheck: Sendable {
             guard let stored = try account.trustAnchors() else { return evaluator }
             anchors = stored
         } catch let error as StoreError {
-            throw AccountSetupError(.certificateRejected, "\(error.reason) Give them again with vigil account edit \(account.id) --ca-file FILE.")
+            throw AccountSetupError(
+                .certificateRejected,
+                "\(error.reason) Give them again with \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--ca-file", "FILE"])).")
         }
         return try TrustEvaluator(configuration: evaluator.configuration.onlyTrusting(anchors))
     }
@@ -355,7 +360,10 @@ public struct AccountCheck: Sendable {
         } catch let error as StoreError {
             // A damaged chain is said as such: never compared, never taken for a missing one.
             return done(
-                .changed(reason: "\(error.reason) Review the server's certificate again: vigil account login \(account.id) (it then keeps the new chain)."))
+                .changed(
+                    reason:
+                        "\(error.reason) Review the server's certificate again: \(SuggestedCommand.line(["vigil", "account", "login", account.id])) (it then keeps the new chain)."
+                ))
         }
         guard let stored, let storedLeaf = stored.first else {
             // Nothing to compare with (an account from before Vigil kept the chain): never a

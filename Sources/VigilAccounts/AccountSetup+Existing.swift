@@ -7,6 +7,7 @@ import VigilHTTP
 import VigilLogging
 import VigilSecrets
 public import VigilStore
+import VigilText
 
 // An existing account: logged in again (after a refused refresh or a changed password), or moved
 // to another URL, each with its certificate reviewed as at setup.
@@ -154,7 +155,7 @@ extension AccountSetup {
             .compactMap { $0 }
         if !given.isEmpty {
             await interaction.progress(
-                "The account's \(given.joined(separator: " and ")) were given for \(account.server) and are not carried to \(target): give them again with vigil account edit \(moved.id) --client-certificate FILE / --access-headers-file FILE."
+                "The account's \(given.joined(separator: " and ")) were given for \(account.server) and are not carried to \(target): give them again with \(SuggestedCommand.line(["vigil", "account", "edit", moved.id, "--client-certificate", "FILE"])) / --access-headers-file FILE."
             )
         }
         logger.privacy.notice("Moved an account from \(account.server) to \(target)", metadata: ["tags": "setup"])

@@ -7,6 +7,7 @@ import VigilLogging
 import VigilPaths
 public import VigilSecrets
 public import VigilStore
+import VigilText
 import VigilThreads
 
 /// An OAuth2 or OpenID Connect account's access token over time: refreshed ahead of expiry (under
@@ -110,18 +111,29 @@ public struct AccountTokens: Sendable {
             logger.privacy.notice("The refresh of an account's tokens was refused on \(account.server); it needs a new login", metadata: ["tags": "tokens"])
             throw Self.loginExpired(account, "the provider refused its refresh token (expired or revoked: \(error.reason))")
         } catch {
-            // The provider answered without taking the token (5xx, 429), or the token never left
-            // (no connection, a refused certificate): it stays good. Otherwise (a timeout, a cut
-            // connection) it may have been taken: the mark stays, and the next refresh asks for a login.
-            if Self.tokenStayedHome(error) {
-                do {
-                    try await accounts.endRefresh(id: account.id)
-                } catch let markError {
-                    // Fails safe (the next refresh asks for a login), but not silently.
-                    logger.privacy.warning(
-                        "The refresh mark of an account on \(account.server) could not be cleared (\(markError)); its next refresh will ask for a new login",
-                        metadata: ["tags": "tokens"])
-                }
+            // The provider answered without taking the token (429, 503), or no byte of the
+            // request left (no connection, no completed handshake, a refused certificate): it
+            // stays good. Otherwise (a timeout, a connection dropped after the request, a 5xx that
+            // may follow a rotation) it may have been taken: it is never presented again, and the
+            // account needs a new login, said now.
+            guard Self.tokenStayedHome(error) else {
+                try await accounts.updateTokens(
+                    id: account.id, expiresAt: nil, needsLogin: true, because: "the refresh token may have reached the provider without an answer")
+                logger.privacy.notice(
+                    "A refresh on \(account.server) got no usable answer after its token may have been sent; it needs a new login", metadata: ["tags": "tokens"]
+                )
+                throw Self.loginExpired(
+                    account,
+                    "the token endpoint gave no usable answer after the refresh token may have reached it (\(String(describing: error))); a refresh token that may be spent is never presented twice"
+                )
+            }
+            do {
+                try await accounts.endRefresh(id: account.id)
+            } catch let markError {
+                // Fails safe (the next refresh asks for a login), but not silently.
+                logger.privacy.warning(
+                    "The refresh mark of an account on \(account.server) could not be cleared (\(markError)); its next refresh will ask for a new login",
+                    metadata: ["tags": "tokens"])
             }
             throw error
         }
@@ -142,12 +154,15 @@ public struct AccountTokens: Sendable {
     }
 
     /// Whether a failed refresh surely left its token unused: the provider said it did not
-    /// process the request (429 Too Many Requests, 503 Service Unavailable), or the request never
-    /// reached it. A 500, 502 or 504 may come after the provider rotated the token (a gateway
-    /// that lost the answer): the token may be spent, and the mark stays.
+    /// process the request (429 Too Many Requests, 503 Service Unavailable), or no byte of the
+    /// request left this machine (libcurl's word: ``HTTPError/requestMayHaveLeft`` false), or the
+    /// error came before any transfer. A 500, 502 or 504 may come after the provider rotated the
+    /// token (a gateway that lost the answer), and a connection that closed after the request
+    /// may have carried it: the token may be spent.
     static func tokenStayedHome(_ error: any Error) -> Bool {
         if let error = error as? OAuth2Error { return error.code == .unavailable && [429, 503].contains(error.httpStatus ?? 0) }
         guard let error = error as? HTTPError else { return false }
+        if let left = error.requestMayHaveLeft { return !left }
         let beforeSending: Set<HTTPError.Code> = [
             .invalidURL, .unresolvedHost, .connectionRefused, .notTLS, .handshakeFailed, .untrustedCertificate, .plainHTTPRefused,
             .clientCertificateRequired, .clientCertificateRefused, .proxy, .proxyAuthenticationRequired, .proxyAuthenticationRefused,
@@ -159,7 +174,9 @@ public struct AccountTokens: Sendable {
     /// log in again; nothing was deleted.
     static func loginExpired(_ account: Account, _ why: String) -> AccountSetupError {
         AccountSetupError(
-            .loginExpired, "\(account.user) on \(account.server) must log in again: \(why). Run vigil account login \(account.id); nothing was deleted.")
+            .loginExpired,
+            "\(account.user) on \(account.server) must log in again: \(why). Run \(SuggestedCommand.line(["vigil", "account", "login", account.id])); nothing was deleted."
+        )
     }
 
     /// Runs `body` holding the account's lock file (flock, exclusive), waiting for another process.

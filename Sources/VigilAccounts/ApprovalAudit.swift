@@ -3,6 +3,7 @@ import Glibc
 public import VigilCertificates
 public import VigilHTTP
 public import VigilStore
+import VigilText
 
 /// `vigil certificates audit --check`: approvals that need attention, not only events.
 public struct ApprovalAudit: Sendable {
@@ -133,7 +134,7 @@ public struct ApprovalAudit: Sendable {
                     Problem(
                         approval: 0, target: account.server, code: "client-certificate-damaged",
                         message:
-                            "The client certificate of \(who) is stored damaged; the account cannot present it: vigil account edit \(account.id) --client-certificate FILE."
+                            "The client certificate of \(who) is stored damaged; the account cannot present it: \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--client-certificate", "FILE"]))."
                     ))
                 continue
             }
@@ -144,7 +145,7 @@ public struct ApprovalAudit: Sendable {
                     Problem(
                         approval: 0, target: account.server, code: "client-certificate-expired",
                         message:
-                            "The client certificate of \(who) expired on \(summary.validity.notAfter): vigil account edit \(account.id) --client-certificate FILE."
+                            "The client certificate of \(who) expired on \(summary.validity.notAfter): \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--client-certificate", "FILE"]))."
                     ))
             case .expiresSoon(let days):
                 problems.append(
@@ -186,14 +187,20 @@ public struct ApprovalAudit: Sendable {
             func add(_ code: String, _ message: String) { problems.append(Problem(approval: 0, target: account.server, code: code, message: message)) }
             // The chain reviewed for the account, damaged: said, whatever its CAs.
             if (try? account.reviewedChain()) == nil, account.reviewedChainPEM != nil {
-                add("account-chain-damaged", "The certificate chain reviewed for \(who) is stored damaged: vigil account login \(account.id) reviews it again.")
+                add(
+                    "account-chain-damaged",
+                    "The certificate chain reviewed for \(who) is stored damaged: \(SuggestedCommand.line(["vigil", "account", "login", account.id])) reviews it again."
+                )
             }
             let anchors: [Certificate]
             do {
                 guard let stored = try account.trustAnchors() else { continue }
                 anchors = stored
             } catch {
-                add("account-ca-unreadable", "The CA certificates kept with \(who) are stored damaged: vigil account edit \(account.id) --ca-file FILE.")
+                add(
+                    "account-ca-unreadable",
+                    "The CA certificates kept with \(who) are stored damaged: \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--ca-file", "FILE"]))."
+                )
                 continue
             }
             for anchor in anchors {
@@ -217,7 +224,7 @@ public struct ApprovalAudit: Sendable {
             if case .untrusted(let reasons) = evaluator.evaluate(chain, for: peer).verdict {
                 add(
                     "account-ca-chain-untrusted",
-                    "The chain reviewed for \(who) does not verify against the CAs kept with it now (wrong CAs, or a reviewed certificate that has expired): \(reasons.map(\.message).joined(separator: " ")) Run vigil account check \(account.id) to see what the server presents."
+                    "The chain reviewed for \(who) does not verify against the CAs kept with it now (wrong CAs, or a reviewed certificate that has expired): \(reasons.map(\.message).joined(separator: " ")) Run \(SuggestedCommand.line(["vigil", "account", "check", account.id])) to see what the server presents."
                 )
             }
         }

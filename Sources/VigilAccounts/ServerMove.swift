@@ -1,6 +1,7 @@
 import FoundationEssentials
 import VigilAuth
 import VigilHTTP
+public import VigilText
 
 /// An account's files root answered with a redirect: never followed. A permanent one (301, 308)
 /// that keeps the account's files path under another server URL is a move: the new server's
@@ -62,12 +63,18 @@ public struct ServerMove: Sendable, Equatable {
             return text + ". " + PlainHTTPAdvice.text(server: PlainHTTPAdvice.httpsOrigin(of: location), product: nil)
         }
         guard isPermanent else { return text + "; if it lasts, check the server's URL with its administrator" }
-        guard let newServer else { return text + "; it is not the account's files under another server URL, so no move is offered" }
+        guard newServer != nil else { return text + "; it is not the account's files under another server URL, so no move is offered" }
         if let review {
             text += "; the new server's certificate: \(review.summary) (SHA-256 \(review.sha256))"
         } else if let reviewProblem {
             text += "; the new server could not be reviewed: \(reviewProblem)"
         }
-        return text + ". To carry the account there: vigil account move \(accountID) \(newServer)"
+        return text + ". To carry the account there: " + (command(accountID: accountID)?.line ?? SuggestedCommand.unshowable)
+    }
+
+    /// `vigil account move ID NEW`, quoted for a shell; nil when no move is offered or the new
+    /// server's URL cannot be shown safely.
+    public func command(accountID: String) -> SuggestedCommand? {
+        newServer.flatMap { SuggestedCommand(["vigil", "account", "move", accountID, $0]) }
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 public import VigilSecrets
+import VigilText
 
 /// Nextcloud's Login Flow v2 as a method (``LoginFlowV2``): the browser opens the server's login
 /// page (no loopback listener), Vigil polls until the user approved, the flow expired or the
@@ -61,7 +62,7 @@ public struct LoginFlowV2Authentication: AuthenticationMethod {
         } else if grant.loginName != context.user {
             refusal = LoginFlowError(
                 .userMismatch,
-                "The browser logged in \(grant.loginName), not \(context.user); the app password was not kept. Add the account with --user \(grant.loginName), or log in as \(context.user)."
+                "The browser logged in \(grant.loginName), not \(context.user); the app password was not kept. Add the account with \(SuggestedCommand.line(["--user", grant.loginName])), or log in as \(context.user)."
             )
         }
         if let refusal {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VigilText
 
 /// What an administrator does about a server that advertises `http://` URLs while it is reached
 /// over https: almost always a TLS-terminating reverse proxy in front of a server that was not
@@ -6,7 +7,10 @@ import FoundationEssentials
 /// server says it is (status.php's `productname`), or all of them when it is not known.
 public enum PlainHTTPAdvice {
     /// The sentence for `server` (the https URL the user gave), `product` as status.php names it.
-    public static func text(server: String, product: String?) -> String {
+    /// A `server` that is not a plain https origin (hostile text from a redirect) is shown as
+    /// `https://SERVER`: the advice is code in the administrator's config file.
+    public static func text(server given: String, product: String?) -> String {
+        let server = isPlainOrigin(given) ? given : "https://SERVER"
         let name = (product ?? "").lowercased()
         let php = "'overwriteprotocol' => 'https' and 'overwrite.cli.url' => '\(server)' in config/config.php"
         let fix: String
@@ -25,9 +29,23 @@ public enum PlainHTTPAdvice {
     }
 
     /// The https origin of `url` (`http://cloud.example.com/x` gives `https://cloud.example.com`),
-    /// for the advice's URL; `url` itself when it cannot be read.
+    /// for the advice's URL; `https://SERVER` when its host cannot be read or is not plain.
     public static func httpsOrigin(of url: String) -> String {
-        guard let parts = URLComponents(string: url), let host = parts.host, !host.isEmpty else { return url }
-        return "https://" + (host.contains(":") ? "[\(host)]" : host)
+        guard let parts = URLComponents(string: url), let host = parts.percentEncodedHost, HostName.isPlain(host) else { return "https://SERVER" }
+        return "https://" + (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host)
+    }
+
+    /// `https://HOST[:PORT]` with a plain host, an optional port and at most a path of URL-safe characters.
+    static func isPlainOrigin(_ text: String) -> Bool {
+        guard text.lowercased().hasPrefix("https://"), let parts = URLComponents(string: text), let host = parts.percentEncodedHost,
+            HostName.isPlain(host)
+        else { return false }
+        return parts.percentEncodedPath.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "~"): true
+            default: false
+            }
+        } && parts.percentEncodedQuery == nil && parts.percentEncodedFragment == nil && parts.percentEncodedUser == nil
     }
 }

@@ -102,18 +102,28 @@ extension HTTPClient {
         }
 
         // 7. What went wrong, in the order that names the cause: cancelled; the proxy; the
-        // server's certificate; the size; then libcurl's own error.
-        if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
-        try refuseByProxyOrPolicy(code, handle: handle, transfer: transfer, capture: capture, proxy: proxy, proxyHost: proxyHost, offer: offer, secure: secure)
+        // server's certificate; the size; then libcurl's own error. Each error says whether a
+        // byte of the request may have left (what a refresh token's fate hangs on).
         // No new connection: the request went on the kept one (judged again before it was sent).
         var connects = 0
         try Curl.check(vigil_curl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects), "the number of connections")
+        let mayHaveLeft = Self.requestMayHaveLeft(handle, onKeptConnection: reused != nil && connects == 0, secure: secure)
         // What this transfer's handshake said of the client certificate (none without one).
         let exchange = secure && connects > 0 ? ClientCertificateExchange.captured(capture) : nil
-        guard code == CURLE_OK else {
-            throw transferError(code, detail: errorBuffer, exchange: exchange, identity: identity, endpoint: endpoint, target: target, capture: capture)
+        do {
+            if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
+            try refuseByProxyOrPolicy(
+                code, handle: handle, transfer: transfer, capture: capture, proxy: proxy, proxyHost: proxyHost, offer: offer, secure: secure)
+            guard code == CURLE_OK else {
+                throw transferError(
+                    code, detail: errorBuffer, exchange: exchange, identity: identity, endpoint: endpoint, target: target, capture: capture,
+                    mayHaveLeft: mayHaveLeft)
+            }
+            if secure { try requireJudged(transfer, connects: connects, reused: reused, endpoint: endpoint) }
+        } catch var error as HTTPError {
+            if error.requestMayHaveLeft == nil { error.requestMayHaveLeft = mayHaveLeft }
+            throw error
         }
-        if secure { try requireJudged(transfer, connects: connects, reused: reused, endpoint: endpoint) }
 
         // 8. The answer, and the connection kept for this client's next request.
         var status = 0
@@ -285,16 +295,39 @@ extension HTTPClient {
         }
     }
 
+    /// Whether the connection became ready for the request, so that a byte of it may have left:
+    /// a kept connection was used, or libcurl completed this one's TLS handshake (its
+    /// APPCONNECT time; a plain connection: its CONNECT time). Before that point no request
+    /// byte is written (libcurl sends no TLS early data unless asked to).
+    static func requestMayHaveLeft(_ handle: UnsafeMutableRawPointer, onKeptConnection: Bool, secure: Bool) -> Bool {
+        if onKeptConnection { return true }
+        var microseconds: curl_off_t = 0
+        // Unknown counts as sent: the refresh token is then never presented again.
+        guard vigil_curl_getinfo_off(handle, secure ? CURLINFO_APPCONNECT_TIME_T : CURLINFO_CONNECT_TIME_T, &microseconds) == CURLE_OK else {
+            return true
+        }
+        return microseconds > 0
+    }
+
     /// Step 7: libcurl's error as Vigil's: the server's refusal of the client certificate first,
     /// then the transport's error with libcurl's detail (a failed handshake names the oldest TLS
-    /// version offered).
+    /// version offered). A connection that was ready for the request and failed without an
+    /// answer is ``HTTPError/Code/noAnswer``, never a failed handshake.
     func transferError(
         _ code: CURLcode, detail buffer: [CChar], exchange: ClientCertificateExchange?, identity: ClientIdentity?, endpoint: Endpoint, target: URLParts,
-        capture: UnsafeMutablePointer<vigil_tls_capture>
+        capture: UnsafeMutablePointer<vigil_tls_capture>, mayHaveLeft: Bool
     ) -> HTTPError {
         let tlsLayer = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING].contains(code)
         if let refusal = exchange?.error(at: endpoint, identity: identity, curlCode: Int(code.rawValue), tlsFailure: tlsLayer) { return refusal }
         let detail = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if mayHaveLeft, [CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE].contains(code) {
+            // libcurl's own words for the code, not its detail (which may name a URL).
+            let said = vigil_curl_easy_strerror(code).map { " (\(String(cString: $0)))" } ?? ""
+            return HTTPError(
+                .noAnswer,
+                "\(endpoint.origin(scheme: target.scheme)): no answer: the connection closed after the request may have reached the server\(said).",
+                curlCode: Int(code.rawValue))
+        }
         let error = TLSProbe.error(for: code, detail: detail, origin: endpoint.origin(scheme: target.scheme), notTLS: capture.pointee.not_tls != 0)
         guard error.code == .handshakeFailed else { return error }
         return HTTPError(

@@ -13,6 +13,7 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
             case timeout
             case notTLS = "not-tls"
             case handshakeFailed = "handshake-failed"
+            case noAnswer = "no-answer"
             case proxy
             case transport
             case untrustedCertificate = "untrusted-certificate"
@@ -38,6 +39,9 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
         public static let notTLS = Code(.notTLS)
         /// The TLS handshake failed (or ended without a server certificate or without the policy's judgement).
         public static let handshakeFailed = Code(.handshakeFailed)
+        /// The connection was ready for the request (the TLS handshake done, or a kept connection)
+        /// and closed, or failed, without an answer: the request may have reached the server.
+        public static let noAnswer = Code(.noAnswer)
         /// The proxy failed, or is not an http or https proxy.
         public static let proxy = Code(.proxy)
         /// Anything else libcurl reported, or libcurl could not be loaded or set up.
@@ -74,6 +78,12 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
     public var proxyChallenge: ProxyChallenge?
     /// For the client certificate codes: what the server asked and the client presented.
     public var clientCertificate: ClientCertificateExchange?
+    /// Whether a byte of the request may have left this machine for the server: false only when
+    /// libcurl says the connection never became ready for it (no TLS handshake completed, no
+    /// kept connection used), true when it did; nil for an error raised before any transfer
+    /// (an unusable URL, a refused certificate: nothing was sent by construction). A refresh
+    /// token is presented again only after `false` or a pre-transfer error.
+    public var requestMayHaveLeft: Bool?
     /// The source file that threw (`#fileID`).
     public let file: String
     /// The source line that threw.

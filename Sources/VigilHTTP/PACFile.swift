@@ -138,7 +138,10 @@ final class PACFile: Sendable {
     /// A PAC answer's entries, in order: `PROXY h[:p]` and `HTTP h[:p]` (an http proxy, port 80
     /// by default), `HTTPS h[:p]` (443), `SOCKS5 h[:p]` (socks5h, 1080), `SOCKS`/`SOCKS4 h[:p]`
     /// (socks4a, 1080), `DIRECT`. An entry Vigil cannot use (another kind, user information, a
-    /// path) makes the whole answer an error: skipping it could turn a proxy into a silent DIRECT.
+    /// path, a host with anything but host characters: `%`, `@`, `/`, `#` that a URL parser would
+    /// read as syntax) makes the whole answer an error: skipping it could turn a proxy into a
+    /// silent DIRECT. The proxy's URL is built from the checked host and port only, so what Vigil
+    /// shows is what curl connects to.
     static func candidates(_ answer: String, file: String, environment: [String: String]) throws -> [ProxyChoice] {
         func unusable(_ why: String) -> HTTPError {
             HTTPError(
@@ -163,13 +166,12 @@ final class PACFile: Sendable {
                 default: nil
                 }
             let shown = SafeText.escaped(String(entry.prefix(100)))
-            guard let known, words.count == 2, !words[1].contains("@"), !words[1].contains("/") else {
-                throw unusable("the entry \"\(shown)\" is not one Vigil can use")
+            guard let known, words.count == 2 else { throw unusable("the entry \"\(shown)\" is not one Vigil can use") }
+            guard let (host, port) = hostAndPort(String(words[1]), defaultPort: known.port) else {
+                throw unusable(
+                    "the entry \"\(shown)\" does not name a proxy by host characters and a port alone (no %, @, /, # or other URL syntax)")
             }
-            let address = String(words[1])
-            // A port given: `host:port` or `[v6]:port`; none: the kind's default.
-            let hasPort = address.hasPrefix("[") ? address.contains("]:") : address.contains(":")
-            let url = "\(known.scheme)://\(address)\(hasPort ? "" : ":\(known.port)")"
+            let url = "\(known.scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
             guard let choice = try? ProxyChoice.parse(url, named: "the PAC answer", environment: environment) else {
                 throw unusable("the entry \"\(shown)\" is not one Vigil can use")
             }
@@ -177,5 +179,28 @@ final class PACFile: Sendable {
         }
         guard !candidates.isEmpty else { throw unusable("it names no proxy and no DIRECT") }
         return candidates
+    }
+
+    /// `host[:port]` or `[v6][:port]` of a PAC entry, checked: a plain host (``HostName/isPlain``)
+    /// and a port of digits from 1 to 65535; nil for anything else.
+    static func hostAndPort(_ address: String, defaultPort: Int) -> (host: String, port: Int)? {
+        let host: Substring, rest: Substring
+        if address.hasPrefix("[") {
+            guard let close = address.firstIndex(of: "]") else { return nil }
+            host = address[address.index(after: address.startIndex)..<close]
+            rest = address[address.index(after: close)...]
+            guard host.contains(":"), HostName.isPlain(String(host)) else { return nil }
+        } else if let colon = address.firstIndex(of: ":") {
+            (host, rest) = (address[..<colon], address[colon...])
+        } else {
+            (host, rest) = (Substring(address), "")
+        }
+        guard HostName.isPlain(String(host)) else { return nil }
+        if rest.isEmpty { return (String(host), defaultPort) }
+        let digits = rest.dropFirst()
+        guard rest.first == ":", !digits.isEmpty, digits.count <= 5, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = Int(digits),
+            (1...65535).contains(port)
+        else { return nil }
+        return (String(host), port)
     }
 }

@@ -70,7 +70,7 @@ public struct ProxyChallenge: Sendable, Hashable {
 
     /// The error for this 407: no usable credential (`required`), or the credential refused.
     func error(offered: ProxyChoice.Offer, curlCode: Int?) -> HTTPError {
-        let login = "vigil proxy login \(proxy) --user NAME"
+        let login = SuggestedCommand.line(["vigil", "proxy", "login", proxy.description, "--user", "NAME"])
         var error: HTTPError
         if let user = offered.user, !offered.clearTextRefused || schemes.contains(where: { $0.lowercased() != "basic" }) {
             error = HTTPError(

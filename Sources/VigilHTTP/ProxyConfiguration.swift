@@ -164,11 +164,14 @@ public struct ProxyIdentity: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The identity of a proxy URL (`http://proxy:3128`; the scheme's default port when none is
-    /// given: 1080 for SOCKS, curl's 1080 for http too), nil when it is not one.
+    /// given: 1080 for SOCKS, curl's 1080 for http too), nil when it is not one: its host must be
+    /// plain (``HostName/isPlain``: no percent-encoded `@`, `/` or `#` that would show one host
+    /// while curl connects to another) and nothing may follow it but a path of `/`.
     public init?(url text: String) {
         let withScheme = text.contains("://") ? text : "http://" + text
-        guard let parts = URLComponents(string: withScheme), let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty,
-            ["http", "https", "socks5h", "socks4a"].contains(scheme)
+        guard let parts = URLComponents(string: withScheme), let scheme = parts.scheme?.lowercased(), let host = parts.percentEncodedHost, !host.isEmpty,
+            HostName.isPlain(host), ["http", "https", "socks5h", "socks4a"].contains(scheme), ["", "/"].contains(parts.percentEncodedPath),
+            parts.percentEncodedQuery == nil, parts.percentEncodedFragment == nil
         else { return nil }
         self.init(scheme: scheme, host: host, port: parts.port ?? (scheme == "https" ? 443 : 1080))
     }

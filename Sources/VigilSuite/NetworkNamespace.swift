@@ -25,23 +25,42 @@ package enum NetworkNamespace {
     /// (its inode): a value inherited into another network proves nothing.
     package static let variable = "VIGIL_SIMULATE_NETWORK_NAMESPACE"
 
-    /// This process runs inside namespaces made for the run: the marker is set, this process's
-    /// network namespace is not the one it names, nor the first process's (the machine's own),
-    /// and it holds no interface but loopback; its mount namespace is not the machine's either.
-    /// A marker inherited or forged into the machine's own network proves nothing: ``prepare()``
-    /// never changes the machine's routes or mounts.
-    package static var isInside: Bool {
-        guard let value = ProcessInfo.processInfo.environment[variable], let outer = UInt64(value), let network = inode("/proc/self/ns/net"),
-            network != outer
-        else { return false }
-        // As the machine's root, the first process's namespaces are readable; inside a user
-        // namespace they are not (and then cannot be ours).
-        if let first = inode("/proc/1/ns/net"), first == network { return false }
-        if let first = inode("/proc/1/ns/mnt"), first == inode("/proc/self/ns/mnt") { return false }
-        // A network namespace the administrator made (`ip netns exec`) is not one of the run's:
-        // the run's has a user namespace of its own too.
-        if let first = inode("/proc/1/ns/user"), first == inode("/proc/self/ns/user") { return false }
-        return onlyLoopback
+    /// This process runs inside namespaces made for the run (``proofFailure`` finds nothing
+    /// against it). A marker inherited or forged into any other namespace proves nothing:
+    /// ``prepare()`` and every change of routes or mounts ask this first.
+    package static var isInside: Bool { proofFailure() == nil }
+
+    /// Why this process is not proved to run inside namespaces made for the run, from what the
+    /// kernel says, never from an environment variable alone (nor from `/proc/1`, which a
+    /// container may not let even root read); nil when it is: the marker is set and names
+    /// another network namespace than this one; this process's user namespace is not the
+    /// machine's (its `uid_map` does not map every id); its network and mount namespaces are
+    /// owned by that user namespace (ioctl NS_GET_USERNS: made after it, by the run's
+    /// `unshare`, so that nothing done in them reaches the machine's); and the network holds
+    /// no interface but loopback.
+    package static func proofFailure() -> String? {
+        guard let value = ProcessInfo.processInfo.environment[variable], let outer = UInt64(value) else { return "the run's marker is not set" }
+        guard let network = inode("/proc/self/ns/net") else { return "/proc/self/ns/net cannot be read" }
+        guard network != outer else { return "this process is in the network namespace the run started in" }
+        guard !userNamespaceIsInitial else { return "this process's user namespace is the machine's own (its uid_map maps every id)" }
+        for (kind, path) in [("network", "/proc/self/ns/net"), ("mount", "/proc/self/ns/mnt")] {
+            let owned = vigil_namespace_owned_by_own_user_namespace(path)
+            guard owned == 1 else {
+                return owned == 0
+                    ? "its \(kind) namespace is not owned by its own user namespace (the kernel's NS_GET_USERNS): it was not made by the run"
+                    : "the kernel cannot say who owns its \(kind) namespace (\(String(cString: strerror(-owned))))"
+            }
+        }
+        guard onlyLoopback else { return "its network namespace holds an interface other than loopback" }
+        return nil
+    }
+
+    /// This process's user namespace is the machine's: `/proc/self/uid_map` maps all 2^32 - 1
+    /// ids from 0 to 0 (or cannot be read: not proved otherwise).
+    static var userNamespaceIsInitial: Bool {
+        guard let map = try? String(contentsOfFile: "/proc/self/uid_map", encoding: .utf8) else { return true }
+        let lines = map.split(separator: "\n").map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }) }
+        return lines.count == 1 && lines[0] == ["0", "0", "4294967295"]
     }
 
     /// The inode of a namespace file; nil when it cannot be read.

@@ -33,6 +33,31 @@ public enum HostName {
         return String(name.dropLast())
     }
 
+    /// Whether `host` holds host characters only: a name of letters, digits, `-`, `_` and `.`
+    /// (an IPv4 address among them), or an IPv6 address, bracketed or not (no zone). Nothing
+    /// that a URL parser reads as syntax (`%`, `@`, `/`, `#`, `?`, `:` outside IPv6), so that the
+    /// host shown is the host connected to.
+    public static func isPlain(_ host: String) -> Bool {
+        var bare = Substring(host)
+        if bare.hasPrefix("["), bare.hasSuffix("]") {
+            bare = bare.dropFirst().dropLast()
+            var v6 = in6_addr()
+            return inet_pton(AF_INET6, String(bare), &v6) == 1
+        }
+        if bare.contains(":") {
+            var v6 = in6_addr()
+            return inet_pton(AF_INET6, String(bare), &v6) == 1
+        }
+        return !bare.isEmpty && bare.utf8.count <= 253
+            && bare.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+                case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+                default: false
+                }
+            }
+    }
+
     /// True when `a` and `b` name the same host.
     public static func same(_ a: String, _ b: String) -> Bool { canonical(a) == canonical(b) }
 

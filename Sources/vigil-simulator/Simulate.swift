@@ -147,7 +147,12 @@ extension VigilSimulatorCommand {
             // program is executed again inside a new network namespace, before anything is made.
             var ipv6Local = false
             if external != nil && !options.noNetworkNamespace {
-                if !NetworkNamespace.isInside {
+                if let why = NetworkNamespace.proofFailure() {
+                    // Executed again already (or a marker forged or inherited): never again, and
+                    // nothing is changed in namespaces the run did not make.
+                    if ProcessInfo.processInfo.environment[NetworkNamespace.variable] != nil {
+                        throw Self.namespaceFailure("\(NetworkNamespace.variable) is set, but \(why); nothing was mounted or changed")
+                    }
                     throw Self.namespaceFailure(NetworkNamespace.reexecute().reason)
                 }
                 do { ipv6Local = try NetworkNamespace.prepare() } catch let error as SuiteError { throw Self.namespaceFailure(error.reason) }

@@ -101,7 +101,8 @@ extension Vigil {
                 }
                 if account.noRefreshToken {
                     return "the access token is in the keyring; the provider issued no refresh token, so a new login is needed when it expires"
-                        + (account.tokenExpiresAt.map { " (\(ISOTime.string($0))): vigil account login \(account.id)" } ?? ": vigil account login \(account.id)")
+                        + (account.tokenExpiresAt.map { " (\(ISOTime.string($0))): \(SuggestedCommand.line(["vigil", "account", "login", account.id]))" }
+                            ?? ": \(SuggestedCommand.line(["vigil", "account", "login", account.id]))")
                 }
                 return account.method == AuthenticationMethodIdentifier.basicAuth.rawValue
                     ? "the password is in the keyring"
@@ -379,7 +380,7 @@ struct TerminalInteraction: AccountSetupInteraction {
         print(SafeText.escaped("\(from)/status.php redirects (\(redirect.status)) to \(redirect.location)" + (redirect.changesHost ? ", another host." : ".")))
         if acceptedRedirects.contains(redirect.location) { return true }
         guard interactive else {
-            print(SafeText.escaped("Not followed. If this move is expected, pass --accept-redirect \(redirect.location)"))
+            print("Not followed. If this move is expected, add to the command: " + SuggestedCommand.line(["--accept-redirect", redirect.location]))
             return false
         }
         return confirm(
@@ -392,7 +393,7 @@ struct TerminalInteraction: AccountSetupInteraction {
         print(SafeText.escaped("\(server) sends \(purpose) to \(target), another origin."))
         if acceptedRedirects.contains(target) { return true }
         guard interactive else {
-            print(SafeText.escaped("Not sent. If this is expected, pass --accept-redirect \(target)"))
+            print("Not sent. If this is expected, add to the command: " + SuggestedCommand.line(["--accept-redirect", target]))
             return false
         }
         return confirm(SafeText.escaped("Send it to \(target)? Its certificate must be trusted."))
@@ -402,7 +403,8 @@ struct TerminalInteraction: AccountSetupInteraction {
         if let key = try? Endpoint(url: target).originKey, credentialsTo.contains(key) { return true }
         guard interactive else {
             print(
-                SafeText.escaped("Not presented to \(target): \(what), given for \(origin). If they belong there too, pass --present-credentials-to \(target)"))
+                SafeText.escaped("Not presented to \(target): \(what), given for \(origin). If they belong there too, add to the command: ")
+                    + SuggestedCommand.line(["--present-credentials-to", target]))
             return false
         }
         return confirm(SafeText.escaped("Present \(what), given for \(origin), to \(target) too? It learns who you are."))

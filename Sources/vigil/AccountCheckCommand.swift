@@ -10,6 +10,7 @@ import VigilLogging
 import VigilSecrets
 import VigilSettings
 import VigilStore
+import VigilText
 
 extension Vigil.AccountCommand {
     /// `vigil account check ID|--all`: each account's server judged against the chain reviewed at
@@ -97,8 +98,11 @@ extension Vigil.AccountCommand {
             /// The new server's certificate: trusted or not, and its SHA-256 fingerprint.
             var certificateTrusted: Bool?
             var sha256: String?
-            /// The command that carries the account there.
+            /// The command that carries the account there, quoted for a shell (nil when none is
+            /// offered, or when the new server's URL cannot be shown safely).
             var command: String?
+            /// The same command as its arguments, for a program that runs it without a shell.
+            var argv: [String]?
         }
 
         /// `via` of a row: `{"proxies": ["http://proxy:3128"], "source": "https_proxy", "autoconfigAnswer": ...}`.
@@ -188,7 +192,7 @@ extension Vigil.AccountCommand {
             let left = Int(notAfter.timeIntervalSince(now) / 86_400)
             guard left < days else { return nil }
             return
-                "the client certificate expires in \(left) day\(left == 1 ? "" : "s") (\(ISOTime.string(notAfter))); give a new one with vigil account edit \(account.id) --client-certificate FILE"
+                "the client certificate expires in \(left) day\(left == 1 ? "" : "s") (\(ISOTime.string(notAfter))); give a new one with \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--client-certificate", "FILE"]))"
         }
 
         static func row(for account: Account, check: AccountCheck, certificateOnly: Bool, interaction: TerminalInteraction?) async -> Row {
@@ -226,7 +230,7 @@ extension Vigil.AccountCommand {
                     row.moved = Moved(
                         status: moved.status, location: moved.location, permanent: moved.isPermanent, newServer: moved.newServer,
                         certificateTrusted: moved.review?.trusted, sha256: moved.review?.sha256,
-                        command: moved.newServer.map { "vigil account move \(account.id) \($0)" })
+                        command: moved.command(accountID: account.id)?.line, argv: moved.command(accountID: account.id)?.arguments)
                 } else if let status = report.filesStatus {
                     switch status {
                     case 207 where report.downloadFailed:
@@ -253,7 +257,7 @@ extension Vigil.AccountCommand {
                 }
                 if current.noRefreshToken, row.status == "ok" {
                     row.message +=
-                        "; the provider issued no refresh token: the access token expires \(current.tokenExpiresAt.map(ISOTime.string) ?? "at a time not given"), and a new login is needed then (vigil account login \(account.id))"
+                        "; the provider issued no refresh token: the access token expires \(current.tokenExpiresAt.map(ISOTime.string) ?? "at a time not given"), and a new login is needed then (\(SuggestedCommand.line(["vigil", "account", "login", account.id])))"
                 }
             } catch {
                 let clientRefused = (error as? HTTPError).map { $0.code == .clientCertificateRequired || $0.code == .clientCertificateRefused } ?? false

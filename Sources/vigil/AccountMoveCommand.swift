@@ -7,6 +7,7 @@ import VigilCommandLine
 import VigilLogging
 import VigilSecrets
 import VigilStore
+import VigilText
 
 extension Vigil.AccountCommand {
     struct Move: AsyncParsableCommand {
@@ -57,7 +58,8 @@ extension Vigil.AccountCommand {
                 print(
                     SafeText.escaped(
                         "moved account \(moved.id): \(moved.user) from \(account.server) to \(moved.server)"
-                            + (moved.needsLogin ? "; log in there with vigil account login \(moved.id)" : "; the password moved with it")))
+                            + (moved.needsLogin
+                                ? "; log in there with \(SuggestedCommand.line(["vigil", "account", "login", moved.id]))" : "; the password moved with it")))
                 let leftOver = try await AccountRemoval(accounts: check.accounts, secrets: KeyringSecretStore()).revokeApprovalsLeftOver(
                     by: account, approvals: check.approvals, keep: keepApprovals)
                 for approval in leftOver {

@@ -75,13 +75,13 @@ extension Vigil.AccountCommand {
                 let trusted = judged.map { $0.verdict.isTrusted || (approved && ApprovalRule.refusals($0, sent: chain).isEmpty) } ?? (damage == nil)
                 print(
                     clientDamage != nil
-                        ? "status: DAMAGED: the client certificate kept with the account cannot be read back (below): vigil account edit \(account.id) --client-certificate FILE"
+                        ? "status: DAMAGED: the client certificate kept with the account cannot be read back (below): \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--client-certificate", "FILE"]))"
                             + (trusted ? "" : "; and REVIEW NEEDED: the reviewed certificate is not trusted now (below)")
                         : account.needsLogin
-                            ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): vigil account login \(account.id)"
+                            ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): \(SuggestedCommand.line(["vigil", "account", "login", account.id]))"
                             : trusted
                                 ? "status: ready"
-                                : "status: REVIEW NEEDED: the reviewed certificate is not trusted now (below); give its CA with vigil account edit \(account.id) --ca-file FILE, or approve it with vigil certificates approve"
+                                : "status: REVIEW NEEDED: the reviewed certificate is not trusted now (below); give its CA with \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--ca-file", "FILE"])), or approve it with vigil certificates approve"
                 )
                 if let anchors {
                     print(
@@ -91,7 +91,9 @@ extension Vigil.AccountCommand {
                 if account.needsLogin {
                     // Logged out (no secret left) or refused: the keyring is not claimed to hold anything.
                 } else if account.method != "com.owncloud.basicauth" {
-                    let then = account.noRefreshToken ? "log in again: vigil account login \(account.id)" : "refreshed on the next use"
+                    let then =
+                        account.noRefreshToken
+                        ? "log in again: \(SuggestedCommand.line(["vigil", "account", "login", account.id]))" : "refreshed on the next use"
                     let expiry =
                         account.tokenExpiresAt.map { date in
                             ISOTime.string(date) + (date < Date() ? " (expired; \(then))" : " (in \(Int(date.timeIntervalSinceNow / 60)) min)")
@@ -102,7 +104,7 @@ extension Vigil.AccountCommand {
                                 + (account.revocationEndpoint == nil ? "; the server names no revocation endpoint" : "; revoked at the server on removal")))
                     if account.noRefreshToken {
                         print(
-                            "refresh: the provider issued no refresh token; when the access token expires, a new login is needed (vigil account login \(account.id))"
+                            "refresh: the provider issued no refresh token; when the access token expires, a new login is needed (\(SuggestedCommand.line(["vigil", "account", "login", account.id])))"
                         )
                     }
                 } else {
@@ -123,7 +125,10 @@ extension Vigil.AccountCommand {
                         ))
                 }
                 if let damage {
-                    print(SafeText.escaped("reviewed chain: DAMAGED: \(damage) vigil account login \(account.id) reviews the server's certificate again."))
+                    print(
+                        SafeText.escaped(
+                            "reviewed chain: DAMAGED: \(damage) \(SuggestedCommand.line(["vigil", "account", "login", account.id])) reviews the server's certificate again."
+                        ))
                     return
                 }
                 guard !chain.isEmpty else {

@@ -191,13 +191,15 @@ extension Vigil {
                 ]
             }
             if approvals.contains(where: \.honoured) { return [] }
-            let target = url ?? files.map { "--file \($0)" }.joined(separator: " ") + (host.map { " --host \($0)" } ?? "")
+            let target = url.map { [$0] } ?? files.flatMap { ["--file", $0] } + (host.map { ["--host", $0] } ?? [])
+            let inspect = SuggestedCommand.line(["vigil", "inspect"] + target + ["--ca-file", "CA.pem"])
             var steps = [
-                "If the server's certificate comes from your organisation's own CA: vigil inspect \(target) --ca-file CA.pem (account add takes the same --ca-file and remembers it)."
+                "If the server's certificate comes from your organisation's own CA: \(inspect) (account add takes the same --ca-file and remembers it)."
             ]
-            if let leaf = chain.first, let where_ = url ?? host.map({ "--file \(files.first ?? "LEAF.pem") --host \($0):PORT" }) {
+            if let leaf = chain.first, let where_ = url.map({ [$0] }) ?? host.map({ ["--file", files.first ?? "LEAF.pem", "--host", "\($0):PORT"] }) {
+                let approve = SuggestedCommand.line(["vigil", "certificates", "approve"] + where_ + ["--fingerprint", leaf.sha256Fingerprint])
                 steps.append(
-                    "Or approve this very certificate, once its SHA-256 fingerprint is the one the server's administrator gives you through another channel: vigil certificates approve \(where_) --fingerprint \(leaf.sha256Fingerprint)"
+                    "Or approve this very certificate, once its SHA-256 fingerprint is the one the server's administrator gives you through another channel: \(approve)"
                 )
             }
             return steps
@@ -302,7 +304,7 @@ extension Vigil {
                     let changed = Self.accountsReviewedWithAnother(known, leaf: chain.first)
                     if !changed.isEmpty {
                         steps.insert(
-                            "First: this is not the certificate reviewed for account \(changed.joined(separator: ", ")) of this server. Ask the server's administrator why it changed before trusting or approving anything (vigil account check \(changed[0]) shows the change).",
+                            "First: this is not the certificate reviewed for account \(changed.joined(separator: ", ")) of this server. Ask the server's administrator why it changed before trusting or approving anything (\(SuggestedCommand.line(["vigil", "account", "check", changed[0]])) shows the change).",
                             at: 0)
                     }
                 }

@@ -137,6 +137,52 @@ struct AccountTokensTests {
         }
     }
 
+    /// A token endpoint that reads the refresh request whole and drops the connection without a
+    /// byte of answer: the refresh token may be spent (a provider with reuse detection revokes the
+    /// whole family when it sees it again). It is never presented again: the check says "no
+    /// answer" and that a new login is needed, with the command; the next check sends nothing.
+    @Test func aRefreshTokenThatMayHaveReachedTheProviderIsNeverPresentedTwice() async throws {
+        try await withFixture(lifetime: 60) { fixture in
+            let dropping = try DroppingTLSServer()
+            defer { dropping.stop() }
+            var account = try fixture.current
+            account.tokenEndpoint = dropping.url + "/token"
+            try await fixture.accounts.update(account)
+            do {
+                _ = try await fixture.check().connect(account, secrets: fixture.secrets, interaction: nil)
+                Issue.record("a refresh without an answer succeeded")
+            } catch let error as AccountSetupError {
+                #expect(error.code == .loginExpired, "\(error)")
+                #expect(error.reason.contains("no answer") && !error.reason.contains("handshake"), "\(error.reason)")
+                #expect(error.reason.contains("vigil account login \(fixture.account.id)"), "\(error.reason)")
+            }
+            #expect(dropping.requests == 1, "the refresh token was sent once")
+            #expect(try fixture.current.needsLogin, "the account needs a new login now, not at the next refresh")
+            _ = try? await fixture.check().connect(try fixture.current, secrets: fixture.secrets, interaction: nil)
+            #expect(dropping.requests == 1, "a refresh token that may be spent is never presented twice")
+        }
+    }
+
+    /// A token endpoint that is not there (no handshake): no byte of the request left, the refresh
+    /// token stays good and the next check presents it.
+    @Test func aRefreshThatNeverLeftKeepsItsToken() async throws {
+        try await withFixture(lifetime: 60) { fixture in
+            let silent = closedLoopbackPort()
+            var account = try fixture.current
+            let endpoint = account.tokenEndpoint
+            account.tokenEndpoint = "https://127.0.0.1:\(silent)/token"
+            try await fixture.accounts.update(account)
+            let kept = try fixture.secret(.refreshToken)
+            await #expect(throws: (any Error).self) { _ = try await fixture.check().connect(account, secrets: fixture.secrets, interaction: nil) }
+            #expect(try fixture.secret(.refreshToken) == kept && fixture.current.needsLogin == false && fixture.current.refreshStartedAt == nil)
+            account = try fixture.current
+            account.tokenEndpoint = endpoint
+            try await fixture.accounts.update(account)
+            _ = try await fixture.check().connect(account, secrets: fixture.secrets, interaction: nil)
+            #expect(try fixture.secret(.refreshToken) != kept, "refreshed with the kept token")
+        }
+    }
+
     /// A keyring whose first write of one kind of secret fails: a refresh cut short at that
     /// point, as a process killed there would leave it.
     final class KeyringFailingOnce: SecretStore, @unchecked Sendable {  // `failed` guarded by `lock`

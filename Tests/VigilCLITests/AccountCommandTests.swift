@@ -190,6 +190,60 @@ struct AccountCommandTests {
         }
     }
 
+    /// A server that chooses where its files moved chooses text inside the command Vigil offers:
+    /// `account check` quotes it, so the printed line pasted into a shell runs `vigil account move`
+    /// with the server's URL as one word and runs nothing of the server's; JSON gives the argv.
+    @Test func aMoveTargetChosenByTheServerIsNeverCode() async throws {
+        // The same port is bound again after a stop (outside the ephemeral range, as anOutageIsExit75NotAnError does).
+        var started: RunningSimulator?
+        for _ in 0..<8 where started == nil { started = try? await RunningSimulator("basic-only", port: Int.random(in: 20_000..<30_000)) }
+        let before = try #require(started)
+        let port = before.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port ?? 0
+        _ = try await addAlice(before)
+        await before.stop()
+        // The same server, now answering the files root with a 301 whose path carries shell code.
+        let fixtures = try TestPaths.temporaryDirectory().path
+        var moved = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: RunningSimulator.fixtures + "/server-moved.json"))) as? [String: Any])
+        moved["behaviour"] = ["kind": "redirect", "status": 301, "target": "{https:2}/$(touch$IFS'pwned');touch${IFS}pwned2{path}"]
+        try JSONSerialization.data(withJSONObject: moved).write(to: URL(fileURLWithPath: fixtures + "/server-moved.json"))
+        let running = try await RunningSimulator("server-moved", port: port, fixtures: fixtures)
+        do {
+            try await checkTheMoveIsQuoted()
+        } catch {
+            await running.stop()
+            throw error
+        }
+        await running.stop()
+    }
+
+    func checkTheMoveIsQuoted() async throws {
+        let checked = try await vigil(["account", "check", "--all", "--ca-file", TestPaths.caBundle])
+        #expect(checked.status == 1, "\(checked.standardOutput)\(checked.standardError)")
+        let marker = "To carry the account there: "
+        let output = checked.standardOutput
+        let found = output.range(of: marker).map { String(output[$0.upperBound...].prefix { $0 != "\n" }) }
+        let line = try #require(found, "\(output)")
+        let json = try await vigil(["account", "check", "--all", "--ca-file", TestPaths.caBundle, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8))
+        let row = try #require(
+            (object as? [[String: Any]])?.first ?? ((object as? [String: Any])?["accounts"] as? [[String: Any]])?.first, "\(json.standardOutput)")
+        let offered = try #require(row["moved"] as? [String: Any])
+        let argv = try #require(offered["argv"] as? [String])
+        let newServer = try #require(offered["newServer"] as? String)
+        let id = try #require(row["id"] as? String)
+        #expect(argv == ["vigil", "account", "move", id, newServer] && newServer.contains("$(touch"), "\(argv)")
+        let command = try #require(offered["command"] as? String)
+        #expect(line.hasPrefix(command), "the text shows the command JSON gives: \(line)")
+        // Pasted into sh with `vigil` a recorder: one URL word, nothing of the server's run.
+        let directory = try TestPaths.temporaryDirectory().path
+        let pasted = try CommandRunner.run(
+            "/bin/sh", ["-c", "cd \"$1\" && vigil() { printf '%s\\n' \"$@\" > recorded; }; " + command, "sh", directory])
+        #expect(pasted.status == 0, "\(pasted.standardError)")
+        #expect(try String(contentsOfFile: directory + "/recorded", encoding: .utf8) == argv.dropFirst().joined(separator: "\n") + "\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["recorded"], "the server's code did not run")
+    }
+
     /// An approval's life follows its account's: revoking the one an account depends on is
     /// reported by audit --check; removing the last account of a server revokes its approvals
     /// (unless --keep-approvals).

@@ -22,6 +22,30 @@ struct SimulateClientTests {
         #expect(xml.contains("failures=\"0\"") && xml.components(separatedBy: "<testcase ").count - 1 == 3)
     }
 
+    /// A marker forged into a namespace the run did not make proves nothing: under `unshare
+    /// --net` (the machine's user namespace, a mount namespace of the test's own so that a
+    /// mistake cannot reach the machine's), simulate refuses with a clear error and mounts
+    /// nothing over /etc/resolv.conf or /run/dbus. The proof asks the kernel who owns the
+    /// namespaces, not /proc/1 (which root cannot read in this container).
+    @Test(.enabled(if: getuid() == 0, "unshare --net needs root"))
+    func aForgedNamespaceMarkerChangesNothing() throws {
+        let script = """
+            before=$(findmnt -rn -o TARGET,SOURCE,FSTYPE | sort)
+            VIGIL_SIMULATE_NETWORK_NAMESPACE=12345 "$0" simulate --client curl --scenario valid
+            echo "status=$?"
+            after=$(findmnt -rn -o TARGET,SOURCE,FSTYPE | sort)
+            [ "$before" = "$after" ] && echo "mounts unchanged" || { echo "mounts changed:"; diff <(echo "$before") <(echo "$after"); }
+            """
+        let result = try CommandRunner.run(
+            "/usr/bin/unshare", ["--net", "--mount", "--propagation", "private", "--", "/bin/bash", "-c", script, TestPaths.vigilBinary],
+            currentDirectory: directory)
+        #expect(result.standardOutput.contains("status=2") && result.standardOutput.contains("mounts unchanged"), "\(result.standardOutput)")
+        #expect(
+            result.standardError.contains("VIGIL_SIMULATE_NETWORK_NAMESPACE is set, but")
+                && result.standardError.contains("user namespace is the machine's own") && result.standardError.contains("nothing was mounted"),
+            "\(result.standardError)")
+    }
+
     @Test func anInsecureCurlFailsTheSuiteAndTheFailureNamesTheRequest() throws {
         var profile = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.root.appendingPathComponent("mitm-fixtures/clients/curl.json"))) as? [String: Any]

@@ -52,6 +52,28 @@ struct ProxyChoiceTests {
         }
     }
 
+    /// A PAC answer cannot smuggle URL syntax by percent-encoding it: `alice-proxy%40127.0.0.2`
+    /// would be shown as a user at 127.0.0.2 while curl connected elsewhere. A host holds host
+    /// characters only; what is shown is what curl is given.
+    @Test func aPACEntryHoldsHostCharactersOnly() throws {
+        for entry in [
+            "PROXY alice-proxy%40127.0.0.2:3128", "PROXY a.corp%2Fx:3128", "PROXY a.corp%23:3128", "PROXY a.corp#x:3128", "PROXY a.corp?x:3128",
+            "PROXY a.corp:31%328", "PROXY a.corp:+3128", "PROXY a.corp:0", "PROXY a.corp:65536", "PROXY a.corp:", "PROXY ::1:3128", "PROXY [::1%lo]:3128",
+            "PROXY [a.corp]:3128", "SOCKS5 a\\b:1080", "PROXY a.corp:3128:1", "PROXY -a.corp$(x):3128",
+        ] {
+            #expect(throws: HTTPError.self, "\(entry)") { try PACFile.candidates(entry + "; DIRECT", file: "x.pac", environment: [:]) }
+        }
+        let fine = try PACFile.candidates("PROXY [::1]:3128; SOCKS 10.0.0.1; HTTPS proxy_1.corp.example:8443", file: "x.pac", environment: [:])
+        #expect(fine.map(\.shown) == ["http://[::1]:3128", "socks4a://10.0.0.1:1080", "https://proxy_1.corp.example:8443"])
+        // The same rule wherever a proxy URL is read (settings, the environment, proxy login).
+        for url in ["http://alice-proxy%40127.0.0.2:3128", "http://a.corp%2F:3128", "http://a.corp:3128/path", "http://a.corp:3128/?q", "http://a.corp:3128#f"]
+        {
+            #expect(ProxyIdentity(url: url) == nil, "\(url)")
+            #expect(throws: HTTPError.self, "\(url)") { try self.configuration(.url(url)).route(for: "https://a.example/") }
+        }
+        #expect(ProxyIdentity(url: "http://proxy.corp:3128/")?.description == "http://proxy.corp:3128")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pactester"), "needs Debian's libpacparser1: run `make test`"))
     func aPACFileRunsInPactesterAndIsToldNoPath() throws {
         let script = "function FindProxyForURL(url, host) { return dnsDomainIs(host, '.corp') ? 'PROXY p.corp:3128; DIRECT' : 'DIRECT'; }"

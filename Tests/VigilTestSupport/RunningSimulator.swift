@@ -13,9 +13,10 @@ package final class RunningSimulator: @unchecked Sendable {  // immutable after 
 
     /// `upstream`: the simulator sits in front of that server (``ReverseProxy``).
     /// `port`: the hosts' HTTPS port (plain HTTP the next), to play another scenario where one
-    /// played before (the same server, changed); 0 picks free ports.
-    package init(_ name: String, upstream: ReverseProxy? = nil, port: Int = 0) async throws {
-        let scenario = try ScenarioLibrary(directory: Self.fixtures).scenario(named: name)
+    /// played before (the same server, changed); 0 picks free ports. `fixtures`: a directory of
+    /// the test's own scenarios (a hostile variant of one), else the repository's.
+    package init(_ name: String, upstream: ReverseProxy? = nil, port: Int = 0, fixtures: String = RunningSimulator.fixtures) async throws {
+        let scenario = try ScenarioLibrary(directory: fixtures).scenario(named: name)
         var configuration = HostSimulator.Configuration(scenario: scenario, certificatesDirectory: Self.certificates)
         configuration.upstream = upstream
         configuration.port = port

@@ -36,6 +36,7 @@ CURLcode vigil_curl_setopt_pointer(CURL *h, CURLoption o, void *v);
 CURLcode vigil_curl_setopt_offset(CURL *h, CURLoption o, curl_off_t v);
 CURLcode vigil_curl_getinfo_long(CURL *h, CURLINFO i, long *v);
 CURLcode vigil_curl_getinfo_string(CURL *h, CURLINFO i, char **v);
+CURLcode vigil_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v);
 
 typedef size_t (*vigil_curl_data_callback)(char *data, size_t size, size_t count, void *context);
 /// CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION with its data pointer.

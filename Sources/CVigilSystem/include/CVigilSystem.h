@@ -36,4 +36,9 @@ void vigil_secret_restore_terminal(void);
 /// the errno.
 int vigil_loopback_up(void);
 
+/// Whether the namespace at `path` (`/proc/self/ns/net`, `/proc/self/ns/mnt`) is owned by this
+/// process's user namespace, as the kernel says (ioctl NS_GET_USERNS, then the two namespace
+/// files' device and inode compared): 1 owned, 0 owned by another, -errno when it cannot be asked.
+int vigil_namespace_owned_by_own_user_namespace(const char *path);
+
 #endif
