@@ -6,12 +6,13 @@ set -euo pipefail
 # nginx-light: the real mutual-TLS reverse proxy of the client certificate tests; softhsm2 and
 # libengine-pkcs11-openssl: a key on a token (PKCS#11) for them.
 # libpacparser1: pactester, which evaluates proxy auto-config files (PAC) for Vigil itself;
+# bubblewrap: the cell pactester and every `vigil simulate --client` client run in;
 # libglib2.0-bin and gsettings-desktop-schemas: gsettings and GNOME's proxy schema (the desktop's proxy).
 # squid-openssl and apache2-utils (htpasswd): the real forward proxy of the proxy tests (auth, ssl_bump).
 # systemd: systemd-analyze verifies the vigil-check units. dpkg-dev (dpkg-shlibdeps), lintian and
 # debootstrap: make deb and make deb-check (a Debian root without Swift). zsh and fish: the
 # completion scripts are tried in the shells they are for.
-packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-0 libsecret-1-dev gnome-keyring dbus dbus-daemon openssl publicsuffix python3 pkg-config curl bsdutils chromium libnss3-tools sqlite3 zlib1g-dev nginx-light softhsm2 libengine-pkcs11-openssl libpacparser1 libglib2.0-bin gsettings-desktop-schemas squid-openssl apache2-utils python3-cryptography iproute2 nftables systemd dpkg-dev lintian debootstrap zsh fish)
+packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-0 libsecret-1-dev gnome-keyring dbus dbus-daemon openssl publicsuffix python3 pkg-config curl bsdutils chromium libnss3-tools sqlite3 zlib1g-dev nginx-light softhsm2 libengine-pkcs11-openssl libpacparser1 bubblewrap libglib2.0-bin gsettings-desktop-schemas squid-openssl apache2-utils python3-cryptography iproute2 nftables systemd dpkg-dev lintian debootstrap zsh fish)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -61,7 +61,8 @@ install -d "$ROOT/DEBIAN"
 #   libcurl4: every HTTP request and TLS handshake (CCurl loads libcurl.so.4 at first use);
 #   libsecret-1-0: the Secret Service keyring, where every secret goes (libsecret-1.so.0).
 # Recommends: gnome-keyring and dbus-user-session (a Secret Service to talk to; another one, such
-#   as KeePassXC's, does as well); libpacparser1 (pactester, for PAC files); openssl (the
+#   as KeePassXC's, does as well); libpacparser1 (pactester, for PAC files) and bubblewrap (the
+#   cell pactester and simulate --client's client run in: without it neither runs); openssl (the
 #   simulate --client judge's entitlement check); curl (vigil simulate's scripted browser: without
 #   it the suite says so and stops).
 # Suggests: libengine-pkcs11-openssl (client keys on a token), nftables (simulate --client in a
@@ -73,7 +74,7 @@ Architecture: $ARCH
 Maintainer: $MAINTAINER
 Installed-Size: $size
 Depends: $shlibs, libcurl4, libsecret-1-0
-Recommends: gnome-keyring, dbus-user-session, libpacparser1, openssl, curl
+Recommends: gnome-keyring, dbus-user-session, libpacparser1, bubblewrap, openssl, curl
 Suggests: libengine-pkcs11-openssl, nftables
 Section: net
 Priority: optional

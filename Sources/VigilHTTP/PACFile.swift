@@ -8,9 +8,11 @@ import VigilText
 /// A proxy auto-config file (`connection.proxy-autoconfig-url`), loaded once per process and
 /// evaluated for each URL by Debian's `pactester` (libpacparser1: pacparser, its own JavaScript
 /// engine and the standard helpers `shExpMatch`, `isInNet`, `dnsDomainIs`, `dnsResolve`,
-/// `myIpAddress`...), in a process of its own: an empty environment, no descriptor of Vigil's,
-/// 256 MiB of address space, 2 s of CPU, killed after 5 s. A script that loops, eats memory or
-/// crashes the engine stops there, never in Vigil.
+/// `myIpAddress`...), in a process of its own, confined (``PACSandbox``: bubblewrap's
+/// namespaces, no capability, NO_NEW_PRIVS, no file of the user's, no network): an empty
+/// environment, no descriptor of Vigil's, 256 MiB of address space, 2 s of CPU, killed after 5 s.
+/// A script that loops, eats memory or crashes the engine stops there, never in Vigil, and
+/// reaches nothing of the user's.
 ///
 /// What the script is told: `FindProxyForURL("scheme://host:port/", host)`: never the path or the
 /// query (as browsers do for https since 2016), which may carry a token.
@@ -101,16 +103,28 @@ final class PACFile: Sendable {
         return text
     }
 
-    /// Runs `FindProxyForURL(url, host)` of `script` in `pactester`.
-    static func evaluate(_ script: String, url: String, host: String, file: String) throws -> String {
+    /// Runs `FindProxyForURL(url, host)` of `script` in `evaluator` (`pactester`), confined
+    /// (``PACSandbox``): never unconfined.
+    static func evaluate(_ script: String, url: String, host: String, file: String, evaluator: String = PACFile.evaluator) throws -> String {
         let shown = SafeText.escaped(file)
         guard FileManager.default.isExecutableFile(atPath: evaluator) else {
             throw HTTPError(
                 .proxy,
                 "The proxy auto-config file \(shown) cannot be evaluated: \(evaluator) is missing (install Debian's libpacparser1). Nothing was sent.")
         }
-        let outcome = LimitedProcess.run(
-            [evaluator, "-p", "-", "-u", url, "-h", host], input: Array(script.utf8), outputLimit: 4096, timeoutMilliseconds: 5000)
+        // The names the script may ask for, answered by Vigil; myIpAddress() as browsers compute it.
+        let bare = host.trimming(charactersIn: "[]")
+        let addresses = PACSandbox.resolvesNames(script) ? PACSandbox.addresses(of: bare) : []
+        let me = (addresses.first ?? (ProxyChoice.isAddress(bare) ? bare : nil)).flatMap(PACSandbox.localAddress(toward:))
+        let etc = try PACSandbox.makeEtc(answers: addresses.map { ($0, bare) })
+        defer { PACSandbox.removeEtc(etc) }
+        guard let confined = PACSandbox.arguments([evaluator, "-p", "-", "-u", url, "-h", host] + (me.map { ["-c", $0] } ?? []), etc: etc) else {
+            throw HTTPError(
+                .proxy,
+                "The proxy auto-config file \(shown) is not run: Debian's bubblewrap (bwrap), which confines its evaluator, is missing (install bubblewrap). Nothing was sent."
+            )
+        }
+        let outcome = LimitedProcess.run(confined, input: Array(script.utf8), outputLimit: 4096, timeoutMilliseconds: 5000)
         let text: String
         let exit: Int32
         switch outcome {
@@ -124,6 +138,12 @@ final class PACFile: Sendable {
             (exit, text) = (status, output)
         }
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
+        if exit != 0, let cell = lines.first(where: { $0.hasPrefix("bwrap: ") }) {
+            throw HTTPError(
+                .proxy,
+                "The proxy auto-config file \(shown) is not run: its evaluator's cell cannot be made here (\(SafeText.escaped(String(cell.prefix(200))))); it is never run unconfined. Nothing was sent."
+            )
+        }
         guard exit == 0, let answer = lines.last?.trimmingWhitespace(), !answer.isEmpty else {
             // The engine's own words (a syntax error's line), cut and escaped: the file is not ours.
             let why = lines.first { $0.contains("Error") || $0.contains("ERROR") } ?? lines.first ?? "exit status \(exit)"

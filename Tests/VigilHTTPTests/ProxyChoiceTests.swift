@@ -91,6 +91,70 @@ struct ProxyChoiceTests {
         #expect(throws: HTTPError.self) { try PACFile.load("file:///dev/zero") }
     }
 
+    /// The PAC evaluator runs confined: a stand-in evaluator that looks for the user's HOME, a
+    /// keyring beside it, the system bus, the machine's files and the network (a listener on
+    /// loopback) finds none of them in its cell, while the same probes run unconfined find them
+    /// all (so they can see). Its answer says what it found.
+    @Test(.enabled(if: PACSandbox.bubblewrap != nil, "needs Debian's bubblewrap: run `make test`"))
+    func thePACEvaluatorSeesNoHomeNoKeyringNoNetwork() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-pac-\(UUID().uuidString)")
+        let keyrings = directory.appendingPathComponent("home/.local/share/keyrings")
+        try FileManager.default.createDirectory(at: keyrings, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "secret".write(to: keyrings.appendingPathComponent("login.keyring"), atomically: true, encoding: .utf8)
+        let listener = try #require(Self.loopbackListener())
+        defer { close(listener.fd) }
+        let standIn = directory.appendingPathComponent("stand-in-pactester")
+        try """
+            #!/bin/sh
+            cat > /dev/null
+            found=""
+            [ -e '\(keyrings.path)/login.keyring' ] && found="$found-keyring"
+            [ -e '\(directory.path)/home' ] && found="$found-home"
+            [ -e /root ] || [ -e /home ] && found="$found-homes"
+            [ -e /etc/passwd ] && found="$found-passwd"
+            [ -e /run/dbus ] || [ -e /run/user ] && found="$found-run"
+            [ -n "$HOME$USER$DBUS_SESSION_BUS_ADDRESS" ] && found="$found-environment"
+            /usr/bin/python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", \(listener.port)), 2)' 2>/dev/null && found="$found-network"
+            grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status 2>/dev/null || [ ! -e /proc/self/status ] || found="$found-capabilities"
+            if [ -z "$found" ]; then echo DIRECT; else echo "PROXY leaked$found.invalid:1"; fi
+            """.write(to: standIn, atomically: true, encoding: .utf8)
+        chmod(standIn.path, 0o755)
+        let confined = try PACFile.evaluate("", url: "https://a.example/", host: "a.example", file: "x.pac", evaluator: standIn.path)
+        #expect(confined == "DIRECT", "the cell let the evaluator reach: \(confined)")
+        // The same probes, unconfined, with the user's environment: they see.
+        let process = Process()
+        process.executableURL = standIn
+        process.environment = ["HOME": directory.appendingPathComponent("home").path, "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let unconfined = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(unconfined.contains("-keyring-home") && unconfined.contains("-passwd") && unconfined.contains("-network"), "\(unconfined)")
+    }
+
+    /// Inside the cell, `dnsResolve` of the URL's host is answered by Vigil; no other name resolves.
+    @Test(.enabled(if: PACSandbox.bubblewrap != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/pactester"), "needs bubblewrap and pactester"))
+    func theCellsNamesAreVigilsAnswers() throws {
+        let script = "function FindProxyForURL(url, host) { return 'PROXY ' + dnsResolve(host) + ':1; PROXY ' + dnsResolve('other.invalid') + ':2'; }"
+        #expect(try PACFile.evaluate(script, url: "https://localhost/", host: "localhost", file: "x.pac") == "PROXY 127.0.0.1:1; PROXY null:2")
+    }
+
+    /// A listening TCP socket on 127.0.0.1 and its port.
+    static func loopbackListener() -> (fd: Int32, port: Int)? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard fd >= 0, bound == 0, listen(fd, 8) == 0 else { return nil }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     @Test func noProxyAndIgnoreHostsTakeNamesSuffixesAndAddressRanges() {
         let list = "localhost, .corp.example, *.lan, 10.0.0.0/8, fd00::/8, 192.168.1.7"
         for host in ["localhost", "a.corp.example", "corp.example", "printer.lan", "10.200.3.4", "[fd12::1]", "192.168.1.7"] {
