@@ -8,9 +8,18 @@ VIGIL := .build/debug/vigil
 simulate: build
 	@scripts/simulate-check.sh $(VIGIL)
 
-.PHONY: all bootstrap build demo test simulate install uninstall install-check deb deb-check limbo bench bench-simulator bench-account-check fuzz format testcerts man clean
+.PHONY: all release bootstrap build demo test simulate install uninstall install-check deb deb-check limbo bench bench-simulator bench-account-check fuzz format testcerts man clean
 
-all: build
+# `make`, as yourself: the release build and its completion scripts, which `sudo make install`
+# then copies (install builds nothing: package manifests and plugins never run as root).
+all: release
+
+release: bootstrap
+	@SWIFT=$(SWIFT) scripts/build.sh release
+	mkdir -p .build/release/completions
+	.build/release/vigil --generate-completion-script bash > .build/release/completions/vigil.bash
+	.build/release/vigil --generate-completion-script zsh > .build/release/completions/_vigil
+	.build/release/vigil --generate-completion-script fish > .build/release/completions/vigil.fish
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -63,15 +72,18 @@ man: bootstrap
 	mkdir -p docs/man && rm -f docs/man/*.1 && cp .build/plugins/GenerateManual/outputs/vigil/*.1 docs/man/
 	scripts/man-fix.py docs/man/*.1
 
-# Installs a release build of vigil with its man pages, bash/zsh/fish completions and its data
-# (fixtures, test PKI) so that it works from any directory:
+# Installs what `make` built (the release build of vigil, its man pages, bash/zsh/fish completions)
+# and its data (fixtures, the test PKI: public test material the simulator serves, never to be
+# trusted) so that it works from any directory. It builds nothing: run `make` first, as yourself.
 #   PREFIX/bin/vigil and vigil-simulator (stripped), PREFIX/share/man/man1/vigil*.1, PREFIX/share/vigil/{mitm-fixtures,testcerts},
 #   PREFIX/share/bash-completion/completions/vigil, PREFIX/share/zsh/site-functions/_vigil,
 #   PREFIX/share/fish/vendor_completions.d/vigil.fish
 PREFIX ?= /usr/local
 SHARE := $(DESTDIR)$(PREFIX)/share
-install: bootstrap
-	@SWIFT=$(SWIFT) scripts/build.sh release
+RELEASE_FILES := .build/release/vigil .build/release/vigil-simulator .build/release/completions/vigil.bash \
+	.build/release/completions/_vigil .build/release/completions/vigil.fish
+install:
+	@for file in $(RELEASE_FILES); do [ -f $$file ] || { echo "make install: $$file is missing: run make first, as yourself (not root); make install only copies what it built" >&2; exit 2; }; done
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/vigil $(SHARE)/man/man1 $(SHARE)/bash-completion/completions \
 		$(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
 	install -m 0755 -s .build/release/vigil $(DESTDIR)$(PREFIX)/bin/vigil
@@ -79,9 +91,9 @@ install: bootstrap
 	rm -rf $(SHARE)/vigil/mitm-fixtures $(SHARE)/vigil/testcerts
 	cp -R mitm-fixtures testcerts $(SHARE)/vigil/
 	install -m 0644 docs/man/*.1 $(SHARE)/man/man1/
-	.build/release/vigil --generate-completion-script bash > $(SHARE)/bash-completion/completions/vigil
-	.build/release/vigil --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_vigil
-	.build/release/vigil --generate-completion-script fish > $(SHARE)/fish/vendor_completions.d/vigil.fish
+	install -m 0644 .build/release/completions/vigil.bash $(SHARE)/bash-completion/completions/vigil
+	install -m 0644 .build/release/completions/_vigil $(SHARE)/zsh/site-functions/_vigil
+	install -m 0644 .build/release/completions/vigil.fish $(SHARE)/fish/vendor_completions.d/vigil.fish
 
 # Removes exactly what install put there (accounts, approvals, settings and logs stay: they are
 # the user's, under the XDG directories).

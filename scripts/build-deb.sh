@@ -17,6 +17,7 @@ mkdir -p "$OUT"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 ROOT="$WORK/root"
+make --no-print-directory release >/dev/null
 make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 VERSION=$("$ROOT/usr/bin/vigil" --version)
 ARCH=$(dpkg --print-architecture)
@@ -89,6 +90,10 @@ Description: certificate review and security suite for file-sync cloud clients
  certificate, revocation and identity scenarios, judged from what reached the
  wire. The systemd user units vigil-check.service and vigil-check.timer run a
  daily check when the user enables them.
+ .
+ The simulator's test PKI in /usr/share/vigil/testcerts is public test
+ material: its private keys are no secret, and nothing it signs may ever be
+ trusted outside Vigil's tests.
 EOF
 (cd "$ROOT" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$ROOT/DEBIAN/md5sums"
 chmod 0644 "$ROOT/DEBIAN/control" "$ROOT/DEBIAN/md5sums"

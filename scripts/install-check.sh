@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(mktemp -d)
 trap 'rm -rf "$ROOT"' EXIT
+make --no-print-directory release >/dev/null
 make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 VIGIL="$ROOT/usr/bin/vigil"
 fail() { echo "install-check: $*" >&2; exit 1; }

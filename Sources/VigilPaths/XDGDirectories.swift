@@ -48,7 +48,7 @@ package struct XDGDirectories: Sendable, Hashable {
     }
 
     /// The user's home as the password database has it (`/` when it has none).
-    static func passwordDatabaseHome() -> String {
+    package static func passwordDatabaseHome() -> String {
         guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
         return String(cString: directory)
     }

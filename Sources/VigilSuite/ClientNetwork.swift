@@ -7,7 +7,7 @@ package import VigilSimulator
 /// scenario played (on 127.53.0.N, N free while it plays), answering the scenario's host names,
 /// and every other name asked anywhere given an address the recorder owns (``OtherHostNames``).
 /// Each client is run with a resolver file naming its scenario's server, bound over the
-/// namespace's `/etc/resolv.conf` (``NetworkNamespace/withResolver(_:over:_:)``).
+/// namespace's `/etc/resolv.conf` (in its cell: ``ClientCell``).
 package final class ClientNetwork: Sendable {
     /// Names outside the scenarios, for the whole run.
     package let others: OtherHostNames

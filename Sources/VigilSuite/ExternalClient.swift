@@ -64,14 +64,18 @@ package struct ExternalClient: SuiteClient {
                 values["proxy"] = proxy
             }
             let timeout = Duration.milliseconds(Int64((profile.timeout ?? 60) * 1000))
+            var escapes: [String] = []
             for (name, template) in (profile.prepare ?? [:]).sorted(by: { $0.key < $1.key }) {
                 var command = ExternalCommand(
                     arguments: template.map { ClientProfile.expand($0, values) }, environment: environment, directory: scratch, timeout: timeout)
                 command.resolver = context.resolver
                 let prepared = try await command.run(outputFile: scratch + "/prepare-\(name).out")
                 guard prepared.status == 0 else {
-                    return .failed(.notImplemented, code: "prepare-failed", "The profile's prepare.\(name) failed (\(Self.describe(prepared))).")
+                    var result = SuiteClientResult.failed(.notImplemented, code: "prepare-failed", "The profile's prepare.\(name) failed (\(Self.describe(prepared))).")
+                    result.cellEscapes = prepared.escapes
+                    return result
                 }
+                escapes += prepared.escapes
                 values[name] = prepared.output.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             for (name, template) in profile.environment ?? [:] { environment[name] = ClientProfile.expand(template, values) }
@@ -86,6 +90,7 @@ package struct ExternalClient: SuiteClient {
                 directory: scratch, timeout: timeout)
             command.resolver = context.resolver
             let finished = try await command.run(outputFile: scratch + (context.phase == .setup ? "/setup.log" : "/output.log"))
+            escapes += finished.escapes.filter { !escapes.contains($0) }
             // Judged only once every connection the client opened is closed, or cut after a grace period.
             let cut = await context.settle(.seconds(2))
             let output = password.count >= 4 ? finished.output.replacingOccurrences(of: password, with: "«password»") : finished.output
@@ -95,14 +100,16 @@ package struct ExternalClient: SuiteClient {
             let claimsSuccess =
                 finished.status.map { (profile.successExitCodes ?? [0]).contains($0) } ?? false
                 && !(profile.failurePatterns ?? []).contains { output.range(of: $0, options: .regularExpression) != nil }
-            if claimsSuccess {
-                return SuiteClientResult(
+            var result =
+                claimsSuccess
+                ? SuiteClientResult(
                     account: nil, failureKind: nil, message: "\(profile.name) exited \(finished.status ?? 0)" + (said.isEmpty ? "" : ": \(said)"),
                     code: "exit-0")
-            }
-            return .failed(
-                .error, code: finished.timedOut ? "timeout" : "exit-\(finished.status.map(String.init) ?? "signal")",
-                "\(profile.name) \(Self.describe(finished))" + (said.isEmpty ? "" : ": \(said)"))
+                : .failed(
+                    .error, code: finished.timedOut ? "timeout" : "exit-\(finished.status.map(String.init) ?? "signal")",
+                    "\(profile.name) \(Self.describe(finished))" + (said.isEmpty ? "" : ": \(said)"))
+            result.cellEscapes = escapes
+            return result
         } catch {
             return .failed(.notImplemented, code: "client-did-not-start", "\(profile.name) could not be run: \(error)")
         }

@@ -13,7 +13,9 @@ import Synchronization
 /// signal mask, no descriptor of this process but those three (swift-subprocess resets them),
 /// in a process group of its own. A run ends when the whole group has exited; whatever is left
 /// a grace period after the program exited (or at its timeout) is killed, including descendants
-/// that left the group (found by a marker in their environment).
+/// that left the group (found by a marker in their environment). It runs in its cell
+/// (``ClientCell``): no capability, the machine's sockets and runtime directories out of reach,
+/// its scratch directory (`directory`) alone writable; what it reached for outside is recorded.
 struct ExternalCommand: Sendable {
     var arguments: [String]
     var environment: [String: String]
@@ -34,6 +36,8 @@ struct ExternalCommand: Sendable {
         var output: String
         /// Processes the program left behind that had to be killed.
         var leftovers: Int = 0
+        /// The paths outside its cell it tried to connect to (``Tripwires``).
+        var escapes: [String] = []
     }
 
     /// The variable that marks every process of one run (inherited by descendants).
@@ -54,12 +58,19 @@ struct ExternalCommand: Sendable {
         variables[Environment.Key(stringLiteral: Self.markerVariable)] = marker
         var options = PlatformOptions()
         options.processGroupID = 0
-        var arguments = self.arguments
-        if let resolver {
-            // A program that does not exist is told as such, not as the wrapper's exit 127.
-            guard Self.locate(arguments[0], path: environment["PATH"]) != nil else { throw SuiteError(.workDirectory, "\(arguments[0]) is not found") }
-            arguments = NetworkNamespace.withResolver(resolver.file, over: resolver.target, arguments)
+        // A program that does not exist is told as such, not as the cell's exit 127.
+        guard let executable = Self.locate(self.arguments[0], path: environment["PATH"]) else {
+            throw SuiteError(.workDirectory, "\(self.arguments[0]) is not found")
         }
+        let wires = try Self.tripwires()
+        defer {
+            wires.tripwires.stop()
+            rmdir(wires.directory)
+        }
+        guard
+            let arguments = ClientCell.arguments(
+                [executable] + self.arguments.dropFirst(), executable: executable, writable: [directory], tripwires: wires.tripwires, resolver: resolver)
+        else { throw SuiteError(.clientCell, "Debian's bubblewrap (bwrap), which makes the client's cell, is not installed") }
         let configuration = Configuration(
             executable: arguments[0].contains("/") ? .path(FilePath(arguments[0])) : .name(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())),
             environment: .custom(variables),
@@ -98,7 +109,23 @@ struct ExternalCommand: Sendable {
         let text = Self.tail(of: outputFile, bytes: 256 * 1024)
         var status: Int32?
         if case .exited(let code) = outcome.terminationStatus, !timedOut { status = code }
-        return Finished(status: status, timedOut: timedOut, output: text, leftovers: leftovers)
+        return Finished(status: status, timedOut: timedOut, output: text, leftovers: leftovers, escapes: wires.tripwires.tripped)
+    }
+
+    /// The tripwires of one run, listening in a new directory of a short path (a socket's path
+    /// is at most 107 bytes).
+    static func tripwires() throws -> (tripwires: Tripwires, directory: String) {
+        var template = Array("/tmp/vigil-cell-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+            throw SuiteError(.clientCell, "no directory for the cell's tripwires in /tmp (\(String(cString: strerror(errno))))")
+        }
+        let directory = String(cString: made)
+        do {
+            return (try Tripwires(directory: directory, paths: ClientCell.tripwirePaths()), directory)
+        } catch {
+            rmdir(directory)
+            throw error
+        }
     }
 
     /// The executable `program` names: itself when it holds a slash, else the first in `path`'s folders.

@@ -13,8 +13,8 @@ import Foundation
 /// outside the ephemeral range (where the simulated hosts listen) to the recorder, and every DNS
 /// question to an address that is not a scenario's name server to the run's own
 /// (``VigilSimulator/NameServer``), which answers every name with an address the recorder owns.
-/// Each client runs with a resolver file of its own bound over `/etc/resolv.conf` (a mount
-/// namespace per client): its scenario's name server, which answers the scenario's host names.
+/// Each client runs with a resolver file of its own bound over `/etc/resolv.conf` in its cell
+/// (``ClientCell``): its scenario's name server, which answers the scenario's host names.
 ///
 /// Chosen over a veth pair or a TUN device: the run needs no address outside loopback, and a
 /// namespace holding the whole run needs no bridge between two networks; nftables' redirect
@@ -86,8 +86,6 @@ package enum NetworkNamespace {
     static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
     /// nftables' nft.
     static let nft = ["/usr/sbin/nft", "/sbin/nft", "/usr/bin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    /// util-linux's mount, for each client's resolver file.
-    static let mountProgram = ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/bin/mount"
 
     /// Where the scenarios' name servers answer: 127.53.0.N, one address per scenario played at once.
     package static let nameServerNetwork = "127.53.0.0/16"
@@ -272,15 +270,6 @@ package enum NetworkNamespace {
             throw SuiteError(.networkNamespace, "cannot write \(file): \(error.localizedDescription)")
         }
         return file
-    }
-
-    /// `arguments` run in a mount namespace of their own where `file` is bound over `target`
-    /// (the namespace's `/etc/resolv.conf`): util-linux's unshare, then mount, then exec.
-    static func withResolver(_ file: String, over target: String, _ arguments: [String]) -> [String] {
-        [
-            unshare ?? "/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-            #"\#(mountProgram) --bind "$1" "$2" && shift 2 && exec "$@""#, "vigil-resolver", file, target,
-        ] + arguments
     }
 
     /// Runs `path` with `arguments` to its end: its exit status and what it wrote to standard

@@ -57,7 +57,7 @@ package struct ScenarioJudge: Sendable {
         var invariants = ScenarioResult.Invariants()
         let credentialViolations =
             connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
-            + proxyFailures(evidence)
+            + proxyFailures(evidence) + cellFailures(evidence)
         invariants.credentials = credentialViolations.isEmpty
         let logViolations = logFailures(evidence)
         invariants.logs = logViolations.isEmpty
@@ -125,10 +125,11 @@ package struct ScenarioJudge: Sendable {
     /// log, files and keyring, which an external client does not use.
     package func judgeByJournal(_ evidence: ScenarioEvidence) -> (outcome: [String], invariants: ScenarioResult.Invariants, violations: [Violation]) {
         var invariants = ScenarioResult.Invariants()
-        let violations =
+        let transport =
             connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
             + proxyFailures(evidence)
-        invariants.credentials = violations.isEmpty
+        invariants.credentials = transport.isEmpty
+        let violations = transport + cellFailures(evidence)
         let got = gotByJournal(evidence)
         let said = evidence.result.message.map { " The client said: \(SuiteText.oneLine($0))" } ?? ""
         var outcome: [String] = []
@@ -142,6 +143,14 @@ package struct ScenarioJudge: Sendable {
             break
         }
         return (outcome, invariants, violations)
+    }
+
+    /// What the client reached for outside its cell (``ClientCell``'s tripwires): whatever
+    /// else it did, a client that tries to leave fails.
+    func cellFailures(_ evidence: ScenarioEvidence) -> [Violation] {
+        evidence.result.cellEscapes.map {
+            Violation(.cellEscapeAttempt, "The client tried to leave its cell: it connected to \($0) (\(ClientCell.describe($0))), which the cell keeps out of its reach.")
+        }
     }
 
     // MARK: - Outcome

@@ -116,6 +116,8 @@ package struct SuiteClientResult: Sendable {
     package var message: String?
     /// The failure's code (`certificate-rejected`, `handshake-failed`, ...).
     package var code: String?
+    /// An external client: the paths outside its cell it tried to reach (``ClientCell``).
+    package var cellEscapes: [String] = []
 
     /// A success with `account` added.
     package static func added(_ account: Account) -> SuiteClientResult { SuiteClientResult(account: account) }

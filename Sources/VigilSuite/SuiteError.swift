@@ -12,6 +12,7 @@ package struct SuiteError: VigilError, Sendable, CustomStringConvertible {
             case workDirectory = "work-directory"
             case invalidShard = "invalid-shard"
             case networkNamespace = "network-namespace"
+            case clientCell = "client-cell"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -30,6 +31,8 @@ package struct SuiteError: VigilError, Sendable, CustomStringConvertible {
         package static let invalidShard = Code(.invalidShard)
         /// A network namespace for an external client cannot be made (no user namespaces, no unshare).
         package static let networkNamespace = Code(.networkNamespace)
+        /// The cell a client runs in (bubblewrap) cannot be made.
+        package static let clientCell = Code(.clientCell)
 
         /// The code's stable text, such as `no-scenario`.
         package var description: String { base.rawValue }

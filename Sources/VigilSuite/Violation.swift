@@ -56,6 +56,9 @@ package struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
         package static let keyring = Code(rawValue: "keyring")
         /// A secret at a host outside the scenario (a crash reporter, telemetry, a second address).
         package static let secretToOtherHost = Code(rawValue: "secret-to-other-host")
+        /// The client (or a process of it) reached for something outside its cell: the system or
+        /// session bus, systemd, a display server (``ClientCell``).
+        package static let cellEscapeAttempt = Code(rawValue: "cell-escape-attempt")
         /// A secret in a TLS ClientHello (the server name, ALPN), which crosses the network in clear.
         package static let secretInClientHello = Code(rawValue: "secret-in-client-hello")
     }

@@ -146,6 +146,12 @@ extension VigilSimulatorCommand {
             // An external client's run in a network of its own (the simulated hosts with it): this
             // program is executed again inside a new network namespace, before anything is made.
             var ipv6Local = false
+            // Every external client runs in its cell, namespace or not (docs/threat-model.md).
+            if external != nil, ClientCell.bubblewrap == nil {
+                throw CommandFailure(
+                    "cannot run the client: Debian's bubblewrap (bwrap), which makes the cell every client under test runs in, is not installed (apt-get install bubblewrap).",
+                    status: ExitStatus.configuration)
+            }
             if external != nil && !options.noNetworkNamespace {
                 if let why = NetworkNamespace.proofFailure() {
                     // Executed again already (or a marker forged or inherited): never again, and

@@ -1,0 +1,91 @@
+import Foundation
+import VigilPaths
+
+/// The cell a client under `vigil simulate --client` runs in, made by Debian's bubblewrap
+/// (`bwrap`) for each run of the client: CI runs client builds from branches, so a client that
+/// tries to leave must fail, and the judge must say it tried.
+///
+/// - A user namespace of its own below the run's, with no capability (`--cap-drop ALL`, bwrap
+///   sets NO_NEW_PRIVS): it cannot mount, unmount, or change what it sees; the mounts it was
+///   given came from a more privileged namespace and are locked together (the kernel refuses to
+///   take a mask off what is under it). PID, IPC, UTS and cgroup namespaces of its own; the
+///   network is the run's (only loopback, every host the simulator's).
+/// - The file system read only (`/` bound read only), with empty `/run`, `/tmp`, `/var/tmp`,
+///   `/home`, `/root`, `/mnt`, `/media` and the invoker's home (so `/run/systemd`, `/run/user`,
+///   the system and session buses, the invoker's runtime directory, X11's sockets, an ssh or gpg
+///   agent's socket, keyrings are not there: a path socket is reached through the file system,
+///   whatever the network namespace), a minimal `/dev`, its own `/proc`; only its scratch
+///   directory (home, sync folder, CA file) writable; the client's own folder read only when it
+///   lies in a masked one. Abstract sockets (X11's, D-Bus's) are per
+///   network namespace: the run's has none of the machine's.
+/// - Tripwires (``Tripwires``): listening sockets of the suite's at the paths a client reaches
+///   for to leave (the system bus, systemd's private socket, the session bus, Wayland, X11):
+///   every connection to one is recorded, and the judge reports it (`cell-escape-attempt`).
+/// - The resolver file of its scenario bound over `/etc/resolv.conf`'s target.
+///
+/// What it does not contain: the kernel itself (a kernel bug is outside any namespace), the CPU
+/// and memory (the run's timeout kills it), and what the run's network carries (the judge's).
+package struct ClientCell {
+    /// Debian's bubblewrap.
+    package static let bubblewrap: String? = ["/usr/bin/bwrap", "/bin/bwrap"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Emptied in the cell (tmpfs): where the machine's sockets, buses and runtime directories
+    /// are, and the users' homes (an ssh or gpg agent's socket, keyrings): the invoker's too.
+    static var masked: [String] {
+        var paths = ["/run", "/tmp", "/var/tmp", "/home", "/root", "/mnt", "/media"]
+        let homes = [ProcessInfo.processInfo.environment["HOME"], XDGDirectories.passwordDatabaseHome()].compactMap { $0 }
+        for home in homes where home.hasPrefix("/") && home != "/" && !paths.contains(where: { home == $0 || home.hasPrefix($0 + "/") }) {
+            paths.append(home)
+        }
+        return paths
+    }
+
+    /// The paths in the cell where a tripwire listens: what a client reaches for to leave it.
+    static func tripwirePaths(uid: uid_t = getuid(), runtimeDirectory: String? = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]) -> [String] {
+        var paths = [
+            "/run/dbus/system_bus_socket", "/run/systemd/private", "/run/systemd/notify", "/run/user/\(uid)/bus", "/run/user/\(uid)/wayland-0",
+            "/run/user/\(uid)/systemd/private", "/run/user/\(uid)/pulse/native", "/tmp/.X11-unix/X0",
+        ]
+        if let runtimeDirectory, !runtimeDirectory.isEmpty, runtimeDirectory.hasPrefix("/"), !paths.contains(runtimeDirectory + "/bus") {
+            paths.append(runtimeDirectory + "/bus")
+        }
+        return paths
+    }
+
+    /// What is at a tripwire's path on a machine.
+    static func describe(_ path: String) -> String {
+        if path.hasSuffix("/system_bus_socket") { return "the system bus" }
+        if path.hasPrefix("/run/systemd/") { return "systemd" }
+        if path.hasSuffix("/systemd/private") { return "the user's systemd" }
+        if path.hasSuffix("/bus") { return "the invoker's session bus" }
+        if path.contains("wayland") || path.contains(".X11-unix") { return "a display server" }
+        if path.contains("pulse") { return "the sound server" }
+        return "a socket outside the cell"
+    }
+
+    /// The bwrap arguments that run `command` in the cell: `writable` bound read-write (the
+    /// client's scratch directory), the tripwires' sockets at their paths, the resolver file
+    /// over its target. `executable` is the program the command names (bound read only when it
+    /// lies in a masked folder).
+    static func arguments(
+        _ command: [String], executable: String, writable: [String], tripwires: Tripwires?, resolver: (file: String, target: String)?
+    ) -> [String]? {
+        guard let bubblewrap else { return nil }
+        var arguments = [
+            bubblewrap, "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
+            "--new-session", "--cap-drop", "ALL", "--hostname", "vigil-client", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        ]
+        for path in masked {
+            var info = stat()
+            // A real folder (a symbolic link to one is masked where it leads).
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            arguments += ["--tmpfs", path]
+        }
+        let folder = (executable as NSString).deletingLastPathComponent
+        if masked.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) { arguments += ["--ro-bind", folder, folder] }
+        for path in writable { arguments += ["--bind", path, path] }
+        if let resolver { arguments += ["--ro-bind", resolver.file, resolver.target] }
+        for wire in tripwires?.wires ?? [] { arguments += ["--bind", wire.socket, wire.path] }
+        return arguments + ["--chdir", writable.first ?? "/", "--"] + command
+    }
+}
