@@ -21,6 +21,9 @@ import VigilPaths
 /// - Tripwires (``Tripwires``): listening sockets of the suite's at the paths a client reaches
 ///   for to leave (the system bus, systemd's private socket, the session bus, Wayland, X11):
 ///   every connection to one is recorded, and the judge reports it (`cell-escape-attempt`).
+/// - A system-call filter (``CellExec``, seccomp's user notification): a mount, setns, module
+///   loading, kexec or a call of another architecture's ABI by any process of the client is
+///   refused and recorded the same way.
 /// - The resolver file of its scenario bound over `/etc/resolv.conf`'s target.
 ///
 /// What it does not contain: the kernel itself (a kernel bug is outside any namespace), the CPU
@@ -68,9 +71,9 @@ package struct ClientCell {
     /// over its target. `executable` is the program the command names (bound read only when it
     /// lies in a masked folder).
     static func arguments(
-        _ command: [String], executable: String, writable: [String], tripwires: Tripwires?, resolver: (file: String, target: String)?
+        _ command: [String], executable: String, writable: [String], tripwires: Tripwires, resolver: (file: String, target: String)?
     ) -> [String]? {
-        guard let bubblewrap else { return nil }
+        guard let bubblewrap, let helper = CellExec.helper else { return nil }
         var arguments = [
             bubblewrap, "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
             "--new-session", "--cap-drop", "ALL", "--hostname", "vigil-client", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
@@ -81,11 +84,15 @@ package struct ClientCell {
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
             arguments += ["--tmpfs", path]
         }
-        let folder = (executable as NSString).deletingLastPathComponent
-        if masked.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) { arguments += ["--ro-bind", folder, folder] }
+        // The client's own folder, and the helper's, where a mask hides them: read only.
+        for program in [executable, helper] {
+            let folder = (program as NSString).deletingLastPathComponent
+            if masked.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) { arguments += ["--ro-bind", folder, folder] }
+        }
         for path in writable { arguments += ["--bind", path, path] }
         if let resolver { arguments += ["--ro-bind", resolver.file, resolver.target] }
-        for wire in tripwires?.wires ?? [] { arguments += ["--bind", wire.socket, wire.path] }
-        return arguments + ["--chdir", writable.first ?? "/", "--"] + command
+        for wire in tripwires.wires { arguments += ["--bind", wire.socket, wire.path] }
+        arguments += ["--bind", tripwires.filterSocket, CellExec.socketInCell]
+        return arguments + ["--chdir", writable.first ?? "/", "--"] + CellExec.wrapping(command, helper: helper)
     }
 }

@@ -71,7 +71,8 @@ package struct ExternalClient: SuiteClient {
                 command.resolver = context.resolver
                 let prepared = try await command.run(outputFile: scratch + "/prepare-\(name).out")
                 guard prepared.status == 0 else {
-                    var result = SuiteClientResult.failed(.notImplemented, code: "prepare-failed", "The profile's prepare.\(name) failed (\(Self.describe(prepared))).")
+                    var result = SuiteClientResult.failed(
+                        .notImplemented, code: "prepare-failed", "The profile's prepare.\(name) failed (\(Self.describe(prepared))).")
                     result.cellEscapes = prepared.escapes
                     return result
                 }

@@ -107,6 +107,11 @@ struct ExternalCommand: Sendable {
             try? await Task.sleep(for: .milliseconds(50))
         }
         let text = Self.tail(of: outputFile, bytes: 256 * 1024)
+        // The filter's listener never arrived: the helper refused to run the client (or the cell
+        // failed before it): never a client run without its cell.
+        guard wires.tripwires.wasFiltered else {
+            throw SuiteError(.clientCell, "its cell could not be made: " + SuiteText.oneLine(String(text.suffix(400))))
+        }
         var status: Int32?
         if case .exited(let code) = outcome.terminationStatus, !timedOut { status = code }
         return Finished(status: status, timedOut: timedOut, output: text, leftovers: leftovers, escapes: wires.tripwires.tripped)

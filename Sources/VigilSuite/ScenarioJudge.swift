@@ -149,7 +149,7 @@ package struct ScenarioJudge: Sendable {
     /// else it did, a client that tries to leave fails.
     func cellFailures(_ evidence: ScenarioEvidence) -> [Violation] {
         evidence.result.cellEscapes.map {
-            Violation(.cellEscapeAttempt, "The client tried to leave its cell: it connected to \($0) (\(ClientCell.describe($0))), which the cell keeps out of its reach.")
+            Violation(.cellEscapeAttempt, "The client tried to leave its cell: it \($0); the cell refused it, and a client under test must not try.")
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import VigilAccounts
 import VigilCommandLine
 import VigilSecrets
+import VigilSuite
 
 /// `vigil-simulator`: the host simulator and the security suite, in an executable of their own so
 /// that `vigil`, the client, carries none of the server's code (Hummingbird, SwiftNIO, BoringSSL).
@@ -20,6 +21,9 @@ struct VigilSimulatorCommand: AsyncParsableCommand {
     )
 
     @MainActor static func main() async {
+        // The first program of a client's cell (vigil simulate --client): it installs the cell's
+        // filter and becomes the client; nothing else of this program runs.
+        if CommandLine.arguments.count > 1, CommandLine.arguments[1] == CellExec.flag { CellExec.run(Array(CommandLine.arguments.dropFirst(2))) }
         signal(SIGPIPE, SIG_IGN)
         // The suite's client handles passwords and tokens in this process, as vigil does.
         ProcessHygiene.apply()

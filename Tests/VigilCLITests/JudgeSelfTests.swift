@@ -16,6 +16,38 @@ struct JudgeSelfTests {
             ["simulate", "--client", "python3 \(script) \(mode) {url} {user} {password} {ca_file} {dir}"] + scenarios.flatMap { ["--scenario", $0] })
     }
 
+    /// A hostile client tries to leave its cell before it logs in honestly: unmount the masks,
+    /// mount, unmount in a user namespace of its own, enter PID 1's namespaces, use a capability,
+    /// find the machine's /run or homes, write /etc or beside its scratch folder, and connect to
+    /// the system bus, systemd, the invoker's session bus and X11. Every attempt fails (its last
+    /// line says so), nothing it wrote lands outside, and the judge fails it for each socket it
+    /// reached for and each mount, unmount or setns it called (`cell-escape-attempt`, from the
+    /// cell's tripwires and its system-call filter), in the run's network namespace and outside
+    /// one, as root (CI's user) or not.
+    @Test(arguments: [[], ["--no-network-namespace"]])
+    func aClientThatTriesToLeaveItsCellFailsAndIsHeld(extra: [String]) throws {
+        let escaping = TestPaths.root.appendingPathComponent("Tests/fake-clients/escaping-client.sh").path
+        let keep = try TestPaths.temporaryDirectory().path
+        let result = try CommandRunner.vigil(
+            ["simulate", "--json", "--keep", keep, "--client", "sh \(escaping) {url} {user} {password} {ca_file}", "--scenario", "valid"] + extra)
+        #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let played = try #require((report["results"] as? [[String: Any]])?.first)
+        #expect((played["clientMessage"] as? String)?.contains("the cell held all 14 attempts") == true, "\(played)")
+        let violations = (played["violations"] as? [[String: Any]]) ?? []
+        let reached = violations.filter { $0["code"] as? String == "cell-escape-attempt" }.compactMap { $0["message"] as? String }
+        for path in [
+            "/run/dbus/system_bus_socket", "/run/systemd/private", "/bus (the invoker's session bus)", "/tmp/.X11-unix/X0", "called mount(2)",
+            "called umount2(2)", "called setns(2)",
+        ] {
+            #expect(reached.contains { $0.contains(path) }, "\(path) not reported: \(reached)")
+        }
+        #expect(played["works"] as? String == "yes", "it logged in honestly after")
+        let written = FileManager.default.enumerator(atPath: keep)?.compactMap { $0 as? String }.filter { $0.hasSuffix("vigil-escaped") } ?? []
+        #expect(written.isEmpty, "the client wrote outside its scratch folder: \(written)")
+        #expect(!FileManager.default.fileExists(atPath: "/etc/vigil-escaped"))
+    }
+
     /// Mode, and the words the failure must use for where the credential was (nil: none carried).
     static let leaks: [(String, String?)] = [
         ("base64-header", "x-auth header (base64)"), ("base64-offset", "x-auth header (base64)"), ("base64url-header", "x-session header (base64)"),

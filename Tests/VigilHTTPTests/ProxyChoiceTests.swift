@@ -106,19 +106,19 @@ struct ProxyChoiceTests {
         defer { close(listener.fd) }
         let standIn = directory.appendingPathComponent("stand-in-pactester")
         try """
-            #!/bin/sh
-            cat > /dev/null
-            found=""
-            [ -e '\(keyrings.path)/login.keyring' ] && found="$found-keyring"
-            [ -e '\(directory.path)/home' ] && found="$found-home"
-            [ -e /root ] || [ -e /home ] && found="$found-homes"
-            [ -e /etc/passwd ] && found="$found-passwd"
-            [ -e /run/dbus ] || [ -e /run/user ] && found="$found-run"
-            [ -n "$HOME$USER$DBUS_SESSION_BUS_ADDRESS" ] && found="$found-environment"
-            /usr/bin/python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", \(listener.port)), 2)' 2>/dev/null && found="$found-network"
-            grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status 2>/dev/null || [ ! -e /proc/self/status ] || found="$found-capabilities"
-            if [ -z "$found" ]; then echo DIRECT; else echo "PROXY leaked$found.invalid:1"; fi
-            """.write(to: standIn, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        cat > /dev/null
+        found=""
+        [ -e '\(keyrings.path)/login.keyring' ] && found="$found-keyring"
+        [ -e '\(directory.path)/home' ] && found="$found-home"
+        [ -e /root ] || [ -e /home ] && found="$found-homes"
+        [ -e /etc/passwd ] && found="$found-passwd"
+        [ -e /run/dbus ] || [ -e /run/user ] && found="$found-run"
+        [ -n "$HOME$USER$DBUS_SESSION_BUS_ADDRESS" ] && found="$found-environment"
+        /usr/bin/python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", \(listener.port)), 2)' 2>/dev/null && found="$found-network"
+        grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status 2>/dev/null || [ ! -e /proc/self/status ] || found="$found-capabilities"
+        if [ -z "$found" ]; then echo DIRECT; else echo "PROXY leaked$found.invalid:1"; fi
+        """.write(to: standIn, atomically: true, encoding: .utf8)
         chmod(standIn.path, 0o755)
         let confined = try PACFile.evaluate("", url: "https://a.example/", host: "a.example", file: "x.pac", evaluator: standIn.path)
         #expect(confined == "DIRECT", "the cell let the evaluator reach: \(confined)")

@@ -14,8 +14,8 @@ unshare -rm sh -c 'umount -l /run && ls /run/dbus' >/dev/null 2>&1; tried $? "um
 unshare -rm sh -c 'mount --bind / /mnt && ls /mnt/run/dbus' >/dev/null 2>&1; tried $? "a new bind mount of / in a user namespace of its own"
 nsenter -t 1 -m -n true 2>/dev/null; tried $? "nsenter into PID 1's namespaces"
 grep -q "^CapEff:[[:space:]]*0*$" /proc/self/status; tried $(( $? == 0 )) "a capability"
-# /run is the cell's own (empty, but for the tripwires' folders and what mount(8) wrote there).
-[ -z "$(ls -A /run 2>/dev/null | grep -v -x -e user -e dbus -e systemd -e mount)" ]; tried $(( $? == 0 )) "something of the machine's in /run"
+# /run is the cell's own (empty, but for the tripwires' folders, the filter's socket and what mount(8) wrote).
+[ -z "$(ls -A /run 2>/dev/null | grep -v -x -e user -e dbus -e systemd -e mount -e vigil-cell)" ]; tried $(( $? == 0 )) "something of the machine's in /run"
 [ -z "$(ls -A /root 2>/dev/null)$(ls -A /home 2>/dev/null)" ]; tried $(( $? == 0 )) "a home folder of the machine's"
 touch /etc/vigil-escaped 2>/dev/null; tried $? "write /etc"
 # Beside its scratch folder is the cell's own tmpfs: the judge's test looks for this file outside.

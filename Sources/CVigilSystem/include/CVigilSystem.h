@@ -41,4 +41,21 @@ int vigil_loopback_up(void);
 /// files' device and inode compared): 1 owned, 0 owned by another, -errno when it cannot be asked.
 int vigil_namespace_owned_by_own_user_namespace(const char *path);
 
+/// Installs in this process (and so in everything it starts) a seccomp filter that hands each
+/// call of a system call a contained client has no business making (the mount family, setns,
+/// module loading, kexec, reboot, swap; and any call of another architecture's ABI) to a
+/// supervisor (SECCOMP_RET_USER_NOTIF). NO_NEW_PRIVS is set first. The listener's descriptor,
+/// or -errno.
+int vigil_cell_filter_install(void);
+/// Waits up to `timeout_ms` for one such call on `listener`, answers it EPERM (the call fails,
+/// nothing is done) and gives its number in `*nr` (-1 for another architecture's): 1 when one
+/// was answered, 0 at the timeout, -errno when the listener is done (every filtered process gone).
+int vigil_cell_filter_next(int listener, int timeout_ms, int *nr);
+/// The name of system call `nr` among those the filter hands over ("another architecture's" for -1).
+const char *vigil_cell_syscall_name(int nr);
+/// Sends descriptor `fd` over the connected UNIX socket `socket` (SCM_RIGHTS): 0 or -errno.
+int vigil_send_descriptor(int socket, int fd);
+/// Receives a descriptor sent by vigil_send_descriptor on `socket`: it, or -errno.
+int vigil_receive_descriptor(int socket);
+
 #endif
