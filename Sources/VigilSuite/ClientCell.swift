@@ -55,6 +55,17 @@ package struct ClientCell {
         return paths
     }
 
+    /// `path` (a `PATH` value) without its folders that the cell masks: the client finds the
+    /// system's programs, never a shim in the invoker's home that needs the rest of it
+    /// (pyenv's, say); its own program is found beside, bound with its folder.
+    static func visiblePath(_ path: String) -> String {
+        let masked = masked
+        let kept = path.split(separator: ":").map(String.init).filter { folder in
+            folder.hasPrefix("/") && !masked.contains { folder == $0 || folder.hasPrefix($0 + "/") }
+        }
+        return kept.isEmpty ? "/usr/local/bin:/usr/bin:/bin" : kept.joined(separator: ":")
+    }
+
     /// What is at a tripwire's path on a machine.
     static func describe(_ path: String) -> String {
         if path.hasSuffix("/system_bus_socket") { return "the system bus" }

@@ -58,8 +58,12 @@ struct ExternalCommand: Sendable {
         variables[Environment.Key(stringLiteral: Self.markerVariable)] = marker
         var options = PlatformOptions()
         options.processGroupID = 0
-        // A program that does not exist is told as such, not as the cell's exit 127.
-        guard let executable = Self.locate(self.arguments[0], path: environment["PATH"]) else {
+        // The program as the cell finds it: on the PATH folders the cell shows, else (a client
+        // of the invoker's own, in a masked folder) where the invoker's PATH has it, its folder
+        // bound. One that does not exist is told as such, not as the cell's exit 127.
+        let cellPath = ClientCell.visiblePath(environment["PATH"] ?? "/usr/bin:/bin")
+        variables[Environment.Key(stringLiteral: "PATH")] = cellPath
+        guard let executable = Self.locate(self.arguments[0], path: cellPath) ?? Self.locate(self.arguments[0], path: environment["PATH"]) else {
             throw SuiteError(.workDirectory, "\(self.arguments[0]) is not found")
         }
         let wires = try Self.tripwires()
