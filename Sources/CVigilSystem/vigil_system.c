@@ -58,6 +58,7 @@ int vigil_spawn_detached(char *const argv[]) {
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -116,6 +117,9 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
+        /* A new, empty session keyring: the kernel keys of the user's session (a Kerberos
+           KEYRING: cache, fscrypt keys) are not the helper's; no namespace replaces them. */
+        if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, (const char *)NULL) < 0) _exit(125);
         if (dup2(in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0) _exit(126);
         closefrom(3);
         execve(path, argv, envp != NULL ? envp : empty);
@@ -342,6 +346,13 @@ static const struct {
 #ifdef SYS_mount_setattr
     {SYS_mount_setattr, "mount_setattr"},
 #endif
+    // open_tree_attr (Linux 6.15), by its number where the headers predate it (new calls share one
+    // number on every architecture).
+#ifdef SYS_open_tree_attr
+    {SYS_open_tree_attr, "open_tree_attr"},
+#else
+    {467, "open_tree_attr"},
+#endif
     {SYS_setns, "setns"},
     {SYS_init_module, "init_module"},
     {SYS_finit_module, "finit_module"},
@@ -360,7 +371,8 @@ int vigil_cell_filter_install(void) {
 #ifndef VIGIL_AUDIT_ARCH
     return -ENOSYS;
 #else
-    struct sock_filter program[4 + 2 * VIGIL_CELL_CALLS + 2];
+    // The arch check (3), the number's load (1), the other-ABI jump (1), a pair per call, ALLOW, NOTIF.
+    struct sock_filter program[5 + 2 * VIGIL_CELL_CALLS + 2];
     size_t n = 0;
     // Another architecture's ABI (a 32-bit call on a 64-bit machine) is handed over whole.
     program[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -379,6 +391,7 @@ int vigil_cell_filter_install(void) {
     }
     program[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     program[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+    if (n != sizeof program / sizeof program[0]) return -EFAULT;
     struct sock_fprog filter = {.len = (unsigned short)n, .filter = program};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
     long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &filter);
@@ -446,4 +459,8 @@ int vigil_receive_descriptor(int socket) {
     int fd;
     memcpy(&fd, CMSG_DATA(header), sizeof(int));
     return fd;
+}
+
+int vigil_join_new_session_keyring(void) {
+    return syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, (const char *)NULL) < 0 ? -1 : 0;
 }

@@ -81,6 +81,9 @@ public struct OAuth2TokenClient: Sendable {
             form.append(("client_id", clientID))
             secret.withValue { form.append(("client_secret", $0)) }
         }
-        return try await client.send(HTTPRequest(method: "POST", url: url, headers: headers, body: Array(OAuth2Login.form(form).utf8)))
+        // A token endpoint's grant (a refresh token, a code) is spent by one arrival: sent once.
+        var request = HTTPRequest(method: "POST", url: url, headers: headers, body: Array(OAuth2Login.form(form).utf8))
+        request.sentOnce = true
+        return try await client.send(request)
     }
 }

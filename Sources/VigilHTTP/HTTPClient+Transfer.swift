@@ -132,7 +132,10 @@ extension HTTPClient {
         response.clientCertificate = connects == 0 ? reused?.exchange : exchange
         // nginx with `ssl_verify_client optional` lets the handshake finish and answers 400 with
         // its own page: the same refusal as a TLS alert, reported the same way.
-        if status == 400, let refusal = Self.nginxClientCertificateRefusal(response, at: endpoint, identity: identity) { throw refusal }
+        if status == 400, var refusal = Self.nginxClientCertificateRefusal(response, at: endpoint, identity: identity) {
+            refusal.requestMayHaveLeft = true  // an answer came: the request was there
+            throw refusal
+        }
         if (300..<400).contains(status), let location = response.header("Location") {
             response.redirect = Redirect(status: status, location: location, base: target.text)
         }

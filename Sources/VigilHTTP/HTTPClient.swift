@@ -122,12 +122,14 @@ public struct HTTPClient: Sendable {
         let method = request.method.uppercased()
         let repeatable = ["GET", "HEAD", "PROPFIND"].contains(method) && (request.body ?? []).isEmpty
         var rounds = 0
-        while configuration.cookies != nil, repeatable || method == "POST", rounds < 2, let redirect = answer.redirect,
+        while configuration.cookies != nil, !request.sentOnce, repeatable || method == "POST", rounds < 2, let redirect = answer.redirect,
             Self.isCookieRoundTrip(redirect, from: request.url)
         {
-            let hop = try await exchange(
-                HTTPRequest(url: redirect.location, headers: request.headers.filter { ["user-agent", "x-request-id"].contains($0.name.lowercased()) }),
-                id: requestID)
+            let hop = try await Self.afterTheRequestLeft {
+                try await exchange(
+                    HTTPRequest(url: redirect.location, headers: request.headers.filter { ["user-agent", "x-request-id"].contains($0.name.lowercased()) }),
+                    id: requestID)
+            }
             guard hop.cookiesSet > 0, let back = hop.response.redirect, Self.isCookieRoundTrip(back, from: redirect.location),
                 repeatable || Self.sameTarget(back.location, request.url)
             else {
@@ -137,9 +139,20 @@ public struct HTTPClient: Sendable {
                 break
             }
             rounds += 1
-            answer = try await exchange(request, id: requestID).response
+            answer = try await Self.afterTheRequestLeft { try await exchange(request, id: requestID).response }
         }
         return answer
+    }
+
+    /// `body`, a later exchange of a request whose first one was answered: whatever fails there,
+    /// the request has reached the server already (``HTTPError/requestMayHaveLeft`` true).
+    static func afterTheRequestLeft<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch var error as HTTPError {
+            error.requestMayHaveLeft = true
+            throw error
+        }
     }
 
     /// Whether `location`'s query names the path of `original` (as sent, or percent-encoded): what

@@ -11,6 +11,9 @@ public struct HTTPRequest: Sendable {
     /// Whether `log.http-requests` may show the bodies of this exchange (false for the user's
     /// own data: file listings and contents).
     public var logsBodies = true
+    /// The request carries a one-time secret (a refresh token, an authorization code): it is sent
+    /// once, never again, not even after an access gateway's cookie round trip.
+    public var sentOnce = false
 
     /// A request, `GET` without headers or body unless given.
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {

@@ -24,6 +24,9 @@ package enum CellExec {
     /// Runs the helper with `arguments` (after `--cell-exec`): never returns.
     package static func run(_ arguments: [String]) -> Never {
         guard arguments.count >= 3, arguments[1] == "--" else { fail("usage: vigil-simulator --cell-exec SOCKET -- COMMAND...") }
+        // A new, empty session keyring: the invoker's kernel keys are not the client's (no
+        // namespace replaces the session keyring).
+        guard vigil_join_new_session_keyring() == 0 else { fail("a session keyring of its own cannot be made (\(String(cString: strerror(errno))))") }
         let listener = vigil_cell_filter_install()
         guard listener >= 0 else { fail("the cell's system-call filter cannot be installed (\(String(cString: strerror(-listener))))") }
         let socket = Tripwires.connect(to: arguments[0])

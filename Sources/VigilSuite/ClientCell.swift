@@ -86,7 +86,7 @@ package struct ClientCell {
     ) -> [String]? {
         guard let bubblewrap, let helper = CellExec.helper else { return nil }
         var arguments = [
-            bubblewrap, "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
+            bubblewrap, "--unshare-user", "--disable-userns", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
             "--new-session", "--cap-drop", "ALL", "--hostname", "vigil-client", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         ]
         for path in masked {
@@ -95,10 +95,10 @@ package struct ClientCell {
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
             arguments += ["--tmpfs", path]
         }
-        // The client's own folder, and the helper's, where a mask hides them: read only.
-        for program in [executable, helper] {
-            let folder = (program as NSString).deletingLastPathComponent
-            if masked.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) { arguments += ["--ro-bind", folder, folder] }
+        // The client's program, and the helper, where a mask hides them: that file alone, read
+        // only (its folder may be a home, or /tmp itself, with an agent's socket in it).
+        for program in [executable, helper] where masked.contains(where: { program.hasPrefix($0 + "/") }) {
+            arguments += ["--ro-bind", program, program]
         }
         for path in writable { arguments += ["--bind", path, path] }
         if let resolver { arguments += ["--ro-bind", resolver.file, resolver.target] }

@@ -69,7 +69,7 @@ struct ExternalCommand: Sendable {
         let wires = try Self.tripwires()
         defer {
             wires.tripwires.stop()
-            rmdir(wires.directory)
+            try? FileManager.default.removeItem(atPath: wires.directory)
         }
         guard
             let arguments = ClientCell.arguments(
@@ -132,7 +132,7 @@ struct ExternalCommand: Sendable {
         do {
             return (try Tripwires(directory: directory, paths: ClientCell.tripwirePaths()), directory)
         } catch {
-            rmdir(directory)
+            try? FileManager.default.removeItem(atPath: directory)
             throw error
         }
     }

@@ -38,7 +38,9 @@ package enum NetworkNamespace {
     /// owned by that user namespace (ioctl NS_GET_USERNS: made after it, by the run's
     /// `unshare`, so that nothing done in them reaches the machine's); and the network holds
     /// no interface but loopback.
-    package static func proofFailure() -> String? {
+    /// `alone`: also no other process in this network or mount namespace (asked once, before the
+    /// run starts anything: a namespace someone else made, a rootless container's, has others).
+    package static func proofFailure(alone: Bool = false) -> String? {
         guard let value = ProcessInfo.processInfo.environment[variable], let outer = UInt64(value) else { return "the run's marker is not set" }
         guard let network = inode("/proc/self/ns/net") else { return "/proc/self/ns/net cannot be read" }
         guard network != outer else { return "this process is in the network namespace the run started in" }
@@ -52,6 +54,22 @@ package enum NetworkNamespace {
             }
         }
         guard onlyLoopback else { return "its network namespace holds an interface other than loopback" }
+        if alone, let other = otherProcess(sharing: ["net", "mnt"]) {
+            return "another process (PID \(other)) shares its namespaces: they were not made for this run"
+        }
+        return nil
+    }
+
+    /// A process other than this one in this process's namespaces of `kinds`, by their inodes
+    /// (a process whose namespaces cannot be read is not in a user namespace of this one's).
+    static func otherProcess(sharing kinds: [String]) -> Int32? {
+        let own = kinds.compactMap { inode("/proc/self/ns/\($0)") }
+        guard own.count == kinds.count, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        let me = getpid()
+        for entry in entries {
+            guard let pid = Int32(entry), pid != me else { continue }
+            for (kind, inode) in zip(kinds, own) where Self.inode("/proc/\(pid)/ns/\(kind)") == inode { return pid }
+        }
         return nil
     }
 

@@ -43,6 +43,7 @@ final class Tripwires: Sendable {
             guard descriptor >= 0 else {
                 let saved = errno
                 (wires.map(\.descriptor) + [filterDescriptor]).forEach { close($0) }
+                (wires.map(\.socket) + [filterSocket]).forEach { unlink($0) }
                 throw SuiteError(.clientCell, "the cell's tripwire \(socket) cannot listen (\(String(cString: strerror(saved))))")
             }
             wires.append(Wire(socket: socket, path: path, descriptor: descriptor))

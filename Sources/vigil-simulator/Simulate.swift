@@ -153,7 +153,7 @@ extension VigilSimulatorCommand {
                     status: ExitStatus.configuration)
             }
             if external != nil && !options.noNetworkNamespace {
-                if let why = NetworkNamespace.proofFailure() {
+                if let why = NetworkNamespace.proofFailure(alone: true) {
                     // Executed again already (or a marker forged or inherited): never again, and
                     // nothing is changed in namespaces the run did not make.
                     if ProcessInfo.processInfo.environment[NetworkNamespace.variable] != nil {

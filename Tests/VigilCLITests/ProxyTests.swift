@@ -48,6 +48,34 @@ struct ProxyTests {
         }
     }
 
+    /// The PAC evaluator's cell gives it a session keyring of its own: a key in the user's (a
+    /// Kerberos KEYRING: cache) is out of its reach. A stand-in evaluator answers a proxy when it
+    /// finds the key; run outside the cell with the key it does, run by vigil it answers DIRECT.
+    @Test func thePACEvaluatorCannotReadTheSessionKeyring() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let standIn = directory.appendingPathComponent("stand-in-pactester").path
+        try """
+        #!/bin/sh
+        cat > /dev/null
+        if /usr/bin/python3 -c 'import ctypes, os, sys; libc = ctypes.CDLL(None); libc.syscall.restype = ctypes.c_long; keyctl = 250 if os.uname().machine == "x86_64" else 219; sys.exit(0 if libc.syscall(keyctl, 10, ctypes.c_int(-3), b"user", b"vigil-invoker-key", 0) > 0 else 1)'
+        then echo "PROXY leaked-key.invalid:1"; else echo DIRECT; fi
+        """.write(toFile: standIn, atomically: true, encoding: .utf8)
+        chmod(standIn, 0o755)
+        let pac = directory.appendingPathComponent("any.pac").path
+        try "function FindProxyForURL(url, host) { return 'DIRECT'; }".write(toFile: pac, atomically: true, encoding: .utf8)
+        let withKey = TestPaths.root.appendingPathComponent("Tests/fake-clients/with-session-key.py").path
+        let outside = try CommandRunner.run("/usr/bin/python3", [withKey, "vigil-invoker-key", standIn], input: Data())
+        #expect(
+            outside.standardOutput.contains("PROXY leaked-key"), "the probe finds the key outside the cell: \(outside.standardOutput)\(outside.standardError)")
+        let environment = CommandRunner.hermetic(["VIGIL_PACTESTER": standIn, "VIGIL_CONNECTION_PROXY_AUTOCONFIG_URL": "file://" + pac])
+        let inside = try CommandRunner.run(
+            "/usr/bin/python3", [withKey, "vigil-invoker-key", TestPaths.vigilBinary, "proxy", "which", "https://a.example/", "--json"],
+            environment: environment)
+        #expect(
+            inside.status == 0 && inside.standardOutput.contains("\"autoconfigAnswer\" : \"DIRECT\""),
+            "the stand-in ran and found no key: \(inside.standardOutput)\(inside.standardError)")
+    }
+
     @Test func anUntrustedHTTPSProxyGetsNoPasswordATrustedOneDoes() async throws {
         try await withRunningSimulator("valid") { (running) async throws in
             let target = running.url(path: "")

@@ -77,7 +77,7 @@ package enum CommandRunner {
 
     /// `vigil simulate --client` where network namespaces cannot be made: with
     /// `--no-network-namespace` (``TestPaths/networkNamespaces``).
-    static func withNetworkFallback(_ arguments: [String]) -> [String] {
+    package static func withNetworkFallback(_ arguments: [String]) -> [String] {
         guard arguments.first == "simulate", arguments.contains(where: { $0 == "--client" || $0 == "--client-profile" }),
             !arguments.contains("--no-network-namespace"), !TestPaths.networkNamespaces
         else { return arguments }

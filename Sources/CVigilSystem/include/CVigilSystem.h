@@ -17,7 +17,8 @@ int vigil_spawn_detached(char *const argv[]);
 /// Runs the program at `path` with `argv` (NULL-terminated) and `envp` (NULL: an empty one): `input` as
 /// its standard input, standard output and error read together into `output` (at most
 /// `output_capacity` bytes kept, the rest read and dropped), address space limited to
-/// `memory_bytes`, CPU to `cpu_seconds`, no core dump, no descriptor of this process inherited,
+/// `memory_bytes`, CPU to `cpu_seconds`, no core dump, no descriptor of this process inherited, a
+/// new empty session keyring,
 /// killed after `timeout_ms`. 0 with `exit_status` (128 + signal when killed by one), ETIMEDOUT
 /// when it was killed for the time, another errno when it could not be started.
 int vigil_run_limited(const char *path, char *const argv[], char *const envp[], const char *input, size_t input_length, char *output,
@@ -53,6 +54,9 @@ int vigil_cell_filter_install(void);
 int vigil_cell_filter_next(int listener, int timeout_ms, int *nr);
 /// The name of system call `nr` among those the filter hands over ("another architecture's" for -1).
 const char *vigil_cell_syscall_name(int nr);
+/// Makes this process join a new, empty session keyring (KEYCTL_JOIN_SESSION_KEYRING): 0, or -1
+/// with errno.
+int vigil_join_new_session_keyring(void);
 /// Sends descriptor `fd` over the connected UNIX socket `socket` (SCM_RIGHTS): 0 or -errno.
 int vigil_send_descriptor(int socket, int fd);
 /// Receives a descriptor sent by vigil_send_descriptor on `socket`: it, or -errno.
