@@ -129,6 +129,13 @@ struct HTTPClientTests {
                 HTTPRequest(method: "PUT", url: running.url(path: "/remote.php/dav/files/alice/a.txt"), body: Array("a".utf8)))
             #expect(put.redirect != nil && fresh.count == 0)
             #expect(running.simulator.journal.entries.filter { $0.method == "PUT" }.count == 1)
+            // A one-time grant (a refresh token's POST) is sent once, APM or not: the redirect
+            // comes back as it is, and the grant reached the origin once.
+            var grant = HTTPRequest(method: "POST", url: running.url(path: "/index.php/apps/oauth2/api/v1/token"), body: Array("grant=x".utf8))
+            grant.sentOnce = true
+            let once = try await client { $0.cookies = CookieJar() }.send(grant)
+            #expect(once.redirect != nil, "\(once.status)")
+            #expect(running.simulator.journal.entries.filter { $0.method == "POST" && $0.path.hasSuffix("/token") }.count == 1)
         }
     }
 
