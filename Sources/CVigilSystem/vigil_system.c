@@ -119,7 +119,7 @@ int vigil_run_limited(const char *path, char *const argv[], char *const envp[], 
         signal(SIGPIPE, SIG_DFL);
         /* A new, empty session keyring: the kernel keys of the user's session (a Kerberos
            KEYRING: cache, fscrypt keys) are not the helper's; no namespace replaces them. */
-        if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, (const char *)NULL) < 0) _exit(125);
+        if (vigil_join_new_session_keyring() != 0) _exit(VIGIL_NO_OWN_KEYRING);
         if (dup2(in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0) _exit(126);
         closefrom(3);
         execve(path, argv, envp != NULL ? envp : empty);
@@ -462,5 +462,11 @@ int vigil_receive_descriptor(int socket) {
 }
 
 int vigil_join_new_session_keyring(void) {
-    return syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, (const char *)NULL) < 0 ? -1 : 0;
+    if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, (const char *)NULL) >= 0) return 0;
+    int saved = errno;
+    /* Where keyctl itself is refused (a container's seccomp profile, a kernel without keys), no
+       key of the session can be read either: nothing to leave behind. */
+    if (syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* KEY_SPEC_SESSION_KEYRING */, 0) < 0) return 0;
+    errno = saved;
+    return -1;
 }

@@ -1,3 +1,4 @@
+import CVigilSystem
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -138,6 +139,12 @@ final class PACFile: Sendable {
             (exit, text) = (status, output)
         }
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
+        if exit == VIGIL_NO_OWN_KEYRING {
+            throw HTTPError(
+                .proxy,
+                "The proxy auto-config file \(shown) is not run: its evaluator cannot be given a session keyring of its own (the kernel refused: a key quota?), and it never runs with the user's. Nothing was sent."
+            )
+        }
         if exit != 0, let cell = lines.first(where: { $0.hasPrefix("bwrap: ") }) {
             throw HTTPError(
                 .proxy,

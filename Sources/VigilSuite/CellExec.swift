@@ -21,11 +21,33 @@ package enum CellExec {
     /// This executable, as the cell sees it (`/proc/self/exe`).
     static var helper: String? { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") }
 
+    /// The hidden first argument that makes `vigil-simulator` the cell's way in:
+    /// `vigil-simulator --cell-enter -- bwrap ...` leaves the user's session keyring for a new,
+    /// empty one, then executes bwrap, so that no process of the cell (bwrap's own included)
+    /// holds the user's kernel keys. (A session keyring belongs to a thread's credentials: it is
+    /// changed here, in the one thread that then executes bwrap.)
+    package static let enterFlag = "--cell-enter"
+
+    /// `[helper, --cell-enter, --] + bwrap`.
+    static func entering(_ bwrap: [String], helper: String) -> [String] {
+        [helper, enterFlag, "--"] + bwrap
+    }
+
+    /// Runs the way in with `arguments` (after `--cell-enter`): never returns.
+    package static func enter(_ arguments: [String]) -> Never {
+        guard arguments.count >= 2, arguments[0] == "--" else { fail("usage: vigil-simulator --cell-enter -- BWRAP...") }
+        guard vigil_join_new_session_keyring() == 0 else { fail("a session keyring of its own cannot be made (\(String(cString: strerror(errno))))") }
+        let command = Array(arguments.dropFirst())
+        let copies = command.map { strdup($0) } + [nil]
+        execv(command[0], copies)
+        fail("\(command[0]) cannot be executed (\(String(cString: strerror(errno))))")
+    }
+
     /// Runs the helper with `arguments` (after `--cell-exec`): never returns.
     package static func run(_ arguments: [String]) -> Never {
         guard arguments.count >= 3, arguments[1] == "--" else { fail("usage: vigil-simulator --cell-exec SOCKET -- COMMAND...") }
-        // A new, empty session keyring: the invoker's kernel keys are not the client's (no
-        // namespace replaces the session keyring).
+        // A new, empty session keyring (the way in made one already; again, for a cell entered
+        // another way): the invoker's kernel keys are not the client's.
         guard vigil_join_new_session_keyring() == 0 else { fail("a session keyring of its own cannot be made (\(String(cString: strerror(errno))))") }
         let listener = vigil_cell_filter_install()
         guard listener >= 0 else { fail("the cell's system-call filter cannot be installed (\(String(cString: strerror(-listener))))") }

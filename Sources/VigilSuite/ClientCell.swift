@@ -1,3 +1,4 @@
+import CVigilSystem
 import Foundation
 import VigilPaths
 
@@ -15,9 +16,12 @@ import VigilPaths
 ///   the system and session buses, the invoker's runtime directory, X11's sockets, an ssh or gpg
 ///   agent's socket, keyrings are not there: a path socket is reached through the file system,
 ///   whatever the network namespace), a minimal `/dev`, its own `/proc`; only its scratch
-///   directory (home, sync folder, CA file) writable; the client's own folder read only when it
-///   lies in a masked one. Abstract sockets (X11's, D-Bus's) are per
-///   network namespace: the run's has none of the machine's.
+///   directory (home, sync folder, CA file) writable; the client's program alone (never its
+///   folder) bound read only when it lies in a masked one. Abstract sockets (X11's, D-Bus's)
+///   are per network namespace: the run's has none of the machine's (with
+///   `--no-network-namespace` they are within reach: docs/threat-model.md).
+/// - A new, empty session keyring (``CellExec``: `vigil-simulator --cell-enter` makes it, then
+///   executes bwrap): the invoker's kernel keys are not the client's, nor bwrap's own.
 /// - Tripwires (``Tripwires``): listening sockets of the suite's at the paths a client reaches
 ///   for to leave (the system bus, systemd's private socket, the session bus, Wayland, X11):
 ///   every connection to one is recorded, and the judge reports it (`cell-escape-attempt`).
@@ -29,6 +33,28 @@ import VigilPaths
 /// What it does not contain: the kernel itself (a kernel bug is outside any namespace), the CPU
 /// and memory (the run's timeout kills it), and what the run's network carries (the judge's).
 package struct ClientCell {
+    /// Why bubblewrap cannot make the cell here, or nil: missing, or older than 0.8.0 (no
+    /// `--disable-userns`, which keeps the cell from making user namespaces of its own).
+    package static let problem: String? = {
+        guard let bubblewrap else {
+            return "Debian's bubblewrap (bwrap), which makes the cell every client under test runs in, is not installed (apt-get install bubblewrap)"
+        }
+        // vigil_run_limited (fork, exec, wait), not Foundation's Process: this runs before the
+        // run executes itself again, and Foundation's child watching does not survive that.
+        var output = [CChar](repeating: 0, count: 16384)
+        var length = 0
+        var status: Int32 = 0
+        let arguments = [strdup(bubblewrap), strdup("--help"), nil]
+        defer { arguments.forEach { free($0) } }
+        let started = output.withUnsafeMutableBufferPointer { buffer in
+            vigil_run_limited(bubblewrap, arguments, nil, nil, 0, buffer.baseAddress, buffer.count, &length, 5000, 256 << 20, 2, &status)
+        }
+        guard started == 0 else { return "\(bubblewrap) cannot be run (\(String(cString: strerror(started))))" }
+        let help = String(decoding: output.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return help.contains("--disable-userns")
+            ? nil : "\(bubblewrap) is older than 0.8.0 (it has no --disable-userns); the cell needs 0.8.0 or later (Debian 12's)"
+    }()
+
     /// Debian's bubblewrap.
     package static let bubblewrap: String? = ["/usr/bin/bwrap", "/bin/bwrap"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
@@ -57,7 +83,7 @@ package struct ClientCell {
 
     /// `path` (a `PATH` value) without its folders that the cell masks: the client finds the
     /// system's programs, never a shim in the invoker's home that needs the rest of it
-    /// (pyenv's, say); its own program is found beside, bound with its folder.
+    /// (pyenv's, say); its own program is found beside, that file alone bound.
     static func visiblePath(_ path: String) -> String {
         let masked = masked
         let kept = path.split(separator: ":").map(String.init).filter { folder in
@@ -79,8 +105,8 @@ package struct ClientCell {
 
     /// The bwrap arguments that run `command` in the cell: `writable` bound read-write (the
     /// client's scratch directory), the tripwires' sockets at their paths, the resolver file
-    /// over its target. `executable` is the program the command names (bound read only when it
-    /// lies in a masked folder).
+    /// over its target. `executable` is the program the command names (that file alone bound
+    /// read only when it lies in a masked folder).
     static func arguments(
         _ command: [String], executable: String, writable: [String], tripwires: Tripwires, resolver: (file: String, target: String)?
     ) -> [String]? {
@@ -95,15 +121,19 @@ package struct ClientCell {
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
             arguments += ["--tmpfs", path]
         }
-        // The client's program, and the helper, where a mask hides them: that file alone, read
-        // only (its folder may be a home, or /tmp itself, with an agent's socket in it).
-        for program in [executable, helper] where masked.contains(where: { program.hasPrefix($0 + "/") }) {
-            arguments += ["--ro-bind", program, program]
+        // The client's program, and the helper, where a mask hides them (the path given, or the
+        // file a link leads to): that file alone, read only (its folder may be a home, or /tmp
+        // itself, with an agent's socket in it).
+        let isMasked = { (path: String) in masked.contains { path.hasPrefix($0 + "/") } }
+        for program in [executable, helper] {
+            let real = URL(fileURLWithPath: program).resolvingSymlinksInPath().path
+            if isMasked(real) { arguments += ["--ro-bind", real, real] }
+            if isMasked(program), program != real { arguments += ["--ro-bind", real, program] }
         }
         for path in writable { arguments += ["--bind", path, path] }
         if let resolver { arguments += ["--ro-bind", resolver.file, resolver.target] }
         for wire in tripwires.wires { arguments += ["--bind", wire.socket, wire.path] }
         arguments += ["--bind", tripwires.filterSocket, CellExec.socketInCell]
-        return arguments + ["--chdir", writable.first ?? "/", "--"] + CellExec.wrapping(command, helper: helper)
+        return CellExec.entering(arguments + ["--chdir", writable.first ?? "/", "--"] + CellExec.wrapping(command, helper: helper), helper: helper)
     }
 }

@@ -59,7 +59,7 @@ struct ExternalCommand: Sendable {
         var options = PlatformOptions()
         options.processGroupID = 0
         // The program as the cell finds it: on the PATH folders the cell shows, else (a client
-        // of the invoker's own, in a masked folder) where the invoker's PATH has it, its folder
+        // of the invoker's own, in a masked folder) where the invoker's PATH has it, that file
         // bound. One that does not exist is told as such, not as the cell's exit 127.
         let cellPath = ClientCell.visiblePath(environment["PATH"] ?? "/usr/bin:/bin")
         variables[Environment.Key(stringLiteral: "PATH")] = cellPath
@@ -137,9 +137,14 @@ struct ExternalCommand: Sendable {
         }
     }
 
-    /// The executable `program` names: itself when it holds a slash, else the first in `path`'s folders.
+    /// The executable `program` names, as an absolute path (the cell starts in another folder):
+    /// itself when it holds a slash (from this process's folder when relative), else the first
+    /// in `path`'s folders.
     static func locate(_ program: String, path: String?) -> String? {
-        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
+        if program.contains("/") {
+            let absolute = program.hasPrefix("/") ? program : FileManager.default.currentDirectoryPath + "/" + program
+            return FileManager.default.isExecutableFile(atPath: absolute) ? URL(fileURLWithPath: absolute).standardizedFileURL.path : nil
+        }
         for folder in (path ?? "/usr/bin:/bin").split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/\(program)") {
             return "\(folder)/\(program)"
         }

@@ -25,10 +25,14 @@ package enum NetworkNamespace {
     /// (its inode): a value inherited into another network proves nothing.
     package static let variable = "VIGIL_SIMULATE_NETWORK_NAMESPACE"
 
-    /// This process runs inside namespaces made for the run (``proofFailure`` finds nothing
-    /// against it). A marker inherited or forged into any other namespace proves nothing:
-    /// ``prepare()`` and every change of routes or mounts ask this first.
-    package static var isInside: Bool { proofFailure() == nil }
+    /// This process runs inside namespaces made for the run: ``proof`` found nothing against it.
+    /// A marker inherited or forged into any other namespace proves nothing: ``prepare()`` and
+    /// every change of routes or mounts ask this first, on every path of the command.
+    package static var isInside: Bool { proof == nil }
+
+    /// ``proofFailure(alone:)`` with the alone check, made once, at the first question: before the
+    /// run starts any process (later, the run's own clients share its namespaces).
+    package static let proof: String? = proofFailure(alone: true)
 
     /// Why this process is not proved to run inside namespaces made for the run, from what the
     /// kernel says, never from an environment variable alone (nor from `/proc/1`, which a

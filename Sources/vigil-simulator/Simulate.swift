@@ -147,13 +147,11 @@ extension VigilSimulatorCommand {
             // program is executed again inside a new network namespace, before anything is made.
             var ipv6Local = false
             // Every external client runs in its cell, namespace or not (docs/threat-model.md).
-            if external != nil, ClientCell.bubblewrap == nil {
-                throw CommandFailure(
-                    "cannot run the client: Debian's bubblewrap (bwrap), which makes the cell every client under test runs in, is not installed (apt-get install bubblewrap).",
-                    status: ExitStatus.configuration)
+            if external != nil, let problem = ClientCell.problem {
+                throw CommandFailure("cannot run the client: \(problem).", status: ExitStatus.configuration)
             }
             if external != nil && !options.noNetworkNamespace {
-                if let why = NetworkNamespace.proofFailure(alone: true) {
+                if let why = NetworkNamespace.proof {
                     // Executed again already (or a marker forged or inherited): never again, and
                     // nothing is changed in namespaces the run did not make.
                     if ProcessInfo.processInfo.environment[NetworkNamespace.variable] != nil {

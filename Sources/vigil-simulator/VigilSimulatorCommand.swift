@@ -24,6 +24,7 @@ struct VigilSimulatorCommand: AsyncParsableCommand {
         // The first program of a client's cell (vigil simulate --client): it installs the cell's
         // filter and becomes the client; nothing else of this program runs.
         if CommandLine.arguments.count > 1, CommandLine.arguments[1] == CellExec.flag { CellExec.run(Array(CommandLine.arguments.dropFirst(2))) }
+        if CommandLine.arguments.count > 1, CommandLine.arguments[1] == CellExec.enterFlag { CellExec.enter(Array(CommandLine.arguments.dropFirst(2))) }
         signal(SIGPIPE, SIG_IGN)
         // The suite's client handles passwords and tokens in this process, as vigil does.
         ProcessHygiene.apply()

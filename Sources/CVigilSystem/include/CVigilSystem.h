@@ -54,9 +54,12 @@ int vigil_cell_filter_install(void);
 int vigil_cell_filter_next(int listener, int timeout_ms, int *nr);
 /// The name of system call `nr` among those the filter hands over ("another architecture's" for -1).
 const char *vigil_cell_syscall_name(int nr);
-/// Makes this process join a new, empty session keyring (KEYCTL_JOIN_SESSION_KEYRING): 0, or -1
-/// with errno.
+/// Makes this process join a new, empty session keyring (KEYCTL_JOIN_SESSION_KEYRING): 0 (also
+/// where keyctl is refused altogether: then no key of the session can be read), or -1 with errno
+/// (the old session keyring is still joined).
 int vigil_join_new_session_keyring(void);
+/// The exit status of a limited helper that could not leave the user's session keyring.
+#define VIGIL_NO_OWN_KEYRING 124
 /// Sends descriptor `fd` over the connected UNIX socket `socket` (SCM_RIGHTS): 0 or -errno.
 int vigil_send_descriptor(int socket, int fd);
 /// Receives a descriptor sent by vigil_send_descriptor on `socket`: it, or -errno.
