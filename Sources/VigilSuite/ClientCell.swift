@@ -81,6 +81,31 @@ package struct ClientCell {
         return paths
     }
 
+    /// The binds that show the cell, read only, what the command names where a mask hides it
+    /// (the program, the helper, a script or a file given as an argument, by the path given and
+    /// by the one a link leads to): its folder, so that a script finds what lies beside it, unless
+    /// that folder is a mask itself or a home (`/tmp`, `/root`, the invoker's home: an agent's
+    /// socket, a key), where the file alone is shown.
+    static func shown(_ paths: [String]) -> [String] {
+        let masked = masked
+        let homes = Set(masked + ["/home"] + ((try? FileManager.default.contentsOfDirectory(atPath: "/home")) ?? []).map { "/home/" + $0 })
+        let isMasked = { (path: String) in masked.contains { path.hasPrefix($0 + "/") } }
+        var binds: [String] = []
+        var seen = Set<String>()
+        for given in paths {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: given, isDirectory: &isFolder) else { continue }
+            let real = URL(fileURLWithPath: given).resolvingSymlinksInPath().path
+            for (source, target) in [(real, real), (real, given)] where isMasked(target) {
+                let folder = isFolder.boolValue ? target : (target as NSString).deletingLastPathComponent
+                let sourceFolder = isFolder.boolValue ? source : (source as NSString).deletingLastPathComponent
+                let (from, to) = homes.contains(folder) || folder == "/" ? (source, target) : (sourceFolder, folder)
+                if seen.insert(to).inserted { binds += ["--ro-bind", from, to] }
+            }
+        }
+        return binds
+    }
+
     /// `path` (a `PATH` value) without its folders that the cell masks: the client finds the
     /// system's programs, never a shim in the invoker's home that needs the rest of it
     /// (pyenv's, say); its own program is found beside, that file alone bound.
@@ -121,15 +146,7 @@ package struct ClientCell {
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
             arguments += ["--tmpfs", path]
         }
-        // The client's program, and the helper, where a mask hides them (the path given, or the
-        // file a link leads to): that file alone, read only (its folder may be a home, or /tmp
-        // itself, with an agent's socket in it).
-        let isMasked = { (path: String) in masked.contains { path.hasPrefix($0 + "/") } }
-        for program in [executable, helper] {
-            let real = URL(fileURLWithPath: program).resolvingSymlinksInPath().path
-            if isMasked(real) { arguments += ["--ro-bind", real, real] }
-            if isMasked(program), program != real { arguments += ["--ro-bind", real, program] }
-        }
+        arguments += shown([executable, helper] + command.dropFirst().filter { $0.hasPrefix("/") })
         for path in writable { arguments += ["--bind", path, path] }
         if let resolver { arguments += ["--ro-bind", resolver.file, resolver.target] }
         for wire in tripwires.wires { arguments += ["--bind", wire.socket, wire.path] }
