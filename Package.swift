@@ -147,7 +147,7 @@ let package = Package(
         // threads of its own; steps an interrupt waits for.
         .target(name: "VigilThreads", dependencies: ["VigilErrors", "CVigilSystem"], swiftSettings: strictSettings),
         // What Swift's Glibc module does not show (a thread's name, the main thread) and the system calls
-        // Vigil makes in C (a detached spawn, a limited run, a secret read at the terminal, loopback up).
+        // Vigil makes in C (a detached spawn, a limited run with a session keyring of its own, a secret read at the terminal, loopback up, who owns a namespace; the client cell's seccomp filter in cell_filter.c).
         .target(name: "CVigilSystem"),
         // The one error protocol (VigilError) every module's error struct conforms to.
         .target(name: "VigilErrors", swiftSettings: strictSettings),
