@@ -188,7 +188,14 @@ public struct AccountCheck: Sendable {
                     "\(account.user) on \(account.server) is logged out (or its credentials were refused before): \(SuggestedCommand.line(["vigil", "account", "login", account.id])). Nothing was sent."
                 )
             }
-            guard let header = method.authorization(user: account.user, secrets: try stored.get()) else { return Report(certificate: result, filesStatus: 401) }
+            // No credential from the keyring is no request at all: never a server's 401. A locked
+            // keyring (a session nobody unlocked, as a timer's) reads as empty.
+            guard let header = method.authorization(user: account.user, secrets: try stored.get()) else {
+                throw AccountSetupError(
+                    .keyringUnavailable,
+                    "The keyring gave no password for \(account.user) on \(account.server): it is locked (a session nobody unlocked, such as a timer's) or the password is gone. Nothing was sent. Unlock the keyring, or log in again: \(SuggestedCommand.line(["vigil", "account", "login", account.id]))."
+                )
+            }
             return await report(
                 result, try await probe.run(rootURL: files, authorization: header, retryingAfter: options.retryDelays, when: blip), account: account)
         }

@@ -160,7 +160,7 @@ struct AccountCheckTests {
     /// `password` in the keyring, its server now playing `scenario`; the client trusts `trust`.
     func connect(
         _ scenario: String, reviewed: String = "renewed-a1", approved: Bool = false, trust: [String] = [TestPaths.caBundle],
-        password: String = "alice-test-password", user: Reviewer? = nil, outageEndsAfterFirstListing: Bool = false
+        password: String? = "alice-test-password", user: Reviewer? = nil, outageEndsAfterFirstListing: Bool = false
     ) async throws -> Connected {
         try await withRunningSimulator(scenario) { (running) async throws in
             // The simulator's clock stands still in tests: the outage ends when the test says so,
@@ -179,7 +179,7 @@ struct AccountCheckTests {
             let endpoint = try Endpoint(url: account.server)
             if approved { try await approvals.approve(try Certificate.parsePEM(chain)[0], host: endpoint.host, port: endpoint.port) }
             let secrets = MemorySecretStore()
-            try await secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password))
+            if let password { try await secrets.store(Secret(password), for: SecretKey(account: account.secretAccount, kind: .password)) }
             var options = AccountSetup.Options()
             options.timeout = .seconds(10)
             let check = AccountCheck(
@@ -265,6 +265,18 @@ struct AccountCheckTests {
         let stored = try #require(try await approved.accounts.list()[0].reviewedChainPEM)
         #expect(try Certificate.parsePEM(stored)[0] == Certificate.load(path: TestPaths.testcert("intercepted-127.0.0.1.pem"))[0])
         #expect(try await approved.accounts.database.auditTrail().last?.kind == .accountChainRenewed)
+    }
+
+    /// A keyring that gives no password (locked, as a timer's session finds it, or emptied) is
+    /// said as such, with what to do: never a server's 401 (issue 48), and nothing is sent.
+    @Test func aKeyringWithoutThePasswordIsNotAServersRefusal() async throws {
+        do {
+            let connected = try await connect("valid", reviewed: "valid-127.0.0.1", password: nil)
+            Issue.record("checked without a password: \(connected.report)")
+        } catch let error as AccountSetupError {
+            #expect(error.code == .keyringUnavailable && error.reason.contains("Nothing was sent") && !error.reason.contains("401"), "\(error)")
+            #expect(error.reason.contains("vigil account login"), "\(error.reason)")
+        }
     }
 
     /// A load balancer's blip (a 502 window, a 404 storm) is waited out as at setup.
