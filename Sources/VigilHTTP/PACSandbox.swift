@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import VigilPaths
 import VigilText
 
 /// The cell a proxy auto-config file's evaluator runs in. A PAC file may come over plain http,
@@ -51,11 +52,9 @@ enum PACSandbox {
     /// `nsswitch.conf` (names from that file only), in a new private directory; its path.
     static func makeEtc(answers: [(address: String, name: String)]) throws -> String {
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/vigil-pac-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+        guard let directory = PrivateFile.makeDirectory(in: base, prefix: "vigil-pac") else {
             throw HTTPError(.proxy, "No private directory for the PAC evaluator's cell could be made in \(base) (\(String(cString: strerror(errno)))).")
         }
-        let directory = String(cString: made)
         let hosts = (["127.0.0.1 localhost vigil-pac", "::1 localhost"] + answers.map { "\($0.address) \($0.name)" }).joined(separator: "\n") + "\n"
         for (name, text) in [("hosts", hosts), ("nsswitch.conf", "hosts: files\n")] {
             guard FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644]) else {

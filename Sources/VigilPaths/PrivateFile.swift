@@ -49,3 +49,12 @@ package enum PrivateFile {
         }
     }
 }
+
+extension PrivateFile {
+    /// A new directory `base/prefix-XXXXXX` (mkdtemp: a name nobody had, mode 0700); its path, or
+    /// nil with errno set.
+    package static func makeDirectory(in base: String, prefix: String) -> String? {
+        var template = Array((base + "/" + prefix + "-XXXXXX").utf8CString)
+        return template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) } }
+    }
+}

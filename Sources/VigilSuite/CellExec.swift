@@ -37,10 +37,7 @@ package enum CellExec {
     package static func enter(_ arguments: [String]) -> Never {
         guard arguments.count >= 2, arguments[0] == "--" else { fail("usage: vigil-simulator --cell-enter -- BWRAP...") }
         guard vigil_join_new_session_keyring() == 0 else { fail("a session keyring of its own cannot be made (\(String(cString: strerror(errno))))") }
-        let command = Array(arguments.dropFirst())
-        let copies = command.map { strdup($0) } + [nil]
-        execv(command[0], copies)
-        fail("\(command[0]) cannot be executed (\(String(cString: strerror(errno))))")
+        execute(Array(arguments.dropFirst()))
     }
 
     /// Runs the helper with `arguments` (after `--cell-exec`): never returns.
@@ -57,7 +54,11 @@ package enum CellExec {
         guard sent == 0 else { fail("the filter cannot be handed to the suite (\(String(cString: strerror(-sent))))") }
         close(socket)
         close(listener)
-        let command = Array(arguments.dropFirst(2))
+        execute(Array(arguments.dropFirst(2)))
+    }
+
+    /// `command` executed in this process's place; never returns.
+    static func execute(_ command: [String]) -> Never {
         let copies = command.map { strdup($0) } + [nil]
         execv(command[0], copies)
         fail("\(command[0]) cannot be executed (\(String(cString: strerror(errno))))")

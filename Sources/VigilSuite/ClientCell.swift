@@ -97,8 +97,8 @@ package struct ClientCell {
             guard FileManager.default.fileExists(atPath: given, isDirectory: &isFolder) else { continue }
             let real = URL(fileURLWithPath: given).resolvingSymlinksInPath().path
             for (source, target) in [(real, real), (real, given)] where isMasked(target) {
-                let folder = isFolder.boolValue ? target : (target as NSString).deletingLastPathComponent
-                let sourceFolder = isFolder.boolValue ? source : (source as NSString).deletingLastPathComponent
+                let folder = isFolder.boolValue ? target : PathName.directory(of: target)
+                let sourceFolder = isFolder.boolValue ? source : PathName.directory(of: source)
                 let (from, to) = homes.contains(folder) || folder == "/" ? (source, target) : (sourceFolder, folder)
                 if seen.insert(to).inserted { binds += ["--ro-bind", from, to] }
             }

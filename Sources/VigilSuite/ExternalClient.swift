@@ -69,6 +69,7 @@ package struct ExternalClient: SuiteClient {
                 var command = ExternalCommand(
                     arguments: template.map { ClientProfile.expand($0, values) }, environment: environment, directory: scratch, timeout: timeout)
                 command.resolver = context.resolver
+                command.cellBase = PathName.directory(of: context.stateDirectory)
                 let prepared = try await command.run(outputFile: scratch + "/prepare-\(name).out")
                 guard prepared.status == 0 else {
                     var result = SuiteClientResult.failed(
@@ -90,6 +91,7 @@ package struct ExternalClient: SuiteClient {
                 arguments: template.map { ClientProfile.expand($0, values) }, environment: environment,
                 directory: scratch, timeout: timeout)
             command.resolver = context.resolver
+            command.cellBase = PathName.directory(of: context.stateDirectory)
             let finished = try await command.run(outputFile: scratch + (context.phase == .setup ? "/setup.log" : "/output.log"))
             escapes += finished.escapes.filter { !escapes.contains($0) }
             // Judged only once every connection the client opened is closed, or cut after a grace period.

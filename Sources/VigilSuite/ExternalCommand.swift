@@ -1,6 +1,7 @@
 import Foundation
 import Subprocess
 import Synchronization
+import VigilPaths
 
 #if canImport(System)
     import System
@@ -27,6 +28,9 @@ struct ExternalCommand: Sendable {
     /// `/etc/resolv.conf` (`target`) for this program only, in a mount namespace of its own, so
     /// that the names it looks up are asked of its scenario's name server.
     var resolver: (file: String, target: String)?
+    /// Where the cell's tripwires listen: the scenario's directory, which the run removes
+    /// however it ends (a signal included); `/tmp` when its path is too long for a socket's.
+    var cellBase = "/tmp"
 
     struct Finished: Sendable {
         /// The exit code; nil when killed for the timeout or by a signal.
@@ -66,7 +70,7 @@ struct ExternalCommand: Sendable {
         guard let executable = Self.locate(self.arguments[0], path: cellPath) ?? Self.locate(self.arguments[0], path: environment["PATH"]) else {
             throw SuiteError(.workDirectory, "\(self.arguments[0]) is not found")
         }
-        let wires = try Self.tripwires()
+        let wires = try Self.tripwires(in: cellBase)
         defer {
             wires.tripwires.stop()
             try? FileManager.default.removeItem(atPath: wires.directory)
@@ -123,12 +127,12 @@ struct ExternalCommand: Sendable {
 
     /// The tripwires of one run, listening in a new directory of a short path (a socket's path
     /// is at most 107 bytes).
-    static func tripwires() throws -> (tripwires: Tripwires, directory: String) {
-        var template = Array("/tmp/vigil-cell-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw SuiteError(.clientCell, "no directory for the cell's tripwires in /tmp (\(String(cString: strerror(errno))))")
+    static func tripwires(in base: String) throws -> (tripwires: Tripwires, directory: String) {
+        // "/cell-XXXXXX/tripwire-NN.sock" within a socket path's 107 bytes.
+        let base = base.hasPrefix("/") && base.utf8.count <= 107 - 32 ? base : "/tmp"
+        guard let directory = PrivateFile.makeDirectory(in: base, prefix: "cell") else {
+            throw SuiteError(.clientCell, "no directory for the cell's tripwires in \(base) (\(String(cString: strerror(errno))))")
         }
-        let directory = String(cString: made)
         do {
             return (try Tripwires(directory: directory, paths: ClientCell.tripwirePaths()), directory)
         } catch {

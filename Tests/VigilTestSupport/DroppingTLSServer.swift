@@ -49,14 +49,7 @@ package final class DroppingTLSServer: @unchecked Sendable {  // immutable after
         process.standardError = FileHandle.nullDevice
         try process.run()
         let handle = pipe.fileHandleForReading
-        var buffer = ""
-        var port: Int?
-        while port == nil {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer += String(decoding: chunk, as: UTF8.self)
-            if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }) { port = Int(line.dropFirst(5)) }
-        }
+        let (port, buffer) = readPort(from: handle) { $0.hasPrefix("PORT ") ? Int($0.dropFirst(5)) : nil }
         guard let port else {
             process.terminate()
             throw TestServerError(message: "the dropping TLS server did not start: \(buffer)")

@@ -73,18 +73,9 @@ package final class TLSTestServer: @unchecked Sendable {  // immutable after ini
         process.standardInput = Pipe()
         try process.run()
         // s_server prints "ACCEPT host:port" once it listens.
-        var buffer = ""
-        var port: Int?
-        let handle = out.fileHandleForReading
-        while port == nil {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer += String(decoding: chunk, as: UTF8.self)
-            if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT") }),
-                let last = line.split(separator: ":").last, let value = Int(last.trimmingCharacters(in: .whitespaces))
-            {
-                port = value
-            }
+        let (port, buffer) = readPort(from: out.fileHandleForReading) { line in
+            guard line.hasPrefix("ACCEPT"), let last = line.split(separator: ":").last else { return nil }
+            return Int(last.trimmingCharacters(in: .whitespaces))
         }
         guard let port else {
             process.terminate()
@@ -107,6 +98,18 @@ package final class TLSTestServer: @unchecked Sendable {  // immutable after ini
     }
 
     deinit { stop() }
+}
+
+/// Reads a starting server's output until `port` finds its port in a line (or the output ends):
+/// the port, and what was read.
+func readPort(from handle: FileHandle, _ port: (Substring) -> Int?) -> (port: Int?, read: String) {
+    var buffer = ""
+    while true {
+        let chunk = handle.availableData
+        if chunk.isEmpty { return (nil, buffer) }
+        buffer += String(decoding: chunk, as: UTF8.self)
+        if let found = buffer.split(separator: "\n").lazy.compactMap(port).first { return (found, buffer) }
+    }
 }
 
 package struct TestServerError: Error, CustomStringConvertible {
