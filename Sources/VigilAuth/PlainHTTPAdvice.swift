@@ -40,12 +40,7 @@ public enum PlainHTTPAdvice {
         guard text.lowercased().hasPrefix("https://"), let parts = URLComponents(string: text), let host = parts.percentEncodedHost,
             HostName.isPlain(host)
         else { return false }
-        return parts.percentEncodedPath.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-            case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "~"): true
-            default: false
-            }
-        } && parts.percentEncodedQuery == nil && parts.percentEncodedFragment == nil && parts.percentEncodedUser == nil
+        return parts.percentEncodedPath.utf8.allSatisfy { $0 == UInt8(ascii: "/") || PercentEncoding.isUnreserved($0) }
+            && parts.percentEncodedQuery == nil && parts.percentEncodedFragment == nil && parts.percentEncodedUser == nil
     }
 }
