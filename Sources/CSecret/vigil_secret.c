@@ -23,6 +23,8 @@
     X(secret_retrievable_get_attributes)   \
     X(secret_error_get_quark)              \
     X(secret_service_get_sync)             \
+    X(secret_collection_for_alias_sync)    \
+    X(secret_collection_get_locked)        \
     X(g_error_free)                        \
     X(g_strfreev)                          \
     X(g_hash_table_new)                    \
@@ -157,6 +159,20 @@ int vigil_secret_warm_up(void) {
     if (service == NULL) return 0;
     sym_g_object_unref(service);
     return 1;
+}
+
+int vigil_secret_default_locked(GError **error) {
+    vigil_secret_require();
+    /* Asks the service for the default collection's Locked property: no item is read, no prompt
+       is shown, nothing is unlocked. */
+    SecretService *service = sym_secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
+    if (service == NULL) return -1;
+    SecretCollection *collection = sym_secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, NULL, error);
+    sym_g_object_unref(service);
+    if (collection == NULL) return -1;
+    int locked = sym_secret_collection_get_locked(collection) ? 1 : 0;
+    sym_g_object_unref(collection);
+    return locked;
 }
 
 int vigil_secrets_process_hygiene(void) {

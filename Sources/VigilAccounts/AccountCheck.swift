@@ -189,11 +189,11 @@ public struct AccountCheck: Sendable {
                 )
             }
             // No credential from the keyring is no request at all: never a server's 401. A locked
-            // keyring (a session nobody unlocked, as a timer's) reads as empty.
+            // keyring (a session nobody unlocked, as a timer's) throws SecretStoreError.locked.
             guard let header = method.authorization(user: account.user, secrets: try stored.get()) else {
                 throw AccountSetupError(
                     .keyringUnavailable,
-                    "The keyring gave no password for \(account.user) on \(account.server): it is locked (a session nobody unlocked, such as a timer's) or the password is gone. Nothing was sent. Unlock the keyring, or log in again: \(SuggestedCommand.line(["vigil", "account", "login", account.id]))."
+                    "The keyring holds no password for \(account.user) on \(account.server) (removed outside Vigil?). Nothing was sent. Log in again: \(SuggestedCommand.line(["vigil", "account", "login", account.id]))."
                 )
             }
             return await report(

@@ -57,8 +57,26 @@ public struct KeyringSecretStore: SecretStore {
         // libsecret wipes its copy before freeing it, also when an error came with one.
         defer { if let found { vigil_secret_password_free(found) } }
         if let error { throw Self.storeError(error, action: "read the \(key)") }
-        guard let found else { return nil }
+        guard let found else {
+            // A locked collection gives nothing (its unlock prompt failed or was not shown, as in
+            // a timer's session): that is a locked keyring, never a missing secret.
+            if try state(of: key) == .locked {
+                throw SecretStoreError(.locked, "it holds the \(key), but nobody unlocked it in this session")
+            }
+            return nil
+        }
         return Secret(String(cString: found))
+    }
+
+    /// Found by a search that reads no secret and shows no prompt, and the default collection's
+    /// Locked property (Vigil stores there).
+    public func state(of key: SecretKey) throws -> SecretState {
+        guard try accounts(kind: key.kind).contains(key.account) else { return .missing }
+        try Self.requireLibrary()
+        var error: OpaquePointer?
+        let locked = vigil_secret_default_locked(&error)
+        if locked < 0 { throw Self.storeError(error, action: "tell whether the keyring is locked") }
+        return locked == 1 ? .locked : .stored
     }
 
     /// Removes the secret under `key`; true when there was one. Throws `SecretStoreError`.

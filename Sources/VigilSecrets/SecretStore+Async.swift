@@ -25,4 +25,9 @@ extension SecretStore {
     public func accounts(kind: SecretKey.Kind?) async throws -> [String] {
         try await BlockingQueue.keyring.run { try self.accounts(kind: kind) }
     }
+
+    /// What the store holds under `key` (no secret read, no prompt), asked on the keyring's queue.
+    public func state(of key: SecretKey) async throws -> SecretState {
+        try await BlockingQueue.keyring.run { try self.state(of: key) }
+    }
 }

@@ -57,6 +57,11 @@ public struct SecretStoreError: CodedError, Sendable, CustomStringConvertible {
     /// Vigil (nil for other codes): said wherever such an error reaches a person.
     public var advice: String? {
         guard code == .unavailable || code == .locked || code == .denied else { return nil }
+        if code == .locked {
+            return "Nothing was sent. Unlock the keyring: a desktop login unlocks the login keyring (PAM); without one, "
+                + "gnome-keyring-daemon --unlock reads its password on standard input, or any Secret Service client that prompts unlocks it. "
+                + "A timer's session (systemd --user, cron) finds it locked unless the login that started it unlocked it."
+        }
         return "Vigil keeps passwords and tokens only in a Secret Service keyring, never in a file: "
             + "run one in a D-Bus session (GNOME Keyring: gnome-keyring-daemon --start --components=secrets, or KeePassXC with its Secret Service integration; "
             + "without a desktop, dbus-run-session starts a session) and unlock it."

@@ -166,7 +166,7 @@ extension Vigil.AccountCommand {
             }
             if json { print(try JSONOutput.text(rows)) }
             if accounts.isEmpty, !json { print("No accounts.") }
-            if rows.contains(where: { $0.status == "error" }) { throw ExitCode(ExitStatus.error) }
+            if rows.contains(where: { $0.status == "error" || $0.status == "keyring-unavailable" }) { throw ExitCode(ExitStatus.error) }
             let later: Set<String> = ["unavailable", "login-expired"]
             if rows.contains(where: { $0.status != "ok" && !later.contains($0.status) }) { throw ExitCode(ExitStatus.untrusted) }
             if rows.contains(where: { later.contains($0.status) }) { throw ExitCode(ExitStatus.temporaryFailure) }
@@ -268,7 +268,9 @@ extension Vigil.AccountCommand {
                 case .wrongCredentials?: row.status = "needs-login"
                 // A token account whose login ran out: log in again (exit 75, nothing deleted).
                 case .loginExpired?: row.status = "login-expired"
-                default: row.status = "error"
+                // A keyring locked, missing or refusing: nothing was sent (exit 2, as an error).
+                case .keyringUnavailable?: row.status = "keyring-unavailable"
+                default: row.status = error is SecretStoreError ? "keyring-unavailable" : "error"
                 }
                 row.message = ExitStatus.described(error).message
             }

@@ -6,6 +6,7 @@ import VigilCertificates
 import VigilCommandLine
 import VigilHTTP
 import VigilLogging
+import VigilSecrets
 import VigilStore
 import VigilText
 
@@ -51,6 +52,8 @@ extension Vigil.AccountCommand {
                 let peer = endpoint?.host.map { PeerName(host: $0.trimming(charactersIn: "[]")) }
                 let anchors = try account.trustAnchors()
                 let evaluator = try StoredChainReview.evaluator(caFiles: caFiles, settings: settings, anchors: anchors)
+                // What the keyring holds for it, asked without reading a secret or an unlock prompt.
+                let keyring = account.needsLogin ? nil : await Self.keyringState(of: account)
                 if json {
                     let evaluation = chain.isEmpty ? nil : evaluator.evaluate(chain, for: peer)
                     print(
@@ -58,7 +61,8 @@ extension Vigil.AccountCommand {
                             Shown(
                                 account: account, reviewedChain: evaluation.map { $0.summaries(of: chain) } ?? [], clientCertificate: clientReview,
                                 damaged: damage == nil && clientDamage == nil
-                                    ? nil : [damage.map { _ in "reviewedChain" }, clientDamage.map { _ in "clientCertificate" }].compactMap { $0 })))
+                                    ? nil : [damage.map { _ in "reviewedChain" }, clientDamage.map { _ in "clientCertificate" }].compactMap { $0 },
+                                keyring: keyring?.state)))
                     return
                 }
                 print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
@@ -79,10 +83,14 @@ extension Vigil.AccountCommand {
                             + (trusted ? "" : "; and REVIEW NEEDED: the reviewed certificate is not trusted now (below)")
                         : account.needsLogin
                             ? "status: NEEDS LOGIN (logged out, or the server refused the stored credentials): \(SuggestedCommand.line(["vigil", "account", "login", account.id]))"
-                            : trusted
-                                ? "status: ready"
-                                : "status: REVIEW NEEDED: the reviewed certificate is not trusted now (below); give its CA with \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--ca-file", "FILE"])), or approve it with vigil certificates approve"
+                            : keyring?.status.map { "status: \($0)" }
+                                ?? (trusted
+                                    ? "status: ready"
+                                    : "status: REVIEW NEEDED: the reviewed certificate is not trusted now (below); give its CA with \(SuggestedCommand.line(["vigil", "account", "edit", account.id, "--ca-file", "FILE"])), or approve it with vigil certificates approve")
                 )
+                if !trusted, keyring?.status != nil, clientDamage == nil {
+                    print("and REVIEW NEEDED: the reviewed certificate is not trusted now (below)")
+                }
                 if let anchors {
                     print(
                         SafeText.escaped(
@@ -90,6 +98,10 @@ extension Vigil.AccountCommand {
                 }
                 if account.needsLogin {
                     // Logged out (no secret left) or refused: the keyring is not claimed to hold anything.
+                } else if account.method == "com.nextcloud.login-flow-v2" {
+                    // Login Flow v2 gives an app password (sent as Basic), not tokens.
+                    print(
+                        "app password: \(keyring?.words ?? "in the keyring") (from Nextcloud's Login Flow v2, sent as Basic; revoked at the server on removal)")
                 } else if account.method != "com.owncloud.basicauth" {
                     let then =
                         account.noRefreshToken
@@ -100,7 +112,7 @@ extension Vigil.AccountCommand {
                         } ?? "unknown"
                     print(
                         SafeText.escaped(
-                            "tokens: in the keyring; access token expires \(expiry); client \(account.clientID ?? "unknown")"
+                            "tokens: \(keyring?.words ?? "in the keyring"); access token expires \(expiry); client \(account.clientID ?? "unknown")"
                                 + (account.revocationEndpoint == nil ? "; the server names no revocation endpoint" : "; revoked at the server on removal")))
                     if account.noRefreshToken {
                         print(
@@ -108,7 +120,7 @@ extension Vigil.AccountCommand {
                         )
                     }
                 } else {
-                    print("password: in the keyring")
+                    print("password: \(keyring?.words ?? "in the keyring")")
                 }
                 if let names = account.accessHeaderNames {
                     print(
@@ -152,6 +164,38 @@ extension Vigil.AccountCommand {
             var clientCertificate: ClientCertificateReview?
             /// What is stored and cannot be read back (`reviewedChain`, `clientCertificate`); absent when nothing is.
             var damaged: [String]?
+            /// What the keyring holds for the account: `stored`, `locked`, `missing` or `unavailable`
+            /// (no Secret Service answers); absent when the account is logged out.
+            var keyring: String?
+        }
+
+        /// The keyring's state for the account's credentials, asked without reading a secret or
+        /// showing an unlock prompt; `status` is what the status line says instead of "ready".
+        static func keyringState(of account: Account) async -> (state: String, status: String?, words: String) {
+            let keys = KeyringSecretStore()
+            let login = SuggestedCommand.line(["vigil", "account", "login", account.id])
+            do {
+                var found = SecretState.missing
+                for kind in [SecretKey.Kind.password, .accessToken, .refreshToken] where found == .missing {
+                    found = try await keys.state(of: SecretKey(account: account.secretAccount, kind: kind))
+                }
+                switch found {
+                case .stored: return ("stored", nil, "in the keyring")
+                case .locked:
+                    return (
+                        "locked", "KEYRING LOCKED: its credentials are in a keyring nobody unlocked in this session; nothing can be sent until it is unlocked",
+                        "in the keyring, which is locked"
+                    )
+                case .missing:
+                    return ("missing", "NEEDS LOGIN: the keyring holds no credentials for it (removed outside Vigil?): \(login)", "not in the keyring")
+                }
+            } catch let error as SecretStoreError {
+                return (
+                    "unavailable", "KEYRING UNAVAILABLE: \(error.situation): nothing can be sent until a Secret Service answers", "unknown (\(error.situation))"
+                )
+            } catch {
+                return ("unavailable", "KEYRING UNAVAILABLE: \(error)", "unknown")
+            }
         }
     }
 }

@@ -49,6 +49,11 @@ void vigil_secret_error_free(GError *error);
 /// call then reports why).
 int vigil_secret_warm_up(void);
 
+/// Whether the default collection (where Vigil stores) is locked: 1 locked, 0 open, -1 when
+/// there is none or the service cannot be asked (then *error may say why). Reads no item and
+/// shows no unlock prompt.
+int vigil_secret_default_locked(GError **error);
+
 /// A process holding secrets leaves no core dump and cannot be read by ptrace or /proc/PID/mem by
 /// other processes of the same user: RLIMIT_CORE 0 (also for its children) and not dumpable.
 /// (prctl is variadic: Swift calls it here.) Returns 0 when both took effect.
