@@ -1,5 +1,6 @@
 package import ArgumentParser
 import FoundationEssentials
+import VigilText
 
 /// The first option on a command line that the command it is given to does not have.
 ///
@@ -60,31 +61,10 @@ package struct UnknownOption: Equatable, Sendable {
 
     private static func isNumber(_ argument: String) -> Bool { Double(argument) != nil }
 
-    /// The long option nearest to `name` by edit distance (a swap of two letters counts one), if
-    /// it is at most two edits away and no other is as near; ties in name order, so the answer
-    /// never depends on a set's order.
+    /// The long option nearest to `name` (VigilText's EditDistance: at most two edits away, and
+    /// no other as near).
     static func closest(to name: String, in names: Set<String>) -> String? {
-        let scored = names.filter { $0.hasPrefix("--") }.sorted().map { ($0, distance(name, $0)) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
-        return scored.filter { $0.1 == best.1 }.count == 1 ? best.0 : nil
-    }
-
-    /// Optimal string alignment distance (Damerau-Levenshtein without repeated edits).
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { d[i][0] = i }
-        for j in 0...b.count { d[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
-            }
-        }
-        return d[a.count][b.count]
+        EditDistance.closest(to: name, in: names.filter { $0.hasPrefix("--") })
     }
 
     /// The tool as the parser describes it; nil if it cannot (never for Vigil's commands).

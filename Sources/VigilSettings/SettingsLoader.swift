@@ -44,6 +44,14 @@ public struct SettingsLoader: Sendable {
                     problems.append("\(key): \(problem.message)")
                 }
             }
+            // A lock that names no setting locks nothing: a typo would leave the setting it meant
+            // open to the user. Fail closed, naming the nearest key.
+            for lockKey in [Setting.userSettingsAllow.key, Setting.userSettingsDisallow.key] {
+                for name in managed[lockKey]?.value?.stringsValue ?? [] where SettingsCatalog.definition(for: name) == nil {
+                    let nearest = EditDistance.closest(to: name, in: SettingsCatalog.all.map(\.key), limit: 3)
+                    problems.append("\(lockKey) names \"\(name)\", which is not a Vigil setting" + (nearest.map { " (did you mean \($0)?)" } ?? ""))
+                }
+            }
             if !problems.isEmpty {
                 throw SettingsError(
                     .brokenManagedFile, "The managed configuration \(managedPath) is invalid, so Vigil does not start: " + problems.joined(separator: "; "))

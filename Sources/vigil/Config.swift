@@ -49,6 +49,8 @@ extension Vigil.Config {
                         "source": .string(entry.source.rawValue),
                         "type": .string(entry.definition.kind.description),
                         "locked": .bool(entry.isLocked),
+                        // The administrator's value, which the user file or the environment may override.
+                        "overridable": .bool(entry.source == .managed && !entry.isLocked),
                     ]
                     if entry.definition.isSecret {
                         object["value"] = entry.value == nil ? .null : .string("«set»")
@@ -61,12 +63,29 @@ extension Vigil.Config {
                 return
             }
             let width = SettingsCatalog.all.map(\.key.count).max() ?? 40
+            print("\("KEY".padded(to: width))  VALUE  [SOURCE]  (LOCK)")
             for entry in settings.orderedEntries {
                 let key = entry.definition.key.padded(to: width)
                 let value = entry.definition.display(entry.value)
-                let lock = entry.isLocked && entry.definition.scope == .any ? " (locked)" : ""
-                print("\(key)  \(value)  [\(entry.source.rawValue)]\(lock)")
+                print("\(key)  \(value)  [\(entry.source.rawValue)]\(Self.mark(entry))")
             }
+            print(
+                SafeText.escaped(
+                    """
+
+                    [SOURCE]: [environment] a VIGIL_ variable; [user] your file \(settings.locations.userFile); [managed] the administrator's file \
+                    \(settings.locations.managedFile); [default] built in.
+                    (LOCK): (locked) the administrator forbids changing it (user-settings.allow or .disallow); (managed only) only the \
+                    administrator's file may set it; (you may override) the administrator's value, a default your file or a VIGIL_ \
+                    variable may change; none: yours to set. vigil config explain KEY says more.
+                    """))
+        }
+
+        /// The lock mark of `config list`'s text (its legend says what each means).
+        static func mark(_ entry: Settings.Entry) -> String {
+            if entry.definition.scope == .managedOnly { return " (managed only)" }
+            if entry.isLocked { return " (locked)" }
+            return entry.source == .managed ? " (you may override)" : ""
         }
     }
 
@@ -104,7 +123,11 @@ extension Vigil.Config {
             print("  default:   \(definition.defaultValue.map { definition.display($0) } ?? "(unset)")")
             print("  value:     \(definition.display(entry.value))  (from \(entry.source.rawValue))")
             if definition.scope == .any { print("  variable:  \(definition.environmentVariable)") }
-            print("  locked:    \(entry.lockedBecause.map { "yes, \($0)" } ?? "no")")
+            let open =
+                entry.source == .managed
+                ? "no: the administrator's value is a default; your file or a VIGIL_ variable may override it (the managed file's user-settings.disallow would lock it)"
+                : "no"
+            print("  locked:    \(entry.lockedBecause.map { "yes, \($0)" } ?? open)")
             print("  sources, highest precedence first:")
             let winner = entry.layers.first { $0.value != nil }
             for source in SettingsSource.allCases {

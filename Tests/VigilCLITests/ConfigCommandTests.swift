@@ -66,6 +66,37 @@ struct ConfigCommandTests {
         #expect(!FileManager.default.fileExists(atPath: userFile))
     }
 
+    /// A typo in a lock never unlocks: every command stops (78) and names the nearest key, so
+    /// the user cannot set what the administrator meant to lock.
+    @Test func aTypoInALockStopsEveryCommandWithExit78() throws {
+        try #"{"user-settings.disallow": ["connection.revocation-polcy"]}"#.write(toFile: managed, atomically: true, encoding: .utf8)
+        for arguments in [
+            ["config", "set", "connection.revocation-policy", "off"], ["config", "list"], ["inspect", "--file", TestPaths.testcert("valid-127.0.0.1.pem")],
+        ] {
+            let result = try vigil(arguments)
+            #expect(result.status == 78, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains("did you mean connection.revocation-policy?"), "\(result.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: userFile), "nothing was set")
+    }
+
+    /// `config list` has a header and a legend, and tells a locked value from an administrator's
+    /// default the user may override.
+    @Test func listSaysWhichManagedValuesAreLocked() throws {
+        try #"{"log.level": "info", "connection.plain-http-policy": "forbidden", "user-settings.disallow": ["connection.plain-http-policy"]}"#.write(
+            toFile: managed, atomically: true, encoding: .utf8)
+        let text = try vigil(["config", "list"])
+        #expect(text.status == 0 && text.standardOutput.hasPrefix("KEY "), "\(text.standardOutput.prefix(200))")
+        let lines = text.standardOutput.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("connection.plain-http-policy ") && $0.hasSuffix("[managed] (locked)") }, "\(text.standardOutput)")
+        #expect(lines.contains { $0.hasPrefix("log.level ") && $0.hasSuffix("[managed] (you may override)") }, "\(text.standardOutput)")
+        #expect(text.standardOutput.contains("(you may override) the administrator's value"), "the legend")
+        let json = try vigil(["config", "list", "--json"])
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        #expect(items.first { $0["key"] as? String == "log.level" }?["overridable"] as? Bool == true)
+        #expect(items.first { $0["key"] as? String == "connection.plain-http-policy" }?["overridable"] as? Bool == false)
+    }
+
     @Test func brokenManagedFileStopsEveryCommandWithExit78() throws {
         try "{ \"log.level\": ".write(toFile: managed, atomically: true, encoding: .utf8)
         for arguments in [["config", "list"], ["inspect", "--file", TestPaths.testcert("valid-127.0.0.1.pem")]] {

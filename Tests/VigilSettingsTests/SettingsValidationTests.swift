@@ -58,6 +58,23 @@ struct SettingsValidationTests {
         }
     }
 
+    /// A lock that names no setting would leave the setting it meant open: the managed file is
+    /// broken (Vigil does not start), the unknown name and the nearest known key said.
+    @Test(arguments: ["user-settings.disallow", "user-settings.allow"])
+    func aTypoInALockFailsClosed(lock: String) throws {
+        let bed = try SettingsTestbed()
+        try bed.writeManaged("{\"\(lock)\": [\"log.level\", \"connection.revocation-polcy\"]}")
+        do {
+            _ = try bed.load()
+            Issue.record("a lock naming no setting must stop loading")
+        } catch let error as SettingsError {
+            #expect(error.code == .brokenManagedFile)
+            #expect(error.reason.contains("\(lock) names \"connection.revocation-polcy\""), "\(error.reason)")
+            #expect(error.reason.contains("did you mean connection.revocation-policy?"), "\(error.reason)")
+            #expect(!error.reason.contains("\"log.level\""), "a known key is not a problem: \(error.reason)")
+        }
+    }
+
     @Test(arguments: [
         ("{\"log.level\": \"info\"", "not valid JSON"),
         ("{\n \"a\": 1,\n \"b\": tru\n}", "line 3"),
