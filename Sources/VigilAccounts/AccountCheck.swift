@@ -383,7 +383,15 @@ public struct AccountCheck: Sendable {
             bookmark: CertificateRuleContext.path(evaluator.evaluate(stored, for: endpoint.peerName), sent: stored),
             server: CertificateRuleContext.path(evaluation, sent: chain), serverPassedValidationOrIsUserAccepted: passed)
         if storedLeaf == leaf {
-            return done(passed ? .unchanged : .changed(reason: "The reviewed certificate is no longer trusted or approved (its approval was revoked?)."))
+            // The same certificate, judged differently now: say what the judgement found.
+            let why = evaluation.verdict.reasons.map(\.message).joined(separator: " ")
+            return done(
+                passed
+                    ? .unchanged
+                    : .changed(
+                        reason:
+                            "The server presents the certificate reviewed at setup, but it is not trusted now"
+                            + (why.isEmpty ? "" : ": \(why)") + " No approval of it is in force for \(endpoint)."))
         }
         // Another leaf than the reviewed one, through a root added to this machine's trust store:
         // an interception, named as such; no rule accepts it without the user's review.

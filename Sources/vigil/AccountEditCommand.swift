@@ -7,7 +7,9 @@ import VigilCommandLine
 import VigilHTTP
 import VigilLogging
 import VigilSecrets
+import VigilSettings
 import VigilStore
+import VigilText
 
 extension Vigil.AccountCommand {
     struct Edit: AsyncParsableCommand {
@@ -38,6 +40,23 @@ extension Vigil.AccountCommand {
         @OptionGroup var store: Vigil.Certificates.StoreOptions
         @OptionGroup(title: "Log options") var logOptions: LogOptions
 
+        /// CA certificates the account will trust must verify the chain reviewed at setup: a leaf
+        /// or the wrong CA given by mistake would make the next check report a change that never
+        /// happened. Refused (exit 1, nothing changed) with what the judgement found.
+        static func requireVerifying(_ account: Account, caFiles: [String], settings: Settings) throws {
+            guard let chain = try account.reviewedChain(), !chain.isEmpty else { return }
+            let evaluation = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings).evaluate(
+                chain, for: try Endpoint(url: account.server).peerName)
+            guard !evaluation.verdict.isTrusted else { return }
+            let given = caFiles.joined(separator: ", ")
+            throw CommandFailure(
+                "The CA certificates in \(given) do not verify the chain reviewed for \(account.server): "
+                    + evaluation.verdict.reasons.map(\.message).joined(separator: " ")
+                    + " Give the CA that issued the server's certificate (not the server's own certificate), or review the server again with "
+                    + "\(SuggestedCommand.line(["vigil", "account", "login", account.id])). Nothing was changed.",
+                status: ExitStatus.untrusted)
+        }
+
         func validate() throws {
             let certificate = noClientCertificate || clientCertificateOptions.clientCertificate != nil
             let headers = noAccessHeaders || accessHeadersOptions.accessHeadersFile != nil
@@ -56,10 +75,11 @@ extension Vigil.AccountCommand {
         }
 
         func run() async throws {
-            _ = try CommandContext.start(logOptions)
+            let (settings, _) = try CommandContext.start(logOptions)
             do {
                 let accounts = try await Accounts(database: store.open())
                 let found = try await accounts.resolve(account)
+                if !caFiles.isEmpty { try Self.requireVerifying(found, caFiles: caFiles, settings: settings) }
                 if !caFiles.isEmpty || systemTrust {
                     let pem = systemTrust ? nil : try caFiles.flatMap { try Certificate.load(path: $0) }.map(\.pemEncoded).joined()
                     let why = systemTrust ? "trusts the system store" : "trusts \(caFiles.count) CA file(s) given with account edit"

@@ -30,7 +30,9 @@ extension Vigil.AccountCommand {
         @Option(help: "Approve the new server's certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
         @Flag(help: "Keep the old server's certificate approvals.") var keepApprovals = false
         @Option(
-            name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).", completion: Completions.file)
+            name: .customLong("ca-file"),
+            help: "Trust only the CAs in this PEM file (repeatable); the account keeps them. Default: the CAs kept with the account, else the system store.",
+            completion: Completions.file)
         var caFiles: [String] = []
         @OptionGroup var resolveOptions: ResolveOptions
         @OptionGroup var store: Vigil.Certificates.StoreOptions
@@ -45,16 +47,25 @@ extension Vigil.AccountCommand {
             let database = try await store.open()
             do {
                 let account = try await Accounts(database: database).resolve(id)
-                let evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
-                var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
+                let given = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
+                var check = AccountCheck(evaluator: given, database: database, settings: settings, logger: logger)
                 check.options.resolve = resolveOptions.pins
+                // The new server is judged as account check judged it when it offered this move:
+                // with the CA certificates kept with the account, unless --ca-file gives others
+                // (which the account then keeps).
+                let evaluator = caFiles.isEmpty ? try check.evaluator(for: account) : given
                 let setup = AccountSetup(
                     evaluator: evaluator, approvals: check.approvals, accounts: check.accounts, secrets: KeyringSecretStore(), options: check.options,
                     logger: logger)
                 let interaction = TerminalInteraction(
                     approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized), acceptedRedirects: [],
                     passwordFromStandardInput: false, browser: nil)
-                let moved = try await setup.move(account, to: url, interaction: interaction)
+                var moved = try await setup.move(account, to: url, interaction: interaction)
+                if !caFiles.isEmpty {
+                    let pem = try caFiles.flatMap { try Certificate.load(path: $0) }.map(\.pemEncoded).joined()
+                    moved = try await check.accounts.setTrustAnchors(
+                        id: moved.id, pem: pem, because: "trusts \(caFiles.count) CA file(s) given with account move")
+                }
                 print(
                     SafeText.escaped(
                         "moved account \(moved.id): \(moved.user) from \(account.server) to \(moved.server)"

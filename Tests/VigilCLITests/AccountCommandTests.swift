@@ -244,6 +244,30 @@ struct AccountCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["recorded"], "the server's code did not run")
     }
 
+    /// The move `account check` offers works as printed: the new server is judged with the CA
+    /// certificates kept with the account, as the check judged it (no --ca-file on either).
+    @Test func theOfferedMoveWorksAsPrinted() async throws {
+        var started: RunningSimulator?
+        for _ in 0..<8 where started == nil { started = try? await RunningSimulator("basic-only", port: Int.random(in: 20_000..<30_000)) }
+        let before = try #require(started)
+        let port = before.listeners.first { $0.host == 1 && $0.scheme == "https" }?.port ?? 0
+        let id = try await addAlice(before)
+        await before.stop()
+        let running = try await RunningSimulator("server-moved", port: port)
+        defer { Task { await running.stop() } }
+        let json = try await vigil(["account", "check", id, "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]], "\(json.standardOutput)")
+        let offered = try #require(rows.first?["moved"] as? [String: Any], "\(json.standardOutput)")
+        #expect(offered["certificateTrusted"] as? Bool == true, "\(offered)")
+        let argv = try #require(offered["argv"] as? [String])
+        #expect(argv.first == "vigil" && argv.count == 5, "\(argv)")
+        let moved = try await vigil(Array(argv.dropFirst()))
+        #expect(moved.status == 0, "run as printed: \(moved.standardOutput)\(moved.standardError)")
+        let after = try await vigil(["account", "check", id])
+        #expect(after.status == 0 && after.standardOutput.contains(": OK: "), "\(after.standardOutput)\(after.standardError)")
+        await running.stop()
+    }
+
     /// An approval's life follows its account's: revoking the one an account depends on is
     /// reported by audit --check; removing the last account of a server revokes its approvals
     /// (unless --keep-approvals).
@@ -540,6 +564,10 @@ struct AccountCommandTests {
             #expect(try await vigil(["account", "edit", id, "--system-trust"]).status == 0)
             let changed = try await vigil(["account", "check", "--all"])
             #expect(changed.status == 1 && changed.standardOutput.contains("CHANGED"), "\(changed.standardOutput)")
+            // What changed is said: the same certificate, judged untrusted now, and no approval.
+            #expect(
+                changed.standardOutput.contains("presents the certificate reviewed at setup, but it is not trusted now")
+                    && !changed.standardOutput.contains("revoked?"), "\(changed.standardOutput)")
             let review = try await vigil(["account", "show", id])
             #expect(review.standardOutput.contains("status: REVIEW NEEDED") && !review.standardOutput.contains("status: ready"), "\(review.standardOutput)")
             #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.caBundle]).status == 0)
@@ -550,7 +578,14 @@ struct AccountCommandTests {
             // is no CA and does not verify the reviewed chain is named, exit 1.
             let sound = try await vigil(["certificates", "audit", "--check"])
             #expect(!sound.standardOutput.contains("account-ca-"), "\(sound.standardOutput)")
-            #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.testcert("valid-127.0.0.2.pem")]).status == 0)
+            // A leaf given as a CA does not verify the reviewed chain: refused, nothing changed.
+            let leaf = try await vigil(["account", "edit", id, "--ca-file", TestPaths.testcert("valid-127.0.0.2.pem")])
+            #expect(leaf.status == 1 && leaf.standardError.contains("do not verify the chain reviewed"), "\(leaf.standardError)")
+            #expect(try await vigil(["account", "check", "--all"]).status == 0, "the refused edit changed nothing")
+            // Written behind Vigil's back (an older version, a hand edit): the audit names it.
+            let written = try CommandRunner.run(
+                "/usr/bin/sqlite3", [database, "UPDATE account SET trustAnchorsPEM = CAST(readfile('\(TestPaths.testcert("valid-127.0.0.2.pem"))') AS TEXT);"])
+            #expect(written.status == 0, "\(written.standardError)")
             let wrong = try await vigil(["certificates", "audit", "--check"])
             #expect(wrong.status == 1, "\(wrong.standardOutput)\(wrong.standardError)")
             #expect(
