@@ -254,7 +254,16 @@ struct AccountCommandTests {
         let id = try await addAlice(before)
         await before.stop()
         let running = try await RunningSimulator("server-moved", port: port)
-        defer { Task { await running.stop() } }
+        do {
+            try await runTheOfferedMove(id)
+        } catch {
+            await running.stop()
+            throw error
+        }
+        await running.stop()
+    }
+
+    func runTheOfferedMove(_ id: String) async throws {
         let json = try await vigil(["account", "check", id, "--json"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]], "\(json.standardOutput)")
         let offered = try #require(rows.first?["moved"] as? [String: Any], "\(json.standardOutput)")
@@ -265,7 +274,6 @@ struct AccountCommandTests {
         #expect(moved.status == 0, "run as printed: \(moved.standardOutput)\(moved.standardError)")
         let after = try await vigil(["account", "check", id])
         #expect(after.status == 0 && after.standardOutput.contains(": OK: "), "\(after.standardOutput)\(after.standardError)")
-        await running.stop()
     }
 
     /// An approval's life follows its account's: revoking the one an account depends on is
