@@ -398,7 +398,8 @@ public struct AccountCheck: Sendable {
         let marked = evaluation.markingInterception(
             leaf: leaf, known: [storedLeaf.sha256Fingerprint], knownFrom: "the certificate reviewed when the account was added")
         if let interception = marked.findings.first(where: { $0.code == .interception }) {
-            return (.changed(reason: interception.message + " Review it before anything is sent."), chain, marked, endpoint)
+            let by = marked.locallyAddedAnchor.map { " by \($0.anchorSubject)" } ?? ""
+            return (.changed(reason: "INTERCEPTED\(by): " + interception.message + " Review it before anything is sent."), chain, marked, endpoint)
         }
         if let issued = leaf.notBefore, let reviewed = storedLeaf.notBefore, issued < reviewed {
             return done(

@@ -22,7 +22,14 @@ struct InspectTextRenderer {
         var lines: [String] = []
         let what = t(report.target.url ?? report.target.files?.joined(separator: " ") ?? "")
         let name = report.target.peerName.map { "\($0.kind.rawValue) \(t($0.value))" } ?? "no name checked"
-        if report.verdict.trusted, let basis = report.verdict.basis {
+        if let interception = report.verdict.findings.first(where: { $0.code == .interception }) {
+            // Named first, before anything that reads as well: someone reads this connection.
+            let by = report.verdict.basis.map { "by \(t($0.anchorSubject)) " } ?? ""
+            lines.append(terminal.red("INTERCEPTED") + "  \(what)")
+            lines.append(
+                "  \(by)(a root added to this machine's trust store), not the server's own certificate: \(t(interception.message))")
+            lines.append("  for \(name), at \(report.evaluatedAt)")
+        } else if report.verdict.trusted, let basis = report.verdict.basis {
             lines.append(terminal.green("TRUSTED") + "  \(what)")
             let source =
                 switch basis.source {
@@ -48,7 +55,7 @@ struct InspectTextRenderer {
                 "  certificate policies valid for the path: \(names.isEmpty ? "none (no policy is asserted by every certificate)" : t(names.joined(separator: ", ")))"
             )
         }
-        for finding in report.verdict.findings {
+        for finding in report.verdict.findings where finding.code != .interception {
             let tag = finding.severity == .critical ? terminal.red("[\(finding.code)]") : terminal.yellow("[\(finding.code)]")
             lines.append("  \(tag) \(t(finding.message))")
         }

@@ -50,8 +50,16 @@ struct TerminalInteraction: AccountSetupInteraction {
             print("Not approved. Check the fingerprint \(leaf.sha256Fingerprint) with the server's admin, then pass it with --approve-certificate.")
             return false
         }
+        // The question names what is approved: the fingerprint, and an interception outright.
+        let intercepted = evaluation.findings.contains { $0.code == .interception }
+        let through = evaluation.locallyAddedAnchor.map { " through \($0.anchorSubject)" } ?? ""
         return confirm(
-            SafeText.escaped("Approve this certificate for \(endpoint.host):\(endpoint.port)? Compare its SHA-256 fingerprint with the admin's first."))
+            SafeText.escaped(
+                (intercepted
+                    ? "INTERCEPTED: approving lets whoever holds the root added to this machine\(through) read this account's traffic. "
+                    : "")
+                    + "Approve the certificate SHA-256 \(leaf.sha256Fingerprint) for \(endpoint.host):\(endpoint.port)? Compare the fingerprint with the admin's first."
+            ))
     }
 
     func approveRedirect(_ redirect: Redirect, from: String) async -> Bool {

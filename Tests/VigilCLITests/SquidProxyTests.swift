@@ -161,7 +161,10 @@ struct SquidProxyTests {
                 ["certificates", "approve", running.url(path: ""), "--fingerprint", fingerprint], environment: approving)
             #expect(approved.status == 0, "\(approved.standardOutput)\(approved.standardError)")
             let intercepted = try await CommandRunner.vigilDetached(["inspect", running.url(path: "")], environment: knowing)
-            #expect(intercepted.standardOutput.contains("[interception] Interception:"), "\(intercepted.standardOutput)")
+            // Named first: the headline, then by which root; never TRUSTED above it.
+            let lines = intercepted.standardOutput.split(separator: "\n")
+            #expect(lines.first?.hasPrefix("INTERCEPTED") == true && !intercepted.standardOutput.contains("TRUSTED "), "\(intercepted.standardOutput)")
+            #expect(lines.dropFirst().first?.contains("Vigil Test Inspection CA") == true, "\(intercepted.standardOutput)")
             #expect(!text.standardOutput.contains("[interception]"), "nothing known, no interception claimed")
 
             var refusing = environment
@@ -173,6 +176,19 @@ struct SquidProxyTests {
                 input: Data("alice-test-password\n".utf8))
             #expect(setup.status == 1, "\(setup.standardOutput)\(setup.standardError)")
             #expect(running.simulator.journal.entries.isEmpty, "nothing was sent through the inspecting proxy")
+
+            // An account that knows the server's own certificate (approved at setup, direct),
+            // checked through the bumping proxy: the line names the interception and its root first.
+            let accounts = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
+            let added = try await CommandRunner.vigilDetached(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--approve-certificate", fingerprint, "--database", accounts],
+                environment: approving, input: Data("alice-test-password\n".utf8))
+            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+            let sent = running.simulator.journal.entries.count
+            let checked = try await CommandRunner.vigilDetached(["account", "check", "--all", "--database", accounts], environment: knowing)
+            #expect(checked.status == 1 && checked.standardOutput.contains(": CHANGED: INTERCEPTED by "), "\(checked.standardOutput)\(checked.standardError)")
+            #expect(checked.standardOutput.contains("Vigil Test Inspection CA"), "\(checked.standardOutput)")
+            #expect(running.simulator.journal.entries.count == sent, "nothing was sent through the interception")
         }
     }
 
