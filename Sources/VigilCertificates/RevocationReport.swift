@@ -64,7 +64,8 @@ public struct RevocationReport: Codable, Sendable, Hashable {
                     TrustReason(
                         code: .revocationUnknown,
                         message:
-                            "The revocation status of \(item.depth == 0 ? "the server certificate" : item.subject) could not be learnt, and connection.revocation-policy is hard-fail.",
+                            "The revocation status of \(item.depth == 0 ? "the server certificate" : item.subject) could not be learnt"
+                            + (problems(at: item.depth).map { " (\($0))" } ?? "") + ", and connection.revocation-policy is hard-fail.",
                         depth: item.depth, subject: item.subject))
             }
         }
@@ -75,15 +76,27 @@ public struct RevocationReport: Codable, Sendable, Hashable {
     public var findings: [String] {
         guard policy == .softFail else { return [] }
         return unresolved.filter(\.namesASource).map { item in
-            // Each problem without its own full stop: they are joined, and the sentence ends once.
-            let problems = checks.filter { $0.depth == item.depth && $0.problem != nil }.map { check in
-                var problem = check.problem ?? ""
-                while problem.hasSuffix(".") { problem.removeLast() }
-                return "\(check.url ?? check.source.words): \(problem)"
-            }
-            return "The revocation status of \(item.depth == 0 ? "the server certificate" : item.subject) could not be learnt (soft-fail): "
-                + (problems.isEmpty ? "no answer." : problems.joined(separator: "; ") + ".")
+            "The revocation status of \(item.depth == 0 ? "the server certificate" : item.subject) could not be learnt (soft-fail): "
+                + (problems(at: item.depth).map { $0 + "." } ?? "no answer.")
         }
+    }
+
+    /// Why the sources of the certificate at `depth` gave nothing, each problem said once with
+    /// every source it came from (`URL1, URL2: the proxy ... refused`), in the order asked; nil
+    /// when none says.
+    func problems(at depth: Int) -> String? {
+        var order: [String] = []
+        var sources: [String: [String]] = [:]
+        for check in checks where check.depth == depth {
+            guard var problem = check.problem else { continue }
+            // Without its own full stop: they are joined, and the sentence ends once.
+            while problem.hasSuffix(".") { problem.removeLast() }
+            let source = check.url ?? check.source.words
+            if sources[problem] == nil { order.append(problem) }
+            if sources[problem, default: []].contains(source) == false { sources[problem, default: []].append(source) }
+        }
+        guard !order.isEmpty else { return nil }
+        return order.map { "\(sources[$0, default: []].joined(separator: ", ")): \($0)" }.joined(separator: "; ")
     }
 
     /// Asks, for each certificate of the chain but its anchor, from the anchor down: the staple (the server's

@@ -70,7 +70,11 @@ public struct ProxyChallenge: Sendable, Hashable {
 
     /// The error for this 407: no usable credential (`required`), or the credential refused.
     func error(offered: ProxyChoice.Offer, curlCode: Int?) -> HTTPError {
-        let login = SuggestedCommand.line(["vigil", "proxy", "login", proxy.description, "--user", "NAME"])
+        // Basic over a plain proxy is all it offers: the one command that works says the consent
+        // it needs, and the user already named when one is kept.
+        let clearTextOnly = proxy.isPlain && !schemes.isEmpty && schemes.allSatisfy { $0.lowercased() == "basic" }
+        let login = SuggestedCommand.line(
+            ["vigil", "proxy", "login", proxy.description, "--user", offered.user ?? "NAME"] + (clearTextOnly ? ["--allow-clear-text"] : []))
         var error: HTTPError
         if let user = offered.user, !offered.clearTextRefused || schemes.contains(where: { $0.lowercased() != "basic" }) {
             error = HTTPError(
@@ -80,12 +84,15 @@ public struct ProxyChallenge: Sendable, Hashable {
         } else if offered.user != nil {
             error = HTTPError(
                 .proxyAuthenticationRequired,
-                "The proxy \(proxy) asks for a login\(shownRealm) by \(shownSchemes) only: Basic over a plain-http proxy shows the password to the network, and you did not agree to it. Use an https proxy, or agree at \(login) --allow-clear-text. Nothing was sent.",
+                "The proxy \(proxy) asks for a login\(shownRealm) by \(shownSchemes) only: Basic over a plain-http proxy shows the password to the network, and you did not agree to it. Use an https proxy, or agree: \(login). Nothing was sent.",
                 curlCode: curlCode)
         } else {
             error = HTTPError(
                 .proxyAuthenticationRequired,
-                "The proxy \(proxy) asks for a login (407 Proxy Authentication Required)\(shownRealm); it offers \(shownSchemes). Keep a password for it with: \(login). Nothing was sent to the server.",
+                "The proxy \(proxy) asks for a login (407 Proxy Authentication Required)\(shownRealm); it offers \(shownSchemes)."
+                    + (clearTextOnly
+                        ? " Basic over a plain-http proxy shows the password to the network: keep it only if you agree (or use an https proxy): \(login)."
+                        : " Keep a password for it with: \(login).") + " Nothing was sent to the server.",
                 curlCode: curlCode)
         }
         error.proxyChallenge = self

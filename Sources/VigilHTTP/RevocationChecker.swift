@@ -93,7 +93,16 @@ public struct RevocationChecker: Sendable {
                 (200..<300).contains(response.status) && !response.body.isEmpty
                 ? .success(response.body) : .failure(RevocationFetchError("the server answered HTTP \(response.status)"))
         } catch let error as HTTPError {
-            result = .failure(RevocationFetchError(error.reason))
+            if let challenge = error.proxyChallenge, !challenge.tunnelled {
+                // A 407 to a plain-http fetch is never answered (the server behind the proxy could
+                // have written it): no password to keep, the proxy's to allow.
+                result = .failure(
+                    RevocationFetchError(
+                        "the proxy \(challenge.proxy) asks for a login (407) for plain-http fetches, which Vigil never answers (the server behind a proxy could have written it); the proxy's administrator can let OCSP and CRL fetches through without one"
+                    ))
+            } else {
+                result = .failure(RevocationFetchError(error.reason))
+            }
         }
         RevocationCache.shared.store(result, for: request, now: now)
         return try result.get()

@@ -186,8 +186,14 @@ extension Vigil {
             _ evaluation: TrustEvaluation, sent chain: [Certificate], refusals: [ApprovalRule.Refusal], approvals: [InspectReport.Approval]
         ) -> [String] {
             if !refusals.isEmpty {
+                // Who can fix it: a status that could not be learnt is the way to the CA's
+                // responders (a proxy, a firewall) or a staple the server could send, not the certificate.
+                let unlearnt = refusals.allSatisfy { $0.code == .revocationUnknown }
                 return [
-                    "Nothing on this side can make it safe: " + refusals.map(\.message).joined(separator: " ") + " Only the server's administrator can fix it."
+                    "Nothing on this side can make it safe: " + refusals.map(\.message).joined(separator: " ")
+                        + (unlearnt
+                            ? " The answers must reach this machine: whoever runs the way to the CA's responders (a proxy or firewall that refuses them) can let them through, or the server's administrator can staple an OCSP answer to the handshake."
+                            : " Only the server's administrator can fix it.")
                 ]
             }
             if approvals.contains(where: \.honoured) { return [] }

@@ -133,7 +133,23 @@ struct InspectTextRenderer {
             lines.append("    the certificate requires a stapled OCSP answer (must-staple)")
         }
         func day(_ date: Date?) -> String { date.map { $0.formatted(.iso8601) } ?? "-" }
+        // A certificate whose status could not be learnt has its sources' problems said once,
+        // in the finding (soft-fail) or the reason (hard-fail): not again line by line.
+        let saidElsewhere = Set(report.unresolved.filter(\.namesASource).map(\.depth))
+        var shownProblems: Set<String> = []
         for check in report.checks {
+            if check.status == nil {
+                guard !saidElsewhere.contains(check.depth) || report.policy == .off else { continue }
+                // The same problem of several sources of one certificate: one line naming them all.
+                let key = "\(check.depth) \(check.problem ?? "")"
+                guard shownProblems.insert(key).inserted else { continue }
+                let who = check.depth == 0 ? "server certificate" : t(check.subject)
+                let sources = report.checks.filter { $0.status == nil && $0.depth == check.depth && $0.problem == check.problem }.map {
+                    $0.source.rawValue + ($0.url.map { " \(t($0))" } ?? "")
+                }
+                lines.append("    \(who): " + terminal.yellow("no usable answer") + " (\(sources.joined(separator: ", ")): \(t(check.problem ?? "")))")
+                continue
+            }
             let who = check.depth == 0 ? "server certificate" : t(check.subject)
             let from = check.source.rawValue + (check.url.map { " \(t($0))" } ?? "")
             if let status = check.status {
@@ -144,8 +160,6 @@ struct InspectTextRenderer {
                 line += "; this update \(day(check.thisUpdate)), next update \(day(check.nextUpdate))"
                 if let signer = check.signer { line += "; signed by \(t(signer))" }
                 lines.append(line + ")")
-            } else {
-                lines.append("    \(who): " + terminal.yellow("no usable answer") + " (\(from): \(t(check.problem ?? "")))")
             }
         }
         if report.notFetched && report.policy != .off {

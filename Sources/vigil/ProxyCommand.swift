@@ -94,8 +94,11 @@ extension Vigil {
             @Option(help: "The user name the proxy knows you by.") var user: String
             @Flag(help: "Read the password from standard input instead of the terminal.") var passwordStdin = false
             @Flag(
-                help: "Agree that the password may be sent where the network can read it: Basic over a plain-http proxy, SOCKS5's login.")
-            var allowClearText = false
+                inversion: .prefixedNo,
+                help:
+                    "Agree that the password may be sent where the network can read it: Basic over a plain-http proxy, SOCKS5's login (--no-allow-clear-text withdraws it; without either, a login again for the same user keeps the earlier answer)."
+            )
+            var allowClearText: Bool?
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
@@ -126,6 +129,11 @@ extension Vigil {
                 }
                 guard !password.isEmpty else { throw CommandFailure("the password is empty; nothing was kept. Give the password the proxy knows you by.") }
                 let credentials = ProxyCredentials(secrets: KeyringSecretStore())
+                let user = self.user
+                // A login again (a changed password) keeps the user's earlier consent unless told otherwise.
+                let earlier = try? await BlockingQueue.keyring.run { try credentials.credential(for: identity) }
+                let keptConsent = allowClearText == nil && earlier?.user == user && earlier?.allowsClearText == true
+                let allowClearText = self.allowClearText ?? keptConsent
                 let credential = ProxyCredential(user: user, password: password, allowsClearText: allowClearText)
                 do {
                     try await BlockingQueue.keyring.run { try credentials.store(credential, for: identity) }
@@ -133,6 +141,9 @@ extension Vigil {
                     throw CommandFailure(error)
                 }
                 print("Kept the password of \(SafeText.escaped(user)) for the proxy \(SafeText.escaped(identity.description)) in the keyring.")
+                if keptConsent {
+                    print("Your earlier agreement to send it in clear text (--allow-clear-text) is kept; --no-allow-clear-text withdraws it.")
+                }
                 if identity.isPlain && !allowClearText {
                     print("It will not be sent by Basic (clear text) to this plain proxy; only by Negotiate, NTLM or Digest.")
                 }

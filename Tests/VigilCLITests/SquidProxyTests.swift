@@ -22,7 +22,8 @@ struct SquidProxyTests {
                 ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": squid.url])
             #expect(result.status == 1 && result.errorCode == "HTTPError proxy-authentication-required", "\(result.standardError)")
             #expect(result.standardError.contains("realm \"Corp Proxy\"") && result.standardError.contains("Basic"), "\(result.standardError)")
-            #expect(result.standardError.contains("vigil proxy login http://127.0.0.1:\(squid.port) --user NAME"), "\(result.standardError)")
+            // Basic over this plain proxy is all it offers: the one command that works, consent included.
+            #expect(result.standardError.contains("vigil proxy login http://127.0.0.1:\(squid.port) --user NAME --allow-clear-text"), "\(result.standardError)")
             #expect(running.simulator.journal.entries.isEmpty)
             // A password in https_proxy keeps working, by the same rules: Basic to this plain
             // proxy only with VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS=1.
@@ -36,6 +37,18 @@ struct SquidProxyTests {
                 environment: ["https_proxy": inURL, "VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS": "1"])
             #expect(consent.status == 0 && !consent.standardOutput.contains(Self.proxyPassword), "\(consent.standardError)")
             #expect(squid.accessLog.contains(" alice "), "\(squid.accessLog)")
+
+            // The CA's OCSP responder and CRL through the same proxy, by plain http: its 407 is
+            // never answered, and said once, as the proxy's to allow (no password to keep).
+            var fetching: [String: String?] = ["https_proxy": inURL, "http_proxy": squid.url, "VIGIL_ALLOW_PLAIN_PROXY_CREDENTIALS": "1"]
+            let soft = try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: fetching)
+            #expect(soft.status == 0, "\(soft.standardOutput)\(soft.standardError)")
+            #expect(soft.standardOutput.components(separatedBy: "for plain-http fetches").count == 2, "said once: \(soft.standardOutput)")
+            #expect(!soft.standardOutput.contains("vigil proxy login"), "no password to keep: \(soft.standardOutput)")
+            fetching["VIGIL_CONNECTION_REVOCATION_POLICY"] = "hard-fail"
+            let hard = try await CommandRunner.vigilDetached(["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: fetching)
+            #expect(hard.status == 1 && hard.standardOutput.contains("proxy's administrator can let OCSP and CRL fetches through"), "\(hard.standardOutput)")
+            #expect(!hard.standardOutput.contains("Only the server's administrator"), "not the server's to fix: \(hard.standardOutput)")
         }
     }
 
@@ -98,8 +111,17 @@ struct SquidProxyTests {
             let refused = try await CommandRunner.vigilDetached(
                 ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": basic.url])
             #expect(refused.status == 1 && refused.errorCode == "HTTPError proxy-authentication-required", "\(refused.standardError)")
-            #expect(refused.standardError.contains("--allow-clear-text"), "\(refused.standardError)")
+            #expect(refused.standardError.contains("vigil proxy login \(basic.url) --user alice --allow-clear-text"), "\(refused.standardError)")
             #expect(!basic.accessLog.contains(" alice "), "no Basic credential was sent: \(basic.accessLog)")
+            // The command as printed works; a login again (a new password) keeps the consent.
+            for arguments in [["--allow-clear-text"], []] {
+                let again = try await CommandRunner.vigilDetached(
+                    ["proxy", "login", basic.url, "--user", "alice", "--password-stdin"] + arguments, input: Data(Self.proxyPassword.utf8))
+                #expect(again.status == 0, "\(again.standardError)")
+                let agreed = try await CommandRunner.vigilDetached(
+                    ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": basic.url])
+                #expect(agreed.status == 0, "\(arguments): \(agreed.standardError)")
+            }
 
             let through = try await CommandRunner.vigilDetached(
                 ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["https_proxy": digest.url])
