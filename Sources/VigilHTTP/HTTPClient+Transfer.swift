@@ -280,6 +280,12 @@ extension HTTPClient {
         {
             throw refusal
         }
+        if secure, code != CURLE_OK,
+            let refusal = ProxyChallenge.tunnelRefused(
+                on: handle, by: proxy.identity, answer: transfer.proxyAnswer, to: transfer.endpoint.description, curlCode: code)
+        {
+            throw refusal
+        }
         if let decision = transfer.decision, !decision.allowsRequest {
             var error = HTTPError(
                 .untrustedCertificate,

@@ -68,6 +68,25 @@ public struct ProxyChallenge: Sendable, Hashable {
         return challenge.error(offered: offer, curlCode: Int(curlCode.rawValue))
     }
 
+    /// The proxy's refusal of a CONNECT other than 407, as what it is: the proxy could not reach
+    /// the server (502, 503, 504), or its rules refused the tunnel (403 and the rest); nil when
+    /// no proxy was used or the tunnel was not refused. Never "the TLS handshake failed": no
+    /// handshake with the server began.
+    static func tunnelRefused(on handle: UnsafeMutableRawPointer, by proxy: ProxyIdentity?, answer: ProxyAnswer, to origin: String, curlCode: CURLcode)
+        -> HTTPError?
+    {
+        guard let proxy else { return nil }
+        var connectCode = 0
+        _ = vigil_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+        let status = connectCode != 0 ? connectCode : answer.status
+        guard status >= 300, status != 407 else { return nil }
+        let said =
+            [502, 503, 504].contains(status)
+            ? "could not reach \(origin) (it answered CONNECT with \(status)): the server may be down, or the proxy may not reach it"
+            : "refused to open a tunnel to \(origin) (it answered CONNECT with \(status)): its rules may forbid it; its administrator can say"
+        return HTTPError(.proxy, "The proxy \(proxy) \(said). Nothing was sent to the server.", curlCode: Int(curlCode.rawValue))
+    }
+
     /// The error for this 407: no usable credential (`required`), or the credential refused.
     func error(offered: ProxyChoice.Offer, curlCode: Int?) -> HTTPError {
         // Basic over a plain proxy is all it offers: the one command that works says the consent

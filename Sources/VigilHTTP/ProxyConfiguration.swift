@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import VigilText
 
 /// Which proxy a connection goes through (`connection.proxy`, `connection.proxy-autoconfig-url`),
@@ -32,6 +33,15 @@ public struct ProxyConfiguration: Sendable {
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The proxies that asked who we are, shared by this configuration's copies.
     let challenges = ProxyChallengeMemory()
+    /// The way each origin was last reached, shared by this configuration's copies.
+    let paths = ProxyPathMemory()
+
+    /// The way the last connection to `url`'s origin (scheme, host, port) went, through this
+    /// configuration or a copy of it; nil when none was made.
+    public func taken(toward url: String) -> ProxyUse? {
+        guard let parts = URLParts(url) else { return nil }
+        return paths.taken(scheme: parts.scheme, host: parts.host, port: parts.port)
+    }
 
     /// `system`, no PAC file, no kept credentials, this process's environment.
     public init() {}
@@ -41,11 +51,16 @@ public struct ProxyConfiguration: Sendable {
     /// answering its 407 with the credential kept for it; the value, and which way it went.
     func throughRoute<T>(scheme: String, host: String, port: Int, _ transfer: (ProxyChoice, ProxyCredential?) throws -> T) throws -> (T, ProxyUse) {
         let route = try route(scheme: scheme, host: host, port: port)
+        var notReached: [String] = []
         for (index, choice) in route.candidates.enumerated() {
             do {
                 let value = try answeringChallenge(choice) { try transfer(choice, $0) }
-                return (value, ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer))
+                var use = ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
+                use.notReached = notReached
+                paths.record(use, scheme: scheme, host: host, port: port)
+                return (value, use)
             } catch let error as HTTPError where index < route.candidates.count - 1 && choice.identity != nil && error.isProxyUnreachable {
+                notReached.append(choice.shown)
                 continue
             }
         }
@@ -238,6 +253,9 @@ public struct ProxyUse: Sendable, Hashable, Codable {
     /// The PAC file's answer, when one decided.
     public var autoconfigAnswer: String?
 
+    /// The proxies tried before, in the route's order, that could not be reached.
+    public var notReached: [String] = []
+
     /// A connection through `proxy` (nil: direct), chosen by `source`.
     public init(proxy: String?, source: String, autoconfigAnswer: String? = nil) {
         self.proxy = proxy
@@ -245,10 +263,21 @@ public struct ProxyUse: Sendable, Hashable, Codable {
         self.autoconfigAnswer = autoconfigAnswer
     }
 
-    /// `http://proxy:3128 (https_proxy)`, or `direct (no proxy configured)`.
+    /// `http://proxy:3128 (https_proxy)`, `direct (no proxy configured)`, or with what was
+    /// passed over: `direct (PAC ...: "PROXY a:3128; DIRECT"; not reached: http://a:3128)`.
     public var description: String {
         let through = proxy ?? "direct"
-        if let autoconfigAnswer { return "\(through) (\(source): \"\(autoconfigAnswer)\")" }
-        return "\(through) (\(source))"
+        let passed = notReached.isEmpty ? "" : "; not reached: " + notReached.joined(separator: ", ")
+        if let autoconfigAnswer { return "\(through) (\(source): \"\(autoconfigAnswer)\"\(passed))" }
+        return "\(through) (\(source)\(passed))"
     }
+}
+
+/// The way each origin was last reached, for the reports that name the path taken (`via:`).
+final class ProxyPathMemory: Sendable {
+    private let taken = Mutex<[String: ProxyUse]>([:])
+
+    func record(_ use: ProxyUse, scheme: String, host: String, port: Int) { taken.withLock { $0["\(scheme)://\(host):\(port)"] = use } }
+
+    func taken(scheme: String, host: String, port: Int) -> ProxyUse? { taken.withLock { $0["\(scheme)://\(host):\(port)"] } }
 }

@@ -205,6 +205,11 @@ public struct TLSProbe: Sendable {
         {
             throw refusal
         }
+        if code != CURLE_OK,
+            let refusal = ProxyChallenge.tunnelRefused(on: handle, by: choice.identity, answer: answer, to: endpoint.description, curlCode: code)
+        {
+            throw refusal
+        }
         // A server that asked for a client certificate: under TLS 1.3 it says whether it goes on
         // without one only after the handshake (an alert as its first record): waited for briefly.
         var ended = false

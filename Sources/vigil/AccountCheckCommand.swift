@@ -107,11 +107,17 @@ extension Vigil.AccountCommand {
 
         /// `via` of a row: `{"proxies": ["http://proxy:3128"], "source": "https_proxy", "autoconfigAnswer": ...}`.
         struct Via: Encodable {
+            /// The way taken (one entry), or, when no connection was made, the ways planned in order.
             var proxies: [String]
             var source: String
             var autoconfigAnswer: String?
+            /// Whether `proxies` is the way the check's connection went (else the plan).
+            var taken: Bool
+            /// The proxies tried first that could not be reached.
+            var notReached: [String]?
             var text: String {
-                proxies.joined(separator: ", then ") + " (\(source)" + (autoconfigAnswer.map { ": \"\($0)\"" } ?? "") + ")"
+                proxies.joined(separator: ", then ") + " (\(source)" + (autoconfigAnswer.map { ": \"\($0)\"" } ?? "")
+                    + (notReached.map { "; not reached: " + $0.joined(separator: ", ") } ?? "") + (taken ? ")" : "; planned, no connection was made)")
             }
         }
 
@@ -140,8 +146,13 @@ extension Vigil.AccountCommand {
             var rows: [Row] = []
             for account in accounts {
                 var row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: json ? nil : interaction)
-                if let route = try? await check.options.proxy.choosing(for: account.server) {
-                    row.via = Via(proxies: route.shown, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
+                // The path the check's connection took, and why; the plan only when none was made.
+                if let taken = check.options.proxy.taken(toward: account.server) {
+                    row.via = Via(
+                        proxies: [taken.proxy ?? "direct"], source: taken.source, autoconfigAnswer: taken.autoconfigAnswer, taken: true,
+                        notReached: taken.notReached.isEmpty ? nil : taken.notReached)
+                } else if let route = try? await check.options.proxy.choosing(for: account.server) {
+                    row.via = Via(proxies: route.shown, source: route.source, autoconfigAnswer: route.autoconfigAnswer, taken: false)
                 }
                 if let warning = Self.clientCertificateWarning(account, days: warningDays) {
                     row.message += "; " + warning
@@ -260,7 +271,12 @@ extension Vigil.AccountCommand {
                         "; the provider issued no refresh token: the access token expires \(current.tokenExpiresAt.map(ISOTime.string) ?? "at a time not given"), and a new login is needed then (\(SuggestedCommand.line(["vigil", "account", "login", account.id])))"
                 }
             } catch {
-                let clientRefused = (error as? HTTPError).map { $0.code == .clientCertificateRequired || $0.code == .clientCertificateRefused } ?? false
+                // A refusal by the server (mutual TLS) or by a proxy that asks who you are: exit 1,
+                // as inspect and docs/cli.md say.
+                let refusing: [HTTPError.Code] = [
+                    .clientCertificateRequired, .clientCertificateRefused, .proxyAuthenticationRequired, .proxyAuthenticationRefused,
+                ]
+                let clientRefused = (error as? HTTPError).map { refusing.contains($0.code) } ?? false
                 switch clientRefused ? .clientCertificate : (error as? AccountSetupError)?.code {
                 case .redirected?, .clientCertificate?, .accessProxy?: row.status = "refused"
                 case .unavailable?: row.status = "unavailable"

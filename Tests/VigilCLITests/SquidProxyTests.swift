@@ -214,6 +214,16 @@ struct SquidProxyTests {
         }
     }
 
+    /// A server that is down behind the proxy: the proxy could not reach it (its CONNECT's 503),
+    /// never "the TLS handshake failed" (no handshake with the server began).
+    @Test func aServerDownBehindTheProxyIsSaidAsSuch() async throws {
+        let squid = try RunningSquid()
+        let down = try await CommandRunner.vigilDetached(["inspect", "https://127.0.0.1:1"], environment: ["https_proxy": squid.url])
+        #expect(down.status == 2 && down.errorCode == "HTTPError proxy", "\(down.standardError)")
+        #expect(down.standardError.contains("could not reach https://127.0.0.1:1 (it answered CONNECT with 503)"), "\(down.standardError)")
+        #expect(!down.standardError.contains("handshake"), "\(down.standardError)")
+    }
+
     @Test func aPACFileSendsOneHostThroughTheProxyAndAnotherDirect() async throws {
         try await withRunningSimulator("valid") { (running) async throws in
             let squid = try RunningSquid()
@@ -238,6 +248,17 @@ struct SquidProxyTests {
             let notViaProxy = try await CommandRunner.vigilDetached(["inspect", second, "--ca-file", TestPaths.caBundle], environment: environment)
             #expect(notViaProxy.standardOutput.contains("via: direct (connection.proxy-autoconfig-url"), "\(notViaProxy.standardOutput)")
             #expect(squid.accessLog.contains("CONNECT 127.0.0.1:") && !squid.accessLog.contains("127.0.0.2"), "\(squid.accessLog)")
+            // A first proxy that cannot be reached: `via:` is the way taken, and says what was passed over.
+            let dead = closedLoopbackPort()
+            let fallback = pac.deletingLastPathComponent().appendingPathComponent("fallback.pac")
+            try "function FindProxyForURL(url, host) { return \"PROXY 127.0.0.1:\(dead); DIRECT\"; }".write(to: fallback, atomically: true, encoding: .utf8)
+            var falling = environment
+            falling["VIGIL_CONNECTION_PROXY_AUTOCONFIG_URL"] = "file://" + fallback.path
+            let passedOver = try await CommandRunner.vigilDetached(["inspect", first, "--ca-file", TestPaths.caBundle], environment: falling)
+            #expect(
+                passedOver.status == 0 && passedOver.standardOutput.contains("via: direct (connection.proxy-autoconfig-url")
+                    && passedOver.standardOutput.contains("; not reached: http://127.0.0.1:\(dead))"), "\(passedOver.standardOutput)\(passedOver.standardError)"
+            )
 
             // The same file served over HTTP on loopback (Python's http.server), as a PAC server would.
             let port = closedLoopbackPort()
