@@ -77,7 +77,9 @@ man: bootstrap
 # trusted) so that it works from any directory. It builds nothing: run `make` first, as yourself.
 #   PREFIX/bin/vigil and vigil-simulator (stripped), PREFIX/share/man/man1/vigil*.1, PREFIX/share/vigil/{mitm-fixtures,testcerts},
 #   PREFIX/share/bash-completion/completions/vigil, PREFIX/share/zsh/site-functions/_vigil,
-#   PREFIX/share/fish/vendor_completions.d/vigil.fish
+#   PREFIX/share/fish/vendor_completions.d/vigil.fish, and the daily check's systemd user units in
+#   PREFIX/lib/systemd/user (systemd looks in /usr/local/lib/systemd/user too), never enabled:
+#   systemctl --user daemon-reload && systemctl --user enable --now vigil-check.timer
 PREFIX ?= /usr/local
 SHARE := $(DESTDIR)$(PREFIX)/share
 RELEASE_FILES := .build/release/vigil .build/release/vigil-simulator .build/release/completions/vigil.bash \
@@ -94,12 +96,17 @@ install:
 	install -m 0644 .build/release/completions/vigil.bash $(SHARE)/bash-completion/completions/vigil
 	install -m 0644 .build/release/completions/_vigil $(SHARE)/zsh/site-functions/_vigil
 	install -m 0644 .build/release/completions/vigil.fish $(SHARE)/fish/vendor_completions.d/vigil.fish
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/user
+	sed 's|/usr/bin/vigil|$(PREFIX)/bin/vigil|g' packaging/systemd/vigil-check.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/vigil-check.service
+	install -m 0644 packaging/systemd/vigil-check.timer $(DESTDIR)$(PREFIX)/lib/systemd/user/vigil-check.timer
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/user/vigil-check.service
 
 # Removes exactly what install put there (accounts, approvals, settings and logs stay: they are
 # the user's, under the XDG directories).
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/vigil $(DESTDIR)$(PREFIX)/bin/vigil-simulator $(SHARE)/bash-completion/completions/vigil $(SHARE)/zsh/site-functions/_vigil \
-		$(SHARE)/fish/vendor_completions.d/vigil.fish
+		$(SHARE)/fish/vendor_completions.d/vigil.fish $(DESTDIR)$(PREFIX)/lib/systemd/user/vigil-check.service \
+		$(DESTDIR)$(PREFIX)/lib/systemd/user/vigil-check.timer
 	rm -f $(addprefix $(SHARE)/man/man1/,$(notdir $(wildcard docs/man/*.1)))
 	rm -rf $(SHARE)/vigil
 

@@ -15,6 +15,16 @@ for f in share/man/man1/vigil.1 share/bash-completion/completions/vigil share/zs
   [ -s "$ROOT/usr/$f" ] || fail "missing $f"
 done
 [ -x "$ROOT/usr/bin/vigil-simulator" ] || fail "missing bin/vigil-simulator"
+# The user units, their ExecStart naming the installed binary (PREFIX/bin/vigil).
+for unit in vigil-check.service vigil-check.timer; do
+  [ -s "$ROOT/usr/lib/systemd/user/$unit" ] || fail "missing lib/systemd/user/$unit"
+done
+grep -q "^ExecStart=.*'/usr/bin/vigil account check --all --tolerate-unreachable;" "$ROOT/usr/lib/systemd/user/vigil-check.service" \
+  || fail "vigil-check.service does not run PREFIX/bin/vigil"
+if command -v systemd-analyze >/dev/null; then
+  systemd-analyze verify --man=no "$ROOT/usr/lib/systemd/user/vigil-check.service" "$ROOT/usr/lib/systemd/user/vigil-check.timer" \
+    || fail "systemd-analyze verify finds fault with the user units"
+fi
 # The client carries no server code (the simulator is vigil-simulator), no Foundation (ICU's
 # data: 34 MB; it links FoundationEssentials only, docs/architecture.md) and is stripped: at most
 # 40 MiB (issue 23's goal; 28 MB when it was set).

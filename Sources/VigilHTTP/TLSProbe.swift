@@ -295,7 +295,7 @@ public struct TLSProbe: Sendable {
 extension HTTPError {
     /// Nothing reached the proxy: it could not be resolved or connected to (the next of a PAC
     /// file's answers may be tried).
-    var isProxyUnreachable: Bool {
+    public var isProxyUnreachable: Bool {
         guard let curlCode, proxyChallenge == nil, code == .proxy || code == .connectionRefused else { return false }
         return curlCode == Int(CURLE_COULDNT_RESOLVE_PROXY.rawValue) || curlCode == Int(CURLE_COULDNT_CONNECT.rawValue)
     }

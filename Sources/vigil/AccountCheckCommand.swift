@@ -44,6 +44,11 @@ extension Vigil.AccountCommand {
         @Flag(help: "The certificate only: a TLS handshake, no request, no credential.") var certificateOnly = false
         @Option(help: "Approve a changed certificate with this SHA-256 fingerprint (hex, colons optional).") var approveCertificate: String?
         @Flag(help: "JSON instead of text.") var json = false
+        @Flag(
+            help:
+                "A server that cannot be reached (no name, no route, refused, no answer: nothing reached it) is UNREACHABLE, a warning that does not count for the exit code: for a timer on a machine off the VPN."
+        )
+        var tolerateUnreachable = false
         @Option(
             name: .customLong("ca-file"), help: "Trust only the CAs in this PEM file instead of the system store (repeatable).", completion: Completions.file)
         var caFiles: [String] = []
@@ -66,7 +71,8 @@ extension Vigil.AccountCommand {
             /// files under another server: `vigil account move` offered), `redirected` (any other
             /// redirect, not followed), `login-expired` (a token account's refresh token expired, was
             /// revoked or cannot be presented again: `vigil account login ID`), `unavailable` (a
-            /// transient outage outlasted the retries) or `error`.
+            /// transient outage outlasted the retries), `unreachable` (nothing reached the server),
+            /// `keyring-unavailable` (locked, missing or no Secret Service: nothing was sent) or `error`.
             var status: String
             /// `unchanged`, `renewed`, `approved-again`, `changed` or `refused`; nil when the check failed before.
             var certificate: String?
@@ -144,8 +150,15 @@ extension Vigil.AccountCommand {
                 approvedFingerprint: approveCertificate.map(Vigil.Certificates.Approve.normalized),
                 acceptedRedirects: [], passwordFromStandardInput: false, browser: nil)
             var rows: [Row] = []
+            // At a terminal a changed certificate is reviewed and asked about; elsewhere (the
+            // journal, cron, a pipe) each account is one line with its priority, and the command
+            // that shows more (--approve-certificate still approves).
+            let asking = !json && (approveCertificate != nil || (interaction.interactive && !JournalStream.isStandardOutput))
             for account in accounts {
-                var row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: json ? nil : interaction)
+                var row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: asking ? interaction : nil)
+                if !asking, !json, row.status != "ok" {
+                    row.message += "; more: " + SuggestedCommand.line(["vigil", "account", "check", account.id])
+                }
                 // The path the check's connection took, and why; the plan only when none was made.
                 if let taken = check.options.proxy.taken(toward: account.server) {
                     row.via = Via(
@@ -177,18 +190,21 @@ extension Vigil.AccountCommand {
             }
             if json { print(try JSONOutput.text(rows)) }
             if accounts.isEmpty, !json { print("No accounts.") }
-            if rows.contains(where: { $0.status == "error" || $0.status == "keyring-unavailable" }) { throw ExitCode(ExitStatus.error) }
+            // An unreachable server is an error (exit 2) unless tolerated (a warning, not counted).
+            let counted = rows.filter { !(tolerateUnreachable && $0.status == "unreachable") }
+            let errors: Set<String> = ["error", "keyring-unavailable", "unreachable"]
+            if counted.contains(where: { errors.contains($0.status) }) { throw ExitCode(ExitStatus.error) }
             let later: Set<String> = ["unavailable", "login-expired"]
-            if rows.contains(where: { $0.status != "ok" && !later.contains($0.status) }) { throw ExitCode(ExitStatus.untrusted) }
-            if rows.contains(where: { later.contains($0.status) }) { throw ExitCode(ExitStatus.temporaryFailure) }
+            if counted.contains(where: { $0.status != "ok" && !later.contains($0.status) }) { throw ExitCode(ExitStatus.untrusted) }
+            if counted.contains(where: { later.contains($0.status) }) { throw ExitCode(ExitStatus.temporaryFailure) }
         }
 
         /// How much a row needs a person: a refusal or an error now, something to renew soon, or all well.
         static func priority(_ row: Row) -> JournalStream.Priority {
             switch row.status {
             case "ok": return row.clientCertificateExpires || row.refreshable == false ? .warning : .info
-            // A login to renew, a server down for now: a person will be needed.
-            case "needs-login", "login-expired", "unavailable": return .warning
+            // A login to renew, a server down or out of reach for now: a person will be needed.
+            case "needs-login", "login-expired", "unavailable", "unreachable": return .warning
             // A certificate changed or refused, a server that moved or redirects, an error: now.
             default: return .error
             }
@@ -286,7 +302,14 @@ extension Vigil.AccountCommand {
                 case .loginExpired?: row.status = "login-expired"
                 // A keyring locked, missing or refusing: nothing was sent (exit 2, as an error).
                 case .keyringUnavailable?: row.status = "keyring-unavailable"
-                default: row.status = error is SecretStoreError ? "keyring-unavailable" : "error"
+                default:
+                    // Nothing reached the server (no name, no route, refused, no answer, no proxy).
+                    let unreachable: [HTTPError.Code] = [.unresolvedHost, .connectionRefused, .timeout]
+                    if let error = error as? HTTPError, (unreachable.contains(error.code) && error.requestMayHaveLeft != true) || error.isProxyUnreachable {
+                        row.status = "unreachable"
+                    } else {
+                        row.status = error is SecretStoreError ? "keyring-unavailable" : "error"
+                    }
                 }
                 row.message = ExitStatus.described(error).message
             }

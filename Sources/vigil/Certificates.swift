@@ -264,12 +264,18 @@ extension Vigil {
             @Flag(help: "JSON instead of text.") var json = false
             @Option(help: "With --check: exit 1 only for findings at this level or above: error, warning or notice (default: notice, every finding).")
             var failOn: String = "notice"
+            @Flag(
+                help:
+                    "With --live: a server that cannot be reached is said (a warning) but does not count for --fail-on: for a timer on a machine off the VPN."
+            )
+            var tolerateUnreachable = false
             @OptionGroup var proxy: ProxyOptions
             @OptionGroup var store: StoreOptions
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
                 if live && !check { throw ValidationError("--live goes with --check.") }
+                if tolerateUnreachable && !live { throw ValidationError("--tolerate-unreachable goes with --live.") }
                 guard ["error", "warning", "notice"].contains(failOn) else { throw ValidationError("--fail-on must be error, warning or notice.") }
             }
 
@@ -289,20 +295,32 @@ extension Vigil {
                         } else if problems.isEmpty {
                             print(JournalStream.line("no approval needs attention", .info))
                         } else {
+                            // Each line leads with its level, the one --fail-on compares.
                             for problem in problems {
+                                let priority = Self.priority(problem.code)
                                 print(
                                     JournalStream.line(
-                                        SafeText.escaped("\(problem.approval)  \(problem.target)  \(problem.code)  \(problem.message)"),
-                                        Self.priority(problem.code)))
+                                        SafeText.escaped(
+                                            "\(Self.level(priority))  \(problem.approval)  \(problem.target)  \(problem.code)  \(problem.message)"), priority))
                             }
                         }
                         let threshold: JournalStream.Priority = failOn == "error" ? .error : failOn == "warning" ? .warning : .notice
-                        if problems.contains(where: { Self.priority($0.code).rawValue <= threshold.rawValue }) { throw ExitCode(ExitStatus.untrusted) }
+                        let counted = problems.filter { !(tolerateUnreachable && $0.code == "unreachable") }
+                        if counted.contains(where: { Self.priority($0.code).rawValue <= threshold.rawValue }) { throw ExitCode(ExitStatus.untrusted) }
                         return
                     }
                     try await BlockingQueue.database.run { [json] in try Self.printTrail(database, json: json) }
                 } catch {
                     throw CommandFailure(error)
+                }
+            }
+
+            /// A finding's level in words, as --fail-on names it.
+            static func level(_ priority: JournalStream.Priority) -> String {
+                switch priority {
+                case .error: "ERROR  "
+                case .warning: "WARNING"
+                default: "NOTICE "
                 }
             }
 

@@ -603,6 +603,40 @@ struct AccountCommandTests {
         }
     }
 
+    /// Under the vigil-check unit (standard output the journal's stream, no terminal): one line
+    /// per account with its priority and the command that shows more, no chain dump; a server out
+    /// of reach is UNREACHABLE, exit 2, or with --tolerate-unreachable a warning that passes.
+    @Test func theJournalGetsOneLinePerAccount() async throws {
+        let directory = try TestPaths.temporaryDirectory().path
+        let script = "out=\"$1\"; shift; exec >\"$out\" </dev/null; JOURNAL_STREAM=\"$(stat -c %d:%i \"$out\")\" \"$@\""
+        func journalled(_ arguments: [String]) async throws -> (status: Int32, lines: [String]) {
+            let out = directory + "/journal-\(UUID().uuidString).txt"
+            let result = try await CommandRunner.runDetached(
+                "/bin/sh", ["-c", script, "sh", out, TestPaths.vigilBinary] + arguments + ["--database", database], environment: CommandRunner.hermetic([:]))
+            let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            return (result.status, text.split(separator: "\n").map(String.init))
+        }
+        let id = try await withRunningSimulator("basic-only") { (running) async throws in
+            let id = try await addAlice(running)
+            #expect(try await vigil(["account", "edit", id, "--system-trust"]).status == 0)
+            let changed = try await journalled(["account", "check", "--all"])
+            #expect(changed.status == 1 && !changed.lines.isEmpty, "\(changed)")
+            #expect(changed.lines.allSatisfy { $0.hasPrefix("<3>") || $0.hasPrefix("<6>  via:") }, "every line has its priority: \(changed.lines)")
+            #expect(
+                changed.lines.count == 2 && changed.lines[0].contains(": CHANGED: ") && changed.lines[0].hasSuffix("; more: vigil account check \(id)"),
+                "\(changed.lines)")
+            #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.caBundle]).status == 0)
+            return id
+        }
+        // The server is gone: nothing reaches it.
+        let strict = try await journalled(["account", "check", "--all"])
+        #expect(
+            strict.status == 2 && strict.lines.first?.hasPrefix("<4>\(id) alice on ") == true && strict.lines.first?.contains(": UNREACHABLE: ") == true,
+            "\(strict)")
+        let tolerant = try await journalled(["account", "check", "--all", "--tolerate-unreachable"])
+        #expect(tolerant.status == 0 && tolerant.lines.first?.contains(": UNREACHABLE: ") == true, "a warning, not a failure: \(tolerant)")
+    }
+
     /// alice's account (Basic, her password on standard input, the test CA kept with it); its id.
     func addAlice(_ running: RunningSimulator) async throws -> String {
         let added = try await vigil(
