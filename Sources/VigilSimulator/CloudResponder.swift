@@ -134,6 +134,10 @@ public final class CloudResponder: Sendable {
         }
     }
 
+    /// `template` with the running listeners' URLs in place of `{https:1}`, `{http:1}`,
+    /// `{proxy:1}` and the like (what a scenario's settings name).
+    public func resolved(_ template: String) -> String { resolve(template, path: "") }
+
     func resolve(_ template: String, path: String) -> String {
         let text = state.withLock { state in
             var text = template

@@ -93,6 +93,12 @@ extension VigilSimulatorCommand.Simulator {
                             lines.append("in front of \(upstream.url): what the scenario does not answer is forwarded there")
                         }
                         lines.append("trust this CA file: \(caFile)")
+                        let http1 = listeners.first { $0.host == 1 && $0.scheme == "http" }?.url
+                        lines += PlayByHand.lines(
+                            chosen, http1: http1, httpsPort: listeners.first { $0.host == 1 && $0.scheme == "https" }?.port,
+                            proxies: simulator.proxyURLs.sorted { $0.key < $1.key }.map(\.value),
+                            passwords: simulator.responder.proxyPasswords, certificates: (caFile as NSString).deletingLastPathComponent,
+                            resolved: simulator.responder.resolved)
                         if front == nil {
                             lines.append("users: " + chosen.effectiveUsers.sorted { $0.key < $1.key }.map { "\($0.key) / \($0.value)" }.joined(separator: ", "))
                         }

@@ -64,6 +64,33 @@ struct SimulatorCommandTests {
         return (process, text)
     }
 
+    /// What a person needs to play a scenario by hand is printed, and works as printed: the
+    /// proxy with its login (curl goes through it with them), settings with the listeners' URLs
+    /// in place of templates, the trust, and the premise of an account set up before.
+    @Test func serveSaysHowToPlayAScenarioByHand() throws {
+        let (process, text) = try serve(["--scenario", "proxy-auth-basic-over-http"])
+        defer {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        let proxyLine = try #require(text.split(separator: "\n").first { $0.hasPrefix("proxy 1  http://127.0.0.1:") }, "\(text)")
+        let words = proxyLine.split(separator: " ")
+        let proxy = try #require(words.first { $0.hasPrefix("http://") }.map(String.init))
+        let password = try #require(words.first { $0.hasPrefix("proxy-") && $0.count > 20 }.map { String($0.dropLast()) }, "\(proxyLine)")
+        #expect(text.contains("the user's setting: vigil config set connection.proxy \(proxy)") && !text.contains("{proxy:1}"), "\(text)")
+        #expect(text.contains("kept before: vigil proxy login \(proxy) --user proxy-user"), "\(text)")
+        let host = try #require(text.split(separator: "\n").first { $0.hasPrefix("host 1") }?.split(separator: " ").first { $0.hasPrefix("https://") })
+        let through = try CommandRunner.run(
+            "/usr/bin/curl", ["-s", "--cacert", TestPaths.caBundle, "--proxy", proxy, "--proxy-user", "proxy-user:\(password)", "\(host)/status.php"])
+        #expect(through.standardOutput.contains("\"installed\":true"), "the printed proxy and login work: \(through.standardError)")
+
+        let (premised, said) = try serve(["--scenario", "mitm-trusted-ca"])
+        kill(premised.processIdentifier, SIGTERM)
+        premised.waitUntilExit()
+        #expect(said.contains("premise: an account set up before") && said.contains("then vigil account check --all"), "\(said)")
+        #expect(said.contains("the client trusts only: --ca-file ") && said.contains("interception-ca.pem"), "\(said)")
+    }
+
     @Test func serveStartsPrintsItsHostsAndStopsOnSIGTERM() throws {
         let journal = try TestPaths.temporaryDirectory().appendingPathComponent("journal.jsonl").path
         let (process, text) = try serve(["--scenario", "valid", "--journal", journal])
