@@ -64,6 +64,8 @@ extension ScenarioJudge {
             connectionFailures(evidence) + credentialFailures(evidence) + accessHeaderFailures(evidence) + faultLoginFailures(evidence)
             + proxyFailures(evidence)
         invariants.credentials = transport.isEmpty
+        // Not checked, so not claimed: reports say so (JSON null, "credentials only").
+        (invariants.logs, invariants.files, invariants.keyring) = (nil, nil, nil)
         let violations = transport + cellFailures(evidence)
         let got = gotByJournal(evidence)
         let said = evidence.result.message.map { " The client said: \(SuiteText.oneLine($0))" } ?? ""

@@ -35,15 +35,30 @@ package struct ScenarioResult: Sendable, Hashable, Codable {
     package struct Invariants: Sendable, Hashable, Codable {
         /// No credential at a host whose certificate was neither trusted nor approved, none over plain HTTP.
         package var credentials = true
-        /// No planted secret in a log line or a message shown to the user.
-        package var logs = true
-        /// No planted secret in a file under the scenario's directories.
-        package var files = true
-        /// The keyring held exactly the expected items, and none after the account was removed.
-        package var keyring = true
+        /// No planted secret in a log line or a message shown to the user; nil when not checked
+        /// (an external client: they concern Vigil's own log, files and keyring).
+        package var logs: Bool? = true
+        /// No planted secret in a file under the scenario's directories; nil when not checked.
+        package var files: Bool? = true
+        /// The keyring held exactly the expected items, and none after the account was removed;
+        /// nil when not checked.
+        package var keyring: Bool? = true
 
-        /// Whether all four invariants held.
-        package var allHold: Bool { credentials && logs && files && keyring }
+        /// Whether every invariant checked held.
+        package var allHold: Bool { credentials && logs != false && files != false && keyring != false }
+        /// Whether all four were checked.
+        package var allChecked: Bool { logs != nil && files != nil && keyring != nil }
+
+        enum CodingKeys: String, CodingKey { case credentials, logs, files, keyring }
+
+        /// Every key written, one not checked as null (never left out, never `true`).
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(credentials, forKey: .credentials)
+            try container.encode(logs, forKey: .logs)
+            try container.encode(files, forKey: .files)
+            try container.encode(keyring, forKey: .keyring)
+        }
         /// Every invariant held.
         package init() {}
     }

@@ -3,6 +3,11 @@ import VigilLogging
 
 /// The suite's results, and their table, JSON and JUnit forms.
 package struct SuiteReport: Sendable, Codable {
+    /// The JSON report's format: raised when a field changes meaning or goes (docs/ci.md).
+    /// 2: the invariants not checked for an external client are null; failure reasons are whole.
+    package static let currentSchemaVersion = 2
+    /// ``currentSchemaVersion``, written first for a reader to check.
+    package var schemaVersion = SuiteReport.currentSchemaVersion
     /// Each scenario's verdict.
     package var results: [ScenarioResult]
     /// What broke across the run rather than in one scenario (the keyring not empty at the end, a
@@ -93,9 +98,9 @@ package struct SuiteReport: Sendable, Codable {
                 result.safe == nil
                 ? "-"
                 : invariants.allHold
-                    ? "ok"
+                    ? (invariants.allChecked ? "ok" : "ok (credentials only)")
                     : [("credentials", invariants.credentials), ("logs", invariants.logs), ("files", invariants.files), ("keyring", invariants.keyring)]
-                        .filter { !$0.1 }.map { "BROKEN " + $0.0 }.joined(separator: ", ")
+                        .filter { $0.1 == false }.map { "BROKEN " + $0.0 }.joined(separator: ", ")
             return [
                 result.scenario, result.expected, result.got, text, result.works?.rawValue ?? "-", String(format: "%.1f s", result.seconds),
                 result.status.rawValue,
@@ -113,7 +118,8 @@ package struct SuiteReport: Sendable, Codable {
             out += "\nFailures:\n"
             for failure in runFailures { out += "  (the run): \(failure)\n" }
             for result in failing {
-                for failure in result.failures { out += "  \(result.scenario): \(failure)\n" }
+                // The terminal's table cuts a long reason; JSON and JUnit keep it whole.
+                for failure in result.failures { out += "  \(result.scenario): \(SuiteText.cut(failure))\n" }
                 if let evidence = result.evidence { out += "    evidence: \(evidence)\n" }
             }
         }

@@ -38,6 +38,9 @@ struct JudgeSelfTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         let played = try #require((report["results"] as? [[String: Any]])?.first)
         #expect((played["clientMessage"] as? String)?.contains("the cell held all 15 attempts") == true, "\(played)")
+        // An external client's logs, files and keyring are not checked: null, never true.
+        let invariants = try #require(played["invariants"] as? [String: Any])
+        #expect(report["schemaVersion"] as? Int == 2 && ["logs", "files", "keyring"].allSatisfy { invariants[$0] is NSNull }, "\(invariants)")
         let violations = (played["violations"] as? [[String: Any]]) ?? []
         let reached = violations.filter { $0["code"] as? String == "cell-escape-attempt" }.compactMap { $0["message"] as? String }
         for path in [

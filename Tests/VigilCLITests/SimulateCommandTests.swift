@@ -96,6 +96,8 @@ struct SimulateCommandTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         let results = try #require(object["results"] as? [[String: Any]])
         #expect(results.first?["got"] as? String == "ask-certificate" && results.first?["status"] as? String == "passed")
+        #expect(object["schemaVersion"] as? Int == 2)
+        #expect((results.first?["invariants"] as? [String: Any])?["files"] as? Bool == true, "Vigil's own client: every invariant checked")
     }
 
     @Test(arguments: [["simulate", "--shard", "0/3"], ["simulate", "--jobs", "0"], ["simulate", "--scenario", "no-such-*"], ["simulate", "--bogus"]])

@@ -138,22 +138,22 @@ struct InvariantProofTests {
     @Test func aPasswordInTheLog() async throws {
         let result = try await run("basic-only", client: MisbehavingClient(fault: .passwordInTheLog))
         #expect(result.status == .failed)
-        #expect(!result.invariants.logs && result.invariants.credentials)
+        #expect(result.invariants.logs == false && result.invariants.credentials)
         #expect(result.failures.contains { $0.contains("state/vigil/logs/vigil.log") && $0.contains("the password of alice") }, "\(result.failures)")
-        #expect(!result.invariants.files, "the log file is a file too")
+        #expect(result.invariants.files == false, "the log file is a file too")
     }
 
     @Test func aPasswordInAFile() async throws {
         let result = try await run("basic-only", client: MisbehavingClient(fault: .passwordInAFile))
         #expect(result.status == .failed)
-        #expect(!result.invariants.files && result.invariants.logs)
+        #expect(result.invariants.files == false && result.invariants.logs == true)
         #expect(result.failures.contains { $0.contains("data/notes.txt contains the password of alice") }, "\(result.failures)")
     }
 
     @Test func aSecretLeftInTheKeyring() async throws {
         let result = try await run("basic-only", client: MisbehavingClient(fault: .secretLeftInTheKeyring))
         #expect(result.status == .failed)
-        #expect(!result.invariants.keyring)
+        #expect(result.invariants.keyring == false)
         #expect(result.failures.contains { $0.contains("After the account was removed the keyring still held password") }, "\(result.failures)")
     }
 
