@@ -17,9 +17,12 @@ enum LimitedProcess {
         case notStarted(Int32)
     }
 
+    /// The CPU seconds a helper gets unless told otherwise.
+    static let defaultCPUSeconds: UInt = 2
+
     static func run(
         _ arguments: [String], environment: [String]? = nil, input: [UInt8] = [], outputLimit: Int, timeoutMilliseconds: Int32,
-        memoryBytes: UInt = 256 << 20, cpuSeconds: UInt = 2
+        memoryBytes: UInt = 256 << 20, cpuSeconds: UInt = LimitedProcess.defaultCPUSeconds
     ) -> Outcome {
         guard let path = arguments.first else { return .notStarted(ENOENT) }
         var output = [CChar](repeating: 0, count: outputLimit)

@@ -60,9 +60,9 @@ final class PACFile: Sendable {
         if file.lowercased().hasPrefix("file://") {
             // One open, then its own status and a bounded read: a FIFO or a device never blocks
             // or streams (O_NONBLOCK), and nothing changes between the check and the read.
-            guard let url = URL(string: file), url.isFileURL else { throw failed("cannot be read") }
+            guard let url = URL(string: file), url.isFileURL else { throw failed("is not a file:// URL of a local file") }
             let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            guard descriptor >= 0 else { throw failed("cannot be read") }
+            guard descriptor >= 0 else { throw failed("cannot be read (\(String(cString: strerror(errno))))") }
             defer { close(descriptor) }
             var info = stat()
             guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw failed("is not a regular file") }
@@ -71,7 +71,7 @@ final class PACFile: Sendable {
             while read.count <= maximumSize {
                 let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
-                guard count >= 0 else { throw failed("cannot be read") }
+                guard count >= 0 else { throw failed("cannot be read (\(String(cString: strerror(errno))))") }
                 if count == 0 { break }
                 read += chunk.prefix(count)
             }
@@ -153,13 +153,24 @@ final class PACFile: Sendable {
         }
         guard exit == 0, let answer = lines.last?.trimmingWhitespace(), !answer.isEmpty else {
             // The engine's own words (a syntax error's line), cut and escaped: the file is not ours.
-            let why = lines.first { $0.contains("Error") || $0.contains("ERROR") } ?? lines.first ?? "exit status \(exit)"
+            let why = lines.first { $0.contains("Error") || $0.contains("ERROR") } ?? lines.first ?? Self.ending(exit)
             throw HTTPError(
                 .proxy,
                 "The proxy auto-config file \(shown) failed to run for \(url) (\(SafeText.escaped(String(why.prefix(200))))). Nothing was sent; Vigil does not fall back to a direct connection."
             )
         }
         return String(answer.prefix(1000))
+    }
+
+    /// How the evaluator ended, in words: killed at its CPU limit (the kernel's SIGXCPU, then
+    /// SIGKILL at the hard limit: a script that never ends), by another signal, or its status.
+    static func ending(_ exit: Int32) -> String {
+        switch exit {
+        case 128 + SIGXCPU, 128 + SIGKILL:
+            return "it was stopped after using its \(LimitedProcess.defaultCPUSeconds) s of CPU: a script that never ends?"
+        case 129...159: return "it was killed by signal \(exit - 128)"
+        default: return "its evaluator exited with status \(exit) and said nothing"
+        }
     }
 
     /// A PAC answer's entries, in order: `PROXY h[:p]` and `HTTP h[:p]` (an http proxy, port 80

@@ -198,10 +198,19 @@ extension Vigil {
             }
             if approvals.contains(where: \.honoured) { return [] }
             let target = url.map { [$0] } ?? files.flatMap { ["--file", $0] } + (host.map { ["--host", $0] } ?? [])
-            let inspect = SuggestedCommand.line(["vigil", "inspect"] + target + ["--ca-file", "CA.pem"])
-            var steps = [
-                "If the server's certificate comes from your organisation's own CA: \(inspect) (account add takes the same --ca-file and remembers it)."
-            ]
+            var steps: [String] = []
+            // A CA file helps only where trust in an issuer is what is missing (not an expired or
+            // forged certificate), and another one only when none was given.
+            let issuerMissing = evaluation.verdict.reasons.contains { [.unknownIssuer, .untrustedRoot].contains($0.code) }
+            if issuerMissing && caFiles.isEmpty {
+                let inspect = SuggestedCommand.line(["vigil", "inspect"] + target + ["--ca-file", "CA.pem"])
+                steps.append(
+                    "If the server's certificate comes from your organisation's own CA: \(inspect) (account add takes the same --ca-file and remembers it).")
+            } else if issuerMissing {
+                steps.append(
+                    "The CA file(s) given (\(caFiles.joined(separator: ", "))) do not vouch for this chain. If they should, the server presents a chain its CA did not issue (forged, or set up wrong): ask its administrator before trusting anything."
+                )
+            }
             if let leaf = chain.first, let where_ = url.map({ [$0] }) ?? host.map({ ["--file", files.first ?? "LEAF.pem", "--host", "\($0):PORT"] }) {
                 let approve = SuggestedCommand.line(["vigil", "certificates", "approve"] + where_ + ["--fingerprint", leaf.sha256Fingerprint])
                 steps.append(

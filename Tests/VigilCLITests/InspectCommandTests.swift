@@ -48,6 +48,20 @@ struct InspectCommandTests {
         #expect(target["kind"] as? String == "files")
     }
 
+    /// "What you can do" suggests a CA file only where trust in an issuer is what is missing, and
+    /// only when none was given: never for an expired certificate or under a CA file that does not
+    /// vouch for a forged chain (issue 48).
+    @Test func aCAFileIsSuggestedOnlyWhereOneCanHelp() throws {
+        for name in ["expired-chain", "mitm-forged-chain"] {
+            let given = try CommandRunner.vigil(["inspect", "--file", TestPaths.testcert("\(name).pem"), "--ca-file", TestPaths.caBundle])
+            #expect(given.status == Exit.untrusted && !given.standardOutput.contains("--ca-file CA.pem"), "\(name): \(given.standardOutput)")
+        }
+        let forged = try CommandRunner.vigil(["inspect", "--file", TestPaths.testcert("mitm-forged-chain.pem"), "--ca-file", TestPaths.caBundle])
+        #expect(forged.standardOutput.contains("do not vouch for this chain"), "\(forged.standardOutput)")
+        let unknown = try CommandRunner.vigil(["inspect", "--file", TestPaths.testcert("untrusted-root-chain.pem")])
+        #expect(unknown.standardOutput.contains("--ca-file CA.pem"), "no CA file given, an unknown issuer: \(unknown.standardOutput)")
+    }
+
     @Test func atMovesTheEvaluationTime() throws {
         let result = try inspectFile("valid-127.0.0.1", extra: ["--at", "2130-01-01T00:00:00Z"])
         #expect(result.status == Exit.untrusted)

@@ -329,14 +329,17 @@ struct SquidProxyTests {
             try "function FindProxyForURL(url, host) { return ".write(to: broken, atomically: true, encoding: .utf8)
             let looping = directory.appendingPathComponent("looping.pac")
             try "function FindProxyForURL(url, host) { while (true) {} }".write(to: looping, atomically: true, encoding: .utf8)
-            for pac in [
-                "file://" + broken.path, "file://" + looping.path, "file://" + directory.path + "/missing.pac",
-                "http://127.0.0.1:\(closedLoopbackPort())/x.pac",
+            // Each says why in words: never a bare exit status, never "cannot be read" alone.
+            for (pac, why) in [
+                ("file://" + broken.path, "failed to run"), ("file://" + looping.path, "after using its 2 s of CPU"),
+                ("file://" + directory.path + "/missing.pac", "cannot be read (No such file or directory)"),
+                ("http://127.0.0.1:\(closedLoopbackPort())/x.pac", "could not connect"),
             ] {
                 let result = try await CommandRunner.vigilDetached(
                     ["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], environment: ["VIGIL_CONNECTION_PROXY_AUTOCONFIG_URL": pac])
                 #expect(result.status == 2 && result.errorCode == "HTTPError proxy", "\(pac): \(result.standardError)")
-                #expect(result.standardError.contains("Nothing was sent"), "\(pac): \(result.standardError)")
+                #expect(result.standardError.contains("Nothing was sent") && result.standardError.contains(why), "\(pac): \(result.standardError)")
+                #expect(!result.standardError.contains("exit status"), "\(pac): \(result.standardError)")
             }
             #expect(running.simulator.journal.connections.isEmpty, "no connection was made to the server")
         }
