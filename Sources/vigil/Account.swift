@@ -169,6 +169,7 @@ extension Vigil {
                     interaction.noBrowser = noBrowser
                     interaction.credentialsTo = Set(presentCredentialsTo.compactMap { try? Endpoint(url: $0).originKey })
                     interaction.hasCredentials = options.clientIdentity != nil || options.accessHeaders != nil
+                    interaction.proxy = options.proxy
                     let account = try await setup.add(server: server, user: user, interaction: interaction)
                     print(SafeText.escaped("added account \(account.id): \(account.user) on \(account.server) (\(account.method)); \(Self.stored(account))"))
                 } catch {

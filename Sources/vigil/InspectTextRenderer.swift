@@ -18,7 +18,10 @@ struct InspectTextRenderer {
     /// With `approved` (a stored approval or account that is approved, and active), an untrusted
     /// chain is titled APPROVED: what Vigil's connections do with it; the reasons the chain alone
     /// is not trusted follow.
-    func render(_ report: InspectReport, approved: Bool = false) -> String {
+    /// `full` false: the verdict and the chains, then the leaf's fingerprint and where the whole
+    /// report is (`vigil inspect URL`), not every certificate's fields: an account's review of a
+    /// trusted server. `via`: the way the connection went, when the report has no connection.
+    func render(_ report: InspectReport, approved: Bool = false, full: Bool = true, via: String? = nil) -> String {
         var lines: [String] = []
         let what = t(report.target.url ?? report.target.files?.joined(separator: " ") ?? "")
         let name = report.target.peerName.map { "\($0.kind.rawValue) \(t($0.value))" } ?? "no name checked"
@@ -63,6 +66,7 @@ struct InspectTextRenderer {
             lines.append("  " + terminal.yellow("[web pki rule, not applied]") + " \(t(rule.message))")
         }
         if let revocation = report.verdict.revocation { lines += self.revocation(revocation, findings: report.verdict.revocationFindings) }
+        if report.connection == nil, let via { lines.append("  via: \(t(via))") }
         if let connection = report.connection {
             lines.append("  connection: \(t(connection.protocolVersion)), \(t(connection.cipher)), \(t(connection.address))")
             if let via = connection.via { lines.append("  via: \(t(via.description))") }
@@ -103,6 +107,11 @@ struct InspectTextRenderer {
         }
         lines.append("")
         lines += chain(report.chain)
+        if !full {
+            if let leaf = report.certificates.first { lines.append("  leaf SHA-256: \(t(leaf.fingerprints.sha256))") }
+            if let url = report.target.url { lines.append("  every certificate in full: \(SuggestedCommand.line(["vigil", "inspect", url]))") }
+            return lines.joined(separator: "\n") + "\n"
+        }
         for (index, summary) in report.certificates.enumerated() {
             lines.append("")
             let role = report.chain.sent.indices.contains(index) ? report.chain.sent[index].role.rawValue : ""

@@ -28,6 +28,8 @@ struct TerminalInteraction: AccountSetupInteraction {
     var credentialsTo: Set<String> = []
     /// The account has a client certificate or access headers: the redirect question says where they go.
     var hasCredentials = false
+    /// The proxy configuration the setup connects with: the review names the way its handshake went.
+    var proxy: ProxyConfiguration?
 
     var interactive: Bool { !passwordFromStandardInput && isatty(STDIN_FILENO) == 1 }
 
@@ -35,7 +37,11 @@ struct TerminalInteraction: AccountSetupInteraction {
         let report = InspectReport(
             target: .init(kind: "host", url: endpoint.description, files: nil, peerName: endpoint.peerName),
             evaluation: evaluation, sent: chain, connection: nil)
-        print(InspectTextRenderer(terminal: .standardOutput).render(report), terminator: "")
+        // A trusted server is summed up (the verdict, the chains, the fingerprint); anything to
+        // decide on (untrusted, an interception, a finding) is shown in full.
+        let plain = evaluation.verdict.isTrusted && evaluation.findings.allSatisfy { $0.severity != .critical }
+        let via = proxy?.taken(toward: endpoint.description)?.description
+        print(InspectTextRenderer(terminal: .standardOutput).render(report, full: !plain, via: via), terminator: "")
     }
 
     func approveCertificate(_ evaluation: TrustEvaluation, chain: [Certificate], endpoint: Endpoint) async -> Bool {

@@ -28,6 +28,10 @@ struct AccountCommandTests {
             let review = try #require(output.range(of: "SHA-256:"))
             let login = try #require(output.range(of: "added account"))
             #expect(review.lowerBound < login.lowerBound, "the certificate is shown before the login")
+            // A trusted server is summed up, with the way the connection went; the whole report is a command away.
+            let via = try #require(output.range(of: "  via: direct (no proxy configured)"), "\(output)")
+            #expect(via.lowerBound < login.lowerBound && output.contains("every certificate in full: vigil inspect \(server)"), "\(output)")
+            #expect(output.split(separator: "\n").count < 40, "\(output)")
             #expect(output.contains("The server is ownCloud 10.15.0") && output.contains("Logged in as Alice"), "capabilities and the user endpoint: \(output)")
             #expect(!output.contains("alice-test-password") && !added.standardError.contains("alice-test-password"))
 
