@@ -105,6 +105,12 @@ public struct ProxyChallenge: Sendable, Hashable {
                 .proxyAuthenticationRequired,
                 "The proxy \(proxy) asks for a login\(shownRealm) by \(shownSchemes) only: Basic over a plain-http proxy shows the password to the network, and you did not agree to it. Use an https proxy, or agree: \(login). Nothing was sent.",
                 curlCode: curlCode)
+        } else if !schemes.isEmpty, schemes.allSatisfy({ $0.lowercased() == "negotiate" }), tunnelled {
+            // Kerberos alone: no password to keep; the user's ticket is what is missing.
+            error = HTTPError(
+                .proxyAuthenticationRequired,
+                "The proxy \(proxy) asks for a login (407 Proxy Authentication Required)\(shownRealm). \(KerberosTicket.advice(proxy: proxy)) Nothing was sent to the server.",
+                curlCode: curlCode)
         } else {
             error = HTTPError(
                 .proxyAuthenticationRequired,

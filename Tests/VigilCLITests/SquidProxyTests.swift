@@ -214,6 +214,54 @@ struct SquidProxyTests {
         }
     }
 
+    /// Most corporate proxies ask for Kerberos: Debian's MIT KDC with a realm of the test's own,
+    /// Squid with negotiate_kerberos_auth, and a ticket from kinit in the test's own cache. Vigil
+    /// goes through with the ticket (no password kept anywhere), and says what is missing without
+    /// one or with an expired one, with the kinit that gets one.
+    @Test(
+        .enabled(if: RunningKDC.isInstalled, "needs Debian's krb5-kdc, krb5-admin-server and krb5-user: run `make test`"),
+        .enabled(if: TestPaths.hasKeyring, "needs a Secret Service: run `make test`"))
+    func kerberosThroughAProxyThatAsksForNegotiate() async throws {
+        try await withRunningSimulator("basic-only") { (running) async throws in
+            let kdc = try RunningKDC()
+            let squid = try RunningSquid(login: .negotiate(kdc))
+            let caches = try TestPaths.temporaryDirectory().path
+            func vigil(_ arguments: [String], cache: String) async throws -> CommandResult {
+                var environment = kdc.clientEnvironment(cache: caches + "/" + cache)
+                environment["https_proxy"] = squid.url
+                return try await CommandRunner.vigilDetached(arguments, environment: environment, input: Data("alice-test-password\n".utf8))
+            }
+            // No ticket: what is missing, and the command that gets one; nothing reached the server.
+            let none = try await vigil(["inspect", running.url(path: ""), "--ca-file", TestPaths.caBundle], cache: "none")
+            #expect(none.status == 1 && none.errorCode == "HTTPError proxy-authentication-required", "\(none.standardError)")
+            #expect(none.standardError.contains("you have no Kerberos ticket") && none.standardError.contains("kinit USER@REALM"), "\(none.standardError)")
+            #expect(running.simulator.journal.entries.isEmpty)
+
+            // A ticket: account add and account check go through, as alice@VIGIL.TEST.
+            try kdc.kinit(cache: caches + "/valid")
+            let added = try await vigil(
+                ["account", "add", running.url(path: ""), "--user", "alice", "--password-stdin", "--ca-file", TestPaths.caBundle, "--database", database],
+                cache: "valid")
+            #expect(added.status == 0, "\(added.standardOutput)\(added.standardError)")
+            let checked = try await vigil(["account", "check", "--all", "--database", database], cache: "valid")
+            #expect(
+                checked.status == 0 && checked.standardOutput.contains("via: \(squid.url) (https_proxy)"), "\(checked.standardOutput)\(checked.standardError)")
+            #expect(squid.accessLog.contains("alice@VIGIL.TEST"), "the proxy saw the ticket's principal: \(squid.accessLog)")
+            #expect(!running.simulator.journal.entries.isEmpty)
+
+            // An expired ticket: said as expired, with the kinit for its principal.
+            try kdc.kinit(cache: caches + "/short", lifetime: "2s")
+            try await Task.sleep(for: .seconds(3))
+            let expired = try await vigil(["account", "check", "--all", "--database", database], cache: "short")
+            #expect(expired.status == 1 && expired.standardOutput.contains("REFUSED"), "\(expired.standardOutput)\(expired.standardError)")
+            #expect(
+                expired.standardOutput.contains("your Kerberos ticket for alice@VIGIL.TEST has expired")
+                    && expired.standardOutput.contains("kinit alice@VIGIL.TEST"), "\(expired.standardOutput)")
+            squid.stop()
+            kdc.stop()
+        }
+    }
+
     /// A server that is down behind the proxy: the proxy could not reach it (its CONNECT's 503),
     /// never "the TLS handshake failed" (no handshake with the server began).
     @Test func aServerDownBehindTheProxyIsSaidAsSuch() async throws {

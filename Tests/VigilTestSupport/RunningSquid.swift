@@ -11,6 +11,8 @@ package final class RunningSquid: @unchecked Sendable {  // immutable after init
         case none
         case basic(user: String, password: String)
         case digest(user: String, password: String)
+        /// Kerberos (`negotiate_kerberos_auth`) with the service key of a test realm.
+        case negotiate(RunningKDC)
     }
 
     package let port: Int
@@ -65,6 +67,8 @@ package final class RunningSquid: @unchecked Sendable {  // immutable after init
                 "auth_param basic program /usr/lib/squid/basic_ncsa_auth \(file)", "auth_param basic realm \(realm)", "acl authed proxy_auth REQUIRED",
                 "http_access allow loopback authed", "http_access deny all",
             ]
+        case .negotiate:
+            break  // below, with the helper's environment
         case .digest(let user, let password):
             let file = "\(path)/digest"
             try "\(user):\(password)\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -72,6 +76,17 @@ package final class RunningSquid: @unchecked Sendable {  // immutable after init
                 "auth_param digest program /usr/lib/squid/digest_file_auth \(file)", "auth_param digest realm \(realm)",
                 "acl authed proxy_auth REQUIRED", "http_access allow loopback authed", "http_access deny all",
             ]
+        }
+        var environment: [String: String]?
+        if case .negotiate(let kdc) = login {
+            let keytab = "\(path)/http.keytab"
+            try FileManager.default.copyItem(atPath: kdc.keytab, toPath: keytab)
+            lines += [
+                "auth_param negotiate program /usr/lib/squid/negotiate_kerberos_auth -k \(keytab) -s \(RunningKDC.service)@\(RunningKDC.realm)",
+                "auth_param negotiate children 2", "acl authed proxy_auth REQUIRED", "http_access allow loopback authed", "http_access deny all",
+            ]
+            // The helper reads the realm's configuration, never the machine's.
+            environment = ["KRB5_CONFIG": kdc.krb5Config, "KRB5_KTNAME": keytab, "PATH": "/usr/sbin:/usr/bin:/bin"]
         }
         interceptionRoot = root
         let file = directory.appendingPathComponent("squid.conf")
@@ -81,7 +96,7 @@ package final class RunningSquid: @unchecked Sendable {  // immutable after init
             try Self.run("/bin/chown", ["-R", "proxy:proxy", path])
             try Self.run("/bin/chmod", ["0755", directory.deletingLastPathComponent().path])
         }
-        process = try ServerProcess.start("/usr/sbin/squid", ["-N", "-f", file.path])
+        process = try ServerProcess.start("/usr/sbin/squid", ["-N", "-f", file.path], environment: environment)
         if ServerProcess.waitUntilListening(process, port: port, tries: 200) { return }
         stop()
         let log = (try? String(contentsOfFile: "\(path)/cache.log", encoding: .utf8)) ?? ""
