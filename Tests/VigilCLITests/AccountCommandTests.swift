@@ -280,6 +280,28 @@ struct AccountCommandTests {
         #expect(after.status == 0 && after.standardOutput.contains(": OK: "), "\(after.standardOutput)\(after.standardError)")
     }
 
+    /// The approval inspect offers works as printed: the line pasted into sh (vigil on PATH)
+    /// approves the certificate, and the next inspect says so.
+    @Test func theOfferedApprovalWorksAsPrinted() async throws {
+        try await withRunningSimulator("self-signed") { (running) async throws in
+            let state = try TestPaths.temporaryDirectory().path
+            let environment: [String: String?] = ["XDG_DATA_HOME": state]
+            let url = running.url(path: "")
+            let inspected = try await CommandRunner.vigilDetached(["inspect", url], environment: environment)
+            #expect(inspected.status == 1, "\(inspected.standardOutput)")
+            let printed = try #require(
+                inspected.standardOutput.split(separator: "\n").first { $0.contains("vigil certificates approve") }.flatMap { line in
+                    line.range(of: "vigil certificates approve").map { String(line[$0.lowerBound...]) }
+                }, "\(inspected.standardOutput)")
+            var shell = CommandRunner.hermetic(environment)
+            shell["PATH"] = URL(fileURLWithPath: TestPaths.vigilBinary).deletingLastPathComponent().path + ":/usr/bin:/bin"
+            let approved = try await CommandRunner.runDetached("/bin/sh", ["-c", printed], environment: shell)
+            #expect(approved.status == 0, "ran as printed: \(printed): \(approved.standardOutput)\(approved.standardError)")
+            let again = try await CommandRunner.vigilDetached(["inspect", url], environment: environment)
+            #expect(again.standardOutput.contains("approved: this certificate is approved for this host and port"), "\(again.standardOutput)")
+        }
+    }
+
     /// An approval's life follows its account's: revoking the one an account depends on is
     /// reported by audit --check; removing the last account of a server revokes its approvals
     /// (unless --keep-approvals).
