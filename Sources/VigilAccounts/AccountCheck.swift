@@ -421,10 +421,13 @@ public struct AccountCheck: Sendable {
             accepting = (renewalRule.text, "the renewal rule")
         } else {
             let tried = extendedValidationRule == nil ? "the renewal rule does not" : "neither the extended-validation rule nor the renewal rule does"
+            // What the judgement of the new chain found, when it is not trusted: said, not left out.
+            let why = passed ? "" : " It is not trusted either: " + evaluation.verdict.reasons.map(\.message).joined(separator: " ")
             return done(
                 .changed(
                     reason:
                         "\(endpoint) presents another certificate than the one reviewed (\(leaf.sha256Fingerprint)), and \(tried) accept it: review it again."
+                        + why
                 ))
         }
         if !passed {

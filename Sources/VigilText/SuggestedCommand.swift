@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A command Vigil tells someone to run (`vigil account move ID URL`), made in one place so that
 /// what a server, a proxy or a PAC file chose can never become code in the reader's shell: every
 /// word that is not plainly safe is quoted for a POSIX shell (single quotes; a quote or a
@@ -11,10 +13,26 @@ public struct SuggestedCommand: Sendable, Hashable, CustomStringConvertible {
     /// The words, unquoted: `["vigil", "account", "move", "3F2A", "https://…"]`.
     public let arguments: [String]
 
-    /// The command of `arguments`; nil when a word cannot be shown safely.
+    /// The command of `arguments`; nil when a word cannot be shown safely. A `vigil account` or
+    /// `vigil certificates` command gets the store's location this process was given
+    /// (``locate(database:)``), so that it acts on the same accounts as the command that printed it.
     public init?(_ arguments: [String]) {
+        var arguments = arguments
+        if arguments.count > 2, arguments[0] == "vigil", ["account", "certificates"].contains(arguments[1]), !arguments.contains("--database"),
+            let database = Self.database.withLock({ $0 })
+        {
+            arguments += ["--database", database]
+        }
         guard !arguments.isEmpty, arguments.allSatisfy(Self.canShow) else { return nil }
         self.arguments = arguments
+    }
+
+    private static let database = Mutex<String?>(nil)
+
+    /// The database file the user named (`--database FILE`): every suggested `vigil account` and
+    /// `vigil certificates` command names it too. Set once, when the command opens its store.
+    public static func locate(database path: String) {
+        database.withLock { $0 = path }
     }
 
     /// The words quoted where they need it, joined by spaces: safe to paste into sh, bash, zsh, dash or fish.

@@ -51,11 +51,16 @@ enum PlayByHand {
         if let account = client.account {
             let certificate = account.certificate ?? "its genuine certificate (valid-127.0.0.1)"
             let port = httpsPort.map(String.init) ?? "PORT"
+            // The account is added with the CA files the scenario's client trusts, as the suite adds it.
+            let trusted = (client.trust ?? ["ca-bundle"]).map { "--ca-file \(certificates)/\($0).pem" }.joined(separator: " ")
             lines.append(
                 "premise: an account set up before, when host 1 served \(certificate)\(account.approved == true ? ", approved by the user" : "")"
-                    + (account.method.map { ", logged in with \($0)" } ?? ", Basic") + ". Play it: serve --scenario valid --port \(port) first, "
-                    + "vigil account add https://127.0.0.1:\(port) --user alice --ca-file \(certificates)/ca-bundle.pem there, stop it, serve this scenario "
-                    + "with the same --port, then vigil account check --all (the scenario is that account's next connection).")
+                    + (account.method.map { ", logged in with \($0)" } ?? ", with a password (Basic)") + ". Play it by hand: "
+                    + "vigil simulator serve --scenario basic-only --port \(port); beside it, "
+                    + "printf '%s\\n' alice-test-password | vigil account add https://127.0.0.1:\(port) --user alice --password-stdin \(trusted); "
+                    + "stop it, serve this scenario with the same --port, then vigil account check --all (the scenario is that account's next connection)."
+                    + (account.certificate != nil || account.approved == true || account.method != nil
+                        ? " (This premise's certificate, approval or login method differs from that setup: vigil simulate plays it exactly.)" : ""))
         }
         return lines
     }

@@ -156,9 +156,6 @@ extension Vigil.AccountCommand {
             let asking = !json && (approveCertificate != nil || (interaction.interactive && !JournalStream.isStandardOutput))
             for account in accounts {
                 var row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: asking ? interaction : nil)
-                if !asking, !json, row.status != "ok" {
-                    row.message += "; more: " + SuggestedCommand.line(["vigil", "account", "check", account.id])
-                }
                 // The path the check's connection took, and why; the plan only when none was made.
                 if let taken = check.options.proxy.taken(toward: account.server) {
                     row.via = Via(
@@ -168,8 +165,15 @@ extension Vigil.AccountCommand {
                     row.via = Via(proxies: route.shown, source: route.source, autoconfigAnswer: route.autoconfigAnswer, taken: false)
                 }
                 if let warning = Self.clientCertificateWarning(account, days: warningDays) {
-                    row.message += "; " + warning
+                    row.message = Self.joined(row.message, warning)
                     row.clientCertificateExpires = true
+                }
+                // Away from a terminal, one line: the way taken and the command that shows more.
+                if !asking, !json {
+                    if let via = row.via { row.message = Self.joined(row.message, "via " + via.text) }
+                    if row.status != "ok" {
+                        row.message = Self.joined(row.message, "more, at a terminal: " + SuggestedCommand.line(["vigil", "account", "check", account.id]))
+                    }
                 }
                 if !json {
                     // Under the vigil-check unit, each line carries its priority for the journal.
@@ -177,7 +181,7 @@ extension Vigil.AccountCommand {
                     print(
                         JournalStream.line(
                             SafeText.escaped("\(account.id) \(account.user) on \(account.server): \(row.status.uppercased()): \(row.message)"), priority))
-                    if let via = row.via { print(JournalStream.line("  via: " + SafeText.escaped(via.text), .info)) }
+                    if asking, let via = row.via { print(JournalStream.line("  via: " + SafeText.escaped(via.text), .info)) }
                 }
                 // The administrator's log file keeps every account that does not work, with why.
                 if row.status != "ok" {
@@ -197,6 +201,13 @@ extension Vigil.AccountCommand {
             let later: Set<String> = ["unavailable", "login-expired"]
             if counted.contains(where: { $0.status != "ok" && !later.contains($0.status) }) { throw ExitCode(ExitStatus.untrusted) }
             if counted.contains(where: { later.contains($0.status) }) { throw ExitCode(ExitStatus.temporaryFailure) }
+        }
+
+        /// `message; more`, without a full stop before the semicolon.
+        static func joined(_ message: String, _ more: String) -> String {
+            var message = message
+            while message.hasSuffix(".") { message.removeLast() }
+            return message.isEmpty ? more : message + "; " + more
         }
 
         /// How much a row needs a person: a refusal or an error now, something to renew soon, or all well.
@@ -312,6 +323,18 @@ extension Vigil.AccountCommand {
                     }
                 }
                 row.message = ExitStatus.described(error).message
+                // A server out of reach hides nothing else: a locked keyring needs a person whether
+                // or not the server answers (asked without reading a secret or showing a prompt).
+                if row.status == "unreachable", !certificateOnly, !account.needsLogin,
+                    await Vigil.AccountCommand.Show.keyringState(of: account).state == "locked"
+                {
+                    row.status = "keyring-unavailable"
+                    row.message =
+                        ExitStatus.described(
+                            SecretStoreError(.locked, "it holds the credentials of \(account.secretAccount), but nobody unlocked it in this session")
+                        )
+                        .message + " The server could not be reached either: " + row.message
+                }
             }
             return row
         }

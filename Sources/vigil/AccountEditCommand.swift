@@ -49,8 +49,12 @@ extension Vigil.AccountCommand {
                 chain, for: try Endpoint(url: account.server).peerName)
             guard !evaluation.verdict.isTrusted else { return }
             let given = caFiles.joined(separator: ", ")
+            // A certificate that is no CA (a server's own, given by mistake) is named first.
+            let notCAs = try caFiles.flatMap { file in try Certificate.load(path: file).filter { !$0.isCA }.map { "\(file): \($0.subject)" } }
             throw CommandFailure(
-                "The CA certificates in \(given) do not verify the chain reviewed for \(account.server): "
+                (notCAs.isEmpty
+                    ? "" : "Not a CA certificate (a server's own certificate?): \(notCAs.joined(separator: "; ")). ")
+                    + "The certificates in \(given) do not verify the chain reviewed for \(account.server): "
                     + evaluation.verdict.reasons.map(\.message).joined(separator: " ")
                     + " Give the CA that issued the server's certificate (not the server's own certificate), or review the server again with "
                     + "\(SuggestedCommand.line(["vigil", "account", "login", account.id])). Nothing was changed.",

@@ -28,7 +28,9 @@ extension Vigil {
             var database: String?
 
             /// The database, or a failure with the reason (a file that is not a Vigil database, say).
+            /// A database the user named is named by every command Vigil then suggests.
             func open() throws -> VigilDatabase {
+                if let database { SuggestedCommand.locate(database: database) }
                 do {
                     return try VigilDatabase(path: database ?? VigilDatabase.defaultPath())
                 } catch {
@@ -38,6 +40,7 @@ extension Vigil {
 
             /// The same for async commands: opened on the database's own queue.
             func open() async throws -> VigilDatabase {
+                if let database { SuggestedCommand.locate(database: database) }
                 do {
                     return try await VigilDatabase.open(path: database ?? VigilDatabase.defaultPath())
                 } catch {
@@ -263,7 +266,7 @@ extension Vigil {
             @Flag(help: "With --check: also ask each server which certificate it presents now (a TLS handshake, no request).") var live = false
             @Flag(help: "JSON instead of text.") var json = false
             @Option(help: "With --check: exit 1 only for findings at this level or above: error, warning or notice (default: notice, every finding).")
-            var failOn: String = "notice"
+            var failOn: String?
             @Flag(
                 help:
                     "With --live: a server that cannot be reached is said (a warning) but does not count for --fail-on: for a timer on a machine off the VPN."
@@ -276,7 +279,8 @@ extension Vigil {
             func validate() throws {
                 if live && !check { throw ValidationError("--live goes with --check.") }
                 if tolerateUnreachable && !live { throw ValidationError("--tolerate-unreachable goes with --live.") }
-                guard ["error", "warning", "notice"].contains(failOn) else { throw ValidationError("--fail-on must be error, warning or notice.") }
+                if failOn != nil && !check { throw ValidationError("--fail-on goes with --check.") }
+                guard ["error", "warning", "notice"].contains(failOn ?? "notice") else { throw ValidationError("--fail-on must be error, warning or notice.") }
             }
 
             func run() async throws {
@@ -291,7 +295,13 @@ extension Vigil {
                         audit.clientCertificateWarningDays = settings[.clientCertificateExpiryWarningDays] ?? 30
                         let problems = try await audit.check(live: live, proxy: ProxyConfiguration(settings: settings))
                         if json {
-                            print(try JSONOutput.text(problems))
+                            // Each with the level --fail-on compares (`error`, `warning`, `notice`).
+                            print(
+                                try JSONOutput.text(
+                                    problems.map {
+                                        Shown(
+                                            level: Self.level($0.code), approval: $0.approval, target: $0.target, code: $0.code, message: $0.message)
+                                    }))
                         } else if problems.isEmpty {
                             print(JournalStream.line("no approval needs attention", .info))
                         } else {
@@ -304,7 +314,7 @@ extension Vigil {
                                             "\(Self.level(priority))  \(problem.approval)  \(problem.target)  \(problem.code)  \(problem.message)"), priority))
                             }
                         }
-                        let threshold: JournalStream.Priority = failOn == "error" ? .error : failOn == "warning" ? .warning : .notice
+                        let threshold: JournalStream.Priority = failOn == "error" ? .error : failOn == "warning" ? .warning : .notice  // nil: notice
                         let counted = problems.filter { !(tolerateUnreachable && $0.code == "unreachable") }
                         if counted.contains(where: { Self.priority($0.code).rawValue <= threshold.rawValue }) { throw ExitCode(ExitStatus.untrusted) }
                         return
@@ -312,6 +322,24 @@ extension Vigil {
                     try await BlockingQueue.database.run { [json] in try Self.printTrail(database, json: json) }
                 } catch {
                     throw CommandFailure(error)
+                }
+            }
+
+            /// One finding as --json shows it: the audit's problem and its level.
+            struct Shown: Encodable {
+                var level: String
+                var approval: Int64
+                var target: String
+                var code: String
+                var message: String
+            }
+
+            /// A finding's level as --fail-on names it.
+            static func level(_ code: String) -> String {
+                switch priority(code) {
+                case .error: "error"
+                case .warning: "warning"
+                default: "notice"
                 }
             }
 

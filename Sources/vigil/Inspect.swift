@@ -201,8 +201,9 @@ extension Vigil {
             var steps: [String] = []
             // A CA file helps only where trust in an issuer is what is missing (not an expired or
             // forged certificate), and another one only when none was given.
-            let issuerMissing = evaluation.verdict.reasons.contains { [.unknownIssuer, .untrustedRoot].contains($0.code) }
-            if issuerMissing && caFiles.isEmpty {
+            let codes = Set(evaluation.verdict.reasons.map(\.code))
+            let issuerMissing = !codes.isDisjoint(with: [.unknownIssuer, .untrustedRoot])
+            if caFiles.isEmpty && (issuerMissing || codes.contains(.selfSigned)) {
                 let inspect = SuggestedCommand.line(["vigil", "inspect"] + target + ["--ca-file", "CA.pem"])
                 steps.append(
                     "If the server's certificate comes from your organisation's own CA: \(inspect) (account add takes the same --ca-file and remembers it).")

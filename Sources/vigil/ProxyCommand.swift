@@ -87,7 +87,7 @@ extension Vigil {
                     (Negotiate, NTLM, Digest, Basic); never to another proxy, never before it asks, never to a server. \
                     Basic over a plain-http proxy shows the password to the network: it is used only with --allow-clear-text.
 
-                    Exit codes: 0 kept, 2 the keyring cannot be used or no password was given, 64 usage error.
+                    Exit codes: 0 kept, 2 the keyring cannot be used, or no password was given (none on standard input, or no terminal to type it at), 64 usage error.
                     """))
 
             @Argument(help: "The proxy, http://HOST:PORT, https://HOST:PORT or socks5h://HOST:PORT.") var proxy: String

@@ -236,7 +236,8 @@ struct AccountCommandTests {
         let argv = try #require(offered["argv"] as? [String])
         let newServer = try #require(offered["newServer"] as? String)
         let id = try #require(row["id"] as? String)
-        #expect(argv == ["vigil", "account", "move", id, newServer] && newServer.contains("$(touch"), "\(argv)")
+        // The database this check was given is named too: the command acts on the same accounts.
+        #expect(argv == ["vigil", "account", "move", id, newServer, "--database", database] && newServer.contains("$(touch"), "\(argv)")
         let command = try #require(offered["command"] as? String)
         #expect(line.hasPrefix(command), "the text shows the command JSON gives: \(line)")
         // Pasted into sh with `vigil` a recorder: one URL word, nothing of the server's run.
@@ -273,33 +274,12 @@ struct AccountCommandTests {
         let offered = try #require(rows.first?["moved"] as? [String: Any], "\(json.standardOutput)")
         #expect(offered["certificateTrusted"] as? Bool == true, "\(offered)")
         let argv = try #require(offered["argv"] as? [String])
-        #expect(argv.first == "vigil" && argv.count == 5, "\(argv)")
-        let moved = try await vigil(Array(argv.dropFirst()))
+        #expect(argv.first == "vigil" && argv.count == 7, "\(argv)")
+        #expect(argv.suffix(2) == ["--database", database], "the database the check was given: \(argv)")
+        let moved = try await CommandRunner.vigilDetached(Array(argv.dropFirst()))
         #expect(moved.status == 0, "run as printed: \(moved.standardOutput)\(moved.standardError)")
         let after = try await vigil(["account", "check", id])
         #expect(after.status == 0 && after.standardOutput.contains(": OK: "), "\(after.standardOutput)\(after.standardError)")
-    }
-
-    /// The approval inspect offers works as printed: the line pasted into sh (vigil on PATH)
-    /// approves the certificate, and the next inspect says so.
-    @Test func theOfferedApprovalWorksAsPrinted() async throws {
-        try await withRunningSimulator("self-signed") { (running) async throws in
-            let state = try TestPaths.temporaryDirectory().path
-            let environment: [String: String?] = ["XDG_DATA_HOME": state]
-            let url = running.url(path: "")
-            let inspected = try await CommandRunner.vigilDetached(["inspect", url], environment: environment)
-            #expect(inspected.status == 1, "\(inspected.standardOutput)")
-            let printed = try #require(
-                inspected.standardOutput.split(separator: "\n").first { $0.contains("vigil certificates approve") }.flatMap { line in
-                    line.range(of: "vigil certificates approve").map { String(line[$0.lowerBound...]) }
-                }, "\(inspected.standardOutput)")
-            var shell = CommandRunner.hermetic(environment)
-            shell["PATH"] = URL(fileURLWithPath: TestPaths.vigilBinary).deletingLastPathComponent().path + ":/usr/bin:/bin"
-            let approved = try await CommandRunner.runDetached("/bin/sh", ["-c", printed], environment: shell)
-            #expect(approved.status == 0, "ran as printed: \(printed): \(approved.standardOutput)\(approved.standardError)")
-            let again = try await CommandRunner.vigilDetached(["inspect", url], environment: environment)
-            #expect(again.standardOutput.contains("approved: this certificate is approved for this host and port"), "\(again.standardOutput)")
-        }
     }
 
     /// An approval's life follows its account's: revoking the one an account depends on is
@@ -384,7 +364,7 @@ struct AccountCommandTests {
             let checked = try await vigil(["account", "check", id, "--json", "--ca-file", TestPaths.caBundle])
             let row = try #require((try JSONSerialization.jsonObject(with: Data(checked.standardOutput.utf8)) as? [[String: Any]])?.first)
             #expect(checked.status == 0 && row["refreshable"] as? Bool == false && (row["tokenExpiresAt"] as? String)?.isEmpty == false, "\(row)")
-            #expect((row["message"] as? String)?.contains("a new login is needed then (vigil account login \(id))") == true, "\(row)")
+            #expect((row["message"] as? String)?.contains("a new login is needed then (vigil account login \(id) --database \(database))") == true, "\(row)")
             #expect(try await vigil(["account", "remove", id, "--ca-file", TestPaths.caBundle]).status == 0)
         }
     }
@@ -615,6 +595,7 @@ struct AccountCommandTests {
             // A leaf given as a CA does not verify the reviewed chain: refused, nothing changed.
             let leaf = try await vigil(["account", "edit", id, "--ca-file", TestPaths.testcert("valid-127.0.0.2.pem")])
             #expect(leaf.status == 1 && leaf.standardError.contains("do not verify the chain reviewed"), "\(leaf.standardError)")
+            #expect(leaf.standardError.contains("Not a CA certificate (a server's own certificate?)"), "\(leaf.standardError)")
             #expect(try await vigil(["account", "check", "--all"]).status == 0, "the refused edit changed nothing")
             // Written behind Vigil's back (an older version, a hand edit): the audit names it.
             let written = try CommandRunner.run(
@@ -647,10 +628,10 @@ struct AccountCommandTests {
             #expect(try await vigil(["account", "edit", id, "--system-trust"]).status == 0)
             let changed = try await journalled(["account", "check", "--all"])
             #expect(changed.status == 1 && !changed.lines.isEmpty, "\(changed)")
-            #expect(changed.lines.allSatisfy { $0.hasPrefix("<3>") || $0.hasPrefix("<6>  via:") }, "every line has its priority: \(changed.lines)")
             #expect(
-                changed.lines.count == 2 && changed.lines[0].contains(": CHANGED: ") && changed.lines[0].hasSuffix("; more: vigil account check \(id)"),
-                "\(changed.lines)")
+                changed.lines.count == 1 && changed.lines[0].hasPrefix("<3>") && changed.lines[0].contains(": CHANGED: ")
+                    && changed.lines[0].contains("; via direct (no proxy configured); more, at a terminal: vigil account check \(id) --database "),
+                "one line, its priority, the way taken and the command that shows more: \(changed.lines)")
             #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.caBundle]).status == 0)
             return id
         }

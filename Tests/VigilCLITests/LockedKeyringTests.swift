@@ -29,6 +29,11 @@ struct LockedKeyringTests {
         VIGIL_HTTP_USER_AGENT=locked-check "$VIGIL" account check "$ID" --database "$DB" >"$DIR/check.txt" 2>&1
         "$VIGIL" account show "$ID" --database "$DB" >"$DIR/show.txt" 2>&1
         "$VIGIL" account show "$ID" --database "$DB" --json >"$DIR/show.json" 2>&1
+        # The server goes away (the test stops it): a locked keyring is still said, not hidden.
+        touch "$DIR/ready"
+        while [ ! -f "$DIR/go" ]; do sleep 0.1; done
+        "$VIGIL" account check "$ID" --database "$DB" --tolerate-unreachable >"$DIR/down.txt" 2>&1
+        echo "$?" >"$DIR/down.status"
         """
 
     @Test func aLockedKeyringIsSaidAsItIsAndNothingIsSent() async throws {
@@ -44,13 +49,20 @@ struct LockedKeyringTests {
             environment["KEYRING_SESSION"] = TestPaths.root.appendingPathComponent("scripts/keyring-session.sh").path
             // The session's daemons outlive it a moment: their output goes to a file, never to a
             // pipe this test waits on.
-            let session = try await CommandRunner.runDetached(
+            async let ran = CommandRunner.runDetached(
                 "/bin/sh", ["-c", "dbus-run-session -- \"$KEYRING_SESSION\" sh -c \"$KEYRING_SCRIPT\" >\"$DIR/session.log\" 2>&1 </dev/null"],
                 environment: environment)
             func read(_ name: String) -> String { (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? "" }
+            // The script waits at `ready` while the server is stopped, then goes on.
+            for _ in 0..<600 where !FileManager.default.fileExists(atPath: directory.appendingPathComponent("ready").path) {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let journal = running.simulator.journal.entries
+            await running.stop()
+            FileManager.default.createFile(atPath: directory.appendingPathComponent("go").path, contents: Data())
+            let session = try await ran
             #expect(session.status == 0, "\(read("session.log"))")
 
-            let journal = running.simulator.journal.entries
             #expect(journal.contains { $0.userAgent == "open-check" && $0.method == "PROPFIND" && $0.authorization }, "the open check was sent")
             let sent = journal.filter { $0.userAgent == "locked-check" }
             #expect(sent.isEmpty, "nothing reaches the server from a locked keyring: \(sent.map { "\($0.method) \($0.path)" })")
@@ -65,6 +77,8 @@ struct LockedKeyringTests {
             let show = read("show.txt")
             #expect(show.contains("status: KEYRING LOCKED") && !show.contains("status: ready"), "\(show)")
             #expect(show.contains("password: in the keyring, which is locked"), "\(show)")
+            let down = read("down.txt")
+            #expect(read("down.status").hasPrefix("2") && down.contains("KEYRING-UNAVAILABLE") && down.contains("could not be reached either"), "\(down)")
             #expect(read("show.json").contains("\"keyring\" : \"locked\""), "\(read("show.json"))")
         }
     }

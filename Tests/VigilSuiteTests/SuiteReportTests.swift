@@ -35,9 +35,13 @@ struct SuiteReportTests {
         #expect(xml.contains("&#10;"), "line breaks inside the failure text are character references")
     }
 
-    @Test func oneLineIsShortAndSafe() {
+    /// A reason is one safe line, whole for JSON and JUnit (bounded against a hostile client),
+    /// cut only for the terminal's table.
+    @Test func oneLineIsSafeAndWholeTheTableCutsIt() {
         let line = SuiteText.oneLine(String(repeating: "a\u{1B}", count: 400))
         #expect(Self.isClean(line, allowing: []))
-        #expect(line.count <= 301)
+        #expect(line.count == 2800, "every character kept, each escape written out")
+        #expect(SuiteText.cut(line).count <= 301)
+        #expect(SuiteText.oneLine(String(repeating: "b", count: 100_000)).count <= 8001)
     }
 }
