@@ -59,7 +59,7 @@ struct LockedKeyringTests {
             }
             let journal = running.simulator.journal.entries
             await running.stop()
-            FileManager.default.createFile(atPath: directory.appendingPathComponent("go").path, contents: Data())
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("go").path, contents: Data())
             let session = try await ran
             #expect(session.status == 0, "\(read("session.log"))")
 

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// A TLS server on loopback that reads each HTTP request whole (head and body) and closes the
 /// connection without a byte of answer: a token endpoint that took the request and dropped the
