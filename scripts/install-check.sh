@@ -19,8 +19,13 @@ done
 for unit in vigil-check.service vigil-check.timer; do
   [ -s "$ROOT/usr/lib/systemd/user/$unit" ] || fail "missing lib/systemd/user/$unit"
 done
-grep -q "^ExecStart=.*'/usr/bin/vigil account check --all --tolerate-unreachable;" "$ROOT/usr/lib/systemd/user/vigil-check.service" \
+# Another PREFIX: the unit names the binary installed there, never /usr/bin's.
+OTHER=$(mktemp -d)
+make --no-print-directory install DESTDIR="$OTHER" PREFIX=/opt/vigil-check >/dev/null
+grep -q "^ExecStart=.*'/opt/vigil-check/bin/vigil account check --all --tolerate-unreachable;" "$OTHER/opt/vigil-check/lib/systemd/user/vigil-check.service" \
   || fail "vigil-check.service does not run PREFIX/bin/vigil"
+! grep -q "/usr/bin/vigil" "$OTHER/opt/vigil-check/lib/systemd/user/vigil-check.service" || fail "vigil-check.service names /usr/bin/vigil under another PREFIX"
+rm -rf "$OTHER"
 if command -v systemd-analyze >/dev/null; then
   systemd-analyze verify --man=no "$ROOT/usr/lib/systemd/user/vigil-check.service" "$ROOT/usr/lib/systemd/user/vigil-check.timer" \
     || fail "systemd-analyze verify finds fault with the user units"

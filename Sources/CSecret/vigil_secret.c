@@ -23,8 +23,9 @@
     X(secret_retrievable_get_attributes)   \
     X(secret_error_get_quark)              \
     X(secret_service_get_sync)             \
-    X(secret_collection_for_alias_sync)    \
-    X(secret_collection_get_locked)        \
+    X(secret_item_get_type)                \
+    X(secret_item_get_locked)              \
+    X(g_type_check_instance_is_a)          \
     X(g_error_free)                        \
     X(g_strfreev)                          \
     X(g_hash_table_new)                    \
@@ -63,6 +64,23 @@ static const SecretSchema *vigil_secret_schema(void) {
     static const SecretSchema schema = {
         "org.vigil.Secret",
         SECRET_SCHEMA_NONE,
+        {
+            {"account", SECRET_SCHEMA_ATTRIBUTE_STRING},
+            {"kind", SECRET_SCHEMA_ATTRIBUTE_STRING},
+            {NULL, 0},
+        },
+        0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    };
+    return &schema;
+}
+
+/// The same attributes without the schema's name: GNOME Keyring keeps a keyring loaded locked
+/// with its attributes hashed, and the schema's name (`xdg:schema`) may not be among them;
+/// `account` and `kind` match.
+static const SecretSchema *vigil_secret_search_schema(void) {
+    static const SecretSchema schema = {
+        "org.vigil.Secret",
+        SECRET_SCHEMA_DONT_MATCH_NAME,
         {
             {"account", SECRET_SCHEMA_ATTRIBUTE_STRING},
             {"kind", SECRET_SCHEMA_ATTRIBUTE_STRING},
@@ -161,18 +179,24 @@ int vigil_secret_warm_up(void) {
     return 1;
 }
 
-int vigil_secret_default_locked(GError **error) {
+int vigil_secret_item_state(const char *account, const char *kind, GError **error) {
     vigil_secret_require();
-    /* Asks the service for the default collection's Locked property: no item is read, no prompt
-       is shown, nothing is unlocked. */
-    SecretService *service = sym_secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
-    if (service == NULL) return -1;
-    SecretCollection *collection = sym_secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, NULL, error);
-    sym_g_object_unref(service);
-    if (collection == NULL) return -1;
-    int locked = sym_secret_collection_get_locked(collection) ? 1 : 0;
-    sym_g_object_unref(collection);
-    return locked;
+    /* Found by its attributes, which a search matches in a locked collection too (GNOME Keyring
+       keeps them hashed there: they cannot be read back, but they match). No item is read, no
+       prompt is shown, nothing is unlocked. */
+    GHashTable *attributes = sym_g_hash_table_new(sym_g_str_hash, sym_g_str_equal);
+    sym_g_hash_table_insert(attributes, (gpointer) "account", (gpointer)account);
+    sym_g_hash_table_insert(attributes, (gpointer) "kind", (gpointer)kind);
+    GList *items = sym_secret_password_searchv_sync(vigil_secret_search_schema(), attributes, SECRET_SEARCH_ALL, NULL, error);
+    sym_g_hash_table_unref(attributes);
+    if (error != NULL && *error != NULL) return -1;
+    int state = items == NULL ? 0 : 1;
+    for (GList *item = items; item != NULL; item = item->next) {
+        /* Each item's own lock (its collection's), asked of the Secret Service's item object. */
+        if (sym_g_type_check_instance_is_a(item->data, sym_secret_item_get_type()) && sym_secret_item_get_locked(item->data)) state = 2;
+    }
+    sym_g_list_free_full(items, sym_g_object_unref);
+    return state;
 }
 
 int vigil_secrets_process_hygiene(void) {

@@ -190,7 +190,13 @@ public struct AccountCheck: Sendable {
             }
             // No credential from the keyring is no request at all: never a server's 401. A locked
             // keyring (a session nobody unlocked, as a timer's) throws SecretStoreError.locked.
-            guard let header = method.authorization(user: account.user, secrets: try stored.get()) else {
+            let secrets: [SecretKey.Kind: Secret]
+            do { secrets = try stored.get() } catch let error as SecretStoreError {
+                // Read before any request: nothing went out.
+                throw AccountSetupError(
+                    .keyringUnavailable, "\(error.situation) (\(error.reason)). Nothing was sent. " + (error.advice ?? ""))
+            }
+            guard let header = method.authorization(user: account.user, secrets: secrets) else {
                 throw AccountSetupError(
                     .keyringUnavailable,
                     "The keyring holds no password for \(account.user) on \(account.server) (removed outside Vigil?). Nothing was sent. Log in again: \(SuggestedCommand.line(["vigil", "account", "login", account.id]))."

@@ -14,7 +14,8 @@ public struct ApprovalAudit: Sendable {
         /// `host:port`.
         public var target: String
         /// `expired`, `expires-soon`, `cannot-be-approved`, `unused`, `revoked-but-pinned`,
-        /// `account-approval-revoked`, `no-longer-presented`, `not-kept`, `unreachable`, `revoked`,
+        /// `account-approval-revoked`, `no-longer-presented`, `not-kept`, `unreachable` (nothing
+        /// reached the server), `probe-failed` (something answered, the handshake failed), `revoked`,
         /// `cannot-be-approved-live`; for an account's client certificate, `client-certificate-expired`
         /// and `client-certificate-expires-soon`; for the CAs an account was added with,
         /// `account-ca-unreadable`, `account-ca-expired`, `account-ca-expires-soon`,
@@ -117,8 +118,12 @@ public struct ApprovalAudit: Sendable {
                         // A certificate revoked since it was approved is named as such.
                         add(refusal.code == .revoked ? "revoked" : "cannot-be-approved-live", refusal.message)
                     }
+                } catch let error as HTTPError where error.reachedNothing {
+                    add("unreachable", "\(target) could not be reached: \(error.reason)")
                 } catch {
-                    add("unreachable", "\(target) could not be reached: \(error).")
+                    // Something answered, and the handshake failed (a man in the middle breaking
+                    // it, a server no longer speaking TLS, a proxy's refusal): never "unreachable".
+                    add("probe-failed", "\(target) was reached, but its certificate could not be read: \((error as? HTTPError)?.reason ?? "\(error)")")
                 }
             }
         }

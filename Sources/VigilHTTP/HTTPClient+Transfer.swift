@@ -282,7 +282,7 @@ extension HTTPClient {
         }
         if secure, code != CURLE_OK,
             let refusal = ProxyChallenge.tunnelRefused(
-                on: handle, by: proxy.identity, answer: transfer.proxyAnswer, to: transfer.endpoint.description, curlCode: code)
+                on: handle, by: proxy.identity, to: transfer.endpoint.description, curlCode: code)
         {
             throw refusal
         }

@@ -48,7 +48,7 @@ enum KerberosTicket {
                 "It asks for Kerberos (Negotiate) only, and your Kerberos ticket\(principal.map { " for \(SafeText.escaped(String($0.prefix(200))))" } ?? "") has expired. Get a new one with \(kinit(principal)), then try again."
         case .valid(let principal):
             return
-                "It asks for Kerberos (Negotiate) only and refused your ticket\(principal.map { " for \(SafeText.escaped(String($0.prefix(200))))" } ?? ""): the proxy's administrator can say whether its realm and service (HTTP/\(proxy.host)) are the ones it accepts."
+                "It asks for Kerberos (Negotiate) only, and your ticket\(principal.map { " for \(SafeText.escaped(String($0.prefix(200))))" } ?? "") could not be used for it or was refused (no service ticket for HTTP/\(proxy.host) in your realm, or another realm): the proxy's administrator can say which realm and service it accepts."
         case .unknown:
             return "It asks for Kerberos (Negotiate) only: get a ticket with \(kinit(nil)) (klist and kinit: apt-get install krb5-user), then try again."
         }

@@ -72,13 +72,15 @@ public struct ProxyChallenge: Sendable, Hashable {
     /// the server (502, 503, 504), or its rules refused the tunnel (403 and the rest); nil when
     /// no proxy was used or the tunnel was not refused. Never "the TLS handshake failed": no
     /// handshake with the server began.
-    static func tunnelRefused(on handle: UnsafeMutableRawPointer, by proxy: ProxyIdentity?, answer: ProxyAnswer, to origin: String, curlCode: CURLcode)
+    static func tunnelRefused(on handle: UnsafeMutableRawPointer, by proxy: ProxyIdentity?, to origin: String, curlCode: CURLcode)
         -> HTTPError?
     {
-        guard let proxy else { return nil }
+        // Only the CONNECT's own answer, from an http or https proxy: never a status the server
+        // behind it could have written (a request may have gone out then).
+        guard let proxy, ["http", "https"].contains(proxy.scheme) else { return nil }
         var connectCode = 0
         _ = vigil_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
-        let status = connectCode != 0 ? connectCode : answer.status
+        let status = connectCode
         guard status >= 300, status != 407 else { return nil }
         let said =
             [502, 503, 504].contains(status)

@@ -53,15 +53,19 @@ public struct ProxyConfiguration: Sendable {
         let route = try route(scheme: scheme, host: host, port: port)
         var notReached: [String] = []
         for (index, choice) in route.candidates.enumerated() {
+            var use = ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
+            use.notReached = notReached
             do {
                 let value = try answeringChallenge(choice) { try transfer(choice, $0) }
-                var use = ProxyUse(proxy: choice.identity?.description, source: route.source, autoconfigAnswer: route.autoconfigAnswer)
-                use.notReached = notReached
                 paths.record(use, scheme: scheme, host: host, port: port)
                 return (value, use)
             } catch let error as HTTPError where index < route.candidates.count - 1 && choice.identity != nil && error.isProxyUnreachable {
                 notReached.append(choice.shown)
                 continue
+            } catch {
+                // The way this attempt went, failed or not: `via:` names the last one tried.
+                paths.record(use, scheme: scheme, host: host, port: port)
+                throw error
             }
         }
         throw HTTPError(.proxy, "No proxy to try for \(host).")

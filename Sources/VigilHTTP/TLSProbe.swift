@@ -206,7 +206,7 @@ public struct TLSProbe: Sendable {
             throw refusal
         }
         if code != CURLE_OK,
-            let refusal = ProxyChallenge.tunnelRefused(on: handle, by: choice.identity, answer: answer, to: endpoint.description, curlCode: code)
+            let refusal = ProxyChallenge.tunnelRefused(on: handle, by: choice.identity, to: endpoint.description, curlCode: code)
         {
             throw refusal
         }
@@ -293,6 +293,15 @@ public struct TLSProbe: Sendable {
 }
 
 extension HTTPError {
+    /// Nothing reached the server: its name did not resolve, nothing answered the connection
+    /// (refused, no route, no answer before any request), or the proxy could not be reached.
+    /// What a machine off the network meets; anything else (a failed handshake, a proxy's
+    /// refusal) reached something, and is not this.
+    public var reachedNothing: Bool {
+        let before: [HTTPError.Code] = [.unresolvedHost, .connectionRefused, .timeout]
+        return (before.contains(code) && requestMayHaveLeft != true) || isProxyUnreachable
+    }
+
     /// Nothing reached the proxy: it could not be resolved or connected to (the next of a PAC
     /// file's answers may be tried).
     public var isProxyUnreachable: Bool {

@@ -68,15 +68,15 @@ public struct KeyringSecretStore: SecretStore {
         return Secret(String(cString: found))
     }
 
-    /// Found by a search that reads no secret and shows no prompt, and the default collection's
-    /// Locked property (Vigil stores there).
+    /// Found by a search on the item's attributes (which matches in a locked collection too, where
+    /// GNOME Keyring keeps them hashed), and the item's own Locked property: no secret is read,
+    /// no prompt is shown.
     public func state(of key: SecretKey) throws -> SecretState {
-        guard try accounts(kind: key.kind).contains(key.account) else { return .missing }
         try Self.requireLibrary()
         var error: OpaquePointer?
-        let locked = vigil_secret_default_locked(&error)
-        if locked < 0 { throw Self.storeError(error, action: "tell whether the keyring is locked") }
-        return locked == 1 ? .locked : .stored
+        let state = key.account.withCString { account in key.kind.rawValue.withCString { kind in vigil_secret_item_state(account, kind, &error) } }
+        if state < 0 { throw Self.storeError(error, action: "look for the \(key)") }
+        return state == 2 ? .locked : state == 1 ? .stored : .missing
     }
 
     /// Removes the secret under `key`; true when there was one. Throws `SecretStoreError`.

@@ -58,7 +58,7 @@ public struct SecretStoreError: CodedError, Sendable, CustomStringConvertible {
     public var advice: String? {
         guard code == .unavailable || code == .locked || code == .denied else { return nil }
         if code == .locked {
-            return "Nothing was sent. Unlock the keyring: a desktop login unlocks the login keyring (PAM); without one, "
+            return "Unlock the keyring: a desktop login unlocks the login keyring (PAM); without one, "
                 + "gnome-keyring-daemon --unlock reads its password on standard input, or any Secret Service client that prompts unlocks it. "
                 + "A timer's session (systemd --user, cron) finds it locked unless the login that started it unlocked it."
         }

@@ -34,6 +34,12 @@ public struct SettingsLoader: Sendable {
             var problems: [String] = []
             for (key, json) in document.sorted(by: { $0.key < $1.key }) {
                 guard let definition = SettingsCatalog.definition(for: key) else {
+                    // A misspelt lock is no lock: the managed file is broken, never a warning.
+                    if key.hasPrefix("user-settings") {
+                        let nearest = EditDistance.closest(to: key, in: [Setting.userSettingsAllow.key, Setting.userSettingsDisallow.key], limit: 4)
+                        problems.append("\(key) is not a Vigil setting" + (nearest.map { " (did you mean \($0)?)" } ?? ""))
+                        continue
+                    }
                     issues.append(.init(severity: .warning, source: .managed, location: managedPath, key: key, message: "unknown key, ignored"))
                     continue
                 }
@@ -47,7 +53,10 @@ public struct SettingsLoader: Sendable {
             // A lock that names no setting locks nothing: a typo would leave the setting it meant
             // open to the user. Fail closed, naming the nearest key.
             for lockKey in [Setting.userSettingsAllow.key, Setting.userSettingsDisallow.key] {
-                for name in managed[lockKey]?.value?.stringsValue ?? [] where SettingsCatalog.definition(for: name) == nil {
+                // The seeds' keys Vigil does not adopt may be named (a managed file shared with the
+                // iOS app): they lock nothing Vigil reads, and are no typo.
+                let notAdopted = Set(SettingsCatalog.seedsKeysNotAdopted.flatMap { $0.key.split(separator: ",").map { $0.trimmingWhitespace() } })
+                for name in managed[lockKey]?.value?.stringsValue ?? [] where SettingsCatalog.definition(for: name) == nil && !notAdopted.contains(name) {
                     let nearest = EditDistance.closest(to: name, in: SettingsCatalog.all.map(\.key), limit: 3)
                     problems.append("\(lockKey) names \"\(name)\", which is not a Vigil setting" + (nearest.map { " (did you mean \($0)?)" } ?? ""))
                 }

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// A command Vigil tells someone to run (`vigil account move ID URL`), made in one place so that
@@ -18,10 +19,11 @@ public struct SuggestedCommand: Sendable, Hashable, CustomStringConvertible {
     /// (``locate(database:)``), so that it acts on the same accounts as the command that printed it.
     public init?(_ arguments: [String]) {
         var arguments = arguments
-        if arguments.count > 2, arguments[0] == "vigil", ["account", "certificates"].contains(arguments[1]), !arguments.contains("--database"),
-            let database = Self.database.withLock({ $0 })
+        if arguments.count > 2, arguments[0] == "vigil", ["account", "certificates"].contains(arguments[1]),
+            !arguments.contains(where: { $0 == "--database" || $0.hasPrefix("--database=") }), let database = Self.database.withLock({ $0 })
         {
-            arguments += ["--database", database]
+            // One word, so that a path that starts with `-` is never read as an option.
+            arguments.append("--database=" + database)
         }
         guard !arguments.isEmpty, arguments.allSatisfy(Self.canShow) else { return nil }
         self.arguments = arguments
@@ -31,8 +33,14 @@ public struct SuggestedCommand: Sendable, Hashable, CustomStringConvertible {
 
     /// The database file the user named (`--database FILE`): every suggested `vigil account` and
     /// `vigil certificates` command names it too. Set once, when the command opens its store.
+    /// A relative path is made absolute (the line may be run from another directory: a timer's).
     public static func locate(database path: String) {
-        database.withLock { $0 = path }
+        var absolute = path
+        if !path.hasPrefix("/"), let directory = getcwd(nil, 0) {
+            absolute = String(cString: directory) + "/" + path
+            free(directory)
+        }
+        database.withLock { $0 = absolute }
     }
 
     /// The words quoted where they need it, joined by spaces: safe to paste into sh, bash, zsh, dash or fish.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import VigilSimulator
+import VigilText
 
 /// What `vigil simulator serve` prints beside the hosts so that a person can play a scenario by
 /// hand: the proxies and the PAC file the client must be told to use, the trust the scenario's
@@ -32,27 +33,32 @@ enum PlayByHand {
             lines.append(
                 trust.isEmpty
                     ? "the client trusts no CA file (a private CA met for the first time): give no --ca-file"
-                    : "the client trusts only: " + trust.map { "--ca-file \(certificates)/\($0).pem" }.joined(separator: " "))
+                    : "the client trusts only: " + SuggestedCommand.line(trust.flatMap { ["--ca-file", "\(certificates)/\($0).pem"] }))
         }
         if let system = client.systemTrust, !system.isEmpty {
-            let files = system.map { "\(certificates)/\($0).pem" }.joined(separator: " ")
+            let files = SuggestedCommand.line(system.map { "\(certificates)/\($0).pem" })
             lines.append(
                 "the machine's system store also holds (roots an administrator added): \(files); play it: cat /etc/ssl/certs/ca-certificates.crt \(files) > store.pem; SSL_CERT_FILE=store.pem SSL_CERT_DIR=/nonexistent vigil ..."
             )
         }
+        // The user's settings for this play only, in the environment (never the reader's own file).
         for (key, value) in (client.settings ?? [:]).sorted(by: { $0.key < $1.key }) {
-            lines.append("the user's setting: vigil config set \(key) \(resolved(value.shown))")
+            let variable = "VIGIL_" + key.uppercased().map { $0 == "." || $0 == "-" ? "_" : String($0) }.joined()
+            lines.append("the user's setting, for this play: \(variable)=\(SuggestedCommand.quoted(resolved(value.shown))) vigil ...")
         }
-        if let login = client.proxyLogin {
+        if let login = client.proxyLogin, proxies.indices.contains(login.proxy - 1) {
+            let proxy = proxies[login.proxy - 1]
             lines.append(
-                "kept before: vigil proxy login \(proxies.indices.contains(login.proxy - 1) ? proxies[login.proxy - 1] : "{proxy:\(login.proxy)}") --user \(ProxyPlan.user)"
-                    + (login.allowClearText == true ? " --allow-clear-text" : ""))
+                "kept before: "
+                    + SuggestedCommand.line(
+                        ["vigil", "proxy", "login", proxy, "--user", ProxyPlan.user] + (login.allowClearText == true ? ["--allow-clear-text"] : []))
+                    + " (afterwards: \(SuggestedCommand.line(["vigil", "proxy", "logout", proxy])))")
         }
         if let account = client.account {
             let certificate = account.certificate ?? "its genuine certificate (valid-127.0.0.1)"
             let port = httpsPort.map(String.init) ?? "PORT"
             // The account is added with the CA files the scenario's client trusts, as the suite adds it.
-            let trusted = (client.trust ?? ["ca-bundle"]).map { "--ca-file \(certificates)/\($0).pem" }.joined(separator: " ")
+            let trusted = SuggestedCommand.line((client.trust ?? ["ca-bundle"]).flatMap { ["--ca-file", "\(certificates)/\($0).pem"] })
             lines.append(
                 "premise: an account set up before, when host 1 served \(certificate)\(account.approved == true ? ", approved by the user" : "")"
                     + (account.method.map { ", logged in with \($0)" } ?? ", with a password (Basic)") + ". Play it by hand: "

@@ -153,7 +153,7 @@ extension Vigil.AccountCommand {
             // At a terminal a changed certificate is reviewed and asked about; elsewhere (the
             // journal, cron, a pipe) each account is one line with its priority, and the command
             // that shows more (--approve-certificate still approves).
-            let asking = !json && (approveCertificate != nil || (interaction.interactive && !JournalStream.isStandardOutput))
+            let asking = !json && (approveCertificate != nil || (interaction.interactive && isatty(STDOUT_FILENO) == 1 && !JournalStream.isStandardOutput))
             for account in accounts {
                 var row = await Self.row(for: account, check: check, certificateOnly: certificateOnly, interaction: asking ? interaction : nil)
                 // The path the check's connection took, and why; the plan only when none was made.
@@ -315,8 +315,7 @@ extension Vigil.AccountCommand {
                 case .keyringUnavailable?: row.status = "keyring-unavailable"
                 default:
                     // Nothing reached the server (no name, no route, refused, no answer, no proxy).
-                    let unreachable: [HTTPError.Code] = [.unresolvedHost, .connectionRefused, .timeout]
-                    if let error = error as? HTTPError, (unreachable.contains(error.code) && error.requestMayHaveLeft != true) || error.isProxyUnreachable {
+                    if let error = error as? HTTPError, error.reachedNothing {
                         row.status = "unreachable"
                     } else {
                         row.status = error is SecretStoreError ? "keyring-unavailable" : "error"
@@ -333,7 +332,7 @@ extension Vigil.AccountCommand {
                         ExitStatus.described(
                             SecretStoreError(.locked, "it holds the credentials of \(account.secretAccount), but nobody unlocked it in this session")
                         )
-                        .message + " The server could not be reached either: " + row.message
+                        .message + " Nothing was sent: the server could not be reached either: " + row.message
                 }
             }
             return row

@@ -76,7 +76,7 @@ extension AccountCommandTests {
         let newServer = try #require(offered["newServer"] as? String)
         let id = try #require(row["id"] as? String)
         // The database this check was given is named too: the command acts on the same accounts.
-        #expect(argv == ["vigil", "account", "move", id, newServer, "--database", database] && newServer.contains("$(touch"), "\(argv)")
+        #expect(argv == ["vigil", "account", "move", id, newServer, "--database=\(database)"] && newServer.contains("$(touch"), "\(argv)")
         let command = try #require(offered["command"] as? String)
         #expect(line.hasPrefix(command), "the text shows the command JSON gives: \(line)")
         // Pasted into sh with `vigil` a recorder: one URL word, nothing of the server's run.
@@ -113,8 +113,8 @@ extension AccountCommandTests {
         let offered = try #require(rows.first?["moved"] as? [String: Any], "\(json.standardOutput)")
         #expect(offered["certificateTrusted"] as? Bool == true, "\(offered)")
         let argv = try #require(offered["argv"] as? [String])
-        #expect(argv.first == "vigil" && argv.count == 7, "\(argv)")
-        #expect(argv.suffix(2) == ["--database", database], "the database the check was given: \(argv)")
+        #expect(argv.first == "vigil" && argv.count == 6, "\(argv)")
+        #expect(argv.last == "--database=\(database)", "the database the check was given: \(argv)")
         let moved = try await CommandRunner.vigilDetached(Array(argv.dropFirst()))
         #expect(moved.status == 0, "run as printed: \(moved.standardOutput)\(moved.standardError)")
         let after = try await vigil(["account", "check", id])

@@ -26,7 +26,7 @@ extension AccountCommandTests {
             let checked = try await vigil(["account", "check", id, "--json", "--ca-file", TestPaths.caBundle])
             let row = try #require((try JSONSerialization.jsonObject(with: Data(checked.standardOutput.utf8)) as? [[String: Any]])?.first)
             #expect(checked.status == 0 && row["refreshable"] as? Bool == false && (row["tokenExpiresAt"] as? String)?.isEmpty == false, "\(row)")
-            #expect((row["message"] as? String)?.contains("a new login is needed then (vigil account login \(id) --database \(database))") == true, "\(row)")
+            #expect((row["message"] as? String)?.contains("a new login is needed then (vigil account login \(id) --database=\(database))") == true, "\(row)")
             #expect(try await vigil(["account", "remove", id, "--ca-file", TestPaths.caBundle]).status == 0)
         }
     }

@@ -297,7 +297,7 @@ struct AccountCommandTests {
             #expect(changed.status == 1 && !changed.lines.isEmpty, "\(changed)")
             #expect(
                 changed.lines.count == 1 && changed.lines[0].hasPrefix("<3>") && changed.lines[0].contains(": CHANGED: ")
-                    && changed.lines[0].contains("; via direct (no proxy configured); more, at a terminal: vigil account check \(id) --database "),
+                    && changed.lines[0].contains("; via direct (no proxy configured); more, at a terminal: vigil account check \(id) --database="),
                 "one line, its priority, the way taken and the command that shows more: \(changed.lines)")
             #expect(try await vigil(["account", "edit", id, "--ca-file", TestPaths.caBundle]).status == 0)
             return id

@@ -39,6 +39,28 @@ struct AuditCheckTests {
         #expect(try CommandRunner.vigil(["certificates", "audit", "--live", "--database", database]).status == 64)
     }
 
+    /// A server that answers but whose handshake fails (here a plain-HTTP port: a man in the middle
+    /// breaking TLS looks the same) is `probe-failed`, an error that always counts; only a server
+    /// nothing reached is `unreachable`, which the daily unit tolerates.
+    @Test func aFailedHandshakeIsNeverUnreachable() async throws {
+        let database = try TestPaths.temporaryDirectory().appendingPathComponent("vigil.sqlite").path
+        try await withRunningSimulator("valid") { (running) async throws in
+            let plain = try #require(running.listeners.first { $0.scheme == "http" })
+            let approved = try await CommandRunner.vigilDetached([
+                "certificates", "approve", "--file", TestPaths.testcert("valid-127.0.0.1.pem"), "--host", "127.0.0.1:\(plain.port)", "--fingerprint",
+                try TestPaths.sha256Fingerprint(of: "valid-127.0.0.1"), "--ca-file", TestPaths.caBundle, "--database", database,
+            ])
+            #expect(approved.status == 0, "\(approved.standardError)")
+            let live = try await CommandRunner.vigilDetached([
+                "certificates", "audit", "--check", "--live", "--tolerate-unreachable", "--fail-on", "warning", "--json", "--database", database,
+            ])
+            let problems = try #require(try JSONSerialization.jsonObject(with: Data(live.standardOutput.utf8)) as? [[String: Any]], "\(live.standardOutput)")
+            let failed = problems.first { $0["code"] as? String == "probe-failed" }
+            #expect(live.status == 1 && failed?["level"] as? String == "error", "\(problems)")
+            #expect(!problems.contains { $0["code"] as? String == "unreachable" }, "\(problems)")
+        }
+    }
+
     /// An approval no account uses is a notice: every finding fails the check by default, and
     /// `--fail-on warning` (the daily unit's) lets a notice through while still reporting it.
     @Test func aNoticeFailsOnlyWhenAskedTo() async throws {

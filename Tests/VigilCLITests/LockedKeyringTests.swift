@@ -29,6 +29,11 @@ struct LockedKeyringTests {
         VIGIL_HTTP_USER_AGENT=locked-check "$VIGIL" account check "$ID" --database "$DB" >"$DIR/check.txt" 2>&1
         "$VIGIL" account show "$ID" --database "$DB" >"$DIR/show.txt" 2>&1
         "$VIGIL" account show "$ID" --database "$DB" --json >"$DIR/show.json" 2>&1
+        # The daemon started again without an unlock, as at a boot with lingering: the keyring loads
+        # locked, its attributes hashed (they match a search but cannot be read back).
+        gnome-keyring-daemon --replace --components=secrets --daemonize >/dev/null 2>&1 || exit 93
+        VIGIL_HTTP_USER_AGENT=locked-check "$VIGIL" account check "$ID" --database "$DB" >"$DIR/restarted.txt" 2>&1
+        "$VIGIL" account show "$ID" --database "$DB" >"$DIR/restarted-show.txt" 2>&1
         # The server goes away (the test stops it): a locked keyring is still said, not hidden.
         touch "$DIR/ready"
         while [ ! -f "$DIR/go" ]; do sleep 0.1; done
@@ -77,6 +82,9 @@ struct LockedKeyringTests {
             let show = read("show.txt")
             #expect(show.contains("status: KEYRING LOCKED") && !show.contains("status: ready"), "\(show)")
             #expect(show.contains("password: in the keyring, which is locked"), "\(show)")
+            let restarted = read("restarted.txt")
+            #expect(restarted.contains("KEYRING-UNAVAILABLE") && restarted.contains("The keyring is locked"), "a daemon started locked: \(restarted)")
+            #expect(read("restarted-show.txt").contains("status: KEYRING LOCKED"), "\(read("restarted-show.txt"))")
             let down = read("down.txt")
             #expect(read("down.status").hasPrefix("2") && down.contains("KEYRING-UNAVAILABLE") && down.contains("could not be reached either"), "\(down)")
             #expect(read("show.json").contains("\"keyring\" : \"locked\""), "\(read("show.json"))")

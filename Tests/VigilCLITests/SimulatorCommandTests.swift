@@ -77,7 +77,7 @@ struct SimulatorCommandTests {
         let words = proxyLine.split(separator: " ")
         let proxy = try #require(words.first { $0.hasPrefix("http://") }.map(String.init))
         let password = try #require(words.first { $0.hasPrefix("proxy-") && $0.count > 20 }.map { String($0.dropLast()) }, "\(proxyLine)")
-        #expect(text.contains("the user's setting: vigil config set connection.proxy \(proxy)") && !text.contains("{proxy:1}"), "\(text)")
+        #expect(text.contains("the user's setting, for this play: VIGIL_CONNECTION_PROXY=\(proxy) vigil") && !text.contains("{proxy:1}"), "\(text)")
         #expect(text.contains("kept before: vigil proxy login \(proxy) --user proxy-user"), "\(text)")
         let host = try #require(text.split(separator: "\n").first { $0.hasPrefix("host 1") }?.split(separator: " ").first { $0.hasPrefix("https://") })
         let through = try CommandRunner.run(

@@ -75,6 +75,22 @@ struct SettingsValidationTests {
         }
     }
 
+    /// A misspelt lock key is no lock: broken, the key meant named. The seeds' keys Vigil does not
+    /// adopt may be listed (a managed file shared with the iOS app).
+    @Test func aMisspeltLockKeyFailsClosedTheSeedsKeysDoNot() throws {
+        let bed = try SettingsTestbed()
+        try bed.writeManaged(#"{"user-settings.disalow": ["connection.revocation-policy"]}"#)
+        do {
+            _ = try bed.load()
+            Issue.record("a misspelt lock key must stop loading")
+        } catch let error as SettingsError {
+            #expect(error.code == .brokenManagedFile && error.reason.contains("did you mean user-settings.disallow?"), "\(error.reason)")
+        }
+        let shared = try SettingsTestbed()
+        try shared.writeManaged(#"{"user-settings.disallow": ["action.allowed", "log.level"]}"#)
+        #expect(try shared.load()["log.level"]?.isLocked == true)
+    }
+
     @Test(arguments: [
         ("{\"log.level\": \"info\"", "not valid JSON"),
         ("{\n \"a\": 1,\n \"b\": tru\n}", "line 3"),

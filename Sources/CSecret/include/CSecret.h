@@ -49,10 +49,9 @@ void vigil_secret_error_free(GError *error);
 /// call then reports why).
 int vigil_secret_warm_up(void);
 
-/// Whether the default collection (where Vigil stores) is locked: 1 locked, 0 open, -1 when
-/// there is none or the service cannot be asked (then *error may say why). Reads no item and
-/// shows no unlock prompt.
-int vigil_secret_default_locked(GError **error);
+/// The item of (account, kind), found by a search that reads no secret and shows no prompt: 0
+/// none, 1 there and readable, 2 there in a locked collection, -1 on error (in *error).
+int vigil_secret_item_state(const char *account, const char *kind, GError **error);
 
 /// A process holding secrets leaves no core dump and cannot be read by ptrace or /proc/PID/mem by
 /// other processes of the same user: RLIMIT_CORE 0 (also for its children) and not dumpable.
