@@ -317,7 +317,7 @@ let package = Package(
             name: "vigil-simulator",
             dependencies: [
                 "VigilAccounts", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilSimulator", "VigilSuite",
-                "VigilCommandLine",
+                "VigilCommandLine", "VigilText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings,

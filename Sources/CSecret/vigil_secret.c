@@ -60,17 +60,14 @@ const char *vigil_secret_load_error(void) { return vigil_lazy_library_error(&vig
 static void vigil_secret_require(void) { vigil_lazy_library_require(&vigil_secret_library); }
 
 /// Vigil's schema: one secret per (account, kind). The name is what other tools see in the keyring.
+#define VIGIL_SECRET_SCHEMA(flags)                                                                                  \
+    {                                                                                                               \
+        "org.vigil.Secret", (flags), {{"account", SECRET_SCHEMA_ATTRIBUTE_STRING}, {"kind", SECRET_SCHEMA_ATTRIBUTE_STRING}, {NULL, 0}}, 0, NULL, \
+            NULL, NULL, NULL, NULL, NULL, NULL,                                                                     \
+    }
+
 static const SecretSchema *vigil_secret_schema(void) {
-    static const SecretSchema schema = {
-        "org.vigil.Secret",
-        SECRET_SCHEMA_NONE,
-        {
-            {"account", SECRET_SCHEMA_ATTRIBUTE_STRING},
-            {"kind", SECRET_SCHEMA_ATTRIBUTE_STRING},
-            {NULL, 0},
-        },
-        0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    };
+    static const SecretSchema schema = VIGIL_SECRET_SCHEMA(SECRET_SCHEMA_NONE);
     return &schema;
 }
 
@@ -78,16 +75,7 @@ static const SecretSchema *vigil_secret_schema(void) {
 /// with its attributes hashed, and the schema's name (`xdg:schema`) may not be among them;
 /// `account` and `kind` match.
 static const SecretSchema *vigil_secret_search_schema(void) {
-    static const SecretSchema schema = {
-        "org.vigil.Secret",
-        SECRET_SCHEMA_DONT_MATCH_NAME,
-        {
-            {"account", SECRET_SCHEMA_ATTRIBUTE_STRING},
-            {"kind", SECRET_SCHEMA_ATTRIBUTE_STRING},
-            {NULL, 0},
-        },
-        0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    };
+    static const SecretSchema schema = VIGIL_SECRET_SCHEMA(SECRET_SCHEMA_DONT_MATCH_NAME);
     return &schema;
 }
 
