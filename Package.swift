@@ -60,6 +60,7 @@ let package = Package(
         .library(name: "VigilSecrets", targets: ["VigilSecrets"]),
         .library(name: "VigilStore", targets: ["VigilStore"]),
         .library(name: "VigilAccounts", targets: ["VigilAccounts"]),
+        .library(name: "VigilServerCheck", targets: ["VigilServerCheck"]),
         .library(name: "VigilLogging", targets: ["VigilLogging"]),
         .library(name: "VigilSettings", targets: ["VigilSettings"]),
         .library(name: "VigilRules", targets: ["VigilRules"]),
@@ -182,6 +183,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A server's own setup, outside in (`vigil server check`): the TLS versions and suites it accepts,
+        // found by handshakes, and the findings they allow. Never logs in, never sends a credential.
+        .target(
+            name: "VigilServerCheck",
+            dependencies: ["VigilErrors", "VigilText", "VigilHTTP", "VigilCertificates"],
+            swiftSettings: strictSettings
+        ),
         // Accounts: setup with certificate review, check, login again, move, logout and removal, tokens and
         // their refresh, the approvals' audit.
         .target(
@@ -293,6 +301,7 @@ let package = Package(
             name: "vigil",
             dependencies: [
                 "VigilText",
+                "VigilServerCheck",
                 "VigilCertificates",
                 "VigilHTTP",
                 "VigilStore",

@@ -14,7 +14,8 @@ set -euo pipefail
 # completion scripts are tried in the shells they are for. krb5-kdc, krb5-admin-server
 # (kadmin.local) and krb5-user (kinit, klist): a Kerberos realm of the tests' own on loopback, for
 # Squid's negotiate_kerberos_auth (klist also tells a user whose ticket is missing or expired).
-packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-0 libsecret-1-dev gnome-keyring dbus dbus-daemon openssl publicsuffix python3 pkg-config curl bsdutils chromium libnss3-tools sqlite3 zlib1g-dev nginx-light softhsm2 libengine-pkcs11-openssl libpacparser1 bubblewrap libglib2.0-bin gsettings-desktop-schemas squid-openssl apache2-utils python3-cryptography iproute2 nftables systemd dpkg-dev lintian debootstrap zsh fish krb5-kdc krb5-admin-server krb5-user)
+# sslscan: the anchor `vigil server check`'s scan is compared with on the same nginx.
+packages=(libssl-dev libcurl4-openssl-dev libsqlite3-dev libsecret-1-0 libsecret-1-dev gnome-keyring dbus dbus-daemon openssl publicsuffix python3 pkg-config curl bsdutils chromium libnss3-tools sqlite3 zlib1g-dev nginx-light softhsm2 libengine-pkcs11-openssl libpacparser1 bubblewrap libglib2.0-bin gsettings-desktop-schemas squid-openssl apache2-utils python3-cryptography iproute2 nftables systemd dpkg-dev lintian debootstrap zsh fish krb5-kdc krb5-admin-server krb5-user sslscan)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -73,11 +73,36 @@ static int vigil_capture_index(void) {
     return index;
 }
 /* A failed handshake step: was it because the peer does not speak TLS? By OpenSSL's reason code. */
+static void vigil_tls_read_session(const SSL *ssl, vigil_tls_session *out) {
+    memset(out, 0, sizeof *out);
+    out->version_code = SSL_version(ssl);
+    const SSL_CIPHER *cipher = SSL_get_current_cipher(ssl);
+    if (cipher) {
+        out->cipher = SSL_CIPHER_get_name(cipher);
+        out->standard = SSL_CIPHER_standard_name(cipher);
+    }
+    int group = SSL_get_negotiated_group((SSL *)ssl);
+    if (group != 0) out->group = SSL_group_to_name((SSL *)ssl, group);
+    EVP_PKEY *key = NULL;
+    if (SSL_get_peer_tmp_key((SSL *)ssl, &key) == 1 && key) {
+        out->ephemeral_bits = EVP_PKEY_get_bits(key);
+        out->ephemeral_type = EVP_PKEY_get0_type_name(key);
+        EVP_PKEY_free(key);
+    }
+}
+
 static void vigil_capture_info(const SSL *ssl, int where, int ret) {
     /* An alert the peer sent (SSL_CB_READ_ALERT: both bits; SSL_CB_WRITE_ALERT shares one). */
     if ((where & SSL_CB_READ_ALERT) == SSL_CB_READ_ALERT && (ret & 0xff) != 0) {
         vigil_tls_capture *alerted = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
         if (alerted && !alerted->proxy_was_last && ssl == alerted->server_ssl) alerted->alert_received = ret & 0xff;
+        return;
+    }
+    if (where & SSL_CB_HANDSHAKE_DONE) {
+        /* What was agreed, read while the SSL object exists (libcurl does not hand it out after a
+           connect-only transfer): the last handshake is the server's (an https proxy's comes first). */
+        vigil_tls_capture *done = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
+        if (done) vigil_tls_read_session(ssl, &done->session);
         return;
     }
     if (!(where & SSL_CB_EXIT) || ret > 0) return;
@@ -237,4 +262,37 @@ void vigil_tls_capture_release(vigil_tls_capture *capture) {
     free(capture->staple);
     capture->staple = NULL;
     capture->staple_len = 0;
+}
+
+int vigil_tls_capture_session(const vigil_tls_capture *capture, vigil_tls_session *out) {
+    *out = capture->session;
+    return capture->session.version_code != 0 ? 1 : 0;
+}
+
+const char **vigil_tls_suites_for(int version) {
+    SSL_CTX *context = SSL_CTX_new(TLS_client_method());
+    if (!context) return NULL;
+    SSL_CTX_set_security_level(context, 0);
+    SSL_CTX_set_min_proto_version(context, version);
+    SSL_CTX_set_max_proto_version(context, version);
+    const char **names = NULL;
+    if (SSL_CTX_set_cipher_list(context, "ALL:COMPLEMENTOFALL:@SECLEVEL=0") == 1) {
+        SSL *ssl = SSL_new(context);
+        if (ssl) {
+            /* The suites a ClientHello of this version would carry (TLS 1.3's are left out). */
+            STACK_OF(SSL_CIPHER) *offered = SSL_get1_supported_ciphers(ssl);
+            int count = offered ? sk_SSL_CIPHER_num(offered) : 0;
+            names = calloc((size_t)count + 1, sizeof *names);
+            int kept = 0;
+            for (int i = 0; names && i < count; i++) {
+                const SSL_CIPHER *cipher = sk_SSL_CIPHER_value(offered, i);
+                if (strcmp(SSL_CIPHER_get_version(cipher), "TLSv1.3") == 0) continue;
+                names[kept++] = SSL_CIPHER_get_name(cipher);
+            }
+            if (offered) sk_SSL_CIPHER_free(offered);
+            SSL_free(ssl);
+        }
+    }
+    SSL_CTX_free(context);
+    return names;
 }

@@ -71,6 +71,7 @@ package enum CommandHelp {
         "certificates audit": "[<options>]\n[<options>] --check [--live] [--fail-on <level>]",
         "certificates rule-test": "[<options>] <rule> --bookmark <pem> --server <pem>",
         "proxy which": "[<options>] <url>",
+        "server check": "[<options>] <url>",
         "proxy login": "[<options>] <proxy> --user <user>",
         "proxy logout": "[<options>] <proxy>",
         "proxy list": "[<options>]",
@@ -146,6 +147,10 @@ package enum CommandHelp {
                 "Does a renewal rule accept the new certificate?")
         ],
         "proxy which": [Example("vigil proxy which https://cloud.example.com", "Which proxy Vigil would use for this URL, and why.")],
+        "server check": [
+            Example("vigil server check https://cloud.example.com", "The TLS versions and suites the server accepts, and what they allow."),
+            Example("vigil server check https://nas.local:8443 --ca-file corp-ca.pem --json", "A private server, its CA given; JSON for CI."),
+        ],
         "proxy login": [
             Example("vigil proxy login http://proxy.example:3128 --user alice", "Keep the password the proxy asks for (typed, not echoed) in the keyring."),
             Example("printf '%s' \"$PASSWORD\" | vigil proxy login http://proxy.example:3128 --user alice --password-stdin", "The same from a script."),

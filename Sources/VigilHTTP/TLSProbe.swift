@@ -34,6 +34,8 @@ public struct TLSProbe: Sendable {
         /// Whether the server goes on without one: false when it ended the handshake for want of
         /// one, true when the handshake finished without one, nil when it did not ask.
         public var clientCertificateOptional: Bool?
+        /// What a scan's handshake agreed (``TLSOffer``); nil for a judged connection's probe.
+        public var agreement: TLSAgreement?
         /// Which proxy the connection went through (or direct), and why; nil when not known.
         public var via: ProxyUse?
 
@@ -136,11 +138,12 @@ public struct TLSProbe: Sendable {
 
     static func blockingHandshake(
         _ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution] = [], proxy: ProxyConfiguration = .init(),
-        cancellation: TransferCancellation = TransferCancellation()
+        cancellation: TransferCancellation = TransferCancellation(), scan: TLSOffer? = nil
     ) throws -> Handshake {
         var (handshake, via) = try proxy.throughRoute(scheme: "https", host: endpoint.host, port: endpoint.port) { choice, kept in
             try blockingHandshake(
-                endpoint, timeout: timeout, resolve: resolve, through: choice, kept: kept, environment: proxy.environment, cancellation: cancellation)
+                endpoint, timeout: timeout, resolve: resolve, through: choice, kept: kept, environment: proxy.environment, cancellation: cancellation,
+                scan: scan)
         }
         handshake.via = via
         return handshake
@@ -148,7 +151,7 @@ public struct TLSProbe: Sendable {
 
     static func blockingHandshake(
         _ endpoint: Endpoint, timeout: Duration, resolve: [HostResolution], through choice: ProxyChoice, kept: ProxyCredential?, environment: [String: String],
-        cancellation: TransferCancellation
+        cancellation: TransferCancellation, scan: TLSOffer? = nil
     ) throws -> Handshake {
         let handle = try Self.curlHandle()
         defer { vigil_curl_easy_cleanup(handle) }
@@ -193,6 +196,12 @@ public struct TLSProbe: Sendable {
             try Curl.set(handle, CURLOPT_SSL_VERIFYHOST, 0)
             // Let weak servers complete the handshake so they can be inspected and judged.
             try Curl.set(handle, CURLOPT_SSL_CIPHER_LIST, text: "DEFAULT:@SECLEVEL=0")
+            if let scan {
+                // A scan's handshake: exactly this version and these suites.
+                try Curl.set(handle, CURLOPT_SSLVERSION, scan.version.curlExactly)
+                try Curl.set(handle, CURLOPT_SSL_CIPHER_LIST, text: scan.ciphers + ":@SECLEVEL=0")
+                try Curl.set(handle, CURLOPT_TLS13_CIPHERS, text: scan.tls13Suites)
+            }
             try cancellation.watch(handle)
             return vigil_curl_easy_perform(handle)
         }
@@ -224,6 +233,19 @@ public struct TLSProbe: Sendable {
             throw error(for: code, detail: detail, origin: endpoint.description, notTLS: capture.pointee.not_tls != 0)
         }
         let chain = try capturedChain(capture)
+        if scan != nil {
+            // A scan reads what was agreed (an anonymous suite has no chain at all).
+            var session = vigil_tls_session()
+            guard vigil_tls_capture_session(capture, &session) == 1 else {
+                throw HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake completed, and its session cannot be read.")
+            }
+            var scanned = Handshake(
+                chain: chain, protocolVersion: capture.pointee.version.map { String(cString: $0) } ?? "unknown",
+                negotiated: TLSProtocolVersion(openSSLCode: Int(session.version_code)), cipher: session.cipher.map { String(cString: $0) } ?? "unknown",
+                remoteAddress: endpoint.host, staple: stapled(capture))
+            scanned.agreement = TLSAgreement(session)
+            return scanned
+        }
         guard !chain.isEmpty else {
             throw HTTPError(.handshakeFailed, "\(endpoint): the TLS handshake completed without a server certificate.")
         }

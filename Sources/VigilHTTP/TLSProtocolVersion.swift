@@ -29,6 +29,26 @@ public enum TLSProtocolVersion: String, Sendable, Hashable, Comparable, CaseIter
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
+    /// OpenSSL's protocol number (`SSL_version`).
+    var openSSLCode: Int {
+        switch self {
+        case .tls10: 0x0301
+        case .tls11: 0x0302
+        case .tls12: 0x0303
+        case .tls13: 0x0304
+        }
+    }
+
+    /// libcurl's CURLOPT_SSLVERSION value for "this version and no other" (a scan's offer).
+    var curlExactly: Int {
+        switch self {
+        case .tls10: return curlMinimum | Int(CURL_SSLVERSION_MAX_TLSv1_0)
+        case .tls11: return curlMinimum | Int(CURL_SSLVERSION_MAX_TLSv1_1)
+        case .tls12: return curlMinimum | Int(CURL_SSLVERSION_MAX_TLSv1_2)
+        case .tls13: return curlMinimum | Int(CURL_SSLVERSION_MAX_TLSv1_3)
+        }
+    }
+
     /// libcurl's CURLOPT_SSLVERSION value for "this version or later".
     var curlMinimum: Int {
         switch self {

@@ -12,7 +12,8 @@ struct Vigil: AsyncParsableCommand {
         abstract: "Security and certificate inspection for file-sync cloud clients.",
         version: UserAgent.appVersion,
         subcommands: [
-            Inspect.self, AccountCommand.self, Certificates.self, ProxyCommand.self, Config.self, Log.self, Simulator.self, Simulate.self, Conformance.self,
+            Inspect.self, AccountCommand.self, Certificates.self, ServerCommand.self, ProxyCommand.self, Config.self, Log.self, Simulator.self, Simulate.self,
+            Conformance.self,
         ]
     )
 

@@ -13,9 +13,46 @@ package final class RunningNginx: @unchecked Sendable {  // immutable after init
     /// Listens on 127.0.0.1 with the testcerts case `certificate`, asks for client certificates
     /// from `clientCA` (`verify`: `on` or `optional`), and passes requests to `upstream`
     /// (verified against the test CA).
-    package init(upstream: String, certificate: String = "valid-127.0.0.1", clientCA: String = TestPaths.testcert("client-ca.pem"), verify: String = "on")
-        throws
-    {
+    package convenience init(
+        upstream: String, certificate: String = "valid-127.0.0.1", clientCA: String = TestPaths.testcert("client-ca.pem"), verify: String = "on"
+    ) throws {
+        try self.init { port in
+            """
+            listen 127.0.0.1:\(port) ssl;
+            ssl_certificate \(TestPaths.testcert("\(certificate)-chain.pem"));
+            ssl_certificate_key \(TestPaths.testcert("\(certificate).key"));
+            ssl_client_certificate \(clientCA);
+            ssl_verify_client \(verify);
+            location / {
+                proxy_pass \(upstream);
+                proxy_ssl_trusted_certificate \(TestPaths.caBundle);
+                proxy_ssl_verify on;
+                proxy_set_header X-SSL-Client-Subject $ssl_client_s_dn;
+            }
+            """
+        }
+    }
+
+    /// A plain TLS server (it answers 200 to everything) with these `ssl_*` directives: a real
+    /// server's configuration for `vigil server check` to scan (`protocols`, `ciphers` in
+    /// OpenSSL's syntax, a `dhparam` file, server order).
+    package convenience init(protocols: String, ciphers: String, dhparam: String? = nil, preferServerCiphers: Bool = true) throws {
+        try self.init { port in
+            """
+            listen 127.0.0.1:\(port) ssl;
+            ssl_certificate \(TestPaths.testcert("valid-127.0.0.1-chain.pem"));
+            ssl_certificate_key \(TestPaths.testcert("valid-127.0.0.1.key"));
+            ssl_protocols \(protocols);
+            ssl_ciphers \(ciphers);
+            ssl_prefer_server_ciphers \(preferServerCiphers ? "on" : "off");
+            \(dhparam.map { "ssl_dhparam \($0);" } ?? "")
+            location / { return 200 "ok"; }
+            """
+        }
+    }
+
+    /// nginx with one server block, `block(port)`, on a free loopback port.
+    private init(block: (Int) -> String) throws {
         directory = try TestPaths.temporaryDirectory()
         for name in ["logs", "temp"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(name), withIntermediateDirectories: true)
@@ -36,17 +73,7 @@ package final class RunningNginx: @unchecked Sendable {  // immutable after init
                 uwsgi_temp_path \(path)/temp/uwsgi;
                 scgi_temp_path \(path)/temp/scgi;
                 server {
-                    listen 127.0.0.1:\(port) ssl;
-                    ssl_certificate \(TestPaths.testcert("\(certificate)-chain.pem"));
-                    ssl_certificate_key \(TestPaths.testcert("\(certificate).key"));
-                    ssl_client_certificate \(clientCA);
-                    ssl_verify_client \(verify);
-                    location / {
-                        proxy_pass \(upstream);
-                        proxy_ssl_trusted_certificate \(TestPaths.caBundle);
-                        proxy_ssl_verify on;
-                        proxy_set_header X-SSL-Client-Subject $ssl_client_s_dn;
-                    }
+            \(block(port))
                 }
             }
             """

@@ -38,6 +38,23 @@ CURLcode vigil_curl_getinfo_long(CURL *h, CURLINFO i, long *v);
 CURLcode vigil_curl_getinfo_string(CURL *h, CURLINFO i, char **v);
 CURLcode vigil_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v);
 
+/// What a finished handshake agreed, read from the connection's own SSL object (a scan's answer:
+/// the suite by OpenSSL's and IANA's names, the key exchange group, the server's ephemeral key).
+typedef struct vigil_tls_session {
+    int version_code;            /* SSL_version */
+    const char *cipher;          /* OpenSSL's name, static */
+    const char *standard;        /* IANA's name (RFC), static; NULL when OpenSSL has none */
+    const char *group;           /* the key exchange group (x25519, secp256r1, ffdhe2048...), static; NULL */
+    int ephemeral_bits;          /* the server's ephemeral key (a DH group's size); 0 when none */
+    const char *ephemeral_type;  /* "DH", "X25519", "EC"...; static; NULL */
+} vigil_tls_session;
+/// The TLS 1.2-and-older suites this OpenSSL can offer at security level 0 (`ALL:COMPLEMENTOFALL`),
+/// by OpenSSL's names, for `version` (0x0301 to 0x0303): a NULL-terminated array, each string
+/// static; free the array (not the strings) with free(). NULL when OpenSSL cannot say.
+const char **vigil_tls_suites_for(int version);
+
+
+
 typedef size_t (*vigil_curl_data_callback)(char *data, size_t size, size_t count, void *context);
 /// CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION with its data pointer.
 CURLcode vigil_curl_setopt_callback(CURL *h, CURLoption function, vigil_curl_data_callback callback, CURLoption data, void *context);
@@ -79,6 +96,8 @@ typedef struct vigil_tls_capture {
     int proxy_was_last;
     /* The negotiated protocol as OpenSSL's number (SSL_version: TLS1_2_VERSION...), 0 unknown. */
     int version_code;
+    /* What the last completed handshake agreed (read at SSL_CB_HANDSHAKE_DONE); version_code 0: none. */
+    vigil_tls_session session;
     /* The handshake failed because the peer's bytes are not TLS records (a plain-HTTP port):
        from OpenSSL's error code, read in the info callback before curl drains the queue. */
     int not_tls;
@@ -123,6 +142,8 @@ int vigil_tls_capture_set_identity(vigil_tls_capture *capture, const unsigned ch
 int vigil_tls_capture_set_token_identity(vigil_tls_capture *capture, const unsigned char *const *der, const int *lengths, int count,
                                          const char *uri, const char *pin);
 int vigil_tls_capture_count(const vigil_tls_capture *capture);
+/// 1 when a handshake completed, what it agreed in `out`.
+int vigil_tls_capture_session(const vigil_tls_capture *capture, vigil_tls_session *out);
 /// DER of the i-th certificate sent; free with vigil_tls_free_der.
 int vigil_tls_capture_der(const vigil_tls_capture *capture, int i, unsigned char **der);
 void vigil_tls_free_der(unsigned char *der);

@@ -1,0 +1,95 @@
+public import FoundationEssentials
+public import VigilCertificates
+public import VigilHTTP
+
+/// `vigil server check URL`: the server's own TLS setup, outside in. The certificate as `inspect`
+/// judges it (with an expiry threshold), then the scan of versions and suites (``TLSScan``) and
+/// what they allow (``TLSFindings``). Connect-only handshakes: no request, no credential, ever.
+public struct ServerCheck: Sendable {
+    /// What was found, as the JSON report says it (docs/cli.md).
+    public struct Report: Sendable, Codable {
+        /// The report's format (1).
+        public var schemaVersion = 1
+        /// The server, `https://host[:port]`.
+        public var server: String
+        /// When the check ran (ISO 8601).
+        public var checkedAt: String
+        /// The way the handshakes went (a proxy and why, or direct).
+        public var via: String?
+        /// The certificate: trusted or not, why not, and when it expires.
+        public var certificate: Certificate
+        /// Each version, oldest first, with the suites accepted in it.
+        public var versions: [TLSScan.Version]
+        /// Every finding, the most serious first.
+        public var findings: [ServerFinding]
+
+        /// The certificate part of the report.
+        public struct Certificate: Sendable, Codable {
+            /// Whether the chain is trusted for the server's name.
+            public var trusted: Bool
+            /// Why not, when not.
+            public var reasons: [String]
+            /// The leaf's subject.
+            public var subject: String
+            /// The leaf's SHA-256 fingerprint.
+            public var sha256: String
+            /// The leaf's notAfter (ISO 8601).
+            public var notAfter: String?
+        }
+
+        /// The most serious level found; nil when nothing was.
+        public var worst: ServerFinding.Level? { findings.map(\.level).max() }
+    }
+
+    /// How the handshakes are made.
+    public var probe: TLSProbe
+    /// What judges the certificate.
+    public var evaluator: TrustEvaluator
+    /// A certificate that expires within this many days is a warning.
+    public var expiryWarningDays = 30
+
+    /// A check through `probe`, judging the certificate with `evaluator`.
+    public init(probe: TLSProbe, evaluator: TrustEvaluator) {
+        self.probe = probe
+        self.evaluator = evaluator
+    }
+
+    /// Checks `url`'s server. Throws ``ServerCheckError`` when it cannot be checked at all.
+    public func run(_ url: String, now: Date = Date()) async throws -> Report {
+        guard url.lowercased().hasPrefix("https://"), let endpoint = try? Endpoint(url: url) else {
+            throw ServerCheckError(.invalidURL, "\(url) is not an https URL.")
+        }
+        let handshake: TLSProbe.Handshake
+        do {
+            handshake = try await probe.handshake(with: endpoint)
+        } catch let error as HTTPError where error.reachedNothing || error.code == .proxy || error.proxyChallenge != nil {
+            throw ServerCheckError(.unreachable, error.reason)
+        } catch let error as HTTPError where error.code == .notTLS {
+            throw ServerCheckError(.notTLS, error.reason)
+        }
+        let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
+        let leaf = handshake.chain.first
+        var findings: [ServerFinding] = []
+        if !evaluation.verdict.isTrusted {
+            findings.append(
+                ServerFinding(
+                    "certificate-untrusted", .error,
+                    "The certificate is not trusted: " + evaluation.verdict.reasons.map(\.message).joined(separator: " ")))
+        } else if let notAfter = leaf?.notAfter, notAfter.timeIntervalSince(now) < Double(expiryWarningDays) * 86_400 {
+            findings.append(
+                ServerFinding(
+                    "certificate-expires-soon", .warning, "The certificate expires on \(notAfter.formatted(.iso8601)), in under \(expiryWarningDays) days."))
+        }
+        let versions = try await TLSScan(probe: probe).run(endpoint)
+        findings += TLSFindings.judge(versions)
+        return Report(
+            server: endpoint.description, checkedAt: now.formatted(.iso8601), via: handshake.via?.description,
+            certificate: .init(
+                trusted: evaluation.verdict.isTrusted, reasons: evaluation.verdict.reasons.map(\.message), subject: leaf?.subject ?? "",
+                sha256: leaf?.sha256Fingerprint ?? "", notAfter: leaf?.notAfter.map { $0.formatted(.iso8601) }),
+            versions: versions,
+            // The most serious first; in found order within a level (never a hash table's).
+            findings: findings.enumerated().sorted { $0.element.level != $1.element.level ? $0.element.level > $1.element.level : $0.offset < $1.offset }
+                .map(\.element))
+    }
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import FoundationEssentials
+import VigilAccounts
+import VigilCertificates
+import VigilCommandLine
+import VigilHTTP
+import VigilLogging
+import VigilServerCheck
+import VigilText
+
+extension Vigil {
+    /// `vigil server check URL`: the server's own TLS setup, outside in (docs/cli.md).
+    struct ServerCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "server", abstract: "Check a server's own setup: the TLS versions and suites it accepts, and what they allow.",
+            subcommands: [Check.self])
+
+        struct Check: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Scan a server's TLS setup by handshakes (no request, no credential) and judge it.",
+                usage: CommandHelp.usage("server check"),
+                discussion: CommandHelp.discussion(
+                    "server check",
+                    """
+                    The certificate is judged as inspect judges it. Then, for TLS 1.0 to 1.3, whether the server accepts the \
+                    version and every suite it accepts in it (by IANA name), found the way sslscan finds them: every suite \
+                    this machine's OpenSSL has is offered, and the one the server chose taken away, one handshake at a time, \
+                    one connection at a time; whether its own order decides; the key exchange group and a Diffie-Hellman \
+                    group's size. Findings are named for what they allow (SWEET32, RC4, no forward secrecy, LOGJAM...), \
+                    each with the nginx and Apache directive that fixes it. Connections go through the configured proxy.
+
+                    Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it, 2 the server could not be \
+                    checked (unreachable, not TLS), 64 usage error.
+                    """))
+
+            @Argument(help: "The server, https://HOST[:PORT].") var url: String
+            @Option(
+                name: .customLong("ca-file"), help: "Judge the certificate against only the CAs in this PEM file (repeatable).",
+                completion: Completions.file)
+            var caFiles: [String] = []
+            @Option(help: "Exit 1 for a finding at this level or above: notice, warning or error.") var failOn: String = "warning"
+            @Option(help: "Seconds each handshake may take.") var timeout: Double = 5
+            @Flag(help: "JSON instead of text (docs/cli.md).") var json = false
+            @OptionGroup(title: "Log options") var logOptions: LogOptions
+
+            func validate() throws {
+                guard ServerFinding.Level(rawValue: failOn) != nil else { throw ValidationError("--fail-on must be notice, warning or error.") }
+                guard timeout > 0, timeout <= 120 else { throw ValidationError("--timeout must be from 0 to 120 seconds.") }
+            }
+
+            func run() async throws {
+                EarlyWork.transfers()
+                let (settings, logger) = try CommandContext.start(logOptions)
+                let report: ServerCheck.Report
+                do {
+                    let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, proxy: ProxyConfiguration(settings: settings))
+                    report = try await ServerCheck(probe: probe, evaluator: TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)).run(url)
+                } catch {
+                    throw CommandFailure(error)
+                }
+                if json {
+                    print(try JSONOutput.text(report))
+                } else {
+                    print(Self.text(report), terminator: "")
+                }
+                if let worst = report.worst, let threshold = ServerFinding.Level(rawValue: failOn), worst >= threshold {
+                    throw ExitCode(ExitStatus.untrusted)
+                }
+            }
+
+            /// The report for a person: the summary first, then the versions and suites, then the findings with what to do.
+            static func text(_ report: ServerCheck.Report) -> String {
+                func t(_ text: String) -> String { SafeText.escaped(text) }
+                var lines: [String] = []
+                let worst = report.worst.map {
+                    "\($0.rawValue.uppercased()): \(report.findings.filter { $0.level == report.worst }.count) finding(s) at this level"
+                }
+                lines.append("\(t(report.server)): \(worst ?? "no finding")")
+                lines.append(
+                    "  certificate: \(report.certificate.trusted ? "trusted" : "NOT TRUSTED"), \(t(report.certificate.subject)), expires \(report.certificate.notAfter ?? "?")"
+                )
+                if let via = report.via { lines.append("  via: \(t(via))") }
+                for version in report.versions {
+                    guard version.accepted else {
+                        lines.append("  \(version.version): not accepted")
+                        continue
+                    }
+                    let order = version.serverOrder.map { $0 ? "the server's order" : "the client's order" } ?? "one suite"
+                    lines.append("  \(version.version): accepted, \(version.suites.count) suite(s), \(order)")
+                    for suite in version.suites {
+                        // A Diffie-Hellman group's size matters (LOGJAM); a named curve's is its name.
+                        let key =
+                            suite.ephemeralKey.map { $0 == "DH" ? " DH \(suite.ephemeralBits) bits" : suite.group == nil ? " \($0)" : "" }
+                            ?? " (no ephemeral key)"
+                        lines.append("    \(t(suite.ianaName))\(suite.group.map { " \(t($0))" } ?? "")\(key)")
+                    }
+                }
+                for finding in report.findings {
+                    lines.append("[\(finding.level.rawValue)] \(finding.code): \(t(finding.message))")
+                    if let nginx = finding.nginx { lines.append("    nginx:  \(t(nginx))") }
+                    if let apache = finding.apache { lines.append("    apache: \(t(apache))") }
+                }
+                return lines.joined(separator: "\n") + "\n"
+            }
+        }
+    }
+}

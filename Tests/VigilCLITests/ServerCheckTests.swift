@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import VigilTestSupport
+
+/// `vigil server check` against Debian's nginx in real configurations, its accepted versions and
+/// suites compared with Debian's sslscan on the same server (not Vigil's code): the same sets.
+@Suite(
+    "vigil server check", .serialized,
+    .enabled(if: RunningNginx.isInstalled && FileManager.default.isExecutableFile(atPath: "/usr/bin/sslscan"), "needs nginx and sslscan: run `make test`"))
+struct ServerCheckTests {
+    /// (version, OpenSSL suite name) as sslscan's XML lists them (`TLSv1.2`, `AES128-SHA`).
+    static func sslscan(_ port: Int) throws -> Set<String> {
+        let result = try CommandRunner.run("/usr/bin/sslscan", ["--no-colour", "--xml=-", "127.0.0.1:\(port)"])
+        var found: Set<String> = []
+        for line in result.standardOutput.split(separator: "\n") where line.contains("<cipher ") {
+            func attribute(_ name: String) -> String? {
+                line.range(of: " \(name)=\"").map { line[$0.upperBound...].prefix { $0 != "\"" } }.map(String.init)
+            }
+            if let version = attribute("sslversion"), let cipher = attribute("cipher") { found.insert("\(version) \(cipher)") }
+        }
+        return found
+    }
+
+    /// The same pairs from `vigil server check --json`.
+    static func vigil(_ port: Int) throws -> (status: Int32, pairs: Set<String>, codes: Set<String>, report: [String: Any]) {
+        let result = try CommandRunner.vigil(["server", "check", "https://127.0.0.1:\(port)", "--ca-file", TestPaths.caBundle, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardError)")
+        var pairs: Set<String> = []
+        for version in report["versions"] as? [[String: Any]] ?? [] {
+            let name = (version["version"] as? String ?? "").replacingOccurrences(of: "TLS ", with: "TLSv")
+            for suite in version["suites"] as? [[String: Any]] ?? [] { pairs.insert("\(name) \(suite["openSSLName"] as? String ?? "")") }
+        }
+        let codes = Set((report["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String })
+        return (result.status, pairs, codes, report)
+    }
+
+    /// TLS 1.0 to 1.2 with RSA key exchange, CBC suites and a 1024-bit DH group, as an old
+    /// server is set up (Debian's OpenSSL 3.0 has no 3DES left to offer).
+    @Test func aLegacyServerIsFoundAsSslscanFindsItAndJudged() throws {
+        let directory = try TestPaths.temporaryDirectory().path
+        try CommandRunner.openssl(["dhparam", "-out", "dh1024.pem", "1024"], in: URL(fileURLWithPath: directory))
+        let nginx = try RunningNginx(
+            protocols: "TLSv1 TLSv1.1 TLSv1.2",
+            ciphers: "\"AES128-SHA:AES256-SHA:ECDHE-RSA-AES128-SHA:DHE-RSA-AES128-SHA:ECDHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0\"",
+            dhparam: directory + "/dh1024.pem")
+        let expected = try Self.sslscan(nginx.port)
+        let found = try Self.vigil(nginx.port)
+        #expect(!expected.isEmpty && found.pairs == expected, "vigil: \(found.pairs.sorted())\nsslscan: \(expected.sorted())")
+        #expect(found.status == 1, "a finding at warning or above")
+        #expect(
+            found.codes.isSuperset(of: ["protocol-tls10", "protocol-tls11", "no-forward-secrecy", "weak-dh", "cbc-suites", "no-tls13"]), "\(found.codes)")
+        #expect(found.report["schemaVersion"] as? Int == 1)
+        nginx.stop()
+    }
+
+    /// Mozilla's intermediate profile: TLS 1.2 and 1.3, ECDHE with AEAD suites only: nothing above a notice.
+    @Test func aModernServerHasNothingToFix() throws {
+        let nginx = try RunningNginx(
+            protocols: "TLSv1.2 TLSv1.3", ciphers: "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305",
+            preferServerCiphers: false)
+        let expected = try Self.sslscan(nginx.port)
+        let found = try Self.vigil(nginx.port)
+        #expect(found.pairs == expected, "vigil: \(found.pairs.sorted())\nsslscan: \(expected.sorted())")
+        #expect(found.status == 0 && found.codes.isEmpty, "\(found.codes)")
+        nginx.stop()
+    }
+
+    /// Nothing answered, or something that is not TLS: exit 2 with the code, never a verdict.
+    @Test func aServerThatCannotBeCheckedIsExitTwo() throws {
+        let closed = try CommandRunner.vigil(["server", "check", "https://127.0.0.1:\(closedLoopbackPort())"])
+        #expect(closed.status == 2 && closed.errorCode == "ServerCheckError unreachable", "\(closed.standardError)")
+        let usage = try CommandRunner.vigil(["server", "check", "https://127.0.0.1:1", "--fail-on", "bogus"])
+        #expect(usage.status == 64)
+    }
+}
