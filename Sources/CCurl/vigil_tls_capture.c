@@ -81,6 +81,8 @@ static void vigil_tls_read_session(const SSL *ssl, vigil_tls_session *out) {
         out->cipher = SSL_CIPHER_get_name(cipher);
         out->standard = SSL_CIPHER_standard_name(cipher);
     }
+    out->secure_renegotiation = SSL_version(ssl) >= TLS1_3_VERSION ? 1 : (int)SSL_get_secure_renegotiation_support((SSL *)ssl);
+    out->compression = SSL_get_current_compression((SSL *)ssl) != NULL ? 1 : 0;
     int group = SSL_get_negotiated_group((SSL *)ssl);
     if (group != 0) out->group = SSL_group_to_name((SSL *)ssl, group);
     EVP_PKEY *key = NULL;

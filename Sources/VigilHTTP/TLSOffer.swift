@@ -55,6 +55,10 @@ public struct TLSAgreement: Sendable, Hashable, Codable {
     public var ephemeralKey: String?
     /// The ephemeral key's size in bits (a Diffie-Hellman group's size); 0 without one.
     public var ephemeralBits: Int
+    /// The server supports secure renegotiation (RFC 5746); always true for TLS 1.3, which has none.
+    public var secureRenegotiation: Bool
+    /// TLS compression was agreed (CRIME).
+    public var compression: Bool
 
     init(_ session: vigil_tls_session) {
         let openSSL = session.cipher.map { String(cString: $0) } ?? "unknown"
@@ -64,6 +68,8 @@ public struct TLSAgreement: Sendable, Hashable, Codable {
         group = session.group.map { String(cString: $0) }
         ephemeralKey = session.ephemeral_type.map { String(cString: $0) }
         ephemeralBits = Int(session.ephemeral_bits)
+        secureRenegotiation = session.secure_renegotiation != 0
+        compression = session.compression != 0
     }
 }
 

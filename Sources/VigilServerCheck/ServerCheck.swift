@@ -80,6 +80,14 @@ public struct ServerCheck: Sendable {
                 ServerFinding(
                     "certificate-expires-soon", .warning, "The certificate expires on \(notAfter.formatted(.iso8601)), in under \(expiryWarningDays) days."))
         }
+        // A certificate that names an OCSP responder, and no stapled answer: every client must
+        // ask the CA itself (slower, and the CA learns who visits).
+        if let leaf, !leaf.ocspResponders.isEmpty, handshake.staple == nil {
+            findings.append(
+                ServerFinding(
+                    "no-ocsp-stapling", .notice, "The server staples no OCSP answer; its certificate names a responder each client must then ask itself.",
+                    nginx: "ssl_stapling on; ssl_stapling_verify on;", apache: "SSLUseStapling on"))
+        }
         let versions = try await TLSScan(probe: probe).run(endpoint)
         findings += TLSFindings.judge(versions)
         return Report(

@@ -69,6 +69,19 @@ public enum TLSFindings {
                     nginx: "ssl_dhparam /etc/nginx/dhparam.pem;  # openssl dhparam -out /etc/nginx/dhparam.pem 2048, or ffdhe2048 from RFC 7919",
                     apache: "SSLOpenSSLConfCmd DHParameters /etc/apache2/dhparam.pem"))
         }
+        if all.contains(where: { !$0.suite.secureRenegotiation }) {
+            findings.append(
+                ServerFinding(
+                    "insecure-renegotiation", .error,
+                    "Secure renegotiation (RFC 5746) is not supported: a man in the middle can prefix the client's requests with his own (CVE-2009-3555).",
+                    nginx: "(upgrade the server's OpenSSL: every supported one has it)", apache: "SSLInsecureRenegotiation off"))
+        }
+        if all.contains(where: \.suite.compression) {
+            findings.append(
+                ServerFinding(
+                    "tls-compression", .error, "TLS compression is agreed (CRIME: secrets such as cookies are recovered from the compressed sizes).",
+                    nginx: "(OpenSSL built without zlib, as Debian's is)", apache: "SSLCompression off"))
+        }
         // With only strong suites the client's order is Mozilla's advice; with weak ones beside
         // them, a client that prefers a weak one gets it.
         let weak = findings.contains { ["null-cipher", "anonymous", "export", "rc4", "sweet32", "no-forward-secrecy"].contains($0.code) }

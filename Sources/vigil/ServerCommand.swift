@@ -41,6 +41,8 @@ extension Vigil {
             @Option(help: "Exit 1 for a finding at this level or above: notice, warning or error.") var failOn: String = "warning"
             @Option(help: "Seconds each handshake may take.") var timeout: Double = 5
             @Flag(help: "JSON instead of text (docs/cli.md).") var json = false
+            @Option(help: "Also write JUnit XML to this file: one testcase per check, failed at or above --fail-on.", completion: Completions.file)
+            var junit: String?
             @OptionGroup(title: "Log options") var logOptions: LogOptions
 
             func validate() throws {
@@ -57,6 +59,14 @@ extension Vigil {
                     report = try await ServerCheck(probe: probe, evaluator: TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)).run(url)
                 } catch {
                     throw CommandFailure(error)
+                }
+                if let junit {
+                    do {
+                        try Data(report.junit(failOn: ServerFinding.Level(rawValue: failOn) ?? .warning).utf8).write(
+                            to: URL(fileURLWithPath: junit), options: .atomic)
+                    } catch {
+                        throw CommandFailure("cannot write the JUnit report \(junit): \(error)")
+                    }
                 }
                 if json {
                     print(try JSONOutput.text(report))

@@ -47,6 +47,8 @@ typedef struct vigil_tls_session {
     const char *group;           /* the key exchange group (x25519, secp256r1, ffdhe2048...), static; NULL */
     int ephemeral_bits;          /* the server's ephemeral key (a DH group's size); 0 when none */
     const char *ephemeral_type;  /* "DH", "X25519", "EC"...; static; NULL */
+    int secure_renegotiation;    /* RFC 5746 supported by the server (TLS 1.2 and older); 1 for TLS 1.3 */
+    int compression;             /* TLS compression agreed (CRIME) */
 } vigil_tls_session;
 /// The TLS 1.2-and-older suites this OpenSSL can offer at security level 0 (`ALL:COMPLEMENTOFALL`),
 /// by OpenSSL's names, for `version` (0x0301 to 0x0303): a NULL-terminated array, each string

@@ -1,0 +1,51 @@
+extension ServerCheck.Report {
+    /// Every check a report answers, by its finding's code: a JUnit testcase each.
+    public static let checks = [
+        "certificate-untrusted", "certificate-expires-soon", "no-ocsp-stapling", "protocol-tls10", "protocol-tls11", "no-tls13", "null-cipher",
+        "anonymous", "export", "rc4", "sweet32", "no-forward-secrecy", "cbc-suites", "weak-dh", "insecure-renegotiation", "tls-compression",
+        "client-order",
+    ]
+
+    /// JUnit XML as CI renders it: one testcase per check, failed at or above `failOn` (a
+    /// finding below it is written as the testcase's output), the finding's code as the failure's type.
+    public func junit(failOn: ServerFinding.Level) -> String {
+        func escape(_ text: String) -> String {
+            var out = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"": out += "&quot;"
+                case "'": out += "&apos;"
+                case "\n": out += "&#10;"
+                default:
+                    // Characters XML 1.0 cannot carry (C0 controls but tab, DEL, C1, noncharacters) are written out.
+                    let value = scalar.value
+                    if (value < 0x20 && value != 0x09) || (0x7F...0x9F).contains(value) || value == 0xFFFE || value == 0xFFFF {
+                        out += "\\u{\(String(value, radix: 16))}"
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+            return out
+        }
+        let failing = findings.filter { $0.level >= failOn }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"vigil server check\" tests=\"\(Self.checks.count)\" failures=\"\(Set(failing.map(\.code)).count)\">\n"
+        xml += "  <testsuite name=\"\(escape(server))\" tests=\"\(Self.checks.count)\" failures=\"\(Set(failing.map(\.code)).count)\" errors=\"0\">\n"
+        for check in Self.checks {
+            xml += "    <testcase classname=\"server check\" name=\"\(check)\">"
+            let found = findings.filter { $0.code == check }
+            if let first = found.first(where: { $0.level >= failOn }) {
+                let body = found.map { "[\($0.level.rawValue)] \($0.message)" + ($0.nginx.map { "\nnginx: \($0)" } ?? "") }.joined(separator: "\n")
+                xml += "\n      <failure type=\"\(check)\" message=\"\(escape(first.message))\">\(escape(body))</failure>\n    "
+            } else if !found.isEmpty {
+                xml += "\n      <system-out>\(escape(found.map(\.message).joined(separator: "\n")))</system-out>\n    "
+            }
+            xml += "</testcase>\n"
+        }
+        return xml + "  </testsuite>\n</testsuites>\n"
+    }
+}
