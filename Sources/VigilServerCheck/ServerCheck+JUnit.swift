@@ -3,7 +3,7 @@ extension ServerCheck.Report {
     public static let checks = [
         "certificate-untrusted", "certificate-expires-soon", "no-ocsp-stapling", "protocol-tls10", "protocol-tls11", "no-tls13", "null-cipher",
         "anonymous", "export", "rc4", "sweet32", "no-forward-secrecy", "cbc-suites", "weak-dh", "insecure-renegotiation", "tls-compression",
-        "client-order",
+        "client-order", "no-hsts", "hsts-short", "version-leaked", "headers-missing", "maintenance", "upgrade-pending", "data-directory-exposed",
     ]
 
     /// JUnit XML as CI renders it: one testcase per check, failed at or above `failOn` (a

@@ -22,6 +22,10 @@ public struct ServerCheck: Sendable {
         public var versions: [TLSScan.Version]
         /// Every finding, the most serious first.
         public var findings: [ServerFinding]
+        /// What the cloud says of itself in status.php; nil when it is not one (or was not asked).
+        public var cloud: Cloud?
+        /// Why the HTTP checks were not made (an untrusted certificate, status.php unreadable); nil when they were.
+        public var httpNotChecked: String?
 
         /// The certificate part of the report.
         public struct Certificate: Sendable, Codable {
@@ -90,6 +94,13 @@ public struct ServerCheck: Sendable {
         }
         let versions = try await TLSScan(probe: probe).run(endpoint)
         findings += TLSFindings.judge(versions)
+        var cloud: Cloud?
+        var httpNotChecked: String? = "the certificate is not trusted: nothing is sent to it"
+        if evaluation.verdict.isTrusted {
+            let http = await self.http(endpoint)
+            (cloud, httpNotChecked) = (http.cloud, http.problem)
+            findings += http.findings
+        }
         return Report(
             server: endpoint.description, checkedAt: now.formatted(.iso8601), via: handshake.via?.description,
             certificate: .init(
@@ -98,6 +109,6 @@ public struct ServerCheck: Sendable {
             versions: versions,
             // The most serious first; in found order within a level (never a hash table's).
             findings: findings.enumerated().sorted { $0.element.level != $1.element.level ? $0.element.level > $1.element.level : $0.offset < $1.offset }
-                .map(\.element))
+                .map(\.element), cloud: cloud, httpNotChecked: httpNotChecked)
     }
 }

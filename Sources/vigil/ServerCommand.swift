@@ -90,6 +90,11 @@ extension Vigil {
                     "  certificate: \(report.certificate.trusted ? "trusted" : "NOT TRUSTED"), \(t(report.certificate.subject)), expires \(report.certificate.notAfter ?? "?")"
                 )
                 if let via = report.via { lines.append("  via: \(t(via))") }
+                if let cloud = report.cloud {
+                    lines.append(
+                        "  cloud: \(t(cloud.product ?? "a cloud")) \(t(cloud.version ?? "of an unknown version"))\(cloud.edition.map { " (\(t($0)))" } ?? "")")
+                }
+                if let why = report.httpNotChecked { lines.append("  http: not checked: \(t(why))") }
                 for version in report.versions {
                     guard version.accepted else {
                         lines.append("  \(version.version): not accepted")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VigilSimulator
 import VigilTestSupport
 
 /// `vigil server check` against Debian's nginx in real configurations, its accepted versions and
@@ -69,7 +70,7 @@ struct ServerCheckTests {
     @Test func aModernServerHasNothingToFix() throws {
         let nginx = try RunningNginx(
             protocols: "TLSv1.2 TLSv1.3", ciphers: "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305",
-            preferServerCiphers: false)
+            preferServerCiphers: false, extra: "add_header Strict-Transport-Security \"max-age=31536000; includeSubDomains\" always; server_tokens off;")
         let expected = try Self.sslscan(nginx.port)
         let found = try Self.vigil(nginx.port)
         #expect(found.pairs == expected, "vigil: \(found.pairs.sorted())\nsslscan: \(expected.sorted())")
@@ -77,6 +78,21 @@ struct ServerCheckTests {
         #expect(found.status == 0 && found.codes.isSubset(of: ["no-ocsp-stapling"]), "\(found.codes)")
         #expect(!found.codes.contains("insecure-renegotiation") && !found.codes.contains("tls-compression"))
         nginx.stop()
+    }
+
+    /// The cloud itself, on the simulator: what status.php says (product, version), HSTS missing,
+    /// the setup checks' headers missing; maintenance mode said as such.
+    @Test func theCloudSaysWhatItIsAndMaintenanceIsSaid() async throws {
+        for (scenario, expected) in [("valid", "no-hsts"), ("maintenance", "maintenance")] {
+            try await withRunningSimulator(scenario) { (running) async throws in
+                let result = try await CommandRunner.vigilDetached(["server", "check", running.url(path: ""), "--ca-file", TestPaths.caBundle, "--json"])
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardError)")
+                let codes = Set((report["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String })
+                #expect(codes.contains(expected) && codes.contains("headers-missing"), "\(scenario): \(codes)")
+                #expect((report["cloud"] as? [String: Any])?["product"] as? String == "ownCloud", "\(report["cloud"] ?? "none")")
+                #expect(!running.simulator.journal.entries.contains { $0.authorization }, "no credential was ever sent")
+            }
+        }
     }
 
     /// Nothing answered, or something that is not TLS: exit 2 with the code, never a verdict.

@@ -36,7 +36,7 @@ package final class RunningNginx: @unchecked Sendable {  // immutable after init
     /// A plain TLS server (it answers 200 to everything) with these `ssl_*` directives: a real
     /// server's configuration for `vigil server check` to scan (`protocols`, `ciphers` in
     /// OpenSSL's syntax, a `dhparam` file, server order).
-    package convenience init(protocols: String, ciphers: String, dhparam: String? = nil, preferServerCiphers: Bool = true) throws {
+    package convenience init(protocols: String, ciphers: String, dhparam: String? = nil, preferServerCiphers: Bool = true, extra: String = "") throws {
         try self.init { port in
             """
             listen 127.0.0.1:\(port) ssl;
@@ -46,6 +46,7 @@ package final class RunningNginx: @unchecked Sendable {  // immutable after init
             ssl_ciphers \(ciphers);
             ssl_prefer_server_ciphers \(preferServerCiphers ? "on" : "off");
             \(dhparam.map { "ssl_dhparam \($0);" } ?? "")
+            \(extra)
             location / { return 200 "ok"; }
             """
         }
