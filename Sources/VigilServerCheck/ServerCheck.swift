@@ -26,6 +26,8 @@ public struct ServerCheck: Sendable {
         public var cloud: Cloud?
         /// Why the HTTP checks were not made (an untrusted certificate, status.php unreadable); nil when they were.
         public var httpNotChecked: String?
+        /// The grade, A+ to F, and the findings that set it (``ServerRating``).
+        public var rating: ServerRating
 
         /// The certificate part of the report.
         public struct Certificate: Sendable, Codable {
@@ -109,6 +111,7 @@ public struct ServerCheck: Sendable {
             versions: versions,
             // The most serious first; in found order within a level (never a hash table's).
             findings: findings.enumerated().sorted { $0.element.level != $1.element.level ? $0.element.level > $1.element.level : $0.offset < $1.offset }
-                .map(\.element), cloud: cloud, httpNotChecked: httpNotChecked)
+                .map(\.element), cloud: cloud, httpNotChecked: httpNotChecked,
+            rating: ServerRating(findings, httpChecked: httpNotChecked == nil))
     }
 }

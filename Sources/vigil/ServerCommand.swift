@@ -85,7 +85,10 @@ extension Vigil {
                 let worst = report.worst.map {
                     "\($0.rawValue.uppercased()): \(report.findings.filter { $0.level == report.worst }.count) finding(s) at this level"
                 }
-                lines.append("\(t(report.server)): \(worst ?? "no finding")")
+                let rating = report.rating
+                lines.append(
+                    "\(rating.grade)  \(t(report.server)): \(worst ?? "no finding")"
+                        + (rating.because.isEmpty ? "" : "; the grade is set by \(rating.because.joined(separator: ", "))"))
                 lines.append(
                     "  certificate: \(report.certificate.trusted ? "trusted" : "NOT TRUSTED"), \(t(report.certificate.subject)), expires \(report.certificate.notAfter ?? "?")"
                 )

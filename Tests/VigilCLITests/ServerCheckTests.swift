@@ -51,6 +51,8 @@ struct ServerCheckTests {
         #expect(
             found.codes.isSuperset(of: ["protocol-tls10", "protocol-tls11", "no-forward-secrecy", "weak-dh", "cbc-suites", "no-tls13"]), "\(found.codes)")
         #expect(found.report["schemaVersion"] as? Int == 1)
+        let rating = found.report["rating"] as? [String: Any]
+        #expect(rating?["grade"] as? String == "F" && (rating?["because"] as? [String])?.contains("weak-dh") == true, "\(rating ?? [:])")
         let levels = (found.report["findings"] as? [[String: Any]] ?? []).compactMap { $0["level"] as? String }
         #expect(levels.first == "error" && levels.last == "notice", "the most serious first: \(levels)")
         // JUnit: one testcase per check, the ones found at or above --fail-on failed with their code.
@@ -77,6 +79,7 @@ struct ServerCheckTests {
         // Its certificate names an OCSP responder that cannot be reached here, so nginx staples nothing: a notice.
         #expect(found.status == 0 && found.codes.isSubset(of: ["no-ocsp-stapling"]), "\(found.codes)")
         #expect(!found.codes.contains("insecure-renegotiation") && !found.codes.contains("tls-compression"))
+        #expect((found.report["rating"] as? [String: Any])?["grade"] as? String == "A+", "HSTS of a year and nothing above a notice")
         nginx.stop()
     }
 
@@ -89,6 +92,8 @@ struct ServerCheckTests {
                 let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardError)")
                 let codes = Set((report["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String })
                 #expect(codes.contains(expected) && codes.contains("headers-missing"), "\(scenario): \(codes)")
+                // TLS 1.0 and 1.1 and RSA key exchange cap it at B (the simulator's TLS stack accepts them).
+                #expect((report["rating"] as? [String: Any])?["grade"] as? String == "B", "\(report["rating"] ?? "none")")
                 #expect((report["cloud"] as? [String: Any])?["product"] as? String == "ownCloud", "\(report["cloud"] ?? "none")")
                 #expect(!running.simulator.journal.entries.contains { $0.authorization }, "no credential was ever sent")
             }
