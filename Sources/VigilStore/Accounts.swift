@@ -157,10 +157,11 @@ public struct Accounts: Sendable {
         }
     }
 
-    /// Every account, oldest first.
-    /// The accounts (not those whose setup is still keeping their secrets, or was interrupted).
+    /// The accounts (not those whose setup is still keeping their secrets, or was interrupted),
+    /// oldest first; accounts added in the same millisecond in the order they were added (the
+    /// table's rowid), never by their random ids.
     public func list() throws -> [Account] {
-        try database.read { db in try Account.fetchAll(db, where: "pendingSince IS NULL", orderBy: "createdAt, id") }
+        try database.read { db in try Account.fetchAll(db, where: "pendingSince IS NULL", orderBy: "createdAt, rowid") }
     }
 
     /// The account a user names: its id (any case), its label, a unique id prefix (at least
