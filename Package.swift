@@ -187,7 +187,7 @@ let package = Package(
         // found by handshakes, and the findings they allow. Never logs in, never sends a credential.
         .target(
             name: "VigilServerCheck",
-            dependencies: ["VigilErrors", "VigilHTTP", "VigilCertificates"],
+            dependencies: ["VigilErrors", "VigilHTTP", "VigilCertificates", "VigilLogging"],
             swiftSettings: strictSettings
         ),
         // Accounts: setup with certificate review, check, login again, move, logout and removal, tokens and

@@ -30,4 +30,24 @@ public enum SafeText {
         }
         return out
     }
+
+    /// `text` for XML (a JUnit report's attribute or element): hostile characters escaped as
+    /// ``escaped(_:keepingLines:)`` does, then XML's own (`&`, `<`, `>`, `"`, `'`; a line break as
+    /// `&#10;`, so that an attribute keeps it).
+    public static func xmlEscaped(_ text: String) -> String {
+        var out = ""
+        for scalar in escaped(text, keepingLines: true).unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            case let c where c.value < 0x20 && c != "\t": out += " "
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
 }

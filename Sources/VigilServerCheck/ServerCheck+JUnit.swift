@@ -1,3 +1,5 @@
+import VigilLogging
+
 extension ServerCheck.Report {
     /// Every check a report answers, by its finding's code: a JUnit testcase each.
     public static let checks = [
@@ -9,28 +11,7 @@ extension ServerCheck.Report {
     /// JUnit XML as CI renders it: one testcase per check, failed at or above `failOn` (a
     /// finding below it is written as the testcase's output), the finding's code as the failure's type.
     public func junit(failOn: ServerFinding.Level) -> String {
-        func escape(_ text: String) -> String {
-            var out = ""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "&": out += "&amp;"
-                case "<": out += "&lt;"
-                case ">": out += "&gt;"
-                case "\"": out += "&quot;"
-                case "'": out += "&apos;"
-                case "\n": out += "&#10;"
-                default:
-                    // Characters XML 1.0 cannot carry (C0 controls but tab, DEL, C1, noncharacters) are written out.
-                    let value = scalar.value
-                    if (value < 0x20 && value != 0x09) || (0x7F...0x9F).contains(value) || value == 0xFFFE || value == 0xFFFF {
-                        out += "\\u{\(String(value, radix: 16))}"
-                    } else {
-                        out.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-            return out
-        }
+        func escape(_ text: String) -> String { SafeText.xmlEscaped(text) }
         let failing = findings.filter { $0.level >= failOn }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"vigil server check\" tests=\"\(Self.checks.count)\" failures=\"\(Set(failing.map(\.code)).count)\">\n"

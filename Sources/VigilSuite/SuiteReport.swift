@@ -209,20 +209,6 @@ package struct SuiteReport: Sendable, Codable {
         return xml
     }
 
-    /// XML text and attribute escaping; control characters (never valid in XML 1.0) become spaces.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in SafeText.escaped(text, keepingLines: true).unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            case let c where c.value < 0x20 && c != "\t": out += " "
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// XML text and attribute escaping (VigilLogging's SafeText.xmlEscaped, shared with server check's JUnit).
+    static func escape(_ text: String) -> String { SafeText.xmlEscaped(text) }
 }
