@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VigilSettings
 import VigilSimulator
 import VigilText
 
@@ -43,7 +44,7 @@ enum PlayByHand {
         }
         // The user's settings for this play only, in the environment (never the reader's own file).
         for (key, value) in (client.settings ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let variable = "VIGIL_" + key.uppercased().map { $0 == "." || $0 == "-" ? "_" : String($0) }.joined()
+            let variable = SettingsCatalog.definition(for: key)?.environmentVariable ?? key
             lines.append("the user's setting, for this play: \(variable)=\(SuggestedCommand.quoted(resolved(value.shown))) vigil ...")
         }
         if let login = client.proxyLogin, proxies.indices.contains(login.proxy - 1) {
