@@ -73,9 +73,9 @@ man: bootstrap
 	scripts/man-fix.py docs/man/*.1
 
 # Installs what `make` built (the release build of vigil, its man pages, bash/zsh/fish completions)
-# and its data (fixtures, the test PKI: public test material the simulator serves, never to be
+# and its data (fixtures, server check's TLS profiles and advisories, the test PKI: public test material the simulator serves, never to be
 # trusted) so that it works from any directory. It builds nothing: run `make` first, as yourself.
-#   PREFIX/bin/vigil and vigil-simulator (stripped), PREFIX/share/man/man1/vigil*.1, PREFIX/share/vigil/{mitm-fixtures,testcerts},
+#   PREFIX/bin/vigil and vigil-simulator (stripped), PREFIX/share/man/man1/vigil*.1, PREFIX/share/vigil/{mitm-fixtures,testcerts,server-data},
 #   PREFIX/share/bash-completion/completions/vigil, PREFIX/share/zsh/site-functions/_vigil,
 #   PREFIX/share/fish/vendor_completions.d/vigil.fish, and the daily check's systemd user units in
 #   PREFIX/lib/systemd/user (systemd looks in /usr/local/lib/systemd/user too), never enabled:
@@ -90,8 +90,8 @@ install:
 		$(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
 	install -m 0755 -s .build/release/vigil $(DESTDIR)$(PREFIX)/bin/vigil
 	install -m 0755 -s .build/release/vigil-simulator $(DESTDIR)$(PREFIX)/bin/vigil-simulator
-	rm -rf $(SHARE)/vigil/mitm-fixtures $(SHARE)/vigil/testcerts
-	cp -R mitm-fixtures testcerts $(SHARE)/vigil/
+	rm -rf $(SHARE)/vigil/mitm-fixtures $(SHARE)/vigil/testcerts $(SHARE)/vigil/server-data
+	cp -R mitm-fixtures testcerts server-data $(SHARE)/vigil/
 	install -m 0644 docs/man/*.1 $(SHARE)/man/man1/
 	install -m 0644 .build/release/completions/vigil.bash $(SHARE)/bash-completion/completions/vigil
 	install -m 0644 .build/release/completions/_vigil $(SHARE)/zsh/site-functions/_vigil

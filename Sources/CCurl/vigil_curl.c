@@ -24,6 +24,7 @@
     X(curl_easy_setopt)         \
     X(curl_easy_getinfo)        \
     X(curl_easy_recv)           \
+    X(curl_easy_send)           \
     X(curl_slist_append)        \
     X(curl_slist_free_all)
 
@@ -160,5 +161,44 @@ int vigil_curl_await_alert(CURL *h, int ms) {
         CURLcode rc = sym_curl_easy_recv(h, buffer, sizeof buffer, &n);
         if (rc == CURLE_AGAIN) continue;
         return rc != CURLE_OK || n == 0;
+    }
+}
+
+long vigil_curl_first_record(CURL *h, const unsigned char *out, size_t out_length, unsigned char *in, size_t capacity, int ms) {
+    vigil_curl_require();
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    if (sym_curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &socket) != CURLE_OK || socket == CURL_SOCKET_BAD) return -1;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    size_t sent = 0, got = 0;
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (elapsed >= ms) return got > 0 ? (long)got : -2;
+        int sending = sent < out_length;
+        struct pollfd wanted = {socket, sending ? POLLOUT : POLLIN, 0};
+        int ready = poll(&wanted, 1, (int)(ms - elapsed));
+        if (ready < 0) return -1;
+        if (ready == 0) continue;
+        if (sending) {
+            size_t n = 0;
+            CURLcode rc = sym_curl_easy_send(h, out + sent, out_length - sent, &n);
+            if (rc == CURLE_AGAIN) continue;
+            if (rc != CURLE_OK) return -1;
+            sent += n;
+            continue;
+        }
+        size_t n = 0;
+        CURLcode rc = sym_curl_easy_recv(h, in + got, capacity - got, &n);
+        if (rc == CURLE_AGAIN) continue;
+        if (rc != CURLE_OK || n == 0) return (long)got; /* closed (or reset): what came before */
+        got += n;
+        if (got == capacity) return (long)got;
+        /* A whole first record: its 5-byte header says its length. Anything not TLS ends here too. */
+        if (got >= 5) {
+            if (in[0] < 20 || in[0] > 24) return (long)got;
+            size_t length = ((size_t)in[3] << 8) | in[4];
+            if (got >= 5 + length) return (long)got;
+        }
     }
 }

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import VigilPaths
 
-/// Where Vigil's data (the scenario fixtures and the test PKI) is, from any working directory:
+/// Where Vigil's data (the scenario fixtures, the test PKI, server check's data) is, from any working directory:
 /// `$VIGIL_DATA_DIR`, then `share/vigil` beside the installed binary (`make install`), then the
 /// source tree the binary was built from, then the working directory.
 package enum DataLocations {
@@ -37,4 +37,6 @@ package enum DataLocations {
 
     package static var fixtures: String { directory("mitm-fixtures") }
     package static var testcerts: String { directory("testcerts") }
+    /// `server check`'s dated data: Mozilla's TLS profiles, the advisories snapshot.
+    package static var serverData: String { directory("server-data") }
 }

@@ -60,6 +60,21 @@ public struct TLSAgreement: Sendable, Hashable, Codable {
     /// TLS compression was agreed (CRIME).
     public var compression: Bool
 
+    /// An agreement read elsewhere (a ClientHello Vigil wrote itself, the ServerHello parsed).
+    public init(
+        version: String, openSSLName: String, ianaName: String, group: String? = nil, ephemeralKey: String? = nil, ephemeralBits: Int = 0,
+        secureRenegotiation: Bool, compression: Bool
+    ) {
+        self.version = version
+        self.openSSLName = openSSLName
+        self.ianaName = ianaName
+        self.group = group
+        self.ephemeralKey = ephemeralKey
+        self.ephemeralBits = ephemeralBits
+        self.secureRenegotiation = secureRenegotiation
+        self.compression = compression
+    }
+
     init(_ session: vigil_tls_session) {
         let openSSL = session.cipher.map { String(cString: $0) } ?? "unknown"
         version = TLSProtocolVersion(openSSLCode: Int(session.version_code)).map { "TLS \($0.rawValue)" } ?? "unknown"

@@ -26,6 +26,12 @@ public struct ServerCheck: Sendable {
         public var cloud: Cloud?
         /// Why the HTTP checks were not made (an untrusted certificate, status.php unreadable); nil when they were.
         public var httpNotChecked: String?
+        /// HSTS as the answer to status.php sent it; nil when it sent none (or was not asked).
+        public var hsts: HSTS?
+        /// The Mozilla profile held to (`intermediate`, guideline `5.7`); nil when none was.
+        public var profile: String?
+        /// The date of the advisories snapshot the version was held against; nil when none was.
+        public var advisories: String?
         /// The grade, A+ to F, and the findings that set it (``ServerRating``).
         public var rating: ServerRating
 
@@ -53,6 +59,12 @@ public struct ServerCheck: Sendable {
     public var evaluator: TrustEvaluator
     /// A certificate that expires within this many days is a warning.
     public var expiryWarningDays = 30
+    /// The Mozilla profile the server is held to; nil: none.
+    public var profile: TLSProfile?
+    /// The end-of-life dates and advisories the cloud's version is held against; nil: none.
+    public var advisories: AdvisorySnapshot?
+    /// Also ask plain http on this port, which should redirect to https; nil: not asked.
+    public var httpPort: Int?
 
     /// A check through `probe`, judging the certificate with `evaluator`.
     public init(probe: TLSProbe, evaluator: TrustEvaluator) {
@@ -96,12 +108,21 @@ public struct ServerCheck: Sendable {
         }
         let versions = try await TLSScan(probe: probe).run(endpoint)
         findings += TLSFindings.judge(versions)
-        var cloud: Cloud?
-        var httpNotChecked: String? = "the certificate is not trusted: nothing is sent to it"
+        var http = HTTPSide(problem: "the certificate is not trusted: nothing is sent to it")
         if evaluation.verdict.isTrusted {
-            let http = await self.http(endpoint)
-            (cloud, httpNotChecked) = (http.cloud, http.problem)
+            http = await self.http(endpoint)
             findings += http.findings
+            if let advisories, let cloud = http.cloud {
+                findings += advisories.findings(product: cloud.product, version: cloud.version, now: now)
+            }
+        }
+        if let profile {
+            let facts = leaf.map { leaf in
+                let key = leaf.summary(at: now).publicKey
+                let days = leaf.notBefore.flatMap { start in leaf.notAfter.map { Int($0.timeIntervalSince(start) / 86_400) } }
+                return TLSProfile.CertificateFacts(keyAlgorithm: key.algorithm, keyBits: key.bits, lifespanDays: days)
+            }
+            findings += profile.deviations(versions: versions, certificate: facts, hstsMaximumAge: http.hsts.map { $0.maxAge ?? 0 })
         }
         return Report(
             server: endpoint.description, checkedAt: now.formatted(.iso8601), via: handshake.via?.description,
@@ -111,7 +132,8 @@ public struct ServerCheck: Sendable {
             versions: versions,
             // The most serious first; in found order within a level (never a hash table's).
             findings: findings.enumerated().sorted { $0.element.level != $1.element.level ? $0.element.level > $1.element.level : $0.offset < $1.offset }
-                .map(\.element), cloud: cloud, httpNotChecked: httpNotChecked,
-            rating: ServerRating(findings, httpChecked: httpNotChecked == nil))
+                .map(\.element), cloud: http.cloud, httpNotChecked: http.problem, hsts: http.hsts,
+            profile: profile.map { "\($0.name) (Mozilla guideline \($0.guideline))" }, advisories: advisories?.compiled,
+            rating: ServerRating(findings, httpChecked: http.problem == nil))
     }
 }

@@ -45,6 +45,7 @@ public struct ServerCheckError: CodedError, Sendable, CustomStringConvertible {
             case unreachable = "unreachable"
             case notTLS = "not-tls"
             case invalidURL = "invalid-url"
+            case badData = "bad-data"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -55,6 +56,9 @@ public struct ServerCheckError: CodedError, Sendable, CustomStringConvertible {
         public static let notTLS = Code(.notTLS)
         /// Not an https URL.
         public static let invalidURL = Code(.invalidURL)
+
+        /// A data file (the TLS profiles, the advisories) is missing or damaged.
+        public static let badData = Code(.badData)
 
         /// The code's name (`unreachable`, `not-tls`).
         public var description: String { base.rawValue }

@@ -18,6 +18,19 @@ public enum TLSFindings {
     public static func judge(_ versions: [TLSScan.Version]) -> [ServerFinding] {
         var findings: [ServerFinding] = []
         let accepted = versions.filter(\.accepted)
+        if accepted.contains(where: { $0.version == "SSL 3.0" }) {
+            findings.append(
+                ServerFinding(
+                    "protocol-ssl3", .error, "SSL 3.0 is accepted: POODLE recovers plaintext from its CBC padding, and RFC 7568 prohibits it.",
+                    nginx: protocols.nginx, apache: protocols.apache))
+        }
+        let violations = versions.flatMap(\.violations)
+        if !violations.isEmpty {
+            findings.append(
+                ServerFinding(
+                    "protocol-violation", .warning,
+                    "The server breaks the TLS protocol: \(violations.joined(separator: "; ")). What it accepts in those versions is not known."))
+        }
         for version in accepted where version.version == "TLS 1.0" || version.version == "TLS 1.1" {
             findings.append(
                 ServerFinding(

@@ -18,6 +18,9 @@ public struct TLSScan: Sendable {
         public var suites: [TLSAgreement]
         /// Whether the server's order decides (true), the client's (false), or unknown (fewer than two suites).
         public var serverOrder: Bool?
+        /// What the server answered against the protocol (a suite never offered, a version never
+        /// asked for, bytes that are no ServerHello); empty for a well-behaved server.
+        public var violations: [String] = []
     }
 
     /// How the handshakes are made (timeout, proxy, pinned names).
@@ -30,14 +33,71 @@ public struct TLSScan: Sendable {
     /// A scan through `probe`.
     public init(probe: TLSProbe) { self.probe = probe }
 
-    /// Every version's answer, oldest first. Throws when nothing answered at all.
+    /// Every version's answer, oldest first: SSL 3.0 by Vigil's own ClientHello, then each TLS
+    /// version by OpenSSL's handshakes and the suites OpenSSL lacks by Vigil's hello. Throws when
+    /// nothing answered at all.
     public func run(_ endpoint: Endpoint) async throws -> [Version] {
-        var results: [Version] = []
+        var results: [Version] = [try await legacy(0x0300, "SSL 3.0", suites: LegacyHello.sslv3Suites, at: endpoint)]
         for version in versions {
             try Task.checkCancellation()
-            results.append(try await scan(version, at: endpoint))
+            var found = try await scan(version, at: endpoint)
+            if version != .tls13 {
+                let known = Set(found.suites.map(\.ianaName))
+                let more = try await legacy(
+                    Self.wireCode(version), found.version, suites: LegacyHello.legacySuites.filter { !known.contains($0.iana) }, at: endpoint)
+                found.suites += more.suites
+                found.accepted = !found.suites.isEmpty
+                found.violations += more.violations
+            }
+            results.append(found)
         }
         return results
+    }
+
+    /// The suites among `suites` a server accepts in `code`'s version, by Vigil's own ClientHello:
+    /// offered all, the chosen one taken away, one connection at a time.
+    func legacy(_ code: UInt16, _ label: String, suites: [LegacyHello.Suite], at endpoint: Endpoint) async throws -> Version {
+        var remaining = suites
+        var accepted: [TLSAgreement] = []
+        var violations: [String] = []
+        var handshakes = 0
+        while !remaining.isEmpty, handshakes < maximumHandshakesPerVersion {
+            try Task.checkCancellation()
+            handshakes += 1
+            let hello = LegacyHello.clientHello(version: code, suites: remaining.map(\.code), serverName: endpoint.host)
+            let record: [UInt8]
+            do { record = try await probe.firstRecord(with: endpoint, sending: hello) } catch let error as HTTPError where error.code == .timeout {
+                violations.append("\(label): no answer to a ClientHello in time")
+                break
+            }
+            switch LegacyHello.answer(record) {
+            case .refused:
+                remaining = []
+            case .garbage:
+                violations.append("\(label): the answer to a ClientHello is no TLS ServerHello")
+                remaining = []
+            case .accepted(let version, let suite, let renegotiation, let compression):
+                // Another version than asked: not this one (a server that answers 1.2 to a 1.0 hello breaks the protocol).
+                guard version == code else {
+                    if version > code { violations.append("\(label): the server answered with a version never offered") }
+                    remaining = []
+                    break
+                }
+                guard let index = remaining.firstIndex(where: { $0.code == suite }) else {
+                    violations.append("\(label): the server chose a suite never offered (0x\(String(suite, radix: 16, uppercase: true)))")
+                    remaining = []
+                    break
+                }
+                let chosen = remaining.remove(at: index)
+                // RSA key exchange has no ephemeral key; the others' size is in a message never read.
+                let key: String? = chosen.iana.hasPrefix("TLS_RSA_") ? nil : chosen.iana.contains("ECDH") ? "EC" : "DH"
+                accepted.append(
+                    TLSAgreement(
+                        version: label, openSSLName: chosen.openSSL, ianaName: chosen.iana, ephemeralKey: key, secureRenegotiation: renegotiation,
+                        compression: compression != 0))
+            }
+        }
+        return Version(version: label, accepted: !accepted.isEmpty, suites: accepted, serverOrder: nil, violations: violations)
     }
 
     func scan(_ version: TLSProtocolVersion, at endpoint: Endpoint) async throws -> Version {
@@ -62,6 +122,16 @@ public struct TLSScan: Sendable {
             }
         }
         return Version(version: "TLS \(version.rawValue)", accepted: !accepted.isEmpty, suites: accepted, serverOrder: serverOrder)
+    }
+
+    /// The version's code on the wire (TLS 1.0 is 0x0301).
+    static func wireCode(_ version: TLSProtocolVersion) -> UInt16 {
+        switch version {
+        case .tls10: 0x0301
+        case .tls11: 0x0302
+        case .tls12: 0x0303
+        case .tls13: 0x0304
+        }
     }
 
     func offer(_ version: TLSProtocolVersion, _ suites: [String]) -> TLSOffer {

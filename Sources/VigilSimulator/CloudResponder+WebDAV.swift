@@ -14,6 +14,13 @@ extension CloudResponder {
 
     func davTarget(_ request: SimulatedRequest, path: String) -> DAVTarget? {
         let files = "/remote.php/dav/files/", uploads = "/remote.php/dav/uploads/", old = "/remote.php/webdav"
+        // The root asks for a credential as every other WebDAV path does (what a setup check probes).
+        if path == "/remote.php/dav" || path == "/remote.php/dav/" {
+            guard authenticatedUser(request) != nil else { return .answer(unauthorized()) }
+            let root =
+                #"<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/remote.php/dav/</d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>"#
+            return .answer(SimulatedResponse(request.method == "PROPFIND" ? 207 : 405, [("Content-Type", "application/xml; charset=utf-8")], body: root))
+        }
         guard path.hasPrefix(files) || path.hasPrefix(uploads) || path.hasPrefix(old) else { return nil }
         guard let user = authenticatedUser(request) else { return .answer(unauthorized()) }
         if path.hasPrefix(old) {

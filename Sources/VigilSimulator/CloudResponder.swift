@@ -37,7 +37,7 @@ public final class CloudResponder: Sendable {
         self.oidc = OIDCProvider(faults: scenario.oidcFaults, users: scenario.effectiveUsers, clock: clock)
         let flowUser = scenario.client?.user ?? scenario.effectiveUsers.keys.sorted().first ?? "alice"
         self.loginFlow = scenario.effectiveProduct == "Nextcloud" ? NextcloudLoginFlow(plan: scenario.loginFlow ?? LoginFlowPlan(), user: flowUser) : nil
-        self.statusBytes = Array(Self.status(maintenance: false, product: scenario.effectiveProduct).utf8)
+        self.statusBytes = Array(Self.status(maintenance: false, product: scenario.effectiveProduct, version: scenario.serverSetup?.version).utf8)
         self.proxyPasswords = (scenario.proxy?.proxies ?? []).map { _ in "proxy-" + UUID().uuidString.lowercased() }
         self.userSecrets = scenario.effectiveUsers.sorted { $0.key < $1.key }.flatMap { user, password in
             [
@@ -162,6 +162,13 @@ public final class CloudResponder: Sendable {
         if let pac = scenario.proxy?.pac, request.scheme == "http", request.host == 1, request.path == "/proxy.pac" {
             return SimulatedResponse(200, [("Content-Type", "application/x-ns-proxy-autoconfig")], body: resolve(pac, path: ""))
         }
+        var response = answer(request)
+        // A web server's own headers: on every https answer, the scenario's faults' too.
+        if request.scheme == "https", let setup = scenario.serverSetup { response.headers += setup.headers }
+        return response
+    }
+
+    func answer(_ request: SimulatedRequest) -> SimulatedResponse {
         if let fault = fault(to: request) { return fault }
         var path = request.path
         // Targets of same-host redirects are served as the path after their prefix.
@@ -212,6 +219,19 @@ public final class CloudResponder: Sendable {
             return SimulatedResponse(200, Self.jsonHeaders, bytes: statusBytes)
         case ("GET", "/ocs/v2.php/cloud/capabilities"), ("GET", "/ocs/v1.php/cloud/capabilities"):
             return json(200, Self.capabilities.replacingOccurrences(of: "ownCloud", with: scenario.effectiveProduct))
+        case ("GET", "/.well-known/caldav"), ("GET", "/.well-known/carddav"), ("PROPFIND", "/.well-known/caldav"), ("PROPFIND", "/.well-known/carddav"):
+            // The service discovery redirects the clouds' .htaccess and nginx examples set up.
+            return scenario.serverSetup?.wellKnown == false ? notFound() : SimulatedResponse(301, [("Location", "/remote.php/dav/")])
+        case ("GET", "/.well-known/nodeinfo") where scenario.effectiveProduct == "Nextcloud" && scenario.serverSetup?.wellKnown != false:
+            return json(200, #"{"links":[]}"#)
+        case ("GET", "/data/.ocdata"), ("GET", "/data/htaccesstest.txt"):
+            // A data directory in the web root, served: every user's files readable by anyone.
+            guard scenario.serverSetup?.dataDirectoryServed == true else { return notFound() }
+            return SimulatedResponse(
+                200, [("Content-Type", "text/plain")],
+                body: path.hasSuffix(".txt")
+                    ? "This is used for testing whether htaccess is properly enabled to disallow access from the outside. This file can be safely removed.\n"
+                    : "")
         case ("GET", "/.well-known/openid-configuration"):
             let plain = state.withLock { $0.bases["http:1"] }
             return json(200, oidc.discovery(issuer: providerIssuer(for: request), plainBase: plain))
@@ -315,17 +335,25 @@ public final class CloudResponder: Sendable {
         return scenario.effectiveUsers[user] == password ? user : nil
     }
 
-    func status(maintenance: Bool) -> String { Self.status(maintenance: maintenance, product: scenario.effectiveProduct) }
+    func status(maintenance: Bool) -> String {
+        Self.status(maintenance: maintenance, product: scenario.effectiveProduct, version: scenario.serverSetup?.version)
+    }
 
-    /// status.php's JSON, the one definition of it, as each product writes it.
-    static func status(maintenance: Bool, product: String = "ownCloud") -> String {
+    /// status.php's JSON, the one definition of it, as each product writes it; `version` in
+    /// place of the product's usual one (OpenCloud says its own in `productversion`).
+    static func status(maintenance: Bool, product: String = "ownCloud", version: String? = nil) -> String {
         switch product {
         case "Nextcloud":
-            #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"30.0.2.2","versionstring":"30.0.2","edition":"","productname":"Nextcloud","extendedSupport":false}"#
+            let version = version ?? "30.0.2"
+            return
+                #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"\#(version).2","versionstring":"\#(version)","edition":"","productname":"Nextcloud","extendedSupport":false}"#
         case "OpenCloud":
-            #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.11.0.0","versionstring":"10.11.0","edition":"Community","productname":"OpenCloud","product":"OpenCloud","productversion":"2.0.0"}"#
+            return
+                #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.11.0.0","versionstring":"10.11.0","edition":"Community","productname":"OpenCloud","product":"OpenCloud","productversion":"\#(version ?? "2.0.0")"}"#
         default:
-            #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"10.15.0.2","versionstring":"10.15.0","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#
+            let version = version ?? "10.15.0"
+            return
+                #"{"installed":true,"maintenance":\#(maintenance),"needsDbUpgrade":false,"version":"\#(version).2","versionstring":"\#(version)","edition":"Community","productname":"ownCloud","product":"ownCloud"}"#
         }
     }
 

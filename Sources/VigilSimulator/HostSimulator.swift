@@ -331,11 +331,11 @@ public final class HostSimulator: Sendable {
             var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             tls.shutdownTimeout = Self.tlsShutdownTimeout
             if configuration.scenario.http2 == true { tls.applicationProtocols = ["h2", "http/1.1"] }
-            if let versions = configuration.scenario.tlsVersions, versions.count == 2 {
-                tls.minimumTLSVersion = Self.version(versions[0])
-                tls.maximumTLSVersion = Self.version(versions[1])
-                if versions[1] < "1.2" { tls.cipherSuites = "ALL" }
-            }
+            // Mozilla's intermediate profile unless the scenario sets its versions or suites up.
+            let versions = configuration.scenario.tlsVersions ?? ["1.2", "1.3"]
+            tls.minimumTLSVersion = Self.version(versions[0])
+            tls.maximumTLSVersion = Self.version(versions[1])
+            tls.cipherSuites = configuration.scenario.serverSetup?.ciphers ?? (versions[1] < "1.2" ? "ALL" : ServerSetupPlan.defaultCiphers)
             return tls
         } catch {
             throw SimulatorError(.missingCertificate, "Certificate \(name) cannot be loaded: \(error).")

@@ -19,6 +19,7 @@ extension Scenario {
                 ("users", other.users != nil && other.users != combined.users),
                 ("mitm", (other.mitm ?? false) != (combined.mitm ?? false)),
                 ("revocation", other.revocation != nil && other.revocation != combined.revocation),
+                ("serverSetup", other.serverSetup != nil && other.serverSetup != combined.serverSetup),
             ]
             if let (field, _) = fixed.first(where: { $0.1 }) {
                 throw SimulatorError(

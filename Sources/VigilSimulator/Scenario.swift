@@ -143,6 +143,10 @@ public struct Scenario: Sendable, Hashable, Codable {
     public var product: String?
     /// A Nextcloud server's Login Flow v2 (a granting one when absent).
     public var loginFlow: LoginFlowPlan?
+    /// How the https hosts are set up (suites, headers, `.well-known`, data directory, version).
+    public var serverSetup: ServerSetupPlan?
+    /// What `vigil server check` must find on host 1.
+    public var serverCheck: ServerCheckExpectation?
 
     /// The products the simulator can play.
     public static let products = ["ownCloud", "Nextcloud", "OpenCloud"]
@@ -265,6 +269,12 @@ extension Scenario {
             if account.refreshInterrupted == true, account.method != "openid-connect" {
                 throw fail("client.account.refreshInterrupted", "goes with method openid-connect")
             }
+        }
+        if let expected = serverCheck, !["A+", "A", "B", "C", "D", "E", "F"].contains(expected.grade) {
+            throw fail("serverCheck.grade", "is \(expected.grade); allowed: A+, A, B, C, D, E, F")
+        }
+        if serverSetup?.ciphers != nil, mitm == true {
+            throw fail("serverSetup.ciphers", "cannot go with mitm (the interceptor chooses its suites itself)")
         }
         if let product, !Self.products.contains(product) {
             throw fail("product", "is \(product); allowed: " + Self.products.joined(separator: ", "))

@@ -43,7 +43,43 @@ public enum ScenarioDocumentation {
             if let versions = scenario.tlsVersions { parts.append("TLS \(versions.joined(separator: " to "))") }
             lines.append("- `\(scenario.name)`: " + parts.joined(separator: ", "))
         }
+        lines += serverCheck(library)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The scenarios `vigil server check` is held to: how each host is set up, and the grade and
+    /// findings the check must give (ServerCheckScenarioTests plays each).
+    static func serverCheck(_ library: ScenarioLibrary) -> [String] {
+        var lines = [
+            "",
+            "## Server setups for `vigil server check`",
+            "",
+            "Every https host is set up as Mozilla's intermediate profile (TLS 1.2 and 1.3, ECDHE with AES-GCM or ChaCha20) unless",
+            "the scenario says otherwise, with the `.well-known` redirects, no HSTS and none of the setup checks' headers. The",
+            "simulator's TLS (BoringSSL) has no finite-field Diffie-Hellman: a 1024-bit DH group is held to on Debian's nginx",
+            "instead (ServerCheckTests). `vigil server check` must give each of these the grade and findings shown:",
+            "",
+            "| scenario | set up | grade | findings |",
+            "|---|---|---|---|",
+        ]
+        for scenario in library.scenarios {
+            guard let expected = scenario.serverCheck else { continue }
+            var setup: [String] = []
+            if let versions = scenario.tlsVersions { setup.append("TLS \(versions.joined(separator: " to "))") }
+            if let plan = scenario.serverSetup {
+                if let ciphers = plan.ciphers { setup.append("suites `\(ciphers)`") }
+                if let hsts = plan.hsts { setup.append("HSTS `\(hsts)`") }
+                if plan.securityHeaders == true { setup.append("security headers") }
+                if plan.wellKnown == false { setup.append("no `.well-known` redirects") }
+                if plan.dataDirectoryServed == true { setup.append("data directory served") }
+                if let version = plan.version { setup.append("\(scenario.effectiveProduct) \(version)") }
+            }
+            let findings = expected.findings.map { "`\($0)`" } + (expected.absent ?? []).map { "not `\($0)`" }
+            lines.append(
+                "| `\(scenario.name)` | \(escape(setup.isEmpty ? "the defaults" : setup.joined(separator: ", "))) | \(expected.grade) | \(findings.joined(separator: ", ")) |"
+            )
+        }
+        return lines
     }
 
     /// The scripted user of `vigil simulate`, in words; empty for the default (declines everything,

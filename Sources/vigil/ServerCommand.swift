@@ -40,6 +40,12 @@ extension Vigil {
             var caFiles: [String] = []
             @Option(help: "Exit 1 for a finding at this level or above: notice, warning or error.") var failOn: String = "warning"
             @Option(help: "Seconds each handshake may take.") var timeout: Double = 5
+            @Option(help: "Hold the server to this Mozilla Server Side TLS profile: modern, intermediate or old.") var profile: String = "intermediate"
+            @Option(
+                help: "Hold the cloud's version to this end-of-life and advisories file instead of the snapshot Vigil ships (format: docs/cli.md).",
+                completion: Completions.file)
+            var advisories: String?
+            @Option(name: .customLong("http-port"), help: "Also ask plain http on this port, which should only redirect to https.") var httpPort: Int?
             @Flag(help: "JSON instead of text (docs/cli.md).") var json = false
             @Option(help: "Also write JUnit XML to this file: one testcase per check, failed at or above --fail-on.", completion: Completions.file)
             var junit: String?
@@ -48,6 +54,8 @@ extension Vigil {
             func validate() throws {
                 guard ServerFinding.Level(rawValue: failOn) != nil else { throw ValidationError("--fail-on must be notice, warning or error.") }
                 guard timeout > 0, timeout <= 120 else { throw ValidationError("--timeout must be from 0 to 120 seconds.") }
+                guard ["modern", "intermediate", "old"].contains(profile) else { throw ValidationError("--profile must be modern, intermediate or old.") }
+                if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be from 1 to 65535.") }
             }
 
             func run() async throws {
@@ -56,7 +64,11 @@ extension Vigil {
                 let report: ServerCheck.Report
                 do {
                     let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, proxy: ProxyConfiguration(settings: settings))
-                    report = try await ServerCheck(probe: probe, evaluator: TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)).run(url)
+                    var check = ServerCheck(probe: probe, evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings))
+                    check.profile = try TLSProfile.load(profile, from: DataLocations.serverData + "/tls-profiles.json")
+                    check.advisories = try AdvisorySnapshot.load(from: advisories ?? DataLocations.serverData + "/advisories.json")
+                    check.httpPort = httpPort
+                    report = try await check.run(url)
                 } catch {
                     throw CommandFailure(error)
                 }
@@ -95,9 +107,16 @@ extension Vigil {
                 if let via = report.via { lines.append("  via: \(t(via))") }
                 if let cloud = report.cloud {
                     lines.append(
-                        "  cloud: \(t(cloud.product ?? "a cloud")) \(t(cloud.version ?? "of an unknown version"))\(cloud.edition.map { " (\(t($0)))" } ?? "")")
+                        "  cloud: \(t(cloud.product ?? "a cloud")) \(t(cloud.version ?? "of an unknown version"))\(cloud.edition.flatMap { $0.isEmpty ? nil : " (\(t($0)))" } ?? "")"
+                    )
                 }
                 if let why = report.httpNotChecked { lines.append("  http: not checked: \(t(why))") }
+                if let hsts = report.hsts {
+                    let flags = (hsts.includeSubDomains ? ", includeSubDomains" : "") + (hsts.preload ? ", preload" : "")
+                    lines.append("  hsts: max-age \(hsts.maxAge.map(String.init) ?? "missing")\(flags)")
+                }
+                if let profile = report.profile { lines.append("  profile: \(profile)") }
+                if let advisories = report.advisories, report.cloud != nil { lines.append("  advisories: the snapshot of \(advisories)") }
                 for version in report.versions {
                     guard version.accepted else {
                         lines.append("  \(version.version): not accepted")
