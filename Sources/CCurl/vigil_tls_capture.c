@@ -100,6 +100,12 @@ static void vigil_capture_info(const SSL *ssl, int where, int ret) {
         if (alerted && !alerted->proxy_was_last && ssl == alerted->server_ssl) alerted->alert_received = ret & 0xff;
         return;
     }
+    if (where & SSL_CB_HANDSHAKE_START) {
+        /* An https proxy's own handshake comes first, while its certificate is pending. */
+        vigil_tls_capture *started = (vigil_tls_capture *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), vigil_capture_index());
+        if (started && !started->proxy_pending) started->handshake_started = 1;
+        return;
+    }
     if (where & SSL_CB_HANDSHAKE_DONE) {
         /* What was agreed, read while the SSL object exists (libcurl does not hand it out after a
            connect-only transfer): the last handshake is the server's (an https proxy's comes first). */

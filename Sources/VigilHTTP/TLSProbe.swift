@@ -230,6 +230,13 @@ public struct TLSProbe: Sendable {
             exchange?.requested == true && vigil_tls_capture_count(capture) > 0 && (code != CURLE_OK || (ended && exchange?.alert != nil))
         guard code == CURLE_OK || refusedForWantOfOne else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // A timeout after the connection was made is a server that stalled its handshake:
+            // something answered, so it is no "nothing reached it".
+            if code == CURLE_OPERATION_TIMEDOUT, capture.pointee.handshake_started != 0 {
+                throw HTTPError(
+                    .handshakeFailed, "\(endpoint.description): connected, and the TLS handshake did not finish within the timeout (the server stalled).",
+                    curlCode: Int(code.rawValue))
+            }
             throw error(for: code, detail: detail, origin: endpoint.description, notTLS: capture.pointee.not_tls != 0)
         }
         let chain = try capturedChain(capture)

@@ -55,6 +55,14 @@ extension ServerCheck {
         var side = HTTPSide(hsts: status.header("Strict-Transport-Security").map(HSTS.init))
         side.findings = Self.transportFindings(status, hsts: side.hsts)
         if let httpPort { side.findings += await plainHTTP(endpoint, port: httpPort) }
+        if let redirect = status.redirect {
+            // Never followed (a loop, another host): the cloud is checked at the URL it names.
+            side.findings.append(
+                ServerFinding(
+                    "status-redirected", .notice,
+                    "status.php answers \(status.status) to \(String(redirect.location.prefix(200))), not followed: the cloud's own checks were not made; check that URL."
+                ))
+        }
         guard status.status == 200, let said = try? JSONDecoder().decode(StatusPHP.self, from: Data(status.body)), said.installed == true else {
             return side
         }

@@ -16,6 +16,8 @@ public struct ServerCheck: Sendable {
         public var checkedAt: String
         /// The way the handshakes went (a proxy and why, or direct).
         public var via: String?
+        /// The TLS connections the check opened (the HTTP requests' one or two aside).
+        public var connections: Int = 0
         /// The certificate: trusted or not, why not, and when it expires.
         public var certificate: Certificate
         /// Each version, oldest first, with the suites accepted in it.
@@ -65,6 +67,12 @@ public struct ServerCheck: Sendable {
     public var advisories: AdvisorySnapshot?
     /// Also ask plain http on this port, which should redirect to https; nil: not asked.
     public var httpPort: Int?
+    /// The most connections open at once (versions scanned side by side).
+    public var connectionsAtOnce = 2
+    /// The most connections started per second.
+    public var connectionsPerSecond = 100
+    /// The whole check's bound, past which it stops with ``ServerCheckError/Code/deadline``.
+    public var deadline: Duration = .seconds(120)
 
     /// A check through `probe`, judging the certificate with `evaluator`.
     public init(probe: TLSProbe, evaluator: TrustEvaluator) {
@@ -77,13 +85,36 @@ public struct ServerCheck: Sendable {
         guard url.lowercased().hasPrefix("https://"), let endpoint = try? Endpoint(url: url) else {
             throw ServerCheckError(.invalidURL, "\(url) is not an https URL.")
         }
+        let (deadline, pacer) = (self.deadline, ConnectionPacer(perSecond: connectionsPerSecond))
+        // The whole check against its deadline: the first to end wins, the other is cancelled
+        // (a handshake under way is broken off by its transfer's cancellation).
+        return try await withThrowingTaskGroup(of: Report?.self) { group in
+            group.addTask { try await self.check(endpoint, pacer: pacer, now: now) }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let report = try await group.next() ?? nil else {
+                let opened = await pacer.opened
+                throw ServerCheckError(
+                    .deadline, "the check of \(endpoint) took longer than \(deadline.components.seconds) s (\(opened) connections opened); nothing was judged.")
+            }
+            return report
+        }
+    }
+
+    func check(_ endpoint: Endpoint, pacer: ConnectionPacer, now: Date) async throws -> Report {
         let handshake: TLSProbe.Handshake
         do {
+            try await pacer.admit()
             handshake = try await probe.handshake(with: endpoint)
         } catch let error as HTTPError where error.reachedNothing || error.code == .proxy || error.proxyChallenge != nil {
             throw ServerCheckError(.unreachable, error.reason)
         } catch let error as HTTPError where error.code == .notTLS {
             throw ServerCheckError(.notTLS, error.reason)
+        } catch let error as HTTPError where error.code != .cancelled {
+            throw ServerCheckError(.noHandshake, error.reason)
         }
         let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
         let leaf = handshake.chain.first
@@ -106,7 +137,9 @@ public struct ServerCheck: Sendable {
                     "no-ocsp-stapling", .notice, "The server staples no OCSP answer; its certificate names a responder each client must then ask itself.",
                     nginx: "ssl_stapling on; ssl_stapling_verify on;", apache: "SSLUseStapling on"))
         }
-        let versions = try await TLSScan(probe: probe).run(endpoint)
+        var scan = TLSScan(probe: probe, pacer: pacer)
+        scan.connectionsAtOnce = connectionsAtOnce
+        let versions = try await scan.run(endpoint)
         findings += TLSFindings.judge(versions)
         var http = HTTPSide(problem: "the certificate is not trusted: nothing is sent to it")
         if evaluation.verdict.isTrusted {
@@ -125,7 +158,7 @@ public struct ServerCheck: Sendable {
             findings += profile.deviations(versions: versions, certificate: facts, hstsMaximumAge: http.hsts.map { $0.maxAge ?? 0 })
         }
         return Report(
-            server: endpoint.description, checkedAt: now.formatted(.iso8601), via: handshake.via?.description,
+            server: endpoint.description, checkedAt: now.formatted(.iso8601), via: handshake.via?.description, connections: await pacer.opened,
             certificate: .init(
                 trusted: evaluation.verdict.isTrusted, reasons: evaluation.verdict.reasons.map(\.message), subject: leaf?.subject ?? "",
                 sha256: leaf?.sha256Fingerprint ?? "", notAfter: leaf?.notAfter.map { $0.formatted(.iso8601) }),

@@ -46,6 +46,8 @@ public struct ServerCheckError: CodedError, Sendable, CustomStringConvertible {
             case notTLS = "not-tls"
             case invalidURL = "invalid-url"
             case badData = "bad-data"
+            case deadline = "deadline"
+            case noHandshake = "no-handshake"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -57,6 +59,11 @@ public struct ServerCheckError: CodedError, Sendable, CustomStringConvertible {
         /// Not an https URL.
         public static let invalidURL = Code(.invalidURL)
 
+        /// The whole check took longer than its deadline (a server that answers slowly, or endlessly).
+        public static let deadline = Code(.deadline)
+        /// Something answered, and no TLS handshake with it completed (it broke off, sent what no
+        /// TLS stack accepts, or stalled past the timeout).
+        public static let noHandshake = Code(.noHandshake)
         /// A data file (the TLS profiles, the advisories) is missing or damaged.
         public static let badData = Code(.badData)
 

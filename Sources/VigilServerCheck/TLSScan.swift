@@ -29,29 +29,58 @@ public struct TLSScan: Sendable {
     public var versions: [TLSProtocolVersion] = TLSProtocolVersion.allCases
     /// How many handshakes at most per version (a bound against a server that accepts anything).
     public var maximumHandshakesPerVersion = 200
+    /// Versions scanned side by side, each one connection at a time: the most connections open at once.
+    public var connectionsAtOnce = 2
+    /// Where each connection asks for its turn (and is counted).
+    public var pacer: ConnectionPacer
 
-    /// A scan through `probe`.
-    public init(probe: TLSProbe) { self.probe = probe }
+    /// A scan through `probe`, its connections paced by `pacer`.
+    public init(probe: TLSProbe, pacer: ConnectionPacer = ConnectionPacer(perSecond: 100)) {
+        self.probe = probe
+        self.pacer = pacer
+    }
 
     /// Every version's answer, oldest first: SSL 3.0 by Vigil's own ClientHello, then each TLS
     /// version by OpenSSL's handshakes and the suites OpenSSL lacks by Vigil's hello. Throws when
     /// nothing answered at all.
     public func run(_ endpoint: Endpoint) async throws -> [Version] {
-        var results: [Version] = [try await legacy(0x0300, "SSL 3.0", suites: LegacyHello.sslv3Suites, at: endpoint)]
-        for version in versions {
-            try Task.checkCancellation()
-            var found = try await scan(version, at: endpoint)
-            if version != .tls13 {
-                let known = Set(found.suites.map(\.ianaName))
-                let more = try await legacy(
-                    Self.wireCode(version), found.version, suites: LegacyHello.legacySuites.filter { !known.contains($0.iana) }, at: endpoint)
-                found.suites += more.suites
-                found.accepted = !found.suites.isEmpty
-                found.violations += more.violations
+        let jobs: [TLSProtocolVersion?] = [nil] + versions
+        // At most connectionsAtOnce versions at a time; the answers kept in version order.
+        return try await withThrowingTaskGroup(of: (Int, Version).self) { group in
+            var results = [Version?](repeating: nil, count: jobs.count)
+            var next = 0
+            func start() {
+                let (index, version) = (next, jobs[next])
+                next += 1
+                group.addTask {
+                    guard let version else { return (index, try await self.sslv3(endpoint)) }
+                    return (index, try await self.scanAll(version, at: endpoint))
+                }
             }
-            results.append(found)
+            while next < min(max(1, connectionsAtOnce), jobs.count) { start() }
+            while let (index, version) = try await group.next() {
+                results[index] = version
+                if next < jobs.count { start() }
+            }
+            return results.compactMap { $0 }
         }
-        return results
+    }
+
+    /// SSL 3.0, by Vigil's own ClientHello only (OpenSSL 3 cannot speak it).
+    func sslv3(_ endpoint: Endpoint) async throws -> Version {
+        try await legacy(0x0300, "SSL 3.0", suites: LegacyHello.sslv3Suites, at: endpoint)
+    }
+
+    /// One TLS version: OpenSSL's suites by its handshakes, then those it lacks by Vigil's hello.
+    func scanAll(_ version: TLSProtocolVersion, at endpoint: Endpoint) async throws -> Version {
+        var found = try await scan(version, at: endpoint)
+        guard version != .tls13 else { return found }
+        let known = Set(found.suites.map(\.ianaName))
+        let more = try await legacy(Self.wireCode(version), found.version, suites: LegacyHello.legacySuites.filter { !known.contains($0.iana) }, at: endpoint)
+        found.suites += more.suites
+        found.accepted = !found.suites.isEmpty
+        found.violations += more.violations
+        return found
     }
 
     /// The suites among `suites` a server accepts in `code`'s version, by Vigil's own ClientHello:
@@ -66,6 +95,7 @@ public struct TLSScan: Sendable {
             handshakes += 1
             let hello = LegacyHello.clientHello(version: code, suites: remaining.map(\.code), serverName: endpoint.host)
             let record: [UInt8]
+            try await pacer.admit()
             do { record = try await probe.firstRecord(with: endpoint, sending: hello) } catch let error as HTTPError where error.code == .timeout {
                 violations.append("\(label): no answer to a ClientHello in time")
                 break
@@ -107,6 +137,7 @@ public struct TLSScan: Sendable {
         while !remaining.isEmpty, handshakes < maximumHandshakesPerVersion {
             try Task.checkCancellation()
             handshakes += 1
+            try await pacer.admit()
             guard let agreement = try await probe.agreement(with: endpoint, offering: offer(version, remaining)) else { break }
             // A suite never offered, or one already taken away, is the server's error: stop here.
             guard let index = remaining.firstIndex(of: agreement.openSSLName) else { break }
@@ -117,6 +148,7 @@ public struct TLSScan: Sendable {
         if accepted.count >= 2 {
             // The two it chose first, offered the other way round: the same choice is its own order.
             let reversed = [accepted[1].openSSLName, accepted[0].openSSLName]
+            try await pacer.admit()
             if let choice = try await probe.agreement(with: endpoint, offering: offer(version, reversed)) {
                 serverOrder = choice.openSSLName == accepted[0].openSSLName
             }

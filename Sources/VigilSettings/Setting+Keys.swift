@@ -30,6 +30,10 @@ extension Setting where Value == Bool {
 }
 
 extension Setting where Value == Int {
+    /// `server-check.connections-at-once`: connections `server check` keeps open at once.
+    public static var serverCheckConnectionsAtOnce: Self { "server-check.connections-at-once" }
+    /// `server-check.connections-per-second`: connections `server check` starts per second at most.
+    public static var serverCheckConnectionsPerSecond: Self { "server-check.connections-per-second" }
     /// `authentication.browser-timeout-seconds`: how long a browser login is waited for.
     public static var browserTimeoutSeconds: Self { "authentication.browser-timeout-seconds" }
     /// `authentication-oauth2.oa2-redirect-port`: the loopback redirect URI's port; 0 picks a free one per login.

@@ -179,6 +179,15 @@ public enum SettingsCatalog {
         .init(
             "http.user-agent", .template(placeholders: userAgentPlaceholders), default: .string("Vigil/{{app.version}} ({{os.name}} {{os.version}})"),
             "The User-Agent header; placeholders are filled in at run time."),
+        // Server check
+        .init(
+            "server-check.connections-at-once", .integer(1...8), default: .integer(2),
+            "How many connections `vigil server check` keeps open to a server at once (TLS versions scanned side by side, each one handshake at a time). sslyze opens up to 5."
+        ),
+        .init(
+            "server-check.connections-per-second", .integer(1...1_000), default: .integer(100),
+            "How many connections `vigil server check` starts per second at most, spaced evenly: a whole scan is 20 to 60 handshakes, none of them sends a request."
+        ),
         // Logging
         .init(
             "log.level", .choice(logLevels), default: .string("info"),

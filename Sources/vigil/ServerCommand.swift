@@ -6,6 +6,7 @@ import VigilCommandLine
 import VigilHTTP
 import VigilLogging
 import VigilServerCheck
+import VigilSettings
 import VigilText
 
 extension Vigil {
@@ -45,6 +46,7 @@ extension Vigil {
                 help: "Hold the cloud's version to this end-of-life and advisories file instead of the snapshot Vigil ships (format: docs/cli.md).",
                 completion: Completions.file)
             var advisories: String?
+            @Option(help: "Seconds the whole check may take (default 120); past it, exit 2 and nothing judged.") var deadline: Double = 120
             @Option(name: .customLong("http-port"), help: "Also ask plain http on this port, which should only redirect to https.") var httpPort: Int?
             @Flag(help: "JSON instead of text (docs/cli.md).") var json = false
             @Option(help: "Also write JUnit XML to this file: one testcase per check, failed at or above --fail-on.", completion: Completions.file)
@@ -54,6 +56,7 @@ extension Vigil {
             func validate() throws {
                 guard ServerFinding.Level(rawValue: failOn) != nil else { throw ValidationError("--fail-on must be notice, warning or error.") }
                 guard timeout > 0, timeout <= 120 else { throw ValidationError("--timeout must be from 0 to 120 seconds.") }
+                guard deadline > 0, deadline <= 3_600 else { throw ValidationError("--deadline must be from 0 to 3600 seconds.") }
                 guard ["modern", "intermediate", "old"].contains(profile) else { throw ValidationError("--profile must be modern, intermediate or old.") }
                 if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be from 1 to 65535.") }
             }
@@ -68,6 +71,9 @@ extension Vigil {
                     check.profile = try TLSProfile.load(profile, from: DataLocations.serverData + "/tls-profiles.json")
                     check.advisories = try AdvisorySnapshot.load(from: advisories ?? DataLocations.serverData + "/advisories.json")
                     check.httpPort = httpPort
+                    check.deadline = .milliseconds(Int64(deadline * 1000))
+                    check.connectionsAtOnce = settings[.serverCheckConnectionsAtOnce] ?? 2
+                    check.connectionsPerSecond = settings[.serverCheckConnectionsPerSecond] ?? 100
                     report = try await check.run(url)
                 } catch {
                     throw CommandFailure(error)

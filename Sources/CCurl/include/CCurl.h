@@ -131,6 +131,9 @@ typedef struct vigil_tls_capture {
     int client_cert_presented;
     /* The last alert the server sent (its description code), 0 when none. */
     int alert_received;
+    /* The server's handshake started (its TCP connection, or the proxy's tunnel, was made and the
+       ClientHello written): a timeout after it is a server that stalled, not one out of reach. */
+    int handshake_started;
 } vigil_tls_capture;
 
 
