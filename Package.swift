@@ -183,8 +183,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // A server's own setup, outside in (`vigil server check`): the TLS versions and suites it accepts,
-        // found by handshakes, and the findings they allow. Never logs in, never sends a credential.
+        // A server's own setup, outside in (`vigil server check`): the TLS versions and suites it accepts
+        // (by handshakes, and Vigil's own ClientHello for what OpenSSL lacks), the HTTP hardening, a
+        // cloud's setup and version against dated data, and the findings and grade. Never sends a credential.
         .target(
             name: "VigilServerCheck",
             dependencies: ["VigilErrors", "VigilHTTP", "VigilCertificates", "VigilLogging"],

@@ -19,7 +19,8 @@ extension ServerCheck {
     /// What a cloud's own setup checks ask for (the admin overview of ownCloud and Nextcloud,
     /// `occ setupchecks`): the security headers, maintenance, a pending upgrade, the data directory
     /// not served, the `.well-known` redirects its clients discover services by, WebDAV answering.
-    func cloudChecks(_ client: HTTPClient, _ base: String, status: HTTPResponse, cloud: Cloud) async -> [ServerFinding] {
+    /// `base` is the cloud's URL (its path too), `root` the host's: `.well-known` lives at the root.
+    func cloudChecks(_ client: HTTPClient, _ base: String, root: String, status: HTTPResponse, cloud: Cloud) async -> [ServerFinding] {
         var findings = Self.cloudFindings(status, cloud: cloud)
         // The data directory must not be served: these files are in it.
         for path in ["/data/.ocdata", "/data/htaccesstest.txt"] {
@@ -35,7 +36,7 @@ extension ServerCheck {
         var missing: [String] = []
         for (path, redirects) in Self.wellKnown(for: cloud.product) {
             // A probe: no answer at all is said by the other checks, not as a missing redirect.
-            guard let answer = try? await client.send(HTTPRequest(url: base + path)) else { continue }
+            guard let answer = try? await client.send(HTTPRequest(url: root + path)) else { continue }
             if redirects ? answer.redirect == nil : answer.status == 404 { missing.append(path) }
         }
         if !missing.isEmpty {

@@ -43,9 +43,10 @@ extension ServerCheck {
     /// not): HSTS and versions leaked on the answer to status.php, plain http on `httpPort`, and
     /// for a cloud (status.php says `installed`) its own setup checks (``cloudChecks(_:_:status:)``).
     /// GET and PROPFIND requests without a credential; no redirect followed.
-    func http(_ endpoint: Endpoint) async -> HTTPSide {
+    func http(_ endpoint: Endpoint, path: String) async -> HTTPSide {
         let client = httpClient(plain: false)
-        let base = endpoint.description
+        // A cloud installed under a path (https://host/owncloud) has its status.php there.
+        let base = endpoint.description + path
         let status: HTTPResponse
         do { status = try await client.send(HTTPRequest(url: base + "/status.php")) } catch let error as HTTPError {
             return HTTPSide(problem: "status.php could not be read: \(error.reason)")
@@ -70,7 +71,7 @@ extension ServerCheck {
             product: said.productname ?? said.product, version: said.productversion ?? said.versionstring ?? said.version, edition: said.edition,
             maintenance: said.maintenance == true, upgradePending: said.needsDbUpgrade == true)
         side.cloud = cloud
-        side.findings += await cloudChecks(client, base, status: status, cloud: cloud)
+        side.findings += await cloudChecks(client, base, root: endpoint.description, status: status, cloud: cloud)
         return side
     }
 

@@ -82,14 +82,22 @@ public struct ServerCheck: Sendable {
 
     /// Checks `url`'s server. Throws ``ServerCheckError`` when it cannot be checked at all.
     public func run(_ url: String, now: Date = Date()) async throws -> Report {
-        guard url.lowercased().hasPrefix("https://"), let endpoint = try? Endpoint(url: url) else {
+        guard url.lowercased().hasPrefix("https://"), let endpoint = try? Endpoint(url: url), let parts = URLComponents(string: url) else {
             throw ServerCheckError(.invalidURL, "\(url) is not an https URL.")
         }
+        guard parts.user == nil, parts.password == nil, parts.query == nil, parts.fragment == nil else {
+            throw ServerCheckError(.invalidURL, "give the server's URL without a user, a password, a query or a fragment: nothing is ever sent to log in.")
+        }
+        // The cloud's path (https://host/owncloud), without a trailing slash or status.php.
+        var path = parts.percentEncodedPath
+        if path.hasSuffix("/status.php") { path.removeLast("/status.php".count) }
+        while path.hasSuffix("/") { path.removeLast() }
+        let base = path
         let (deadline, pacer) = (self.deadline, ConnectionPacer(perSecond: connectionsPerSecond))
         // The whole check against its deadline: the first to end wins, the other is cancelled
         // (a handshake under way is broken off by its transfer's cancellation).
         return try await withThrowingTaskGroup(of: Report?.self) { group in
-            group.addTask { try await self.check(endpoint, pacer: pacer, now: now) }
+            group.addTask { try await self.check(endpoint, path: base, pacer: pacer, now: now) }
             group.addTask {
                 try await Task.sleep(for: deadline)
                 return nil
@@ -104,7 +112,7 @@ public struct ServerCheck: Sendable {
         }
     }
 
-    func check(_ endpoint: Endpoint, pacer: ConnectionPacer, now: Date) async throws -> Report {
+    func check(_ endpoint: Endpoint, path: String, pacer: ConnectionPacer, now: Date) async throws -> Report {
         let handshake: TLSProbe.Handshake
         do {
             try await pacer.admit()
@@ -143,7 +151,7 @@ public struct ServerCheck: Sendable {
         findings += TLSFindings.judge(versions)
         var http = HTTPSide(problem: "the certificate is not trusted: nothing is sent to it")
         if evaluation.verdict.isTrusted {
-            http = await self.http(endpoint)
+            http = await self.http(endpoint, path: path)
             findings += http.findings
             if let advisories, let cloud = http.cloud {
                 findings += advisories.findings(product: cloud.product, version: cloud.version, now: now)
@@ -158,7 +166,7 @@ public struct ServerCheck: Sendable {
             findings += profile.deviations(versions: versions, certificate: facts, hstsMaximumAge: http.hsts.map { $0.maxAge ?? 0 })
         }
         return Report(
-            server: endpoint.description, checkedAt: now.formatted(.iso8601), via: handshake.via?.description, connections: await pacer.opened,
+            server: endpoint.description + path, checkedAt: now.formatted(.iso8601), via: handshake.via?.description, connections: await pacer.opened,
             certificate: .init(
                 trusted: evaluation.verdict.isTrusted, reasons: evaluation.verdict.reasons.map(\.message), subject: leaf?.subject ?? "",
                 sha256: leaf?.sha256Fingerprint ?? "", notAfter: leaf?.notAfter.map { $0.formatted(.iso8601) }),

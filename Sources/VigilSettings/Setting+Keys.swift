@@ -3,6 +3,8 @@
 // catalogue entry has a key and that every key is read somewhere.
 
 extension Setting where Value == Bool {
+    /// `server-check.daily`: the daily check also checks every account's server, journalling new findings.
+    public static var serverCheckDaily: Self { "server-check.daily" }
     /// `core.cookie-support-enabled`: keep cookies per account, in memory only.
     public static var cookieSupportEnabled: Self { "core.cookie-support-enabled" }
     /// `connection.require-explicit-policy`: RFC 5280's initial-explicit-policy.

@@ -185,6 +185,10 @@ public enum SettingsCatalog {
             "How many connections `vigil server check` keeps open to a server at once (TLS versions scanned side by side, each one handshake at a time). sslyze opens up to 5."
         ),
         .init(
+            "server-check.daily", .bool, default: .bool(false),
+            "The daily check (`vigil-check.timer`) also checks every account's server (`vigil server check --daily`) and puts in the journal only the findings a server did not have the day before. Off by default: it scans servers the user may not run."
+        ),
+        .init(
             "server-check.connections-per-second", .integer(1...1_000), default: .integer(100),
             "How many connections `vigil server check` starts per second at most, spaced evenly: a whole scan is 20 to 60 handshakes, none of them sends a request."
         ),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import Logging
 import VigilAccounts
 import VigilCertificates
 import VigilCommandLine
@@ -18,23 +19,34 @@ extension Vigil {
 
         struct Check: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Scan a server's TLS setup by handshakes (no request, no credential) and judge it.",
+                abstract: "Check a server's setup from outside (TLS, headers, the cloud's setup and version) and grade it A+ to F.",
                 usage: CommandHelp.usage("server check"),
                 discussion: CommandHelp.discussion(
                     "server check",
                     """
-                    The certificate is judged as inspect judges it. Then, for TLS 1.0 to 1.3, whether the server accepts the \
-                    version and every suite it accepts in it (by IANA name), found the way sslscan finds them: every suite \
-                    this machine's OpenSSL has is offered, and the one the server chose taken away, one handshake at a time, \
-                    one connection at a time; whether its own order decides; the key exchange group and a Diffie-Hellman \
-                    group's size. Findings are named for what they allow (SWEET32, RC4, no forward secrecy, LOGJAM...), \
-                    each with the nginx and Apache directive that fixes it. Connections go through the configured proxy.
+                    The certificate is judged as inspect judges it. Then, for SSL 3.0 to TLS 1.3, whether the server accepts \
+                    the version and every suite it accepts in it (by IANA name), found as sslscan finds them (the suites this \
+                    machine's OpenSSL lacks, 3DES and RC4, by a ClientHello Vigil writes itself); whose order decides; the \
+                    key exchange group and a Diffie-Hellman group's size. When the certificate is trusted: HSTS and the \
+                    headers, and for a cloud its setup checks (data directory, .well-known, WebDAV) and its version against \
+                    end-of-life dates and advisories (a dated snapshot; --advisories takes a newer one). Each finding says \
+                    what it allows and the nginx and Apache directive that fixes it; the grade's rule is in docs/cli.md. No \
+                    credential is ever sent; connections go through the configured proxy, paced by the server-check.* \
+                    settings.
+
+                    --accounts checks every account's server (with the account's own CAs); --new-only prints only the \
+                    findings a server did not have at the last such run; --daily is what the daily check runs: both, and \
+                    only when the server-check.daily setting is on.
 
                     Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it, 2 the server could not be \
-                    checked (unreachable, not TLS), 64 usage error.
+                    checked (unreachable, not TLS, no handshake, past the deadline, a damaged data file), 64 usage error.
                     """))
 
-            @Argument(help: "The server, https://HOST[:PORT].") var url: String
+            @Argument(help: "The server, https://HOST[:PORT][/PATH].") var url: String?
+            @Flag(help: "Check every account's server instead of one URL.") var accounts = false
+            @Flag(help: "Print only the findings a server did not have at the last --new-only run.") var newOnly = false
+            @Flag(help: "The daily check: --accounts --new-only, only when server-check.daily is on.") var daily = false
+            @OptionGroup var store: Vigil.Certificates.StoreOptions
             @Option(
                 name: .customLong("ca-file"), help: "Judge the certificate against only the CAs in this PEM file (repeatable).",
                 completion: Completions.file)
@@ -59,22 +71,21 @@ extension Vigil {
                 guard deadline > 0, deadline <= 3_600 else { throw ValidationError("--deadline must be from 0 to 3600 seconds.") }
                 guard ["modern", "intermediate", "old"].contains(profile) else { throw ValidationError("--profile must be modern, intermediate or old.") }
                 if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be from 1 to 65535.") }
+                if (url == nil) == !(accounts || daily) { throw ValidationError("Give one server URL, or --accounts (or --daily) for every account's server.") }
+                if junit != nil, url == nil { throw ValidationError("--junit goes with one server URL.") }
+                if newOnly, url != nil { throw ValidationError("--new-only goes with --accounts.") }
             }
 
             func run() async throws {
                 EarlyWork.transfers()
                 let (settings, logger) = try CommandContext.start(logOptions)
+                guard let url else { return try await runAccounts(settings: settings, logger: logger) }
                 let report: ServerCheck.Report
                 do {
-                    let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, proxy: ProxyConfiguration(settings: settings))
-                    var check = ServerCheck(probe: probe, evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings))
-                    check.profile = try TLSProfile.load(profile, from: DataLocations.serverData + "/tls-profiles.json")
-                    check.advisories = try AdvisorySnapshot.load(from: advisories ?? DataLocations.serverData + "/advisories.json")
-                    check.httpPort = httpPort
-                    check.deadline = .milliseconds(Int64(deadline * 1000))
-                    check.connectionsAtOnce = settings[.serverCheckConnectionsAtOnce] ?? 2
-                    check.connectionsPerSecond = settings[.serverCheckConnectionsPerSecond] ?? 100
-                    report = try await check.run(url)
+                    report = try await makeCheck(
+                        settings: settings, logger: logger, evaluator: try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings)
+                    )
+                    .run(url)
                 } catch {
                     throw CommandFailure(error)
                 }
@@ -96,54 +107,18 @@ extension Vigil {
                 }
             }
 
-            /// The report for a person: the summary first, then the versions and suites, then the findings with what to do.
-            static func text(_ report: ServerCheck.Report) -> String {
-                func t(_ text: String) -> String { SafeText.escaped(text) }
-                var lines: [String] = []
-                let worst = report.worst.map {
-                    "\($0.rawValue.uppercased()): \(report.findings.filter { $0.level == report.worst }.count) finding(s) at this level"
-                }
-                let rating = report.rating
-                lines.append(
-                    "\(rating.grade)  \(t(report.server)): \(worst ?? "no finding")"
-                        + (rating.because.isEmpty ? "" : "; the grade is set by \(rating.because.joined(separator: ", "))"))
-                lines.append(
-                    "  certificate: \(report.certificate.trusted ? "trusted" : "NOT TRUSTED"), \(t(report.certificate.subject)), expires \(report.certificate.notAfter ?? "?")"
-                )
-                if let via = report.via { lines.append("  via: \(t(via))") }
-                if let cloud = report.cloud {
-                    lines.append(
-                        "  cloud: \(t(cloud.product ?? "a cloud")) \(t(cloud.version ?? "of an unknown version"))\(cloud.edition.flatMap { $0.isEmpty ? nil : " (\(t($0)))" } ?? "")"
-                    )
-                }
-                if let why = report.httpNotChecked { lines.append("  http: not checked: \(t(why))") }
-                if let hsts = report.hsts {
-                    let flags = (hsts.includeSubDomains ? ", includeSubDomains" : "") + (hsts.preload ? ", preload" : "")
-                    lines.append("  hsts: max-age \(hsts.maxAge.map(String.init) ?? "missing")\(flags)")
-                }
-                if let profile = report.profile { lines.append("  profile: \(profile)") }
-                if let advisories = report.advisories, report.cloud != nil { lines.append("  advisories: the snapshot of \(advisories)") }
-                for version in report.versions {
-                    guard version.accepted else {
-                        lines.append("  \(version.version): not accepted")
-                        continue
-                    }
-                    let order = version.serverOrder.map { $0 ? "the server's order" : "the client's order" } ?? "one suite"
-                    lines.append("  \(version.version): accepted, \(version.suites.count) suite(s), \(order)")
-                    for suite in version.suites {
-                        // A Diffie-Hellman group's size matters (LOGJAM); a named curve's is its name.
-                        let key =
-                            suite.ephemeralKey.map { $0 == "DH" ? " DH \(suite.ephemeralBits) bits" : suite.group == nil ? " \($0)" : "" }
-                            ?? " (no ephemeral key)"
-                        lines.append("    \(t(suite.ianaName))\(suite.group.map { " \(t($0))" } ?? "")\(key)")
-                    }
-                }
-                for finding in report.findings {
-                    lines.append("[\(finding.level.rawValue)] \(finding.code): \(t(finding.message))")
-                    if let nginx = finding.nginx { lines.append("    nginx:  \(t(nginx))") }
-                    if let apache = finding.apache { lines.append("    apache: \(t(apache))") }
-                }
-                return lines.joined(separator: "\n") + "\n"
+            /// The check as the flags and settings set it up: the probe (timeout, proxy), the
+            /// profile and advisories, the pacing and the deadline.
+            func makeCheck(settings: Settings, logger: Logger, evaluator: TrustEvaluator) throws -> ServerCheck {
+                let probe = TLSProbe(timeout: .milliseconds(Int64(timeout * 1000)), logger: logger, proxy: ProxyConfiguration(settings: settings))
+                var check = ServerCheck(probe: probe, evaluator: evaluator)
+                check.profile = try TLSProfile.load(profile, from: DataLocations.serverData + "/tls-profiles.json")
+                check.advisories = try AdvisorySnapshot.load(from: advisories ?? DataLocations.serverData + "/advisories.json")
+                check.httpPort = httpPort
+                check.deadline = .milliseconds(Int64(deadline * 1000))
+                check.connectionsAtOnce = settings[.serverCheckConnectionsAtOnce] ?? 2
+                check.connectionsPerSecond = settings[.serverCheckConnectionsPerSecond] ?? 100
+                return check
             }
         }
     }
