@@ -355,6 +355,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "VigilServerCheckTests",
+            dependencies: ["VigilServerCheck", "VigilHTTP"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "VigilSettingsTests",
             dependencies: ["VigilSettings", "VigilTestSupport"],
             swiftSettings: strictSettings

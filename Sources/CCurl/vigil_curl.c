@@ -8,6 +8,7 @@
 
 #include "CLazyLibrary.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -164,7 +165,34 @@ int vigil_curl_await_alert(CURL *h, int ms) {
     }
 }
 
-long vigil_curl_first_record(CURL *h, const unsigned char *out, size_t out_length, unsigned char *in, size_t capacity, int ms) {
+/* Whether `in[0..<got]` holds a whole answer: an alert record, something that is no TLS record, or
+   the first handshake message (the ServerHello) whole, reassembled across handshake records (a
+   server may fragment it, one byte a record). */
+static int vigil_first_record_complete(const unsigned char *in, size_t got) {
+    size_t offset = 0, handshake = 0;
+    unsigned char head[4];
+    while (offset + 5 <= got) {
+        unsigned char type = in[offset];
+        if (type < 20 || type > 24 || type == 21) return 1; /* no TLS, or an alert: enough */
+        size_t length = ((size_t)in[offset + 3] << 8) | in[offset + 4];
+        if (offset + 5 + length > got) return 0;
+        if (type != 22) return 1; /* a record of another type before the ServerHello: the caller says garbage */
+        for (size_t i = 0; i < length; i++) {
+            if (handshake < 4) head[handshake] = in[offset + 5 + i];
+            handshake++;
+        }
+        if (handshake >= 4) {
+            size_t message = ((size_t)head[1] << 16) | ((size_t)head[2] << 8) | head[3];
+            if (handshake >= 4 + message) return 1;
+        }
+        offset += 5 + length;
+    }
+    return 0;
+}
+
+long vigil_curl_first_record(
+    CURL *h, const unsigned char *out, size_t out_length, unsigned char *in, size_t capacity, int ms, vigil_curl_progress_callback stop,
+    void *context) {
     vigil_curl_require();
     curl_socket_t socket = CURL_SOCKET_BAD;
     if (sym_curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &socket) != CURLE_OK || socket == CURL_SOCKET_BAD) return -1;
@@ -172,12 +200,15 @@ long vigil_curl_first_record(CURL *h, const unsigned char *out, size_t out_lengt
     clock_gettime(CLOCK_MONOTONIC, &start);
     size_t sent = 0, got = 0;
     for (;;) {
+        if (stop && stop(context, 0, 0, 0, 0) != 0) return -3;
         clock_gettime(CLOCK_MONOTONIC, &now);
         long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
         if (elapsed >= ms) return got > 0 ? (long)got : -2;
         int sending = sent < out_length;
         struct pollfd wanted = {socket, sending ? POLLOUT : POLLIN, 0};
-        int ready = poll(&wanted, 1, (int)(ms - elapsed));
+        long slice = ms - elapsed < 100 ? ms - elapsed : 100; /* cancellation is looked at between slices */
+        int ready = poll(&wanted, 1, (int)slice);
+        if (ready < 0 && errno == EINTR) continue;
         if (ready < 0) return -1;
         if (ready == 0) continue;
         if (sending) {
@@ -193,12 +224,6 @@ long vigil_curl_first_record(CURL *h, const unsigned char *out, size_t out_lengt
         if (rc == CURLE_AGAIN) continue;
         if (rc != CURLE_OK || n == 0) return (long)got; /* closed (or reset): what came before */
         got += n;
-        if (got == capacity) return (long)got;
-        /* A whole first record: its 5-byte header says its length. Anything not TLS ends here too. */
-        if (got >= 5) {
-            if (in[0] < 20 || in[0] > 24) return (long)got;
-            size_t length = ((size_t)in[3] << 8) | in[4];
-            if (got >= 5 + length) return (long)got;
-        }
+        if (got == capacity || vigil_first_record_complete(in, got)) return (long)got;
     }
 }

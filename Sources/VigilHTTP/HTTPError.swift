@@ -13,6 +13,7 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
             case timeout
             case notTLS = "not-tls"
             case handshakeFailed = "handshake-failed"
+            case handshakeStalled = "handshake-stalled"
             case noAnswer = "no-answer"
             case proxy
             case transport
@@ -39,6 +40,9 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
         public static let notTLS = Code(.notTLS)
         /// The TLS handshake failed (or ended without a server certificate or without the policy's judgement).
         public static let handshakeFailed = Code(.handshakeFailed)
+        /// The connection was made and the ClientHello sent, and the handshake did not finish in
+        /// time: the server stalled (something answered: not "nothing reached it").
+        public static let handshakeStalled = Code(.handshakeStalled)
         /// The connection was ready for the request (the TLS handshake done, or a kept connection)
         /// and closed, or failed, without an answer: the request may have reached the server.
         public static let noAnswer = Code(.noAnswer)

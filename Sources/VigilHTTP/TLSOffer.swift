@@ -13,12 +13,15 @@ public struct TLSOffer: Sendable, Hashable {
     public var ciphers: String
     /// TLS 1.3: the suites, joined by `:`.
     public var tls13Suites: String
+    /// The key exchange groups offered, OpenSSL's names joined by `:` (`x25519:secp256r1`); nil: OpenSSL's default list.
+    public var groups: String?
 
     /// An offer of `version` with these suites.
-    public init(version: TLSProtocolVersion, ciphers: String = "ALL:COMPLEMENTOFALL", tls13Suites: String = TLSOffer.allTLS13Suites) {
+    public init(version: TLSProtocolVersion, ciphers: String = "ALL:COMPLEMENTOFALL", tls13Suites: String = TLSOffer.allTLS13Suites, groups: String? = nil) {
         self.version = version
         self.ciphers = ciphers
         self.tls13Suites = tls13Suites
+        self.groups = groups
     }
 
     /// The TLS 1.2-and-older suites this machine's OpenSSL can offer in `version` (every one it

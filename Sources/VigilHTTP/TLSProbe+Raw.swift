@@ -5,10 +5,12 @@ extension TLSProbe {
     /// Sends `hello` (a ClientHello written by the caller, for what this machine's OpenSSL can no
     /// longer speak: SSL 3.0, 3DES, RC4, export suites) over a plain TCP connection to `endpoint`,
     /// through the configured proxy's CONNECT tunnel like every other handshake, and returns the
-    /// server's first TLS record (at most `capacity` bytes; empty when it closed without a word).
+    /// server's answer: its records up to the first handshake message whole (reassembled across
+    /// records), or an alert (at most `capacity` bytes, a whole record and more; empty when it
+    /// closed without a word).
     /// Nothing else is sent: the connection closes once the answer is read. Throws when nothing
     /// answered (``HTTPError/reachedNothing``), on a proxy's refusal, or when nothing came in time.
-    public func firstRecord(with endpoint: Endpoint, sending hello: [UInt8], capacity: Int = 16_384) async throws -> [UInt8] {
+    public func firstRecord(with endpoint: Endpoint, sending hello: [UInt8], capacity: Int = 5 + 16_384 + 2_048) async throws -> [UInt8] {
         let (timeout, resolve, proxy) = (self.timeout, self.resolve, self.proxy)
         return try await TransferCancellation.onThread(named: "vigil-tls-raw") { cancellation in
             let (answer, _) = try proxy.throughRoute(scheme: "https", host: endpoint.host, port: endpoint.port) { choice, kept in
@@ -63,12 +65,14 @@ extension TLSProbe {
             throw error(for: code, detail: String(cString: vigil_curl_easy_strerror(code)), origin: endpoint.description, notTLS: false)
         }
         var buffer = [UInt8](repeating: 0, count: capacity)
+        let context = Unmanaged.passUnretained(cancellation).toOpaque()
         let read = buffer.withUnsafeMutableBufferPointer { into in
             hello.withUnsafeBufferPointer { out in
-                vigil_curl_first_record(handle, out.baseAddress, out.count, into.baseAddress, into.count, Int32(milliseconds))
+                vigil_curl_first_record(
+                    handle, out.baseAddress, out.count, into.baseAddress, into.count, Int32(milliseconds), TransferCancellation.abortIfCancelled, context)
             }
         }
-        if cancellation.isCancelled { throw cancellation.error(endpoint) }
+        if read == -3 || cancellation.isCancelled { throw cancellation.error(endpoint) }
         guard read >= 0 else {
             throw HTTPError(
                 read == -2 ? .timeout : .transport,

@@ -201,6 +201,7 @@ public struct TLSProbe: Sendable {
                 try Curl.set(handle, CURLOPT_SSLVERSION, scan.version.curlExactly)
                 try Curl.set(handle, CURLOPT_SSL_CIPHER_LIST, text: scan.ciphers + ":@SECLEVEL=0")
                 try Curl.set(handle, CURLOPT_TLS13_CIPHERS, text: scan.tls13Suites)
+                if let groups = scan.groups { try Curl.set(handle, CURLOPT_SSL_EC_CURVES, text: groups) }
             }
             try cancellation.watch(handle)
             return vigil_curl_easy_perform(handle)
@@ -234,7 +235,7 @@ public struct TLSProbe: Sendable {
             // something answered, so it is no "nothing reached it".
             if code == CURLE_OPERATION_TIMEDOUT, capture.pointee.handshake_started != 0 {
                 throw HTTPError(
-                    .handshakeFailed, "\(endpoint.description): connected, and the TLS handshake did not finish within the timeout (the server stalled).",
+                    .handshakeStalled, "\(endpoint.description): connected, and the TLS handshake did not finish within the timeout (the server stalled).",
                     curlCode: Int(code.rawValue))
             }
             throw error(for: code, detail: detail, origin: endpoint.description, notTLS: capture.pointee.not_tls != 0)

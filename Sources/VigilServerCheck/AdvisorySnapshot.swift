@@ -70,8 +70,15 @@ public struct AdvisorySnapshot: Sendable, Codable {
                 throw ServerCheckError(.badData, "\(path): endOfLife[\(index)] needs either series or before, and a date YYYY, YYYY-MM or YYYY-MM-DD.")
             }
         }
-        for (index, advisory) in snapshot.advisories.enumerated() where !severities.contains(advisory.severity) || advisory.affected.isEmpty {
-            throw ServerCheckError(.badData, "\(path): advisories[\(index)] needs a severity (high, medium or low) and affected versions.")
+        for (index, entry) in snapshot.endOfLife.enumerated() where (entry.series ?? entry.before).flatMap(components) == nil {
+            throw ServerCheckError(.badData, "\(path): endOfLife[\(index)]'s version is not a version (digits and dots).")
+        }
+        for (index, advisory) in snapshot.advisories.enumerated() {
+            let ranges = advisory.affected.allSatisfy { components($0.before) != nil && ($0.from.map { components($0) != nil } ?? true) }
+            guard severities.contains(advisory.severity), !advisory.affected.isEmpty, ranges else {
+                throw ServerCheckError(
+                    .badData, "\(path): advisories[\(index)] needs a severity (high, medium or low) and affected versions (digits and dots).")
+            }
         }
         return snapshot
     }
@@ -90,21 +97,20 @@ public struct AdvisorySnapshot: Sendable, Codable {
                 ))
         }
         guard let product, let version, let parsed = Self.components(version) else { return findings }
-        let known =
-            endOfLife.contains { $0.product.lowercased() == product.lowercased() }
-            || advisories.contains { $0.product.lowercased() == product.lowercased() }
-        guard known else {
+        let named = { (other: String) in other.lowercased() == product.lowercased() }
+        // What the snapshot can say of this version: an end-of-life entry that covers its series
+        // (over or not), and advisories of its product. What it cannot say is said, never taken as safe.
+        let lifecycle = endOfLife.filter { named($0.product) && Self.covers($0, parsed) }
+        let hasAdvisories = advisories.contains { named($0.product) }
+        if lifecycle.isEmpty || !hasAdvisories {
+            let missing = [lifecycle.isEmpty ? "no end-of-life date" : nil, hasAdvisories ? nil : "no advisories"].compactMap { $0 }
             findings.append(
                 ServerFinding(
                     "advisories-not-covered", .notice,
-                    "The advisories snapshot of \(compiled) has nothing on \(product): its end of life and advisories are not judged."))
-            return findings
+                    "The advisories snapshot of \(compiled) has \(missing.joined(separator: " and ")) for \(product) \(version): not judged there, never taken as safe."
+                ))
         }
-        let ended = endOfLife.first { entry in
-            guard entry.product.lowercased() == product.lowercased(), Self.isOver(entry.endOfLife, today: today) else { return false }
-            if let series = entry.series.flatMap(Self.components) { return Array(parsed.prefix(series.count)) == series }
-            return entry.before.flatMap(Self.components).map { Self.less(parsed, $0) } ?? false
-        }
+        let ended = lifecycle.first { Self.isOver($0.endOfLife, today: today) }
         if let ended {
             findings.append(
                 ServerFinding(
@@ -113,7 +119,7 @@ public struct AdvisorySnapshot: Sendable, Codable {
         }
         for severity in Self.severities {
             let matching = advisories.filter { advisory in
-                advisory.product.lowercased() == product.lowercased() && advisory.severity == severity
+                named(advisory.product) && advisory.severity == severity
                     && advisory.affected.contains { range in
                         guard let before = Self.components(range.before), Self.less(parsed, before) else { return false }
                         return range.from.flatMap(Self.components).map { !Self.less(parsed, $0) } ?? true
@@ -127,6 +133,12 @@ public struct AdvisorySnapshot: Sendable, Codable {
                         + matching.map { "\($0.id) (\($0.title)\($0.url.map { ", \($0)" } ?? ""))" }.joined(separator: "; ") + ". Upgrade."))
         }
         return findings
+    }
+
+    /// Whether `entry` is about `version` (its series, or every version before its `before`).
+    static func covers(_ entry: EndOfLife, _ version: [Int]) -> Bool {
+        if let series = entry.series.flatMap(components) { return Array(version.prefix(series.count)) == series }
+        return entry.before.flatMap(components).map { less(version, $0) } ?? false
     }
 
     /// `10.13.0` as [10, 13, 0]; a part's leading digits (`0rc1` is 0); nil when the first part has none.

@@ -101,20 +101,34 @@ enum LegacyHello {
         return [0x16] + bytes(min(version, 0x0301)) + bytes(UInt16(handshake.count)) + handshake
     }
 
-    /// The server's first record read: a ServerHello, an alert (or nothing: closed), or garbage.
-    static func answer(_ record: [UInt8]) -> Answer {
-        guard !record.isEmpty else { return .refused }
-        guard record.count >= 5 else { return .garbage }
-        if record[0] == 0x15 { return .refused }
-        let length = Int(record[3]) << 8 | Int(record[4])
-        guard record[0] == 0x16, record.count >= 5 + length, length >= 4 else { return .garbage }
-        let message = Array(record[5..<(5 + length)])
+    /// The server's answer read: a ServerHello (reassembled across handshake records), an alert
+    /// (or nothing: closed), or garbage (no TLS record, another record first, a message cut short).
+    static func answer(_ records: [UInt8]) -> Answer {
+        guard !records.isEmpty else { return .refused }
+        var handshake: [UInt8] = []
+        var offset = 0
+        while offset + 5 <= records.count {
+            let type = records[offset]
+            let length = Int(records[offset + 3]) << 8 | Int(records[offset + 4])
+            if type == 0x15, handshake.isEmpty { return .refused }
+            guard type == 0x16, offset + 5 + length <= records.count else { return .garbage }
+            handshake += records[(offset + 5)..<(offset + 5 + length)]
+            offset += 5 + length
+            if handshake.count >= 4 {
+                let messageLength = Int(handshake[1]) << 16 | Int(handshake[2]) << 8 | Int(handshake[3])
+                if handshake.count >= 4 + messageLength { return serverHello(handshake) }
+            }
+        }
+        return .garbage
+    }
+
+    /// The first handshake message, whole: a ServerHello's version, suite, compression and renegotiation_info.
+    static func serverHello(_ message: [UInt8]) -> Answer {
         let messageLength = Int(message[1]) << 16 | Int(message[2]) << 8 | Int(message[3])
-        guard message[0] == 2, message.count >= 4 + messageLength, messageLength >= 38 else { return .garbage }
+        guard message[0] == 2, messageLength >= 38 else { return .garbage }
         let hello = Array(message[4..<(4 + messageLength)])
         let version = UInt16(hello[0]) << 8 | UInt16(hello[1])
-        let sessionLength = Int(hello[34])
-        let at = 35 + sessionLength
+        let at = 35 + Int(hello[34])
         guard hello.count >= at + 3 else { return .garbage }
         let suite = UInt16(hello[at]) << 8 | UInt16(hello[at + 1])
         let compression = hello[at + 2]

@@ -23,8 +23,14 @@ extension ServerCheck {
     func cloudChecks(_ client: HTTPClient, _ base: String, root: String, status: HTTPResponse, cloud: Cloud) async -> [ServerFinding] {
         var findings = Self.cloudFindings(status, cloud: cloud)
         // The data directory must not be served: these files are in it.
-        for path in ["/data/.ocdata", "/data/htaccesstest.txt"] {
-            if let answer = try? await client.send(HTTPRequest(url: base + path)), answer.status == 200 {
+        // Each is known by what it holds, not by a 200 alone (a front controller answers 200 to
+        // any path): .ocdata is empty, htaccesstest.txt says what it is for.
+        let marks: [(path: String, holds: ([UInt8]) -> Bool)] = [
+            ("/data/.ocdata", { $0.count < 64 && !$0.contains(UInt8(ascii: "<")) }),
+            ("/data/htaccesstest.txt", { String(decoding: $0.prefix(4096), as: UTF8.self).contains("htaccess") && !$0.contains(UInt8(ascii: "<")) }),
+        ]
+        for (path, holds) in marks {
+            if let answer = try? await client.send(HTTPRequest(url: base + path)), answer.status == 200, holds(answer.body) {
                 findings.append(
                     ServerFinding(
                         "data-directory-exposed", .error, "\(path) is served: the data directory (every user's files) can be read from the web.",

@@ -147,7 +147,13 @@ public struct ServerCheck: Sendable {
         }
         var scan = TLSScan(probe: probe, pacer: pacer)
         scan.connectionsAtOnce = connectionsAtOnce
-        let versions = try await scan.run(endpoint)
+        let versions: [TLSScan.Version]
+        do { versions = try await scan.run(endpoint) } catch let error as HTTPError where error.code != .cancelled {
+            // The server answered the first handshake and then stopped answering, or the proxy
+            // stopped letting the scan through: the check could not be made, said by its code.
+            let unreachable = error.reachedNothing || error.code == .proxy || error.proxyChallenge != nil
+            throw ServerCheckError(unreachable ? .unreachable : .noHandshake, "during the scan: " + error.reason)
+        }
         findings += TLSFindings.judge(versions)
         var http = HTTPSide(problem: "the certificate is not trusted: nothing is sent to it")
         if evaluation.verdict.isTrusted {
@@ -174,7 +180,8 @@ public struct ServerCheck: Sendable {
             // The most serious first; in found order within a level (never a hash table's).
             findings: findings.enumerated().sorted { $0.element.level != $1.element.level ? $0.element.level > $1.element.level : $0.offset < $1.offset }
                 .map(\.element), cloud: http.cloud, httpNotChecked: http.problem, hsts: http.hsts,
-            profile: profile.map { "\($0.name) (Mozilla guideline \($0.guideline))" }, advisories: advisories?.compiled,
+            profile: profile.map { "\($0.name) (Mozilla guideline \($0.guideline); oldest clients: \($0.oldestClients.joined(separator: ", ")))" },
+            advisories: advisories?.compiled,
             rating: ServerRating(findings, httpChecked: http.problem == nil))
     }
 }

@@ -102,6 +102,22 @@ public struct TLSProfile: Sendable, Hashable, Codable {
                 "suites", "Suites accepted: \(extraSuites.joined(separator: ", "))", nginx: "ssl_ciphers \(ciphersOpenSSLHint);",
                 apache: "SSLCipherSuite \(ciphersOpenSSLHint)")
         }
+        // Mozilla names P-256 prime256v1 and X25519 in capitals; OpenSSL's group names are these.
+        let allowedGroups = Set(groups.map { $0.lowercased() == "prime256v1" ? "secp256r1" : $0.lowercased() })
+        var extraGroups: [String] = []
+        for group in accepted.flatMap({ $0.groups ?? [] }) where !allowedGroups.contains(group) && !extraGroups.contains(group) { extraGroups.append(group) }
+        if !extraGroups.isEmpty {
+            note(
+                "groups", "Groups accepted: \(extraGroups.joined(separator: ", "))", nginx: "ssl_ecdh_curve \(groups.joined(separator: ":"));",
+                apache: "SSLOpenSSLConfCmd Curves \(groups.joined(separator: ":"))")
+        }
+        // The old profile asks the server's order to decide (it keeps weak suites for old clients).
+        let clientOrdered = accepted.filter { $0.serverOrder == false }.map(\.version)
+        if serverPreferredOrder, !clientOrdered.isEmpty {
+            note(
+                "order", "In \(clientOrdered.joined(separator: ", ")) the client's order of suites decides", nginx: "ssl_prefer_server_ciphers on;",
+                apache: "SSLHonorCipherOrder on")
+        }
         let dhSizes = accepted.flatMap(\.suites).filter { $0.ephemeralKey == "DH" && $0.ephemeralBits > 0 }.map(\.ephemeralBits)
         if let smallest = dhSizes.min(), smallest < (dhParamSize ?? Int.max) {
             note("dh", dhParamSize.map { "A \(smallest)-bit Diffie-Hellman group (at least \($0))" } ?? "Diffie-Hellman key exchange (DHE) used")

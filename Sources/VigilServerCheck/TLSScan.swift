@@ -18,6 +18,10 @@ public struct TLSScan: Sendable {
         public var suites: [TLSAgreement]
         /// Whether the server's order decides (true), the client's (false), or unknown (fewer than two suites).
         public var serverOrder: Bool?
+        /// The key exchange groups it accepts in this version, one offered at a time (TLS 1.3:
+        /// elliptic curves and RFC 7919's finite fields; TLS 1.2: the curves, with its ECDHE
+        /// suites); nil when not probed (older versions, or no suite to offer them with).
+        public var groups: [String]?
         /// What the server answered against the protocol (a suite never offered, a version never
         /// asked for, bytes that are no ServerHello); empty for a well-behaved server.
         public var violations: [String] = []
@@ -71,9 +75,11 @@ public struct TLSScan: Sendable {
         try await legacy(0x0300, "SSL 3.0", suites: LegacyHello.sslv3Suites, at: endpoint)
     }
 
-    /// One TLS version: OpenSSL's suites by its handshakes, then those it lacks by Vigil's hello.
+    /// One TLS version: OpenSSL's suites by its handshakes, then those it lacks by Vigil's hello,
+    /// and for TLS 1.2 and 1.3 the groups it accepts.
     func scanAll(_ version: TLSProtocolVersion, at endpoint: Endpoint) async throws -> Version {
         var found = try await scan(version, at: endpoint)
+        if version >= .tls12 { found.groups = try await groups(version, accepted: found.suites, at: endpoint) }
         guard version != .tls13 else { return found }
         let known = Set(found.suites.map(\.ianaName))
         let more = try await legacy(Self.wireCode(version), found.version, suites: LegacyHello.legacySuites.filter { !known.contains($0.iana) }, at: endpoint)
@@ -107,6 +113,12 @@ public struct TLSScan: Sendable {
                 violations.append("\(label): the answer to a ClientHello is no TLS ServerHello")
                 remaining = []
             case .accepted(let version, let suite, let renegotiation, let compression):
+                // Only null compression was offered: another method is the server's error, not CRIME.
+                guard compression == 0 else {
+                    violations.append("\(label): the server chose a compression method never offered")
+                    remaining = []
+                    break
+                }
                 // Another version than asked: not this one (a server that answers 1.2 to a 1.0 hello breaks the protocol).
                 guard version == code else {
                     if version > code { violations.append("\(label): the server answered with a version never offered") }
@@ -124,7 +136,7 @@ public struct TLSScan: Sendable {
                 accepted.append(
                     TLSAgreement(
                         version: label, openSSLName: chosen.openSSL, ianaName: chosen.iana, ephemeralKey: key, secureRenegotiation: renegotiation,
-                        compression: compression != 0))
+                        compression: false))
             }
         }
         return Version(version: label, accepted: !accepted.isEmpty, suites: accepted, serverOrder: nil, violations: violations)
@@ -133,12 +145,21 @@ public struct TLSScan: Sendable {
     func scan(_ version: TLSProtocolVersion, at endpoint: Endpoint) async throws -> Version {
         var remaining = version == .tls13 ? TLSOffer.allTLS13Suites.split(separator: ":").map(String.init) : TLSOffer.suites(for: version)
         var accepted: [TLSAgreement] = []
+        var violations: [String] = []
         var handshakes = 0
         while !remaining.isEmpty, handshakes < maximumHandshakesPerVersion {
             try Task.checkCancellation()
             handshakes += 1
             try await pacer.admit()
-            guard let agreement = try await probe.agreement(with: endpoint, offering: offer(version, remaining)) else { break }
+            let answer: TLSAgreement?
+            do { answer = try await probe.agreement(with: endpoint, offering: offer(version, remaining)) } catch let error as HTTPError
+                where error.code == .handshakeStalled
+            {
+                // Not a refusal: what else this version accepts is not known.
+                violations.append("TLS \(version.rawValue): a handshake stalled past the timeout")
+                break
+            }
+            guard let agreement = answer else { break }
             // A suite never offered, or one already taken away, is the server's error: stop here.
             guard let index = remaining.firstIndex(of: agreement.openSSLName) else { break }
             accepted.append(agreement)
@@ -153,7 +174,28 @@ public struct TLSScan: Sendable {
                 serverOrder = choice.openSSLName == accepted[0].openSSLName
             }
         }
-        return Version(version: "TLS \(version.rawValue)", accepted: !accepted.isEmpty, suites: accepted, serverOrder: serverOrder)
+        return Version(version: "TLS \(version.rawValue)", accepted: !accepted.isEmpty, suites: accepted, serverOrder: serverOrder, violations: violations)
+    }
+
+    /// The groups a client may offer, by OpenSSL's names: the curves, then RFC 7919's finite fields (TLS 1.3 only).
+    static let curves = ["x25519", "secp256r1", "secp384r1", "secp521r1", "x448"]
+    static let finiteFields = ["ffdhe2048", "ffdhe3072", "ffdhe4096", "ffdhe6144", "ffdhe8192"]
+
+    /// The groups `version` accepts with the suites found in it, one group offered per handshake,
+    /// in this list's order (never the server's, which the scan does not ask); nil when there is
+    /// no suite to offer them with (TLS 1.2 without an ECDHE suite).
+    func groups(_ version: TLSProtocolVersion, accepted: [TLSAgreement], at endpoint: Endpoint) async throws -> [String]? {
+        let suites = version == .tls13 ? accepted.map(\.openSSLName) : accepted.map(\.openSSLName).filter { $0.hasPrefix("ECDHE-") }
+        guard !suites.isEmpty else { return nil }
+        var found: [String] = []
+        for group in version == .tls13 ? Self.curves + Self.finiteFields : Self.curves {
+            try Task.checkCancellation()
+            try await pacer.admit()
+            var offer = offer(version, suites)
+            offer.groups = group
+            if try await probe.agreement(with: endpoint, offering: offer) != nil { found.append(group) }
+        }
+        return found
     }
 
     /// The version's code on the wire (TLS 1.0 is 0x0301).

@@ -55,9 +55,10 @@ extension Vigil.ServerCommand.Check {
         for account in accounts where !servers.contains(account.server) { servers.append(account.server) }
         for server in servers {
             let account = accounts.first { $0.server == server }
-            let evaluator = caFiles.isEmpty ? account.flatMap { try? accountCheck.evaluator(for: $0) } ?? base : base
             let report: ServerCheck.Report
             do {
+                // The account's own CAs, as account check judges it; ones that cannot be read are an error, never the system store.
+                let evaluator = try caFiles.isEmpty ? account.map { try accountCheck.evaluator(for: $0) } ?? base : base
                 report = try await makeCheck(settings: settings, logger: logger, evaluator: evaluator).run(server)
             } catch let error as ServerCheckError where error.code == .unreachable {
                 // A laptop off the VPN: said, never a failure of the daily check.

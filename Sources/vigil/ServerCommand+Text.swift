@@ -28,7 +28,7 @@ extension Vigil.ServerCommand.Check {
             let flags = (hsts.includeSubDomains ? ", includeSubDomains" : "") + (hsts.preload ? ", preload" : "")
             lines.append("  hsts: max-age \(hsts.maxAge.map(String.init) ?? "missing")\(flags)")
         }
-        if let profile = report.profile { lines.append("  profile: \(profile)") }
+        if let profile = report.profile { lines.append("  profile: \(t(profile))") }
         if let advisories = report.advisories, report.cloud != nil { lines.append("  advisories: the snapshot of \(advisories)") }
         for version in report.versions {
             guard version.accepted else {
@@ -37,10 +37,15 @@ extension Vigil.ServerCommand.Check {
             }
             let order = version.serverOrder.map { $0 ? "the server's order" : "the client's order" } ?? "one suite"
             lines.append("  \(version.version): accepted, \(version.suites.count) suite(s), \(order)")
+            if let groups = version.groups { lines.append("    groups: " + (groups.isEmpty ? "none" : groups.map(t).joined(separator: ", "))) }
             for suite in version.suites {
                 // A Diffie-Hellman group's size matters (LOGJAM); a named curve's is its name.
                 let key =
-                    suite.ephemeralKey.map { $0 == "DH" ? " DH \(suite.ephemeralBits) bits" : suite.group == nil ? " \($0)" : "" }
+                    suite.ephemeralKey.map { key in
+                        guard key == "DH" else { return suite.group == nil ? " \(key)" : "" }
+                        // A suite found by Vigil's own hello: the key exchange is never made, its size not read.
+                        return suite.ephemeralBits > 0 ? " DH \(suite.ephemeralBits) bits" : " DH (size not read)"
+                    }
                     ?? " (no ephemeral key)"
                 lines.append("    \(t(suite.ianaName))\(suite.group.map { " \(t($0))" } ?? "")\(key)")
             }

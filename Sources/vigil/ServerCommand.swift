@@ -72,7 +72,7 @@ extension Vigil {
                 guard ["modern", "intermediate", "old"].contains(profile) else { throw ValidationError("--profile must be modern, intermediate or old.") }
                 if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be from 1 to 65535.") }
                 if (url == nil) == !(accounts || daily) { throw ValidationError("Give one server URL, or --accounts (or --daily) for every account's server.") }
-                if junit != nil, url == nil { throw ValidationError("--junit goes with one server URL.") }
+                if junit != nil || json, url == nil { throw ValidationError("--junit and --json go with one server URL.") }
                 if newOnly, url != nil { throw ValidationError("--new-only goes with --accounts.") }
             }
 

@@ -31,6 +31,27 @@ struct ServerCheckHostileTests {
         #expect(!first.standardError.contains("\u{1B}"), "\(mode): nothing the server sent reaches the terminal raw")
     }
 
+    /// A server that breaks only Vigil's own ClientHello (the one offering 3DES): the rest is
+    /// judged, the break is said, the same in a second process.
+    @Test(arguments: [
+        ("legacy-garbage", ["protocol-violation"], ["sweet32", "tls-compression"]),
+        ("legacy-compression", ["protocol-violation"], ["sweet32", "tls-compression"]),
+        ("legacy-fragmented", ["sweet32", "protocol-ssl3"], ["protocol-violation"]),
+    ])
+    func aBrokenAnswerToVigilsOwnHelloIsSaid(mode: String, present: [String], absent: [String]) async throws {
+        let server = try HostileTLSServer(mode)
+        defer { server.stop() }
+        var answers: [Set<String>] = []
+        for _ in 0..<2 {
+            let result = try await Self.run(server.url, ["--json"])
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(mode): \(result.standardError)")
+            answers.append(Set((report["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }))
+        }
+        #expect(answers[0].isSuperset(of: present) && answers[0].isDisjoint(with: absent), "\(mode): \(answers[0].sorted())")
+        #expect(answers[0] == answers[1], "\(mode): the same answer twice")
+    }
+
     /// A server that answers, slowly, past the whole check's deadline: stopped there, exit 2.
     @Test func theWholeCheckHasADeadline() async throws {
         let server = try HostileTLSServer("trickle")

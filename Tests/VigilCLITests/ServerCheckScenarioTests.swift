@@ -72,7 +72,9 @@ struct ServerCheckScenarioTests {
             let modern = try await Self.check(running, ["--profile", "modern"])
             #expect(modern.codes.isSuperset(of: ["profile-versions", "profile-suites", "profile-certificate-type"]), "\(modern.codes.sorted())")
             #expect(Self.grade(modern.report) == "A+" && modern.status == 0)
-            #expect((modern.report["profile"] as? String)?.hasPrefix("modern (Mozilla guideline 5.7)") == true, "\(modern.report["profile"] ?? "none")")
+            #expect(
+                (modern.report["profile"] as? String)?.hasPrefix("modern (Mozilla guideline 5.7; oldest clients: Firefox 63") == true,
+                "\(modern.report["profile"] ?? "none")")
             let intermediate = try await Self.check(running)
             #expect(!intermediate.codes.contains("profile-versions") && !intermediate.codes.contains("profile-suites"), "\(intermediate.codes.sorted())")
         }

@@ -85,7 +85,7 @@ struct TLSProbeTests {
         let listener = SilentListener()
         let endpoint = try Endpoint(url: "https://127.0.0.1:\(listener.port)")
         let error = await #expect(throws: HTTPError.self) { try await TLSProbe(timeout: .milliseconds(500)).handshake(with: endpoint) }
-        #expect(error?.code == .handshakeFailed && error?.reason.contains("stalled") == true && error?.reachedNothing == false, "\(String(describing: error))")
+        #expect(error?.code == .handshakeStalled && error?.reason.contains("stalled") == true && error?.reachedNothing == false, "\(String(describing: error))")
     }
 }
 

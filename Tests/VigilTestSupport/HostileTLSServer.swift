@@ -6,7 +6,11 @@ import Foundation
 /// - `unoffered-suite`: a ServerHello for a suite never offered (0xCAFE);
 /// - `stall`: reads the ClientHello and never answers (the connection stays open);
 /// - `trickle`: a record header announcing 16 KB, then one byte a second, forever;
-/// - `huge-chain`: a real TLS server whose chain is the leaf and its CA 400 times (over 300 KB).
+/// - `huge-chain`: a real TLS server whose chain is the leaf and its CA 400 times (over 300 KB);
+/// - `legacy-*`: a real TLS server, except to a ClientHello offering 3DES (one only Vigil's own
+///   hello sends): `legacy-garbage` answers it with HTTP, `legacy-fragmented` with a ServerHello
+///   for 3DES in its version cut into one-byte records, `legacy-compression` with one that chose
+///   a compression method never offered.
 package final class HostileTLSServer: @unchecked Sendable {  // immutable after init
     package let port: Int
     private let process: Process
@@ -17,6 +21,8 @@ package final class HostileTLSServer: @unchecked Sendable {  // immutable after 
             mode, chain, key = sys.argv[1], sys.argv[2], sys.argv[3]
             listener = socket.socket(); listener.bind(("127.0.0.1", 0)); listener.listen(64)
             context = None
+            if mode.startswith("legacy-"):
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); context.load_cert_chain(chain, key)
             if mode == "huge-chain":
                 pems = open(chain).read().split("-----END CERTIFICATE-----")
                 leaf, rest = pems[0] + "-----END CERTIFICATE-----\n", "".join(p + "-----END CERTIFICATE-----\n" for p in pems[1:] if p.strip())
@@ -24,12 +30,38 @@ package final class HostileTLSServer: @unchecked Sendable {  // immutable after 
                 open(path, "w").write(leaf + rest * 400)
                 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); context.load_cert_chain(path, key)
             print("PORT", listener.getsockname()[1], flush=True)
-            def hello(suite, version=b"\x03\x03"):
-                body = version + os.urandom(32) + b"\x00" + suite + b"\x00"
+            def hello(suite, version=b"\x03\x03", compression=b"\x00"):
+                body = version + os.urandom(32) + b"\x00" + suite + compression
                 message = b"\x02" + len(body).to_bytes(3, "big") + body
                 return b"\x16\x03\x03" + len(message).to_bytes(2, "big") + message
+            def offers_3des(raw):
+                data = b""
+                for _ in range(50):
+                    data = raw.recv(16384, socket.MSG_PEEK)
+                    if len(data) >= 46 and len(data) >= 5 + int.from_bytes(data[3:5], "big"): break
+                    time.sleep(0.01)
+                if len(data) < 46: return None
+                session = data[43]
+                count = int.from_bytes(data[44 + session:46 + session], "big")
+                suites = data[46 + session:46 + session + count]
+                return data if any(suites[i:i + 2] == b"\x00\x0a" for i in range(0, len(suites), 2)) else None
             def serve(raw):
                 try:
+                    if mode.startswith("legacy-"):
+                        data = offers_3des(raw)
+                        if data is None:
+                            tls = context.wrap_socket(raw, server_side=True)
+                            tls.recv(1); tls.close(); return
+                        raw.recv(16384)
+                        version = data[9:11]
+                        if mode == "legacy-garbage":
+                            raw.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                        elif mode == "legacy-compression":
+                            raw.sendall(hello(b"\x00\x0a", version, compression=b"\x01"))
+                        else:
+                            whole = hello(b"\x00\x0a", version)
+                            raw.sendall(b"".join(b"\x16\x03\x03\x00\x01" + whole[i:i + 1] for i in range(5, len(whole))))
+                        raw.close(); return
                     if context is not None:
                         context.wrap_socket(raw, server_side=True).close(); return
                     data = raw.recv(16384)

@@ -69,10 +69,14 @@ CURLcode vigil_curl_setopt_progress(CURL *h, vigil_curl_progress_callback callba
 int vigil_curl_await_alert(CURL *h, int ms);
 
 /* After a CONNECT_ONLY connection over plain http (a raw tunnel, through any proxy): sends `out`
-   (a ClientHello Vigil wrote), then reads until the server's first TLS record is whole, it closes,
-   `capacity` bytes came, or `ms` passed in all. Returns the bytes read (0: closed without a word),
-   -1 when the connection failed, -2 when nothing came in time. */
-long vigil_curl_first_record(CURL *h, const unsigned char *out, size_t out_length, unsigned char *in, size_t capacity, int ms);
+   (a ClientHello Vigil wrote), then reads until the server's answer is whole (an alert, bytes that
+   are no TLS, or its first handshake message reassembled across records), it closes, `capacity`
+   bytes came, or `ms` passed in all; `stop(context, 0, 0, 0, 0)` is asked every 100 ms and a
+   non-zero answer ends the wait. Returns the bytes read (0: closed without a word), -1 when the
+   connection failed, -2 when nothing came in time, -3 when stopped. */
+long vigil_curl_first_record(
+    CURL *h, const unsigned char *out, size_t out_length, unsigned char *in, size_t capacity, int ms, vigil_curl_progress_callback stop,
+    void *context);
 
 struct vigil_tls_capture;
 /// Decides, during the handshake, whether the captured chain may carry a request: 1 goes on,
