@@ -70,7 +70,7 @@ public struct ServerCheck: Sendable {
     /// The most connections open at once (versions scanned side by side).
     public var connectionsAtOnce = 2
     /// The most connections started per second.
-    public var connectionsPerSecond = 100
+    public var connectionsPerSecond = 200
     /// The whole check's bound, past which it stops with ``ServerCheckError/Code/deadline``.
     public var deadline: Duration = .seconds(120)
 

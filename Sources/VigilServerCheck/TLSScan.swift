@@ -39,7 +39,7 @@ public struct TLSScan: Sendable {
     public var pacer: ConnectionPacer
 
     /// A scan through `probe`, its connections paced by `pacer`.
-    public init(probe: TLSProbe, pacer: ConnectionPacer = ConnectionPacer(perSecond: 100)) {
+    public init(probe: TLSProbe, pacer: ConnectionPacer = ConnectionPacer(perSecond: 200)) {
         self.probe = probe
         self.pacer = pacer
     }

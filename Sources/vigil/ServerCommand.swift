@@ -117,7 +117,7 @@ extension Vigil {
                 check.httpPort = httpPort
                 check.deadline = .milliseconds(Int64(deadline * 1000))
                 check.connectionsAtOnce = settings[.serverCheckConnectionsAtOnce] ?? 2
-                check.connectionsPerSecond = settings[.serverCheckConnectionsPerSecond] ?? 100
+                check.connectionsPerSecond = settings[.serverCheckConnectionsPerSecond] ?? 200
                 return check
             }
         }

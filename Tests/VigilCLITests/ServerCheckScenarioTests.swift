@@ -65,6 +65,24 @@ struct ServerCheckScenarioTests {
         }
     }
 
+    /// Through a proxy: every connection, Vigil's own hellos too, goes by CONNECT, and the report
+    /// names the way; the answers are those of a direct check.
+    @Test func everyConnectionGoesThroughTheProxy() async throws {
+        try await withRunningSimulator("server-3des-cbc-sha1") { running in
+            let direct = try await Self.check(running)
+            let proxy = ConnectProxy()
+            let result = try await CommandRunner.vigilDetached(
+                ["server", "check", running.url(path: ""), "--ca-file", TestPaths.caBundle, "--json"],
+                environment: ["https_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": nil, "NO_PROXY": nil])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardError)")
+            let codes = Set((report["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String })
+            #expect(codes == direct.codes && codes.contains("sweet32"), "3DES found through the tunnel too: \(codes.sorted())")
+            #expect((report["via"] as? String)?.contains("127.0.0.1:\(proxy.port)") == true, "\(report["via"] ?? "none")")
+            let connections = report["connections"] as? Int ?? 0
+            #expect(connections > 10 && proxy.tunnels.count >= connections, "\(proxy.tunnels.count) tunnels for \(connections) TLS connections")
+        }
+    }
+
     /// Mozilla's modern profile on the intermediate server: each departure a notice (the grade
     /// stays), named with the profile's guideline; an unknown profile is a usage error.
     @Test func aProfileIsHeldToAsDatedData() async throws {

@@ -87,6 +87,29 @@ struct ServerCheckTests {
         nginx.stop()
     }
 
+    /// Two more real configurations: DHE only with a 1024-bit group (LOGJAM's, an error), and the
+    /// modern one without HSTS; each found as sslscan finds it, each with its finding and grade.
+    @Test(arguments: [
+        ("dh1024", "TLSv1.2", "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:@SECLEVEL=0", true, "weak-dh", "F"),
+        ("no-hsts", "TLSv1.2 TLSv1.3", "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305", false, "no-hsts", "A"),
+    ])
+    func moreRealConfigurations(name: String, protocols: String, ciphers: String, dh1024: Bool, code: String, grade: String) throws {
+        let directory = try TestPaths.temporaryDirectory().path
+        if dh1024 { try CommandRunner.openssl(["dhparam", "-out", "dh1024.pem", "1024"], in: URL(fileURLWithPath: directory)) }
+        let hsts = "add_header Strict-Transport-Security \"max-age=63072000; includeSubDomains\" always;"
+        let nginx = try RunningNginx(
+            protocols: protocols, ciphers: "\"\(ciphers)\"", dhparam: dh1024 ? directory + "/dh1024.pem" : nil, extra: dh1024 ? hsts : "")
+        defer { nginx.stop() }
+        let expected = try Self.sslscan(nginx.port)
+        let found = try Self.vigil(nginx.port)
+        #expect(!expected.isEmpty && found.pairs == expected, "\(name): vigil \(found.pairs.sorted())\nsslscan: \(expected.sorted())")
+        #expect(found.codes.contains(code) && (found.report["rating"] as? [String: Any])?["grade"] as? String == grade, "\(name): \(found.codes.sorted()) \(found.report["rating"] ?? "none")")
+        if dh1024 {
+            let bits = (found.report["versions"] as? [[String: Any]] ?? []).flatMap { $0["suites"] as? [[String: Any]] ?? [] }.compactMap { $0["ephemeralBits"] as? Int }
+            #expect(Set(bits) == [1024], "the group's size read from the handshake: \(bits)")
+        }
+    }
+
     /// The cloud itself, on the simulator: what status.php says (product, version), HSTS missing,
     /// the setup checks' headers missing; maintenance mode said as such.
     @Test func theCloudSaysWhatItIsAndMaintenanceIsSaid() async throws {
