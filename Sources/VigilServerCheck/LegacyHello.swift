@@ -70,10 +70,32 @@ enum LegacyHello {
         case garbage
     }
 
+    /// The groups by their code points (RFC 8446, RFC 7919), under OpenSSL's names.
+    static let groupCodes: [String: UInt16] = [
+        "x25519": 0x001D, "secp256r1": 0x0017, "secp384r1": 0x0018, "secp521r1": 0x0019, "x448": 0x001E,
+        "ffdhe2048": 0x0100, "ffdhe3072": 0x0101, "ffdhe4096": 0x0102, "ffdhe6144": 0x0103, "ffdhe8192": 0x0104,
+    ]
+    /// TLS 1.3's five suites.
+    static let tls13Suites: [UInt16] = [0x1301, 0x1302, 0x1303, 0x1304, 0x1305]
+    /// Every ECDHE suite of TLS 1.2, to ask whether a curve is accepted (a server that has no curve
+    /// in common chooses none of them, RFC 8422).
+    static let ecdheSuites: [UInt16] = [
+        0xC02B, 0xC02F, 0xC02C, 0xC030, 0xCCA9, 0xCCA8, 0xC023, 0xC027, 0xC024, 0xC028, 0xC009, 0xC013, 0xC00A, 0xC014, 0xC008, 0xC012, 0xC007,
+        0xC011,
+    ]
+
+    /// A ClientHello that asks whether `group` is accepted, without a key share to compute: TLS 1.3
+    /// with an empty key_share (a server that accepts the group answers HelloRetryRequest naming
+    /// it, RFC 8446 4.1.4), or TLS 1.2 with only ECDHE suites and this one curve.
+    static func groupHello(tls13: Bool, group: UInt16, serverName: String?) -> [UInt8] {
+        clientHello(version: 0x0303, suites: tls13 ? tls13Suites : ecdheSuites, serverName: serverName, groups: [group], tls13: tls13)
+    }
+
     /// A ClientHello offering `suites` in `version` (0x0300 SSL 3.0 to 0x0303 TLS 1.2), with the
     /// extensions a real client sends (server name, groups, point formats, signature algorithms)
-    /// and the renegotiation SCSV, so that servers answer as they answer real clients.
-    static func clientHello(version: UInt16, suites: [UInt16], serverName: String?) -> [UInt8] {
+    /// and the renegotiation SCSV, so that servers answer as they answer real clients; `tls13`
+    /// adds supported_versions (TLS 1.3 only) and an empty key_share.
+    static func clientHello(version: UInt16, suites: [UInt16], serverName: String?, groups: [UInt16]? = nil, tls13: Bool = false) -> [UInt8] {
         var body: [UInt8] = bytes(version)
         var generator = SystemRandomNumberGenerator()
         body += (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -88,8 +110,12 @@ enum LegacyHello {
                 let entry = [0] + bytes(UInt16(name.count)) + name
                 extensions += extensionBytes(0x0000, bytes(UInt16(entry.count)) + entry)
             }
-            let groups: [UInt16] = [0x001D, 0x0017, 0x0018, 0x0019]
+            let groups = groups ?? [0x001D, 0x0017, 0x0018, 0x0019]
             extensions += extensionBytes(0x000A, bytes(UInt16(groups.count * 2)) + groups.flatMap(bytes))
+            if tls13 {
+                extensions += extensionBytes(0x002B, [2, 0x03, 0x04])  // supported_versions: TLS 1.3
+                extensions += extensionBytes(0x0033, [0, 0])  // key_share: no share, the server names its group
+            }
             extensions += extensionBytes(0x000B, [1, 0])
             if version >= 0x0303 {
                 let algorithms: [UInt16] = [0x0804, 0x0805, 0x0806, 0x0401, 0x0501, 0x0601, 0x0403, 0x0503, 0x0603, 0x0201, 0x0203]

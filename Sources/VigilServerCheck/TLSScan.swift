@@ -181,19 +181,27 @@ public struct TLSScan: Sendable {
     static let curves = ["x25519", "secp256r1", "secp384r1", "secp521r1", "x448"]
     static let finiteFields = ["ffdhe2048", "ffdhe3072", "ffdhe4096", "ffdhe6144", "ffdhe8192"]
 
-    /// The groups `version` accepts with the suites found in it, one group offered per handshake,
-    /// in this list's order (never the server's, which the scan does not ask); nil when there is
-    /// no suite to offer them with (TLS 1.2 without an ECDHE suite).
+    /// The groups `version` accepts, one offered per connection in this list's order (never the
+    /// server's, which the scan does not ask), by Vigil's own ClientHello: no key is computed (an
+    /// 8192-bit finite field's costs tens of milliseconds), the answer read. nil when there is
+    /// nothing to offer them with (TLS 1.2 without an ECDHE suite).
     func groups(_ version: TLSProtocolVersion, accepted: [TLSAgreement], at endpoint: Endpoint) async throws -> [String]? {
-        let suites = version == .tls13 ? accepted.map(\.openSSLName) : accepted.map(\.openSSLName).filter { $0.hasPrefix("ECDHE-") }
-        guard !suites.isEmpty else { return nil }
+        let tls13 = version == .tls13
+        guard tls13 ? !accepted.isEmpty : accepted.contains(where: { $0.ianaName.hasPrefix("TLS_ECDHE_") }) else { return nil }
         var found: [String] = []
-        for group in version == .tls13 ? Self.curves + Self.finiteFields : Self.curves {
+        for name in tls13 ? Self.curves + Self.finiteFields : Self.curves {
+            guard let code = LegacyHello.groupCodes[name] else { continue }
             try Task.checkCancellation()
             try await pacer.admit()
-            var offer = offer(version, suites)
-            offer.groups = group
-            if try await probe.agreement(with: endpoint, offering: offer) != nil { found.append(group) }
+            let hello = LegacyHello.groupHello(tls13: tls13, group: code, serverName: endpoint.host)
+            let record: [UInt8]
+            do { record = try await probe.firstRecord(with: endpoint, sending: hello) } catch let error as HTTPError where error.code == .timeout {
+                break
+            }
+            // A ServerHello (TLS 1.3: the HelloRetryRequest naming the group) is the group accepted.
+            if case .accepted(_, let suite, _, _) = LegacyHello.answer(record), (tls13 ? LegacyHello.tls13Suites : LegacyHello.ecdheSuites).contains(suite) {
+                found.append(name)
+            }
         }
         return found
     }

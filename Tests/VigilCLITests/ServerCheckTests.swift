@@ -22,6 +22,34 @@ struct ServerCheckTests {
         return found
     }
 
+    /// (version, group) as sslscan's XML lists the key exchange groups (`TLSv1.3 x25519`).
+    static func sslscanGroups(_ port: Int) throws -> Set<String> {
+        let names = [
+            "0x001d": "x25519", "0x0017": "secp256r1", "0x0018": "secp384r1", "0x0019": "secp521r1", "0x001e": "x448", "0x0100": "ffdhe2048",
+            "0x0101": "ffdhe3072", "0x0102": "ffdhe4096", "0x0103": "ffdhe6144", "0x0104": "ffdhe8192",
+        ]
+        let result = try CommandRunner.run("/usr/bin/sslscan", ["--no-colour", "--xml=-", "127.0.0.1:\(port)"])
+        var found: Set<String> = []
+        for line in result.standardOutput.split(separator: "\n") where line.contains("<group ") {
+            func attribute(_ name: String) -> String? {
+                line.range(of: " \(name)=\"").map { line[$0.upperBound...].prefix { $0 != "\"" } }.map(String.init)
+            }
+            // sslscan lists TLS 1.2's finite fields as the DHE group the server sent; only named groups compare.
+            if let version = attribute("sslversion"), let id = attribute("id"), let name = names[id.lowercased()] { found.insert("\(version) \(name)") }
+        }
+        return found
+    }
+
+    /// The same groups from `vigil server check --json`.
+    static func groups(_ report: [String: Any]) -> Set<String> {
+        var found: Set<String> = []
+        for version in report["versions"] as? [[String: Any]] ?? [] {
+            let name = (version["version"] as? String ?? "").replacingOccurrences(of: "TLS ", with: "TLSv")
+            for group in version["groups"] as? [String] ?? [] { found.insert("\(name) \(group)") }
+        }
+        return found
+    }
+
     /// The same pairs from `vigil server check --json`.
     static func vigil(_ port: Int) throws -> (status: Int32, pairs: Set<String>, codes: Set<String>, report: [String: Any]) {
         let result = try CommandRunner.vigil(["server", "check", "https://127.0.0.1:\(port)", "--ca-file", TestPaths.caBundle, "--json"])
@@ -79,6 +107,8 @@ struct ServerCheckTests {
         let expected = try Self.sslscan(nginx.port)
         let found = try Self.vigil(nginx.port)
         #expect(found.pairs == expected, "vigil: \(found.pairs.sorted())\nsslscan: \(expected.sorted())")
+        let groups = try Self.sslscanGroups(nginx.port)
+        #expect(!groups.isEmpty && Self.groups(found.report) == groups, "vigil: \(Self.groups(found.report).sorted())\nsslscan: \(groups.sorted())")
         // Its certificate names an OCSP responder that cannot be reached here, so nginx staples nothing: a notice.
         // The test PKI's leaf lives a century: outside Mozilla's profile, a notice as well.
         #expect(found.status == 0 && found.codes.isSubset(of: ["no-ocsp-stapling", "profile-certificate-lifespan"]), "\(found.codes)")
@@ -103,9 +133,16 @@ struct ServerCheckTests {
         let expected = try Self.sslscan(nginx.port)
         let found = try Self.vigil(nginx.port)
         #expect(!expected.isEmpty && found.pairs == expected, "\(name): vigil \(found.pairs.sorted())\nsslscan: \(expected.sorted())")
-        #expect(found.codes.contains(code) && (found.report["rating"] as? [String: Any])?["grade"] as? String == grade, "\(name): \(found.codes.sorted()) \(found.report["rating"] ?? "none")")
+        // nginx's default groups without ssl_ecdh_curve: OpenSSL's, finite fields in TLS 1.3 too.
+        let groups = try Self.sslscanGroups(nginx.port)
+        #expect(Self.groups(found.report) == groups, "\(name): vigil \(Self.groups(found.report).sorted())\nsslscan: \(groups.sorted())")
+        #expect(
+            found.codes.contains(code) && (found.report["rating"] as? [String: Any])?["grade"] as? String == grade,
+            "\(name): \(found.codes.sorted()) \(found.report["rating"] ?? "none")")
         if dh1024 {
-            let bits = (found.report["versions"] as? [[String: Any]] ?? []).flatMap { $0["suites"] as? [[String: Any]] ?? [] }.compactMap { $0["ephemeralBits"] as? Int }
+            let bits = (found.report["versions"] as? [[String: Any]] ?? []).flatMap { $0["suites"] as? [[String: Any]] ?? [] }.compactMap {
+                $0["ephemeralBits"] as? Int
+            }
             #expect(Set(bits) == [1024], "the group's size read from the handshake: \(bits)")
         }
     }
