@@ -71,7 +71,7 @@ package enum CommandHelp {
         "certificates audit": "[<options>]\n[<options>] --check [--live] [--fail-on <level>]",
         "certificates rule-test": "[<options>] <rule> --bookmark <pem> --server <pem>",
         "proxy which": "[<options>] <url>",
-        "server check": "[<options>] <url>",
+        "server check": "[<options>] <url> | --accounts [--new-only] | --daily",
         "proxy login": "[<options>] <proxy> --user <user>",
         "proxy logout": "[<options>] <proxy>",
         "proxy list": "[<options>]",
@@ -148,8 +148,11 @@ package enum CommandHelp {
         ],
         "proxy which": [Example("vigil proxy which https://cloud.example.com", "Which proxy Vigil would use for this URL, and why.")],
         "server check": [
-            Example("vigil server check https://cloud.example.com", "The TLS versions and suites the server accepts, and what they allow."),
+            Example("vigil server check https://cloud.example.com", "The grade first, then each finding with the directive that fixes it."),
             Example("vigil server check https://nas.local:8443 --ca-file corp-ca.pem --json", "A private server, its CA given; JSON for CI."),
+            Example(
+                "vigil server check https://cloud.example.com --profile modern --junit server.xml --fail-on error", "Mozilla's modern profile; JUnit for CI."),
+            Example("vigil server check --accounts --new-only", "Every account's server; only what is new since the last run."),
         ],
         "proxy login": [
             Example("vigil proxy login http://proxy.example:3128 --user alice", "Keep the password the proxy asks for (typed, not echoed) in the keyring."),
