@@ -31,14 +31,7 @@ extension TLSProbe {
         let resolveList = HostResolution.curlList(resolve)
         defer { vigil_curl_slist_free_all(resolveList) }
         if resolveList != nil { try Curl.set(handle, CURLOPT_RESOLVE, pointer: UnsafeMutableRawPointer(resolveList)) }
-        let (proxyHost, offer) = try choice.apply(to: handle, capture: nil, kept: kept, environment: environment)
-        defer { free(proxyHost) }
-        let answer = ProxyAnswer()
-        let answerContext = Unmanaged.passRetained(answer)
-        defer { answerContext.release() }
-        try Curl.check(
-            vigil_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, ProxyAnswer.callback, CURLOPT_HEADERDATA, answerContext.toOpaque()),
-            CURLOPT_HEADERFUNCTION)
+        let proxy = try ProxyHookup(handle, choice: choice, capture: nil, kept: kept, environment: environment)
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         // A plain http URL, connect-only: curl opens the TCP connection (through the proxy's
         // CONNECT, which HTTPPROXYTUNNEL asks for even for http) and sends nothing of its own.
@@ -53,14 +46,7 @@ extension TLSProbe {
         try cancellation.watch(handle)
         let code = vigil_curl_easy_perform(handle)
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
-        if code != CURLE_OK,
-            let refusal = ProxyChallenge.raised(on: handle, by: choice.identity, answer: answer, plainRequest: false, offer: offer, curlCode: code)
-        {
-            throw refusal
-        }
-        if code != CURLE_OK, let refusal = ProxyChallenge.tunnelRefused(on: handle, by: choice.identity, to: endpoint.description, curlCode: code) {
-            throw refusal
-        }
+        if let refusal = proxy.refusal(on: handle, code: code, to: endpoint) { throw refusal }
         guard code == CURLE_OK else {
             throw error(for: code, detail: String(cString: vigil_curl_easy_strerror(code)), origin: endpoint.description, notTLS: false)
         }

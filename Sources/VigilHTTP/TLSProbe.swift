@@ -167,14 +167,7 @@ public struct TLSProbe: Sendable {
         guard vigil_curl_capture_tls(handle, capture) == CURLE_OK else {
             throw HTTPError(.transport, "libcurl does not accept an OpenSSL context callback (is it built with OpenSSL?).")
         }
-        let (proxyHost, offer) = try choice.apply(to: handle, capture: capture, kept: kept, environment: environment)
-        defer { free(proxyHost) }
-        let answer = ProxyAnswer()
-        let answerContext = Unmanaged.passRetained(answer)
-        defer { answerContext.release() }
-        try Curl.check(
-            vigil_curl_setopt_callback(handle, CURLOPT_HEADERFUNCTION, ProxyAnswer.callback, CURLOPT_HEADERDATA, answerContext.toOpaque()),
-            CURLOPT_HEADERFUNCTION)
+        let proxy = try ProxyHookup(handle, choice: choice, capture: capture, kept: kept, environment: environment)
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let code: CURLcode = try errorBuffer.withUnsafeMutableBufferPointer { buffer in
@@ -207,19 +200,10 @@ public struct TLSProbe: Sendable {
             return vigil_curl_easy_perform(handle)
         }
         if code == CURLE_ABORTED_BY_CALLBACK, cancellation.isCancelled { throw cancellation.error(endpoint) }
-        if let proxyHost, capture.pointee.proxy_failed != 0 {
+        if let proxyHost = proxy.proxyHost, capture.pointee.proxy_failed != 0 {
             throw ProxyChoice.untrusted(proxyHost)
         }
-        if code != CURLE_OK,
-            let refusal = ProxyChallenge.raised(on: handle, by: choice.identity, answer: answer, plainRequest: false, offer: offer, curlCode: code)
-        {
-            throw refusal
-        }
-        if code != CURLE_OK,
-            let refusal = ProxyChallenge.tunnelRefused(on: handle, by: choice.identity, to: endpoint.description, curlCode: code)
-        {
-            throw refusal
-        }
+        if let refusal = proxy.refusal(on: handle, code: code, to: endpoint) { throw refusal }
         // A server that asked for a client certificate: under TLS 1.3 it says whether it goes on
         // without one only after the handshake (an alert as its first record): waited for briefly.
         var ended = false
