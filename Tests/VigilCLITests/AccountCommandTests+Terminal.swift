@@ -55,18 +55,7 @@ extension AccountCommandTests {
             let arguments = [
                 "account", "add", running.url(path: ""), "--user", "alice", "--ca-file", TestPaths.caBundle, "--database", database, "--browser", "true",
             ]
-            var environment = ProcessInfo.processInfo.environment
-            for (key, value) in CommandRunner.hermetic([:]) { environment[key] = value }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
-            process.arguments = arguments
-            process.environment = environment
-            process.standardInput = FileHandle.nullDevice
-            _ = FileManager.default.createFile(atPath: output, contents: nil)
-            _ = FileManager.default.createFile(atPath: errors, contents: nil)
-            process.standardOutput = FileHandle(forWritingAtPath: output)
-            process.standardError = FileHandle(forWritingAtPath: errors)
-            try process.run()
+            let process = try CommandRunner.startVigil(arguments, output: output, errors: errors)
             // Until it says it waits (a bound on the loop, not a timing assertion).
             for _ in 0..<600 where !((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("Log in here if no browser opens") {
                 try await Task.sleep(for: .milliseconds(50))

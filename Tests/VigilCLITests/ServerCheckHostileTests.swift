@@ -81,18 +81,8 @@ struct ServerCheckHostileTests {
         let directory = try TestPaths.temporaryDirectory()
         let output = directory.appendingPathComponent("out.txt").path
         let errors = directory.appendingPathComponent("err.txt").path
-        var environment = ProcessInfo.processInfo.environment
-        for (key, value) in CommandRunner.hermetic([:]) { environment[key] = value }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
-        process.arguments = ["server", "check", server.url, "--ca-file", TestPaths.caBundle, "--timeout", "60"]
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: output)
-        process.standardError = FileHandle(forWritingAtPath: errors)
-        try process.run()
+        let process = try CommandRunner.startVigil(
+            ["server", "check", server.url, "--ca-file", TestPaths.caBundle, "--timeout", "60"], output: output, errors: errors)
         // Until the stalled handshake is under way (the server holds the connection).
         try await Task.sleep(for: .milliseconds(500))
         kill(process.processIdentifier, SIGINT)

@@ -92,6 +92,24 @@ package enum CommandRunner {
         return try ServerProcess.start(TestPaths.vigilBinary, arguments, environment: env)
     }
 
+    /// Starts the built `vigil` hermetically, without input, its output and errors written to
+    /// these files (created empty): for tests that signal it and then read what it said.
+    package static func startVigil(_ arguments: [String], output: String, errors: String) throws -> Process {
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in hermetic([:]) { environment[key] = value }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.vigilBinary)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: output)
+        process.standardError = FileHandle(forWritingAtPath: errors)
+        try process.run()
+        return process
+    }
+
     /// Its own state directory, no user settings file and no managed file unless `environment`
     /// names them, and none of the caller's `VIGIL_` settings.
     package static func hermetic(_ environment: [String: String?]) -> [String: String?] {
