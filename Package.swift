@@ -290,7 +290,7 @@ let package = Package(
         .target(
             name: "VigilCommandLine",
             dependencies: [
-                "VigilErrors", "VigilText", "VigilAccounts", "VigilHTTP", "VigilSecrets", "VigilSettings", "VigilLogging", "VigilPaths", "VigilThreads",
+                "VigilErrors", "VigilText", "VigilSettings", "VigilLogging", "VigilPaths", "VigilThreads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -108,3 +108,17 @@ public struct AccountSetupError: VigilError, Sendable, CustomStringConvertible {
     /// The code's text, such as `certificate-rejected`.
     public var codeText: String { code.description }
 }
+
+extension AccountSetupError {
+    /// A refusal (of a certificate, a redirect, a credential, an answer, a policy), unavailable for
+    /// now (the server, or a login that ran out), a setting, or anything else.
+    public var outcome: Outcome {
+        let refused: Set<Code> = [
+            .certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy, .clientCertificate, .accessProxy,
+        ]
+        if refused.contains(code) { return .refused }
+        if code == .unavailable || code == .loginExpired { return .unavailable }
+        if code == .configuration || code == .redirectNotRegistered { return .configuration }
+        return .error
+    }
+}

@@ -2,11 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import Logging
-import VigilAccounts
 import VigilErrors
-import VigilHTTP
 import VigilLogging
-import VigilSecrets
 import VigilText
 
 /// Exit codes, documented in docs/cli.md. The same for files and live hosts.
@@ -76,24 +73,20 @@ package enum ExitStatus {
         return first
     }
 
+    /// An error's message and exit code: the kind of failure each error declares where it is
+    /// made (``VigilErrors/Outcome``), one exit code each; an error that is no Vigil error is 2.
     package static func described(_ error: any Error) -> (message: String, status: Int32) {
-        switch error {
-        case let error as AccountSetupError:
-            let refused: Set<AccountSetupError.Code> = [
-                .certificateRejected, .redirected, .wrongCredentials, .noPassword, .responseRejected, .policy, .clientCertificate, .accessProxy,
-            ]
-            if error.code == .unavailable || error.code == .loginExpired { return (error.reason, temporaryFailure) }
-            let setting: Set<AccountSetupError.Code> = [.configuration, .redirectNotRegistered]
-            return (error.reason, refused.contains(error.code) ? untrusted : setting.contains(error.code) ? configuration : ExitStatus.error)
-        case let error as HTTPError
-        where [.clientCertificateRequired, .clientCertificateRefused, .proxyAuthenticationRequired, .proxyAuthenticationRefused].contains(error.code):
-            // The server refused the client (mutual TLS): a refusal, as docs/cli.md says.
-            return (error.reason, untrusted)
-        case let error as SecretStoreError:
-            if let advice = error.advice { return ("\(error.situation) (\(error.reason)). \(advice)", ExitStatus.error) }
-            return ("the keyring: \(error.reason)", ExitStatus.error)
-        case let error as any VigilError: return (error.reason, ExitStatus.error)
-        default: return ("\(error)", ExitStatus.error)
+        guard let error = error as? any VigilError else { return ("\(error)", ExitStatus.error) }
+        return (error.message, status(error.outcome))
+    }
+
+    /// The exit code of each kind of failure (docs/cli.md).
+    static func status(_ outcome: Outcome) -> Int32 {
+        switch outcome {
+        case .refused: untrusted
+        case .unavailable: temporaryFailure
+        case .configuration: configuration
+        case .error: ExitStatus.error
         }
     }
 }

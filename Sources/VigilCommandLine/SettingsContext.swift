@@ -23,7 +23,8 @@ package enum SettingsContext {
             }
             return settings
         } catch let error as SettingsError {
-            throw CommandFailure(error.reason, status: ExitStatus.configuration)
+            // Its outcome says a broken file is the configuration's failure (78).
+            throw CommandFailure(error)
         } catch {
             throw CommandFailure("cannot load the settings: \(error)", status: ExitStatus.configuration)
         }

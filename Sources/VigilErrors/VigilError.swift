@@ -10,6 +10,30 @@ public protocol VigilError: Error, Sendable, CustomStringConvertible {
     /// Where the error was raised (`#fileID`, `#line`).
     var file: String { get }
     var line: Int { get }
+    /// What kind of failure it is, decided where the error is made (the command line maps each
+    /// kind to its exit code, docs/cli.md); ``Outcome/error`` unless the error says otherwise.
+    var outcome: Outcome { get }
+    /// What a person is told: ``reason``, unless the error has more to say (what to do next).
+    var message: String { get }
+}
+
+/// The kinds of failure a command ends with, each one exit code (docs/cli.md).
+public enum Outcome: Sendable, Hashable {
+    /// Vigil, the server or a proxy refused (a certificate, a credential, a policy): exit 1.
+    case refused
+    /// Unavailable for now (a server in maintenance through every retry, a login to renew): exit 75.
+    case unavailable
+    /// A setting or a managed file is missing or broken: exit 78.
+    case configuration
+    /// Anything else: nothing could be done (unreachable, unreadable, damaged): exit 2.
+    case error
+}
+
+extension VigilError {
+    /// Anything else, unless the error says otherwise.
+    public var outcome: Outcome { .error }
+    /// The reason, unless the error has more to say.
+    public var message: String { reason }
 }
 
 /// A Vigil error whose identity is its code: equal, hashed and named by it (the reason and the

@@ -106,3 +106,11 @@ public struct HTTPError: CodedError, CustomStringConvertible, Sendable {
     public var description: String { reason }
 
 }
+
+extension HTTPError {
+    /// The server refused the client certificate (mutual TLS), or the proxy refused the client: a
+    /// refusal, as docs/cli.md says; anything else could not be done.
+    public var outcome: Outcome {
+        [.clientCertificateRequired, .clientCertificateRefused, .proxyAuthenticationRequired, .proxyAuthenticationRefused].contains(code) ? .refused : .error
+    }
+}

@@ -72,3 +72,11 @@ public struct SecretStoreError: CodedError, Sendable, CustomStringConvertible {
         code == .unavailable ? "No Secret Service answers" : code == .locked ? "The keyring is locked" : "The keyring is not open to Vigil"
     }
 }
+
+extension SecretStoreError {
+    /// What happened to the keyring, and what to do when there is something to do.
+    public var message: String {
+        if let advice { return "\(situation) (\(reason)). \(advice)" }
+        return "the keyring: \(reason)"
+    }
+}

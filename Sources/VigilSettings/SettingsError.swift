@@ -55,3 +55,11 @@ public struct SettingsError: CodedError, CustomStringConvertible, Sendable {
     public var description: String { reason }
 
 }
+
+extension SettingsError {
+    /// A settings file that cannot be used is the configuration's failure (78); a refused change
+    /// (`vigil config set`) is an error of its own.
+    public var outcome: Outcome {
+        [.brokenManagedFile, .brokenUserFile, .invalidSettings].contains(code) ? .configuration : .error
+    }
+}

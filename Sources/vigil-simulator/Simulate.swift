@@ -118,9 +118,9 @@ extension VigilSimulatorCommand {
                 library = try ScenarioLibrary(directory: fixtures)
                 gaps = try KnownGaps(path: (fixtures as NSString).appendingPathComponent(ScenarioLibrary.knownGapsFile), scenarios: library.scenarios)
             } catch let error as SimulatorError {
-                throw CommandFailure(error.reason)
+                throw CommandFailure(error)
             } catch let error as SuiteError {
-                throw CommandFailure(error.reason)
+                throw CommandFailure(error)
             }
             let external: ClientProfile?
             do {
@@ -176,7 +176,7 @@ extension VigilSimulatorCommand {
             }
 
             let work: String
-            do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { throw CommandFailure(error.reason) }
+            do { work = try Self.workDirectory(keep: keep) } catch let error as SuiteError { throw CommandFailure(error) }
             let home = work + "/run.home", temporary = work + "/run.tmp"  // scenario names have no dot
             // From here the run leaves nothing behind, however it ends (a signal, a failure, its verdict): the run's directory (unless
             // kept) and, once it starts, the private Secret Service.
@@ -216,7 +216,7 @@ extension VigilSimulatorCommand {
                 )
             }
             let service: PrivateSecretService
-            do { service = try PrivateSecretService.start() } catch let error as SuiteError { throw CommandFailure(error.reason) }
+            do { service = try PrivateSecretService.start() } catch let error as SuiteError { throw CommandFailure(error) }
             // However the run ends from here (its verdict or a failure, both thrown to the launcher),
             // the private Secret Service stops with the cleanup above.
             cleanup.service = service

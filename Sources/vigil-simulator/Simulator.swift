@@ -34,7 +34,7 @@ extension VigilSimulatorCommand.Simulator {
                     }
                 }
             } catch let error as SimulatorError {
-                throw CommandFailure(error.reason)
+                throw CommandFailure(error)
             }
         }
     }
@@ -131,7 +131,7 @@ extension VigilSimulatorCommand.Simulator {
                     throw CommandFailure("the simulator stopped: \(failure)")
                 }
             } catch let error as SimulatorError {
-                throw CommandFailure(error.reason)
+                throw CommandFailure(error)
             }
         }
 

@@ -326,11 +326,11 @@ extension Vigil {
                             ))
                     }
                 } catch let error as StoreError {
-                    throw CommandFailure(error.reason)
+                    throw CommandFailure(error)
                 } catch let error as SecretStoreError {
                     throw CommandFailure("the account was removed, its secret could not be: \(error)")
                 } catch let error as CertificateError {
-                    throw CommandFailure(error.reason)
+                    throw CommandFailure(error)
                 }
             }
         }

@@ -139,7 +139,7 @@ extension Vigil.AccountCommand {
             }
             let evaluator: TrustEvaluator
             do { evaluator = try TrustEvaluator(caFilesOrSystem: caFiles, settings: settings) } catch let error as CertificateError {
-                throw CommandFailure(error.reason)
+                throw CommandFailure(error)
             }
             var check = AccountCheck(evaluator: evaluator, database: database, settings: settings, logger: logger)
             check.options.resolve = resolveOptions.pins

@@ -54,7 +54,7 @@ extension Vigil.Certificates {
                 print(holds ? "the rule holds" : "the rule does not hold")
                 if !holds { throw ExitCode(ExitStatus.untrusted) }
             } catch let error as CertificateError {
-                throw CommandFailure(error.reason)
+                throw CommandFailure(error)
             } catch let error as CertificateRule.SyntaxError {
                 throw CommandFailure("the rule does not parse at \(error)", status: ExitStatus.usage)
             }
