@@ -7,8 +7,12 @@
 - no test stops a simulator in `defer { Task { ... } }` (not awaited: the next test may start
   before it stopped, and a throw before a manual stop() skips it): withRunningSimulator does it;
 - every public declaration of a library module has a `///` comment (an embedder reads them),
-  but in the modules still listed in UNDOCUMENTED, which only shrinks."""
+  but in the modules still listed in UNDOCUMENTED, which only shrinks;
+- no module holds more `try?` (an error dropped) than scripts/try-ratchet.json allows, and one
+  that holds fewer lowers its number there: the count only goes down."""
+import collections
 import glob
+import json
 import re
 import sys
 
@@ -71,9 +75,25 @@ for path in sorted(glob.glob(f"{root}/Sources/Vigil*/**/*.swift", recursive=True
         if above < 0 or not lines[above].strip().startswith("///"):
             findings.append(f"{path}:{index + 1}: a public declaration without a /// comment")
 
+# The try? ratchet: per module, never more than the committed count, and the count lowered with
+# the change that removes one (so that it cannot creep back).
+ratchet = json.load(open(f"{root}/scripts/try-ratchet.json", encoding="utf-8"))["modules"]
+dropped = collections.Counter()
+for path in sorted(glob.glob(f"{root}/Sources/**/*.swift", recursive=True)):
+    module = path.split("/Sources/")[1].split("/")[0]
+    for line in open(path, encoding="utf-8"):
+        if not line.strip().startswith("//"):
+            dropped[module] += len(re.findall(r"\btry\?", line))
+for module in sorted(set(dropped) | set(ratchet)):
+    allowed, found = ratchet.get(module, 0), dropped[module]
+    if found > allowed:
+        findings.append(f"Sources/{module}: {found} try? where scripts/try-ratchet.json allows {allowed}: handle the error (a typed one the caller must handle)")
+    elif found < allowed:
+        findings.append(f"Sources/{module}: {found} try?, fewer than the {allowed} scripts/try-ratchet.json allows: lower it to {found}")
+
 for finding in findings:
     print(finding)
 if findings:
     print(f"code-health: {len(findings)} finding(s)")
     sys.exit(1)
-print("code-health: every test asserts; every public error is a VigilError struct; public declarations documented")
+print(f"code-health: every test asserts; every public error is a VigilError struct; public declarations documented; {sum(dropped.values())} try? within the ratchet")
