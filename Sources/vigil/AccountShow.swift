@@ -7,6 +7,7 @@ import VigilCommandLine
 import VigilHTTP
 import VigilLogging
 import VigilSecrets
+import VigilSettings
 import VigilStore
 import VigilText
 
@@ -68,11 +69,13 @@ extension Vigil.AccountCommand {
                 print(SafeText.escaped("\(account.id)  \(account.user)  \(account.server)  \(account.method)  added \(ISOTime.string(account.createdAt))"))
                 if let label = account.label { print(SafeText.escaped("label: \(label)")) }
                 // Ready only when the chain reviewed at setup is still trusted, or approved for this
-                // host and port: never "ready" above UNTRUSTED.
+                // host and port, by the user or in advance by the administrator
+                // (connection.approved-certificates), as account check asks: never "ready" above UNTRUSTED.
                 var approved = false
                 if let leaf = chain.first, let server = try? Endpoint(url: account.server) {
-                    approved = try await CertificateApprovals(database: database).approvedLeaves(host: server.host, port: server.port).contains(
-                        leaf.sha256Fingerprint)
+                    let leaves = try await CertificateApprovals(database: database).leaves(
+                        for: [server], preApproved: PreApprovedCertificates(settingValues: settings[.approvedCertificates] ?? []))
+                    approved = leaves.source(of: leaf, at: server) != nil
                 }
                 let judged = chain.isEmpty ? nil : evaluator.evaluate(chain, for: peer)
                 // An approval holds only for what an approval can make safe (ApprovalRule).
