@@ -11,7 +11,8 @@ make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 VIGIL="$ROOT/usr/bin/vigil"
 fail() { echo "install-check: $*" >&2; exit 1; }
 for f in share/man/man1/vigil.1 share/bash-completion/completions/vigil share/zsh/site-functions/_vigil \
-         share/fish/vendor_completions.d/vigil.fish share/vigil/mitm-fixtures/valid.json share/vigil/testcerts/ca-bundle.pem; do
+         share/fish/vendor_completions.d/vigil.fish share/vigil/mitm-fixtures/valid.json share/vigil/testcerts/ca-bundle.pem \
+         share/vigil/server-data/tls-profiles.json share/vigil/server-data/advisories.json; do
   [ -s "$ROOT/usr/$f" ] || fail "missing $f"
 done
 [ -x "$ROOT/usr/bin/vigil-simulator" ] || fail "missing bin/vigil-simulator"
@@ -43,6 +44,12 @@ bash -n "$ROOT/usr/share/bash-completion/completions/vigil" || fail "bash comple
 (cd / && env -u VIGIL_DATA_DIR "$VIGIL" --version >/dev/null) || fail "vigil --version"
 (cd / && env -u VIGIL_DATA_DIR XDG_STATE_HOME="$ROOT/state" XDG_CONFIG_HOME="$ROOT/config" "$VIGIL" simulate --scenario valid --scenario mitm-forged) \
   || fail "vigil simulate from /"
+# server check reads its dated data from the installed share/vigil/server-data (VIGIL_DATA_DIR
+# names it first, so the source tree's copy cannot stand in): a closed port is then "unreachable",
+# never "bad-data".
+status=0
+(cd / && VIGIL_DATA_DIR="$ROOT/usr/share/vigil" "$VIGIL" server check https://127.0.0.1:1 --timeout 1 >/dev/null 2>"$ROOT/server-check.err") || status=$?
+[ "$status" -eq 2 ] && grep -q "ServerCheckError unreachable" "$ROOT/server-check.err" || fail "server check with the installed data: $(cat "$ROOT/server-check.err")"
 make --no-print-directory uninstall DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 left=$(cd "$ROOT/usr" && find . -type f | head -5)
 [ -z "$left" ] || fail "uninstall left: $left"
