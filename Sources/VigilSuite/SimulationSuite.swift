@@ -68,9 +68,10 @@ package struct SimulationSuite: Sendable {
             preflightResult = result
             preflightSecrets = planted
         }
-        let outcomes = await withTaskGroup(of: (Int, ScenarioResult, [PlantedSecret], Bool).self) { group in
+        let outcomes = await withTaskGroup(of: (Int, ScenarioResult, [PlantedSecret]).self) { group in
             var collected: [(Int, ScenarioResult, [PlantedSecret])] = []
-            func start(_ index: Int, waits: Bool) {
+            var next = 0
+            func start(_ index: Int) {
                 let scenario = scenarios[index]
                 var runner = ScenarioRunner(
                     scenario: scenario, certificatesDirectory: certificatesDirectory,
@@ -85,34 +86,22 @@ package struct SimulationSuite: Sendable {
                     var (result, planted) = await runner.runKeepingSecrets(knownGap: gap)
                     if keep { result.evidence = runner.directory } else if !existed { try? FileManager.default.removeItem(atPath: runner.directory) }
                     progress(result)
-                    return (index, result, planted, waits)
+                    return (index, result, planted)
                 }
             }
-            // Bound by work, not by waits: the scenarios that make a client wait on purpose
-            // (SuiteSchedule) mostly sleep, so they run beside the `jobs` that work, in slots of
-            // their own (twice as many), the longest first; results keep the list's order.
-            // One job is one scenario at a time, waiting or not (what --jobs 1 asks for).
+            // The scenarios that make a client wait start first (SuiteSchedule); results keep
+            // the list's order.
             let order = SuiteSchedule.startOrder(scenarios)
-            var waiting = jobs > 1 ? order.filter { SuiteSchedule.patience(scenarios[$0]) > 0 } : []
-            var working = jobs > 1 ? order.filter { SuiteSchedule.patience(scenarios[$0]) == 0 } : order
-            let slots = max(1, jobs)
-            let waitingSlots = 2 * slots
-            var running = (working: 0, waiting: 0)
-            func fill() {
-                while running.waiting < waitingSlots, !waiting.isEmpty {
-                    start(waiting.removeFirst(), waits: true)
-                    running.waiting += 1
-                }
-                while running.working < slots, !working.isEmpty {
-                    start(working.removeFirst(), waits: false)
-                    running.working += 1
-                }
+            while next < min(max(1, jobs), order.count) {
+                start(order[next])
+                next += 1
             }
-            fill()
-            while let (index, result, planted, waits) = await group.next() {
-                collected.append((index, result, planted))
-                if waits { running.waiting -= 1 } else { running.working -= 1 }
-                fill()
+            while let done = await group.next() {
+                collected.append(done)
+                if next < order.count {
+                    start(order[next])
+                    next += 1
+                }
             }
             return collected.sorted { $0.0 < $1.0 }
         }
