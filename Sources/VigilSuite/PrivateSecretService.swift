@@ -135,6 +135,12 @@ package final class PrivateSecretService: @unchecked Sendable {  // immutable af
     package func stop() {
         Self.end(bus)
         if let previousAddress { setenv("DBUS_SESSION_BUS_ADDRESS", previousAddress, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
-        try? FileManager.default.removeItem(atPath: directory)
+        // GNOME Keyring leaves with the bus, and may write its files as it goes: removed again
+        // until gone (bounded: half a second).
+        for _ in 0..<50 {
+            try? FileManager.default.removeItem(atPath: directory)
+            guard FileManager.default.fileExists(atPath: directory) else { return }
+            usleep(10_000)
+        }
     }
 }

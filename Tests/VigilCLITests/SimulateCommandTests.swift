@@ -75,8 +75,8 @@ struct SimulateCommandTests {
         for _ in 0..<600 where !started() { try await Task.sleep(for: .milliseconds(50)) }
         #expect(started(), "the run's Secret Service started")
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 143, "128 + SIGTERM, as a shell reports it")
+        let ended = await CommandRunner.waitForExit(process)
+        #expect(ended?.exited == true && ended?.status == 143, "128 + SIGTERM, as a shell reports it: \(String(describing: ended))")
         let said = try String(contentsOfFile: errors, encoding: .utf8)
         #expect(said.contains("vigil: simulate interrupted (SIGTERM); its Secret Service was stopped."), "\(said)")
         let left = try FileManager.default.contentsOfDirectory(atPath: temporary)

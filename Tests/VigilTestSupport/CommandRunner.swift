@@ -110,6 +110,24 @@ package enum CommandRunner {
         return process
     }
 
+    /// How `process` ended: whether it exited (else a signal ended it) and its status or signal,
+    /// reaped here with waitpid when Foundation's own watch has not (a child that ends the moment
+    /// it is signalled was seen left unreaped, and waitUntilExit never returned); nil when it is
+    /// still running after a minute (a bound on the loop, not a timing assertion).
+    package static func waitForExit(_ process: Process) async -> (exited: Bool, status: Int32)? {
+        for _ in 0..<1_200 {
+            var status: Int32 = 0
+            let reaped = waitpid(process.processIdentifier, &status, WNOHANG)
+            if reaped == process.processIdentifier {
+                let signal = status & 0x7f
+                return signal == 0 ? (true, (status >> 8) & 0xff) : (false, signal)
+            }
+            if reaped == -1, !process.isRunning { return (process.terminationReason == .exit, process.terminationStatus) }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
     /// Its own state directory, no user settings file and no managed file unless `environment`
     /// names them, and none of the caller's `VIGIL_` settings.
     package static func hermetic(_ environment: [String: String?]) -> [String: String?] {
