@@ -117,12 +117,8 @@ public struct ServerCheck: Sendable {
         do {
             try await pacer.admit()
             handshake = try await probe.handshake(with: endpoint)
-        } catch let error as HTTPError where error.reachedNothing || error.code == .proxy || error.proxyChallenge != nil {
-            throw ServerCheckError(.unreachable, error.reason)
-        } catch let error as HTTPError where error.code == .notTLS {
-            throw ServerCheckError(.notTLS, error.reason)
         } catch let error as HTTPError where error.code != .cancelled {
-            throw ServerCheckError(.noHandshake, error.reason)
+            throw ServerCheckError(error, scanning: false)
         }
         let evaluation = evaluator.evaluate(handshake.chain, for: endpoint.peerName)
         let leaf = handshake.chain.first
@@ -151,8 +147,7 @@ public struct ServerCheck: Sendable {
         do { versions = try await scan.run(endpoint) } catch let error as HTTPError where error.code != .cancelled {
             // The server answered the first handshake and then stopped answering, or the proxy
             // stopped letting the scan through: the check could not be made, said by its code.
-            let unreachable = error.reachedNothing || error.code == .proxy || error.proxyChallenge != nil
-            throw ServerCheckError(unreachable ? .unreachable : .noHandshake, "during the scan: " + error.reason)
+            throw ServerCheckError(error, scanning: true)
         }
         findings += TLSFindings.judge(versions)
         var http = HTTPSide(problem: "the certificate is not trusted: nothing is sent to it")

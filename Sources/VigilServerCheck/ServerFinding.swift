@@ -1,4 +1,5 @@
 public import VigilErrors
+import VigilHTTP
 
 /// One thing `vigil server check` found in a server's setup: a code a pipeline can assert on, a
 /// level (what `--fail-on` compares), what it allows, and the nginx and Apache directives that fix it.
@@ -86,6 +87,20 @@ public struct ServerCheckError: CodedError, Sendable, CustomStringConvertible {
         self.reason = reason
         self.file = file
         self.line = line
+    }
+
+    /// Why a transport error means the server could not be checked, the one mapping for the
+    /// first handshake and the scan: nothing reached it or the proxy refused (`unreachable`), it
+    /// is not TLS (the first handshake only), or no handshake completed (`no-handshake`).
+    init(_ error: HTTPError, scanning: Bool, file: String = #fileID, line: Int = #line) {
+        let reason = scanning ? "during the scan: " + error.reason : error.reason
+        if error.reachedNothing || error.code == .proxy || error.proxyChallenge != nil {
+            self.init(.unreachable, reason, file: file, line: line)
+        } else if error.code == .notTLS, !scanning {
+            self.init(.notTLS, reason, file: file, line: line)
+        } else {
+            self.init(.noHandshake, reason, file: file, line: line)
+        }
     }
 
     /// `server check: <code>: <reason>`.
